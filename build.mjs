@@ -1,0 +1,182 @@
+// Builds one ESM bundle per route (platform neutral, no node:*), an all-routes dist/app.mjs for
+// embedding, dist/manifest.json, dist/openapi.json, and the Node host (dist/host/cli.mjs).
+import * as esbuild from 'esbuild';
+import { readdirSync, statSync, existsSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { join, relative, resolve, dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = dirname(fileURLToPath(import.meta.url));
+const dist = join(root, 'dist');
+/** Per-route budget: the entry plus every shared chunk it loads. zod alone is ~90 KB. */
+const ROUTE_BUDGET_BYTES = 400 * 1024;
+const APP_BUDGET_BYTES = 3 * 1024 * 1024;
+
+function walk(dir, pred, out = []) {
+  if (!existsSync(dir)) return out;
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p, pred, out);
+    else if (pred(p)) out.push(p);
+  }
+  return out;
+}
+
+/** Route files: handlers/<area>/routes/<name>.ts, one route each. */
+export function routeFiles() {
+  return walk(join(root, 'handlers'), (p) => /\/handlers\/[a-z0-9-]+\/routes\/[^/]+\.ts$/.test(p) && !p.endsWith('.d.ts'));
+}
+
+function newestMtime(paths) {
+  let t = 0;
+  for (const p of paths) t = Math.max(t, statSync(p).mtimeMs);
+  return t;
+}
+
+function isStale() {
+  const stamp = join(dist, '.build-stamp');
+  if (!existsSync(stamp)) return true;
+  const sources = [
+    ...walk(join(root, 'handlers'), (p) => p.endsWith('.ts')),
+    ...walk(join(root, 'runtime'), (p) => p.endsWith('.ts')),
+    join(root, 'build.mjs'),
+    join(root, 'package.json'),
+  ];
+  return newestMtime(sources) > statSync(stamp).mtimeMs;
+}
+
+const nodeBuiltinGuard = {
+  name: 'no-node-builtins',
+  setup(build) {
+    build.onResolve({ filter: /^node:|^(fs|path|child_process|os|net|http|https|crypto|stream|url|util|events|buffer|process)$/ }, (args) => ({
+      errors: [{ text: `route code must not import ${args.path} (imported by ${relative(root, args.importer)}); ask the host through a binding` }],
+    }));
+  },
+};
+
+const common = {
+  bundle: true,
+  format: 'esm',
+  platform: 'neutral',
+  mainFields: ['module', 'main'],
+  conditions: ['worker', 'browser', 'import'],
+  target: 'es2022',
+  minify: true,
+  legalComments: 'none',
+  metafile: true,
+  logLevel: 'warning',
+  plugins: [nodeBuiltinGuard],
+};
+
+function fmt(n) {
+  return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(2)} MB` : `${(n / 1024).toFixed(1)} KB`;
+}
+
+async function build() {
+  const t0 = performance.now();
+  rmSync(dist, { recursive: true, force: true });
+  mkdirSync(dist, { recursive: true });
+  const routes = routeFiles();
+  if (routes.length === 0) throw new Error('no route files under handlers/*/routes/');
+
+  // Route bundles: one entry each, shared chunks split out so the host loads zod etc. once.
+  const entryPoints = Object.fromEntries(routes.map((f) => [relative(join(root, 'handlers'), f).replace(/\/routes\//, '/').replace(/\.ts$/, ''), f]));
+  const r = await esbuild.build({
+    ...common,
+    entryPoints,
+    outdir: join(dist, 'routes'),
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+  });
+  const outputs = r.metafile.outputs;
+  const closure = (out, seen = new Set()) => {
+    if (seen.has(out)) return 0;
+    seen.add(out);
+    let size = outputs[out].bytes;
+    for (const imp of outputs[out].imports) {
+      if (imp.external) throw new Error(`${out} imports external ${imp.path}: route bundles must be self-contained`);
+      size += closure(imp.path, seen);
+    }
+    return size;
+  };
+  const bundles = [];
+  let over = [];
+  for (const [out, meta] of Object.entries(outputs)) {
+    if (!meta.entryPoint) continue;
+    const total = closure(out);
+    bundles.push({ out, entry: meta.entryPoint, own: meta.bytes, total });
+    if (total > ROUTE_BUDGET_BYTES) over.push(`${out} ${fmt(total)}`);
+  }
+
+  // Embeddable app: all routes in one file, no chunks, to drop into any Fetch-API server.
+  const appEntry = [
+    `import { createApp } from './handlers/core/app';`,
+    `import { openapi } from './handlers/core/openapi';`,
+    ...routes.map((f, i) => `import r${i} from './${relative(root, f).replace(/\.ts$/, '')}';`),
+    `const modules = [${routes.map((_, i) => `r${i}`).join(', ')}];`,
+    `export const routes = modules.map((m) => m.meta);`,
+    `export const openapiDocument = (info) => openapi(modules, info);`,
+    `const app = createApp(modules.map((m) => ({ method: m.meta.method, path: m.meta.path, load: () => m })));`,
+    `export default { fetch: (request, env, ctx) => app.fetch(request, env, ctx) };`,
+  ].join('\n');
+  const a = await esbuild.build({
+    ...common,
+    stdin: { contents: appEntry, resolveDir: root, sourcefile: 'app-entry.ts', loader: 'ts' },
+    outfile: join(dist, 'app.mjs'),
+  });
+  const appSize = Object.values(a.metafile.outputs)[0].bytes;
+  if (appSize > APP_BUDGET_BYTES) over.push(`dist/app.mjs ${fmt(appSize)}`);
+
+  // The Node host: dependencies stay in node_modules (native modules cannot be bundled).
+  await esbuild.build({
+    entryPoints: { cli: join(root, 'runtime/cli.ts') },
+    outdir: join(dist, 'host'),
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: true,
+    logLevel: 'warning',
+  });
+
+  // Manifest: read back from the built bundles themselves, so it can never disagree with them.
+  const manifest = [];
+  for (const b of bundles) {
+    const mod = await import(pathToFileURL(join(root, b.out)).href);
+    const meta = mod.default?.meta;
+    if (!meta || typeof mod.default.fetch !== 'function') throw new Error(`${b.entry} does not export default route(...)`);
+    manifest.push({ ...meta, bundle: relative(dist, join(root, b.out)), bytes: b.total });
+  }
+  manifest.sort((x, y) => (x.path === y.path ? x.method.localeCompare(y.method) : x.path.localeCompare(y.path)));
+  const seen = new Set();
+  for (const m of manifest) {
+    const k = `${m.method} ${m.path}`;
+    if (seen.has(k)) throw new Error(`two routes declare ${k}`);
+    seen.add(k);
+  }
+  writeFileSync(join(dist, 'manifest.json'), JSON.stringify({ routes: manifest }, null, 2) + '\n');
+  const app = await import(pathToFileURL(join(dist, 'app.mjs')).href);
+  const pkg = JSON.parse((await import('node:fs')).readFileSync(join(root, 'package.json'), 'utf8'));
+  writeFileSync(join(dist, 'openapi.json'), JSON.stringify(app.openapiDocument({ title: 'Ballast storage appliance API', version: pkg.version }), null, 2) + '\n');
+
+  for (const b of bundles.sort((x, y) => x.out.localeCompare(y.out))) {
+    console.log(`  ${relative(root, b.out).padEnd(58)} ${fmt(b.own).padStart(9)}  (with shared chunks ${fmt(b.total)})`);
+  }
+  console.log(`  ${'dist/app.mjs'.padEnd(58)} ${fmt(appSize).padStart(9)}`);
+  if (over.length) throw new Error(`over budget (${fmt(ROUTE_BUDGET_BYTES)} per route, ${fmt(APP_BUDGET_BYTES)} app):\n  ${over.join('\n  ')}`);
+  writeFileSync(join(dist, '.build-stamp'), new Date().toISOString() + '\n');
+  console.log(`built ${manifest.length} routes in ${Math.round(performance.now() - t0)} ms`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes('--if-stale') && !isStale()) {
+    console.log('dist/ is up to date');
+  } else {
+    build().catch((e) => {
+      console.error(`build failed: ${e.message}`);
+      process.exit(1);
+    });
+  }
+}

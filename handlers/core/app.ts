@@ -1,0 +1,69 @@
+import { Router } from 'itty-router';
+import { ApiError } from './errors';
+import type { Env, ExecutionContext } from './bindings';
+import { errorResponse, methodNotAllowed, preflightResponse, requestIdOf } from './http';
+import type { Method, RouteModule } from './route';
+
+/** A route the app can serve: its method and full path, and how to get its module (maybe lazily). */
+export interface AppEntry {
+  method: Method;
+  path: string;
+  load: () => RouteModule | Promise<RouteModule>;
+}
+
+export interface App {
+  fetch(request: Request, env: Env, ctx?: ExecutionContext): Promise<Response>;
+}
+
+/**
+ * One fetch handler over many routes: itty-router dispatch, plus what itty leaves out (405 with
+ * Allow for a known path, HEAD as GET, preflight for every known path, JSON 404). Both the
+ * embeddable `dist/app.mjs` and the Node host use this, so they answer identically.
+ */
+export function createApp(entries: AppEntry[]): App {
+  const router = Router();
+  const methodsByPath = new Map<string, Method[]>();
+  for (const e of entries) {
+    const cached = memo(e.load);
+    const dispatch = async (request: Request, env: Env, ctx?: ExecutionContext) => (await cached()).fetch(request, env, ctx);
+    router[e.method.toLowerCase() as 'get'](e.path, dispatch);
+    if (e.method === 'GET') router.head(e.path, dispatch);
+    const list = methodsByPath.get(e.path) ?? [];
+    list.push(e.method);
+    methodsByPath.set(e.path, list);
+  }
+  for (const [path, methods] of methodsByPath) {
+    router.options(path, (request: Request, env: Env) => preflightResponse(env?.VARS, requestIdOf(request), methods));
+    router.all(path, (request: Request, env: Env) => errorResponse(methodNotAllowed(methods), env?.VARS, requestIdOf(request), request.method === 'HEAD'));
+  }
+  router.all('*', (request: Request, env: Env) => {
+    const url = new URL(request.url);
+    const err = new ApiError(404, 'route_not_found', `no route ${request.method} ${url.pathname}`);
+    return errorResponse(err, env?.VARS, requestIdOf(request), request.method === 'HEAD');
+  });
+
+  return {
+    async fetch(request, env, ctx) {
+      try {
+        return (await router.fetch(request, env, ctx)) as Response;
+      } catch (e) {
+        const requestId = requestIdOf(request);
+        console.error(`[${requestId}] dispatch error:`, e);
+        return errorResponse(new ApiError(500, 'internal', `internal error; see the server log for request ${requestId}`), env?.VARS, requestId);
+      }
+    },
+  };
+}
+
+function memo<T>(load: () => T | Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () => {
+    if (!p) {
+      p = Promise.resolve().then(load);
+      p.catch(() => {
+        p = undefined;
+      });
+    }
+    return p;
+  };
+}

@@ -1,0 +1,83 @@
+import { ApiError } from './errors';
+import type { D1Database } from './bindings';
+
+/**
+ * API tokens look like `blt_<id>_<secret>`: the id finds the row, the secret is compared by its
+ * SHA-256 in constant time. Only the hash is stored, so a stolen DB does not leak usable tokens.
+ */
+export const TOKEN_PATTERN = /^blt_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
+
+export interface TokenRow {
+  id: string;
+  name: string;
+  hash: string;
+  permissions: string;
+  expires_at: number | null;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
+export interface Principal {
+  tokenId: string;
+  name: string;
+  permissions: string[];
+}
+
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  let out = '';
+  for (const b of new Uint8Array(digest)) out += b.toString(16).padStart(2, '0');
+  return out;
+}
+
+export function constantTimeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+/** `x:manage` implies `x:read`; `*` grants everything. */
+export function hasPermission(granted: readonly string[], needed: string): boolean {
+  if (granted.includes('*') || granted.includes(needed)) return true;
+  const [area, level] = needed.split(':');
+  return level === 'read' && granted.includes(`${area}:manage`);
+}
+
+export const PERMISSION_PATTERN = /^(\*|[a-z][a-z0-9]*:(read|manage))$/;
+
+const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);
+
+export async function authenticate(db: D1Database, header: string | null, now = Date.now()): Promise<Principal> {
+  if (!header) throw unauthorized('missing token header');
+  const m = TOKEN_PATTERN.exec(header.trim());
+  if (!m) throw unauthorized('invalid token');
+  const [, id, secret] = m;
+  const row = await db
+    .prepare('SELECT id, name, hash, permissions, expires_at, revoked_at, last_used_at FROM api_tokens WHERE id = ?')
+    .bind(id)
+    .first<TokenRow>();
+  // Hash even when the row is missing so timing does not tell which ids exist.
+  const hash = await sha256Hex(secret);
+  if (!row || !constantTimeEqual(hash, row.hash)) throw unauthorized('invalid token');
+  if (row.revoked_at !== null) throw unauthorized('token revoked');
+  if (row.expires_at !== null && row.expires_at <= now) throw unauthorized('token expired');
+  if (row.last_used_at === null || now - row.last_used_at > LAST_USED_GRANULARITY_MS) {
+    await db.prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?').bind(now, id).run();
+  }
+  let permissions: string[];
+  try {
+    permissions = JSON.parse(row.permissions) as string[];
+  } catch {
+    permissions = [];
+  }
+  return { tokenId: row.id, name: row.name, permissions };
+}
+
+export function authorize(principal: Principal, needed: string): void {
+  if (!hasPermission(principal.permissions, needed)) {
+    throw new ApiError(403, 'forbidden', `token lacks permission ${needed}`);
+  }
+}

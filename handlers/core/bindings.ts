@@ -1,0 +1,156 @@
+import type { Vars } from './vars';
+
+/** The Workers `Fetcher` shape: anything with a fetch(). Bindings that cross a process use it. */
+export interface Fetcher {
+  fetch(input: Request | string, init?: RequestInit): Promise<Response>;
+}
+
+/* ---- DB: the subset of Cloudflare D1's API that routes use ---- */
+export interface D1Meta {
+  changes: number;
+  last_row_id: number;
+  duration: number;
+}
+export interface D1Result<T = Record<string, unknown>> {
+  results: T[];
+  success: boolean;
+  meta: D1Meta;
+}
+export interface D1PreparedStatement {
+  bind(...values: unknown[]): D1PreparedStatement;
+  first<T = Record<string, unknown>>(column?: string): Promise<T | null>;
+  all<T = Record<string, unknown>>(): Promise<D1Result<T>>;
+  run(): Promise<D1Result<never>>;
+  raw<T = unknown[]>(): Promise<T[]>;
+}
+export interface D1Database {
+  prepare(sql: string): D1PreparedStatement;
+  batch(statements: D1PreparedStatement[]): Promise<D1Result[]>;
+  exec(sql: string): Promise<{ count: number; duration: number }>;
+}
+
+/* ---- EVENTS: a queue-style producer ---- */
+export interface AppEvent {
+  kind: string;
+  data: Record<string, unknown>;
+}
+export interface EventsBinding {
+  send(event: AppEvent): Promise<void>;
+}
+
+/** What every route bundle receives as `env`. DB and EVENTS may be direct or Fetcher-shaped. */
+export interface Env {
+  SYSTEM: Fetcher;
+  DB: D1Database | Fetcher;
+  EVENTS: EventsBinding | Fetcher;
+  VARS: Vars;
+}
+
+export interface ExecutionContext {
+  waitUntil(promise: Promise<unknown>): void;
+  passThroughOnException?(): void;
+}
+
+/** Internal origin for binding requests; never resolved on a network. */
+export const BINDING_ORIGIN = 'http://binding.internal';
+
+async function rpc<T>(binding: Fetcher, op: string, payload: unknown, requestId?: string): Promise<T> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (requestId) headers['x-request-id'] = requestId;
+  const res = await binding.fetch(`${BINDING_ORIGIN}/${op}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(payload),
+  });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? null : JSON.parse(text);
+  } catch {
+    throw new Error(`binding ${op}: non-JSON answer (status ${res.status})`);
+  }
+  if (!res.ok) {
+    const err = (parsed as { error?: { message?: string; code?: string } } | null)?.error;
+    const e = new BindingError(op, res.status, err?.code ?? 'binding_error', err?.message ?? `status ${res.status}`);
+    throw e;
+  }
+  return parsed as T;
+}
+
+/** A binding refused or failed an operation (not a command's own non-zero exit). */
+export class BindingError extends Error {
+  constructor(
+    readonly op: string,
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BindingError';
+  }
+}
+
+/** D1 over a Fetcher: used when the DB lives in another process (isolation mode, edge tests). */
+class FetchD1Statement implements D1PreparedStatement {
+  constructor(
+    private readonly db: Fetcher,
+    readonly sql: string,
+    readonly params: unknown[] = [],
+  ) {}
+  bind(...values: unknown[]): D1PreparedStatement {
+    return new FetchD1Statement(this.db, this.sql, values);
+  }
+  async first<T>(column?: string): Promise<T | null> {
+    const row = await rpc<Record<string, unknown> | null>(this.db, 'db/first', { sql: this.sql, params: this.params });
+    if (row === null) return null;
+    return (column === undefined ? row : row[column]) as T;
+  }
+  all<T>(): Promise<D1Result<T>> {
+    return rpc<D1Result<T>>(this.db, 'db/all', { sql: this.sql, params: this.params });
+  }
+  run(): Promise<D1Result<never>> {
+    return rpc<D1Result<never>>(this.db, 'db/run', { sql: this.sql, params: this.params });
+  }
+  raw<T>(): Promise<T[]> {
+    return rpc<T[]>(this.db, 'db/raw', { sql: this.sql, params: this.params });
+  }
+}
+
+class FetchD1 implements D1Database {
+  constructor(private readonly db: Fetcher) {}
+  prepare(sql: string): D1PreparedStatement {
+    return new FetchD1Statement(this.db, sql);
+  }
+  batch(statements: D1PreparedStatement[]): Promise<D1Result[]> {
+    const list = statements.map((s) => {
+      const st = s as FetchD1Statement;
+      return { sql: st.sql, params: st.params };
+    });
+    return rpc<D1Result[]>(this.db, 'db/batch', { statements: list });
+  }
+  exec(sql: string): Promise<{ count: number; duration: number }> {
+    return rpc(this.db, 'db/exec', { sql });
+  }
+}
+
+const d1Cache = new WeakMap<object, D1Database>();
+export function database(env: Env): D1Database {
+  const b = env.DB;
+  if ('prepare' in b && typeof b.prepare === 'function') return b as D1Database;
+  let d = d1Cache.get(b);
+  if (!d) {
+    d = new FetchD1(b as Fetcher);
+    d1Cache.set(b, d);
+  }
+  return d;
+}
+
+export function events(env: Env, requestId?: string): EventsBinding {
+  const b = env.EVENTS;
+  if ('send' in b && typeof b.send === 'function') return b as EventsBinding;
+  return {
+    send: (event: AppEvent) => rpc<void>(b as Fetcher, 'events/send', { ...event, requestId }, requestId),
+  };
+}
+
+export { rpc as bindingRpc };

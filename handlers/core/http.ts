@@ -1,0 +1,63 @@
+import { ApiError, type ErrorBody } from './errors';
+import type { Vars } from './vars';
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+export const ALLOWED_REQUEST_HEADERS = 'content-type, token, x-request-id';
+
+export interface ResponseStyle {
+  /** the spec's S3 routes answer `application/string; charset=utf-8` and no X-Powered-By */
+  contentType?: string;
+  poweredBy?: boolean;
+}
+
+export function baseHeaders(vars: Vars | undefined, requestId: string, style: ResponseStyle = {}): Headers {
+  const h = new Headers();
+  h.set('content-type', style.contentType ?? JSON_CONTENT_TYPE);
+  h.set('access-control-allow-origin', '*');
+  h.set('access-control-expose-headers', 'x-request-id');
+  if (style.poweredBy !== false) h.set('x-powered-by', vars?.productName ?? 'Ballast');
+  h.set('x-request-id', requestId);
+  h.set('cache-control', 'no-store');
+  return h;
+}
+
+export function jsonResponse(value: unknown, status: number, headers: Headers, head = false): Response {
+  return new Response(head ? null : JSON.stringify(value), { status, headers });
+}
+
+export function errorResponse(err: ApiError, vars: Vars | undefined, requestId: string, head = false): Response {
+  const headers = baseHeaders(vars, requestId);
+  if (err.headers) for (const [k, v] of Object.entries(err.headers)) headers.set(k, v);
+  const body: ErrorBody = err.body(requestId);
+  return jsonResponse(body, err.status, headers, head);
+}
+
+export function preflightResponse(vars: Vars | undefined, requestId: string, methods: string[]): Response {
+  const headers = baseHeaders(vars, requestId);
+  const allow = allowList(methods);
+  headers.set('access-control-allow-methods', allow);
+  headers.set('access-control-allow-headers', ALLOWED_REQUEST_HEADERS);
+  headers.set('access-control-max-age', '600');
+  headers.set('allow', allow);
+  headers.delete('content-type');
+  return new Response(null, { status: 204, headers });
+}
+
+export function allowList(methods: string[]): string {
+  const set = new Set(methods);
+  if (set.has('GET')) set.add('HEAD');
+  set.add('OPTIONS');
+  return [...set].join(', ');
+}
+
+export function methodNotAllowed(methods: string[]): ApiError {
+  return new ApiError(405, 'method_not_allowed', `method not allowed; use ${methods.join(' or ')}`, {
+    headers: { allow: allowList(methods) },
+  });
+}
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{8,64}$/;
+export function requestIdOf(request: Request): string {
+  const given = request.headers.get('x-request-id');
+  return given && REQUEST_ID_PATTERN.test(given) ? given : crypto.randomUUID();
+}

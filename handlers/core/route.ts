@@ -1,0 +1,215 @@
+import * as z from 'zod';
+import { ApiError, type ErrorIssue } from './errors';
+import { authenticate, authorize, type Principal } from './auth';
+import { database, events, type D1Database, type Env, type EventsBinding, type ExecutionContext } from './bindings';
+import { system, type SystemClient } from './system';
+import { ParseError } from './parse-error';
+import { baseHeaders, errorResponse, jsonResponse, methodNotAllowed, preflightResponse, requestIdOf, type ResponseStyle } from './http';
+import type { Vars } from './vars';
+
+export const API_BASE = '/api/v2';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Header the host sets (after dropping any a client sent) with the connection's addresses. */
+export const CONNECTION_HEADER = 'x-ballast-connection';
+export interface ConnectionInfo {
+  localAddress?: string;
+  remoteAddress?: string;
+}
+
+export interface HandlerContext<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  request: Request;
+  env: Env;
+  ctx: ExecutionContext;
+  requestId: string;
+  principal: Principal;
+  system: SystemClient;
+  db: D1Database;
+  events: EventsBinding;
+  vars: Vars;
+  connection: ConnectionInfo;
+}
+
+type AnySchema = z.ZodType;
+
+export interface RouteSpec<P extends AnySchema, Q extends AnySchema, B extends AnySchema, R extends AnySchema> {
+  method: Method;
+  /** Relative to /api/v2 (`/kerberos/conf`), or absolute when it starts with `/api/`. itty syntax: `:name`. */
+  path: string;
+  /** `<area>:read` / `<area>:manage` */
+  permission: string;
+  summary: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  response: R;
+  style?: ResponseStyle;
+  handler(c: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<z.input<R> | Response>;
+}
+
+export interface RouteMeta {
+  method: Method;
+  path: string;
+  permission: string;
+  summary: string;
+}
+
+export interface RouteModule {
+  meta: RouteMeta;
+  schemas: { params?: AnySchema; query?: AnySchema; body?: AnySchema; response: AnySchema };
+  fetch(request: Request, env: Env, ctx?: ExecutionContext): Promise<Response>;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const noopCtx: ExecutionContext = { waitUntil: () => undefined };
+
+export function fullPath(path: string): string {
+  return path.startsWith('/api/') ? path : API_BASE + path;
+}
+
+/** `/a/:x/b` → a regex with named groups; params are matched raw and URL-decoded afterwards. */
+export function compilePath(path: string): RegExp {
+  const src = path
+    .split('/')
+    .map((seg) => (seg.startsWith(':') ? `(?<${seg.slice(1)}>[^/]+)` : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${src}/?$`);
+}
+
+export function issuesOf(location: string, error: z.ZodError): ErrorIssue[] {
+  return error.issues.map((i) => ({
+    path: [location, ...i.path.map(String)].join('.'),
+    message: i.message,
+  }));
+}
+
+function validate<S extends AnySchema>(location: string, schema: S | undefined, value: unknown): z.output<S> {
+  if (!schema) return value as z.output<S>;
+  const r = schema.safeParse(value);
+  if (!r.success) {
+    const issues = issuesOf(location, r.error);
+    throw new ApiError(400, 'validation_failed', `invalid ${location}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+  }
+  return r.data;
+}
+
+function decodeParams(groups: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(groups ?? {})) {
+    try {
+      out[k] = decodeURIComponent(v);
+    } catch {
+      throw new ApiError(400, 'bad_request', `path parameter ${k} is not valid URL encoding`);
+    }
+  }
+  return out;
+}
+
+export function queryObject(url: URL): Record<string, string | string[]> {
+  const q: Record<string, string | string[]> = {};
+  for (const [k, v] of url.searchParams) {
+    const prev = q[k];
+    q[k] = prev === undefined ? v : ([] as string[]).concat(prev, v);
+  }
+  return q;
+}
+
+async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const text = await request.text();
+  if (new TextEncoder().encode(text).length > maxBytes) {
+    throw new ApiError(413, 'payload_too_large', `request body exceeds ${maxBytes} bytes`);
+  }
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'invalid_json', 'request body is not valid JSON');
+  }
+}
+
+function connectionOf(request: Request): ConnectionInfo {
+  const raw = request.headers.get(CONNECTION_HEADER);
+  if (!raw) return {};
+  try {
+    const v = JSON.parse(raw) as ConnectionInfo;
+    return { localAddress: v.localAddress, remoteAddress: v.remoteAddress };
+  } catch {
+    return {};
+  }
+}
+
+/** Turn anything thrown into the error model; unexpected errors never leak their message. */
+export function toApiError(e: unknown, requestId: string): ApiError {
+  if (e instanceof ApiError) return e;
+  if (e instanceof ParseError) {
+    console.error(`[${requestId}] parse error: ${e.message}`);
+    return new ApiError(502, 'bad_gateway', `could not read the output of ${e.parser}${e.line !== undefined ? ` (line ${e.line})` : ''}`);
+  }
+  console.error(`[${requestId}] unexpected error:`, e);
+  return new ApiError(500, 'internal', `internal error; see the server log for request ${requestId}`);
+}
+
+export function route<P extends AnySchema, Q extends AnySchema, B extends AnySchema, R extends AnySchema>(
+  spec: RouteSpec<P, Q, B, R>,
+): RouteModule {
+  const path = fullPath(spec.path);
+  const pattern = compilePath(path);
+  const meta: RouteMeta = { method: spec.method, path, permission: spec.permission, summary: spec.summary };
+
+  async function fetch(request: Request, env: Env, ctx: ExecutionContext = noopCtx): Promise<Response> {
+    const requestId = requestIdOf(request);
+    const vars = env?.VARS;
+    const isHead = request.method === 'HEAD' && spec.method === 'GET';
+    try {
+      if (request.method === 'OPTIONS') return preflightResponse(vars, requestId, [spec.method]);
+      if (request.method !== spec.method && !isHead) throw methodNotAllowed([spec.method]);
+      const url = new URL(request.url);
+      const match = pattern.exec(url.pathname);
+      if (!match) throw new ApiError(404, 'route_not_found', `no route ${request.method} ${url.pathname}`);
+
+      const db = database(env);
+      const principal = await authenticate(db, request.headers.get('token'));
+      authorize(principal, spec.permission);
+
+      const params = validate('params', spec.params, decodeParams(match.groups));
+      const query = validate('query', spec.query, queryObject(url));
+      const maxBody = Number(vars?.settings?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+      const rawBody = spec.method === 'GET' ? {} : await readJsonBody(request, maxBody);
+      const body = validate('body', spec.body, rawBody);
+
+      const result = await spec.handler({
+        params,
+        query,
+        body,
+        request,
+        env,
+        ctx,
+        requestId,
+        principal,
+        system: system(env, requestId),
+        db,
+        events: events(env, requestId),
+        vars,
+        connection: connectionOf(request),
+      });
+      if (result instanceof Response) return result;
+      const checked = spec.response.safeParse(result);
+      if (!checked.success) {
+        console.error(`[${requestId}] response of ${spec.method} ${path} does not match its schema`, checked.error.issues);
+        throw new ApiError(500, 'internal', `internal error; see the server log for request ${requestId}`);
+      }
+      return jsonResponse(result, 200, baseHeaders(vars, requestId, spec.style), isHead);
+    } catch (e) {
+      return errorResponse(toApiError(e, requestId), vars, requestId, isHead);
+    }
+  }
+
+  return {
+    meta,
+    schemas: { params: spec.params, query: spec.query, body: spec.body, response: spec.response },
+    fetch,
+  };
+}

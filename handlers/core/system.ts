@@ -1,0 +1,160 @@
+import { ApiError } from './errors';
+import { BindingError, bindingRpc, type Env, type Fetcher } from './bindings';
+
+export interface ExecOptions {
+  /** Written to the process's stdin, then closed. Never logged or audited (may hold a secret). */
+  stdin?: string;
+  timeoutMs?: number;
+  /** Extra environment; the host only passes names on its allow-list. LC_ALL=C is always set. */
+  env?: Record<string, string>;
+  maxOutputBytes?: number;
+}
+
+export interface ExecResult {
+  code: number;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  truncated: boolean;
+  durationMs: number;
+}
+
+/** One step of a prompt dialogue: wait for `expect` (a regex source), then type `send` + CR. */
+export interface PtyStep {
+  expect: string;
+  send: string;
+  /** The host never records what a secret step sends. */
+  secret?: boolean;
+}
+
+export interface PtyResult {
+  code: number;
+  output: string;
+  timedOut: boolean;
+  durationMs: number;
+}
+
+export interface FileStat {
+  type: 'file' | 'dir' | 'symlink' | 'block' | 'other';
+  size: number;
+  mode: number;
+  mtimeMs: number;
+}
+
+export interface DirEntry {
+  name: string;
+  type: FileStat['type'];
+}
+
+export interface WriteResult {
+  path: string;
+  /** Where the previous content was kept, when there was one and a backup was asked for. */
+  backupPath?: string;
+}
+
+const MAX_STDERR_IN_ERROR = 2000;
+
+function mapBindingError(e: unknown): never {
+  if (e instanceof BindingError) {
+    const status = [400, 403, 404, 409, 413, 503, 504].includes(e.status) ? e.status : 500;
+    const code =
+      status === 403 ? 'forbidden'
+      : status === 404 ? 'not_found'
+      : status === 409 ? 'conflict'
+      : status === 503 ? 'busy'
+      : status === 504 ? 'command_timeout'
+      : status === 400 ? 'bad_request'
+      : status === 413 ? 'payload_too_large'
+      : 'internal';
+    throw new ApiError(status, code, e.message);
+  }
+  throw e;
+}
+
+/** The routes' only way to touch the machine. Every call goes through the host's SYSTEM binding. */
+export class SystemClient {
+  constructor(
+    private readonly binding: Fetcher,
+    private readonly requestId?: string,
+  ) {}
+
+  private call<T>(op: string, payload: unknown): Promise<T> {
+    return bindingRpc<T>(this.binding, `system/${op}`, payload, this.requestId).catch(mapBindingError);
+  }
+
+  exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    return this.call<ExecResult>('exec', { argv, ...opts });
+  }
+
+  /** exec, and a non-zero exit becomes a 502 naming the command, its exit code and stderr. */
+  async run(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    const r = await this.exec(argv, opts);
+    if (r.timedOut) throw commandTimeout(argv, r);
+    if (r.code !== 0) throw commandFailed(argv, r);
+    return r;
+  }
+
+  pty(argv: string[], dialogue: PtyStep[], opts: Omit<ExecOptions, 'stdin'> = {}): Promise<PtyResult> {
+    return this.call<PtyResult>('pty', { argv, dialogue, ...opts });
+  }
+
+  /** The file's text, or null when it does not exist. */
+  async readFile(path: string): Promise<string | null> {
+    const r = await this.call<{ content: string | null }>('file/read', { path });
+    return r.content;
+  }
+
+  /** Atomic write (temp file, fsync, rename); `backup` keeps the previous version beside it. */
+  writeFile(path: string, content: string, opts: { mode?: number; backup?: boolean; exclusive?: boolean } = {}): Promise<WriteResult> {
+    return this.call<WriteResult>('file/write', { path, content, ...opts });
+  }
+
+  /** Put back the version a previous write or remove kept (rollback after a failed apply). */
+  restoreFile(path: string): Promise<{ restored: boolean }> {
+    return this.call('file/restore', { path });
+  }
+
+  removeFile(path: string, opts: { backup?: boolean } = {}): Promise<{ removed: boolean; backupPath?: string }> {
+    return this.call('file/remove', { path, ...opts });
+  }
+
+  /** Entries of a directory, or null when it does not exist. */
+  async listDir(path: string): Promise<DirEntry[] | null> {
+    const r = await this.call<{ entries: DirEntry[] | null }>('file/list', { path });
+    return r.entries;
+  }
+
+  async stat(path: string): Promise<FileStat | null> {
+    const r = await this.call<{ stat: FileStat | null }>('file/stat', { path });
+    return r.stat;
+  }
+
+  /** Generic host operation for area-specific capabilities (e.g. fs/explore). */
+  op<T>(name: string, payload: unknown): Promise<T> {
+    return this.call<T>(name, payload);
+  }
+}
+
+export function system(env: Env, requestId?: string): SystemClient {
+  return new SystemClient(env.SYSTEM, requestId);
+}
+
+function toolName(argv: string[]): string {
+  const a0 = argv[0] ?? '?';
+  return a0.slice(a0.lastIndexOf('/') + 1);
+}
+
+export function commandFailed(argv: string[], r: ExecResult, message?: string): ApiError {
+  const stderr = r.stderr.trim().slice(0, MAX_STDERR_IN_ERROR);
+  const firstLine = stderr.split('\n').find((l) => l.trim() !== '') ?? '';
+  return new ApiError(502, 'command_failed', message ?? `${toolName(argv)} failed (exit ${r.code})${firstLine ? `: ${firstLine}` : ''}`, {
+    details: { command: argv, exitCode: r.code, stderr },
+  });
+}
+
+export function commandTimeout(argv: string[], r: ExecResult): ApiError {
+  return new ApiError(504, 'command_timeout', `${toolName(argv)} did not finish within its time limit`, {
+    details: { command: argv, durationMs: r.durationMs },
+  });
+}

@@ -1,0 +1,75 @@
+/**
+ * Schema migrations, applied in order at start-up inside one transaction each. Append only:
+ * never edit a migration that has shipped; add a new one.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'tokens, audit, outbox',
+    sql: `
+      CREATE TABLE api_tokens (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        hash TEXT NOT NULL,
+        permissions TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER,
+        revoked_at INTEGER,
+        last_used_at INTEGER
+      );
+      CREATE TABLE audit_log (
+        id INTEGER PRIMARY KEY,
+        at INTEGER NOT NULL,
+        request_id TEXT,
+        kind TEXT NOT NULL,
+        argv TEXT,
+        exit_code INTEGER,
+        duration_ms INTEGER,
+        note TEXT
+      );
+      CREATE INDEX audit_log_at ON audit_log(at);
+      CREATE TABLE events (
+        id TEXT PRIMARY KEY,
+        seq INTEGER NOT NULL UNIQUE,
+        kind TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        request_id TEXT,
+        data TEXT NOT NULL
+      );
+      CREATE TABLE deliveries (
+        event_id TEXT NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+        agent_id INTEGER NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL,
+        last_error TEXT,
+        delivered_at INTEGER,
+        PRIMARY KEY (event_id, agent_id)
+      );
+      CREATE INDEX deliveries_due ON deliveries(state, next_attempt_at);
+      CREATE TABLE notification_agents (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        type TEXT NOT NULL,
+        enabled INTEGER NOT NULL,
+        json TEXT NOT NULL,
+        unix_time INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE TABLE traffic_rules (
+        name TEXT PRIMARY KEY,
+        id INTEGER NOT NULL UNIQUE,
+        device TEXT NOT NULL,
+        ip TEXT NOT NULL,
+        rate REAL NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+    `,
+  },
+];

@@ -1,0 +1,44 @@
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DIRECTORY_PATH_KEYS, defaultConfig, mergeConfig, type HostConfig } from './config';
+
+/**
+ * The embedded demo appliance: replayed commands describing a plausible box, and every file it
+ * reads or writes under var/demo/root. Nothing outside var/demo is touched.
+ */
+export function demoConfig(repo: string, port: number): HostConfig {
+  const state = resolve(repo, 'var/demo');
+  const root = join(state, 'root');
+  const base = defaultConfig();
+  const paths: Record<string, string> = {};
+  for (const [k, p] of Object.entries(base.paths)) paths[k] = join(root, p);
+  return mergeConfig(base, {
+    productName: 'Ballast Demo Appliance',
+    hostId: 'demo-appliance-0001',
+    listen: { host: '127.0.0.1', port },
+    stateDir: state,
+    paths,
+    system: { ...base.system, mode: 'replay', fixtures: [resolve(repo, 'fixtures/demo')] },
+    settings: { demo: true },
+  });
+}
+
+/** Copy the demo's seed files (fixtures/demo/files) into var/demo/root once, keeping later edits. */
+export function seedDemo(repo: string, config: HostConfig): void {
+  const seed = resolve(repo, 'fixtures/demo/files');
+  const root = join(config.stateDir, 'root');
+  mkdirSync(root, { recursive: true });
+  if (existsSync(seed)) cpSync(seed, root, { recursive: true, force: false, errorOnExist: false });
+  // Directories named in the config exist on a real box; make the demo's too.
+  for (const k of DIRECTORY_PATH_KEYS) if (config.paths[k]) mkdirSync(config.paths[k], { recursive: true });
+}
+
+export function writeDemoToken(config: HostConfig, token: string): string {
+  const file = join(config.stateDir, 'admin.token');
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return file;
+}
+
+export function demoTokenFile(config: HostConfig): string {
+  return join(config.stateDir, 'admin.token');
+}

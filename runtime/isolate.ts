@@ -1,0 +1,48 @@
+import { join } from 'node:path';
+import { Miniflare, Response as MfResponse, type Request as MfRequest } from 'miniflare';
+import type { Host } from './host';
+import type { FetchHandler } from './http/server';
+
+export interface Isolated extends FetchHandler {
+  close(): Promise<void>;
+}
+
+const COMPATIBILITY_DATE = '2025-01-01';
+
+/** Hand a WHATWG Response from our binding servers back to workerd in Miniflare's own classes. */
+async function toMf(res: Response): Promise<MfResponse> {
+  return new MfResponse(await res.arrayBuffer(), { status: res.status, headers: [...res.headers] });
+}
+
+async function fromMf(req: MfRequest): Promise<Request> {
+  const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await req.arrayBuffer();
+  return new Request(req.url, { method: req.method, headers: [...req.headers], body });
+}
+
+/**
+ * Isolation mode: every route runs inside one workerd worker (dist/app.mjs) through Miniflare.
+ * The handlers can then reach the system only through SYSTEM/DB/EVENTS, which Node serves.
+ */
+export async function startIsolated(host: Host, distDir: string): Promise<Isolated> {
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: join(distDir, 'app.mjs'),
+    compatibilityDate: COMPATIBILITY_DATE,
+    bindings: { VARS: JSON.parse(JSON.stringify(host.vars)) },
+    serviceBindings: {
+      SYSTEM: async (req: MfRequest) => toMf(await host.bindings.fetchSystem(await fromMf(req))),
+      DB: async (req: MfRequest) => toMf(await host.bindings.fetchDb(await fromMf(req))),
+      EVENTS: async (req: MfRequest) => toMf(await host.bindings.fetchEvents(await fromMf(req))),
+    },
+  });
+  await mf.ready;
+  return {
+    async fetch(request: Request): Promise<Response> {
+      const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer();
+      const r = await mf.dispatchFetch(request.url, { method: request.method, headers: [...request.headers], body });
+      const buf = await r.arrayBuffer();
+      return new Response(request.method === 'HEAD' || r.status === 204 ? null : buf, { status: r.status, headers: [...r.headers] });
+    },
+    close: () => mf.dispose(),
+  };
+}

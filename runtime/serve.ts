@@ -1,0 +1,66 @@
+import { createHost, type Host, type HostOptions } from './host';
+import { startServer, type RunningServer, type FetchHandler } from './http/server';
+import { startIsolated } from './isolate';
+import type { SqliteDb } from './db/database';
+
+export interface ServeOptions extends HostOptions {
+  announceToken?: (db: SqliteDb) => Promise<void>;
+  /** install SIGTERM/SIGINT/SIGHUP handlers (off in tests) */
+  signals?: boolean;
+  accessLog?: boolean;
+}
+
+export interface Serving {
+  host: Host;
+  server: RunningServer;
+  stop(): Promise<void>;
+}
+
+/** Host + HTTP server, with graceful shutdown: finish in-flight requests, then close the DB. */
+export async function serve(o: ServeOptions): Promise<Serving> {
+  const started = performance.now();
+  const host = await createHost(o);
+  await o.announceToken?.(host.db);
+  let handler: FetchHandler = host.app;
+  let closeIsolate: (() => Promise<void>) | undefined;
+  if (o.config.isolate) {
+    const iso = await startIsolated(host, o.distDir);
+    handler = iso;
+    closeIsolate = iso.close;
+  }
+  const server = await startServer({
+    config: o.config,
+    env: host.env,
+    handler,
+    accessLog: o.accessLog === false ? undefined : (l) => process.stdout.write(`${new Date().toISOString()} ${l}\n`),
+  });
+  process.stdout.write(
+    `${o.config.productName} API listening on ${server.url}/api/v2 (${o.config.system.mode} system${o.config.isolate ? ', isolated routes' : ''}; ready in ${Math.round(performance.now() - started)} ms)\n`,
+  );
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await server.shutdown();
+      await closeIsolate?.();
+      await host.close();
+    })());
+  if (o.signals !== false) {
+    const onSignal = (sig: string) => {
+      process.stdout.write(`${sig}: finishing in-flight requests\n`);
+      stop().then(
+        () => process.exit(0),
+        (e) => {
+          process.stderr.write(`shutdown failed: ${String(e)}\n`);
+          process.exit(1);
+        },
+      );
+    };
+    process.once('SIGTERM', () => onSignal('SIGTERM'));
+    process.once('SIGINT', () => onSignal('SIGINT'));
+    process.on('SIGHUP', () => {
+      server.reloadTls();
+      process.stdout.write('SIGHUP: TLS certificate reloaded\n');
+    });
+  }
+  return { host, server, stop };
+}

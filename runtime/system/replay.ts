@@ -1,0 +1,49 @@
+import type { Fixture } from './fixture-file';
+import type { CommandBackend, ExecOptions, ExecResult, PtyResult, PtyStep } from './types';
+import { SystemRefusal } from './types';
+
+/**
+ * Answers commands from recorded fixtures. Matching is on the exact argv. A fixture marked
+ * `once` is used by the first matching call and then retired (for before/after sequences);
+ * otherwise the last loaded fixture for an argv wins, so a scenario can override the base set.
+ * An argv with no fixture is a loud error naming it, never a silent empty success.
+ */
+export class ReplayBackend implements CommandBackend {
+  private readonly once: Fixture[] = [];
+  private readonly sticky = new Map<string, Fixture>();
+  readonly calls: { argv: string[]; stdin?: string; env?: Record<string, string> }[] = [];
+
+  constructor(fixtures: Fixture[] = []) {
+    this.load(fixtures);
+  }
+
+  load(fixtures: Fixture[]): void {
+    for (const f of fixtures) {
+      if (f.once) this.once.push(f);
+      else this.sticky.set(key(f.argv), f);
+    }
+  }
+
+  private take(argv: string[]): Fixture {
+    const k = key(argv);
+    const i = this.once.findIndex((f) => key(f.argv) === k);
+    if (i >= 0) return this.once.splice(i, 1)[0];
+    const f = this.sticky.get(k);
+    if (f) return f;
+    throw new SystemRefusal(500, 'replay_unmatched', `replay: no recorded fixture for argv ${JSON.stringify(argv)}`);
+  }
+
+  async exec(argv: string[], opts: ExecOptions): Promise<ExecResult> {
+    this.calls.push({ argv, stdin: opts.stdin === undefined ? undefined : '<stdin>', env: opts.env });
+    const f = this.take(argv);
+    return { code: f.code, signal: null, stdout: f.stdout, stderr: f.stderr, timedOut: false, truncated: false, durationMs: 0 };
+  }
+
+  async pty(argv: string[], _dialogue: PtyStep[], opts: Omit<ExecOptions, 'stdin'>): Promise<PtyResult> {
+    this.calls.push({ argv, env: opts.env });
+    const f = this.take(argv);
+    return { code: f.code, output: f.stdout + f.stderr, timedOut: false, durationMs: 0 };
+  }
+}
+
+const key = (argv: string[]) => JSON.stringify(argv);

@@ -1,0 +1,32 @@
+import { SystemRefusal } from './types';
+
+/** Caps concurrent commands; a bounded queue waits, and past it the caller is told to retry. */
+export class Semaphore {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(
+    private readonly max: number,
+    private readonly maxQueue: number,
+  ) {}
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.max) {
+      if (this.waiting.length >= this.maxQueue) {
+        throw new SystemRefusal(503, 'busy', `too many commands in progress (${this.max} running, ${this.maxQueue} waiting); retry later`);
+      }
+      await new Promise<void>((r) => this.waiting.push(r));
+    }
+    this.active++;
+    try {
+      return await fn();
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+
+  get inFlight(): number {
+    return this.active;
+  }
+}

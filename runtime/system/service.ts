@@ -1,0 +1,106 @@
+import type { SqliteDb } from '../db/database';
+import type { CommandBackend } from './types';
+import { SystemRefusal } from './types';
+import type { ConfinedFiles } from './files';
+import { Semaphore } from './semaphore';
+
+export type HostOp = (payload: Record<string, unknown>, requestId: string | undefined) => Promise<unknown>;
+
+export interface SystemServiceOptions {
+  backend: CommandBackend;
+  files: ConfinedFiles;
+  db: SqliteDb;
+  concurrency: number;
+  queue: number;
+  /** Area-specific host capabilities (e.g. fs/explore), keyed by op name. */
+  extraOps?: Record<string, HostOp>;
+  log?: (line: string) => void;
+}
+
+/**
+ * The SYSTEM binding, host side. Routes reach it with `env.SYSTEM.fetch(POST /system/<op>)`.
+ * Every command is audited (argv, exit code, duration; never stdin or pty answers).
+ */
+export class SystemService {
+  private readonly sem: Semaphore;
+  private readonly audit;
+
+  constructor(private readonly o: SystemServiceOptions) {
+    this.sem = new Semaphore(o.concurrency, o.queue);
+    this.audit = o.db.prepare(
+      'INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+  }
+
+  readonly fetch = async (input: Request | string, init?: RequestInit): Promise<Response> => {
+    const request = typeof input === 'string' ? new Request(input, init) : input;
+    const op = new URL(request.url).pathname.replace(/^\/system\//, '');
+    const requestId = request.headers.get('x-request-id') ?? undefined;
+    try {
+      const payload = (await request.json()) as Record<string, unknown>;
+      const result = await this.handle(op, payload, requestId);
+      return Response.json(result);
+    } catch (e) {
+      if (e instanceof SystemRefusal) {
+        return Response.json({ error: { code: e.code, message: e.message } }, { status: e.status });
+      }
+      this.o.log?.(`[${requestId ?? '-'}] system/${op} failed: ${(e as Error)?.stack ?? String(e)}`);
+      return Response.json({ error: { code: 'internal', message: `system operation ${op} failed` } }, { status: 500 });
+    }
+  };
+
+  async handle(op: string, p: Record<string, unknown>, requestId?: string): Promise<unknown> {
+    const f = this.o.files;
+    switch (op) {
+      case 'exec':
+        return this.sem.run(async () => {
+          const argv = p.argv as string[];
+          const r = await this.o.backend.exec(argv, {
+            stdin: p.stdin as string | undefined,
+            timeoutMs: p.timeoutMs as number | undefined,
+            env: p.env as Record<string, string> | undefined,
+            maxOutputBytes: p.maxOutputBytes as number | undefined,
+          });
+          this.audit.run(Date.now(), requestId ?? null, 'exec', JSON.stringify(argv), r.code, r.durationMs, r.timedOut ? 'timeout' : null);
+          return r;
+        });
+      case 'pty':
+        return this.sem.run(async () => {
+          const argv = p.argv as string[];
+          const dialogue = Array.isArray(p.dialogue) ? (p.dialogue as { expect: string; send: string; secret?: boolean }[]) : [];
+          const r = await this.o.backend.pty(argv, dialogue, {
+            timeoutMs: p.timeoutMs as number | undefined,
+            env: p.env as Record<string, string> | undefined,
+          });
+          this.audit.run(Date.now(), requestId ?? null, 'pty', JSON.stringify(argv), r.code, r.durationMs, r.timedOut ? 'timeout' : null);
+          return r;
+        });
+      case 'file/read':
+        return f.read(p.path);
+      case 'file/write': {
+        const r = await f.write(p.path, p.content, { mode: p.mode as number | undefined, backup: p.backup === true, exclusive: p.exclusive === true });
+        this.audit.run(Date.now(), requestId ?? null, 'file/write', JSON.stringify([r.path]), null, null, null);
+        return r;
+      }
+      case 'file/restore': {
+        const r = await f.restore(p.path);
+        this.audit.run(Date.now(), requestId ?? null, 'file/restore', JSON.stringify([p.path]), null, null, r.restored ? null : 'nothing to restore');
+        return r;
+      }
+      case 'file/remove': {
+        const r = await f.remove(p.path, { backup: p.backup === true });
+        this.audit.run(Date.now(), requestId ?? null, 'file/remove', JSON.stringify([p.path]), null, null, r.removed ? null : 'absent');
+        return r;
+      }
+      case 'file/list':
+        return f.list(p.path);
+      case 'file/stat':
+        return f.stat(p.path);
+      default: {
+        const extra = this.o.extraOps?.[op];
+        if (extra) return extra(p, requestId);
+        throw new SystemRefusal(404, 'not_found', `unknown system operation ${op}`);
+      }
+    }
+  }
+}
