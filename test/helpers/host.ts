@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { defaultConfig, mergeConfig, type HostConfig } from '../../runtime/config';
+import { createHost, type Host, type HostOptions } from '../../runtime/host';
+import { createToken } from '../../runtime/tokens';
+import { ReplayBackend } from '../../runtime/system/replay';
+import type { Fixture } from '../../runtime/system/fixture-file';
+import type { RouteModule } from '../../handlers/core/route';
+import { DIRECTORY_PATH_KEYS } from '../../runtime/config';
+
+export const repo = resolve(import.meta.dirname, '../..');
+export const distDir = join(repo, 'dist');
+
+export interface TestHost {
+  host: Host;
+  config: HostConfig;
+  /** private root: every configured path lives under it */
+  root: string;
+  adminToken: string;
+  replay?: ReplayBackend;
+  token(perms: string[], name?: string): Promise<string>;
+  /** Call the app in-process like an HTTP client would. */
+  call(method: string, path: string, o?: { body?: unknown; token?: string | null; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; json: any; text: string }>;
+  close(): Promise<void>;
+}
+
+export interface TestHostOptions {
+  fixtures?: Fixture[];
+  routes?: RouteModule[];
+  config?: Partial<HostConfig>;
+  backend?: HostOptions['backend'];
+  extraOps?: HostOptions['extraOps'];
+}
+
+/** A host with a private state dir and every configured path under a private root. */
+export async function makeTestHost(o: TestHostOptions = {}): Promise<TestHost> {
+  const state = mkdtempSync(join(tmpdir(), 'ballast-test-'));
+  const root = join(state, 'root');
+  const base = defaultConfig();
+  const paths: Record<string, string> = {};
+  for (const [k, p] of Object.entries(base.paths)) paths[k] = join(root, p);
+  for (const k of DIRECTORY_PATH_KEYS) mkdirSync(paths[k], { recursive: true });
+  const config = mergeConfig(base, { stateDir: state, paths, hostId: 'test-host', system: { ...base.system, mode: 'replay', fixtures: [] }, ...(o.config ?? {}) } as Partial<HostConfig>);
+  const replay = o.backend ? undefined : new ReplayBackend(o.fixtures ?? []);
+  const host = await createHost({ config, distDir, routes: o.routes, backend: o.backend ?? replay, extraOps: o.extraOps, log: () => undefined });
+  const admin = await createToken(host.db, 'admin', ['*']);
+  let n = 0;
+  const t: TestHost = {
+    host,
+    config,
+    root,
+    adminToken: admin.token,
+    replay,
+    async token(perms, name) {
+      return (await createToken(host.db, name ?? `t${++n}`, perms)).token;
+    },
+    async call(method, path, c = {}) {
+      const headers: Record<string, string> = { ...(c.headers ?? {}) };
+      const token = c.token === undefined ? admin.token : c.token;
+      if (token !== null) headers.token = token;
+      let body: string | undefined;
+      if (c.body !== undefined) {
+        body = typeof c.body === 'string' ? c.body : JSON.stringify(c.body);
+        headers['content-type'] = 'application/json';
+      }
+      const res = await host.app.fetch(new Request(`http://ballast.local${path}`, { method, headers, body }), host.env);
+      const text = await res.text();
+      let json: unknown;
+      try {
+        json = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return { status: res.status, headers: res.headers, json, text };
+    },
+    async close() {
+      await host.close();
+      rmSync(state, { recursive: true, force: true });
+    },
+  };
+  return t;
+}
+
+export function fixture(argv: string[], stdout: string, o: Partial<Fixture> = {}): Fixture {
+  return { source: 'test-constructed', argv, code: 0, stdout, stderr: '', ...o };
+}
