@@ -1,0 +1,20 @@
+import * as z from 'zod';
+import { route } from '../../core/route';
+import { notFound } from '../../core/errors';
+import { path } from '../../core/vars';
+import { parseKrb5Conf } from '../parse/krb5-conf';
+import { Krb5ConfSchema } from '../schemas';
+
+export default route({
+  method: 'GET',
+  path: '/kerberos/conf',
+  permission: 'kerberos:read',
+  summary: 'The global krb5.conf, as raw text and parsed',
+  response: z.object({ raw: z.string(), json: Krb5ConfSchema }),
+  async handler({ system, vars }) {
+    const file = path(vars, 'krb5Conf');
+    const raw = await system.readFile(file);
+    if (raw === null) throw notFound(`krb5.conf not found at ${file}`);
+    return { raw, json: parseKrb5Conf(raw) };
+  },
+});
