@@ -1,0 +1,47 @@
+/**
+ * Shared helpers for iproute2's JSON output. iproute2 prints one JSON array (on one line unless
+ * `-p`); when it fails it prints nothing on stdout, so empty output is an error here and the
+ * caller is expected to have looked at the exit code and stderr first.
+ */
+import * as z from 'zod';
+import { ParseError } from '../../core/parse-error.ts';
+
+/** 1-based line of a character offset, so a syntax error can name where it happened. */
+export function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+export function parseJsonArray(parser: string, stdout: string): unknown[] {
+  if (stdout.trim() === '') throw new ParseError(parser, 'empty output (did the command fail?)', 1);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(stdout);
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    // V8 says "... at position N" (Node 20) or "... (line L column C)" (Node 22)
+    const pos = /position (\d+)/.exec(msg);
+    const lc = /line (\d+) column/.exec(msg);
+    const line = lc ? Number(lc[1]) : pos ? lineOf(stdout, Number(pos[1])) : 1;
+    throw new ParseError(parser, 'not valid JSON (truncated or not iproute2 -j output)', line);
+  }
+  if (!Array.isArray(doc)) throw new ParseError(parser, 'expected a JSON array at the top level', 1);
+  return doc;
+}
+
+/** zod issues → one short message naming the record and the path, never the values. */
+export function describeIssues(err: z.ZodError): string {
+  return err.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.length ? i.path.join('.') : '(record)'}: ${i.message}`)
+    .join('; ');
+}
+
+export function recordLabel(index: number, raw: unknown): string {
+  const name =
+    raw && typeof raw === 'object' && typeof (raw as { ifname?: unknown }).ifname === 'string'
+      ? ` (${(raw as { ifname: string }).ifname})`
+      : '';
+  return `record ${index}${name}`;
+}
