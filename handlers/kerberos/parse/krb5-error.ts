@@ -1,0 +1,66 @@
+/**
+ * Classifies the error line MIT tools print on stderr when they fail (`kinit: <msg> while
+ * getting initial credentials`, `klist: No credentials cache found (filename: …)`), so a route
+ * can answer "wrong password" or "no ticket" instead of a bare exit code. Messages are the
+ * com_err texts of krb5 1.20 (Debian 12), LC_ALL=C.
+ *
+ * Returns null when stderr holds no `tool: message` line (`klist -s` fails silently). Unknown
+ * messages are kept with kind `unknown`; this is a classifier, not a validator, so it does not
+ * throw.
+ */
+import type { Krb5Error } from '../schemas.ts';
+
+type Kind = Krb5Error['kind'];
+
+/** Message pattern → kind; group 1, when present, is the `subject` the message names. */
+const KINDS: [RegExp, Kind][] = [
+  [/^No credentials cache found \(filename: (.+)\)$/, 'no-credentials-cache'],
+  [/^No credentials cache found$/, 'no-credentials-cache'],
+  [/^Key table file '(.+)' not found$/, 'keytab-not-found'],
+  [/^Keytab contains no suitable keys for (.+)$/, 'keytab-no-suitable-keys'],
+  [/^Password incorrect$/, 'password-incorrect'],
+  [/^Preauthentication failed$/, 'preauthentication-failed'],
+  [/^Client '(.+)' not found in Kerberos database$/, 'client-not-found'],
+  [/^Client's credentials have been revoked$/, 'client-revoked'],
+  [/^Client's entry in database has expired$/, 'client-expired'],
+  [/^Password has expired$/, 'password-expired'],
+  [/^Cannot read password$/, 'cannot-read-password'],
+  [/^Cannot contact any KDC for realm '(.+)'$/, 'kdc-unreachable'],
+  [/^Cannot find KDC for realm "(.+)"$/, 'realm-unknown'],
+  [/^Clock skew too great$/, 'clock-skew'],
+  [/^Improper format of Kerberos configuration file$/, 'config-invalid'],
+  [/^Configuration file does not specify default realm$/, 'config-invalid'],
+];
+
+export function parseKrb5Error(stderr: string): Krb5Error | null {
+  // The last `tool: …` line wins: kinit may print a warning or prompt before failing.
+  const lines = stderr.split('\n').filter((l) => /^[a-z][a-z0-9_.]*: \S/.test(l));
+  const last = lines[lines.length - 1];
+  if (last === undefined) return null;
+  const colon = last.indexOf(': ');
+  const tool = last.slice(0, colon);
+  let message = last.slice(colon + 2).trimEnd();
+  let during: string | undefined;
+  const w = / while (.+)$/.exec(message);
+  if (w && w.index > 0) {
+    during = w[1];
+    message = message.slice(0, w.index);
+  }
+  let kind: Kind = 'unknown';
+  let subject: string | undefined;
+  for (const [re, k] of KINDS) {
+    const m = re.exec(message);
+    if (m) {
+      kind = k;
+      subject = m[1];
+      break;
+    }
+  }
+  return {
+    tool,
+    kind,
+    message,
+    ...(during !== undefined ? { during } : {}),
+    ...(subject !== undefined ? { subject } : {}),
+  };
+}
