@@ -31,8 +31,8 @@ export async function startIsolated(host: Host, distDir: string): Promise<Isolat
     bindings: { VARS: JSON.parse(JSON.stringify(host.vars)) },
     serviceBindings: {
       SYSTEM: async (req: MfRequest) => toMf(await host.bindings.fetchSystem(await fromMf(req))),
-      DB: async (req: MfRequest) => toMf(await host.bindings.fetchDb(await fromMf(req))),
-      EVENTS: async (req: MfRequest) => toMf(await host.bindings.fetchEvents(await fromMf(req))),
+      DB_FETCH: async (req: MfRequest) => toMf(await host.bindings.fetchDb(await fromMf(req))),
+      EVENTS_FETCH: async (req: MfRequest) => toMf(await host.bindings.fetchEvents(await fromMf(req))),
     },
   });
   await mf.ready;
@@ -41,7 +41,9 @@ export async function startIsolated(host: Host, distDir: string): Promise<Isolat
       const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer();
       const r = await mf.dispatchFetch(request.url, { method: request.method, headers: [...request.headers], body });
       const buf = await r.arrayBuffer();
-      return new Response(request.method === 'HEAD' || r.status === 204 ? null : buf, { status: r.status, headers: [...r.headers] });
+      // Drop Miniflare's transport headers (mf-*, chunked framing) so answers match in-process ones.
+      const headers = [...r.headers].filter(([k]) => !k.startsWith('mf-') && k !== 'transfer-encoding' && k !== 'content-length');
+      return new Response(request.method === 'HEAD' || r.status === 204 ? null : buf, { status: r.status, headers });
     },
     close: () => mf.dispose(),
   };

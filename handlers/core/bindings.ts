@@ -38,11 +38,18 @@ export interface EventsBinding {
   send(event: AppEvent): Promise<void>;
 }
 
-/** What every route bundle receives as `env`. DB and EVENTS may be direct or Fetcher-shaped. */
+/**
+ * What every route bundle receives as `env`. DB and EVENTS come either as objects (in-process,
+ * or Miniflare's real D1) or, across a process boundary, as Fetchers under `DB_FETCH` and
+ * `EVENTS_FETCH`. Separate names, because a Workers service-binding stub answers `in` and
+ * `typeof` checks for any property name (JS RPC), so the shape cannot be sniffed.
+ */
 export interface Env {
   SYSTEM: Fetcher;
-  DB: D1Database | Fetcher;
-  EVENTS: EventsBinding | Fetcher;
+  DB?: D1Database;
+  DB_FETCH?: Fetcher;
+  EVENTS?: EventsBinding;
+  EVENTS_FETCH?: Fetcher;
   VARS: Vars;
 }
 
@@ -135,21 +142,23 @@ class FetchD1 implements D1Database {
 
 const d1Cache = new WeakMap<object, D1Database>();
 export function database(env: Env): D1Database {
-  const b = env.DB;
-  if ('prepare' in b && typeof b.prepare === 'function') return b as D1Database;
+  if (env.DB) return env.DB;
+  const b = env.DB_FETCH;
+  if (!b) throw new Error('no DB binding (DB or DB_FETCH)');
   let d = d1Cache.get(b);
   if (!d) {
-    d = new FetchD1(b as Fetcher);
+    d = new FetchD1(b);
     d1Cache.set(b, d);
   }
   return d;
 }
 
 export function events(env: Env, requestId?: string): EventsBinding {
-  const b = env.EVENTS;
-  if ('send' in b && typeof b.send === 'function') return b as EventsBinding;
+  if (env.EVENTS) return env.EVENTS;
+  const b = env.EVENTS_FETCH;
+  if (!b) throw new Error('no EVENTS binding (EVENTS or EVENTS_FETCH)');
   return {
-    send: (event: AppEvent) => rpc<void>(b as Fetcher, 'events/send', { ...event, requestId }, requestId),
+    send: (event: AppEvent) => rpc<void>(b, 'events/send', { ...event, requestId }, requestId),
   };
 }
 

@@ -31,6 +31,7 @@ export interface RunningServer {
 
 const ORIGIN = 'http://ballast.local';
 const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const HOP_BY_HOP = new Set(['transfer-encoding', 'content-length', 'connection', 'keep-alive']);
 
 class BodyTooLarge extends Error {}
 
@@ -94,7 +95,8 @@ function toHeaders(req: http.IncomingMessage): Headers {
 async function writeResponse(res: http.ServerResponse, response: Response): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((v, k) => {
-    headers[k] = v;
+    // Framing is ours to set: a Response from workerd may carry its own transfer-encoding.
+    if (!HOP_BY_HOP.has(k)) headers[k] = v;
   });
   const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
   if (body) headers['content-length'] = String(body.length);
@@ -129,7 +131,7 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
         const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
         if (hasBody) body = await readBody(req, config.limits.bodyBytes);
         if (body && method === 'GET') mapGetBodyToQuery(url, body);
-        const request = new Request(url, { method, headers, body: body && !BODYLESS.has(method) ? new Uint8Array(body.buffer, body.byteOffset, body.length) : undefined });
+        const request = new Request(url, { method, headers, body: body && !BODYLESS.has(method) ? (body as unknown as BodyInit) : undefined });
         requestId = requestIdOf(request);
         if (!request.headers.has('x-request-id')) request.headers.set('x-request-id', requestId);
         response = await withTimeout(handler.fetch(request, env, ctx), config.limits.requestTimeoutMs);

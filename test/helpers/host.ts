@@ -33,15 +33,28 @@ export interface TestHostOptions {
   extraOps?: HostOptions['extraOps'];
 }
 
-/** A host with a private state dir and every configured path under a private root. */
-export async function makeTestHost(o: TestHostOptions = {}): Promise<TestHost> {
+/** A config with a private state dir and every configured path under a private root. */
+export function makeTestConfig(over: Partial<HostConfig> = {}): { config: HostConfig; state: string; root: string } {
   const state = mkdtempSync(join(tmpdir(), 'ballast-test-'));
   const root = join(state, 'root');
   const base = defaultConfig();
   const paths: Record<string, string> = {};
   for (const [k, p] of Object.entries(base.paths)) paths[k] = join(root, p);
   for (const k of DIRECTORY_PATH_KEYS) mkdirSync(paths[k], { recursive: true });
-  const config = mergeConfig(base, { stateDir: state, paths, hostId: 'test-host', system: { ...base.system, mode: 'replay', fixtures: [] }, ...(o.config ?? {}) } as Partial<HostConfig>);
+  const config = mergeConfig(base, {
+    stateDir: state,
+    paths,
+    hostId: 'test-host',
+    listen: { host: '127.0.0.1', port: 0 },
+    system: { ...base.system, mode: 'replay', fixtures: [] },
+    ...over,
+  } as Partial<HostConfig>);
+  return { config, state, root };
+}
+
+/** A host with a private state dir and every configured path under a private root. */
+export async function makeTestHost(o: TestHostOptions = {}): Promise<TestHost> {
+  const { config, state, root } = makeTestConfig(o.config);
   const replay = o.backend ? undefined : new ReplayBackend(o.fixtures ?? []);
   const host = await createHost({ config, distDir, routes: o.routes, backend: o.backend ?? replay, extraOps: o.extraOps, log: () => undefined });
   const admin = await createToken(host.db, 'admin', ['*']);

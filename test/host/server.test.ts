@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, writeFileSync, readFileSync, mkdtempSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import https from 'node:https';
+import { serve, type Serving } from '../../runtime/serve';
+import { startServer, mapGetBodyToQuery } from '../../runtime/http/server';
+import { createToken } from '../../runtime/tokens';
+import { distDir, makeTestConfig } from '../helpers/host';
+import { CONNECTION_HEADER } from '../../handlers/core/route';
+
+const KRB5 = 'includedir /etc/krb5.conf.d\n\n[libdefaults]\n\tdefault_realm = EXAMPLE.TEST\n';
+
+let s: Serving;
+let admin: string;
+let reader: string;
+let base: string;
+
+beforeAll(async () => {
+  const { config } = makeTestConfig({ limits: { ...makeTestConfig().config.limits, bodyBytes: 4096 } });
+  mkdirSync(dirname(config.paths.krb5Conf), { recursive: true });
+  writeFileSync(config.paths.krb5Conf, KRB5);
+  s = await serve({ config, distDir, signals: false, accessLog: false, log: () => undefined });
+  admin = (await createToken(s.host.db, 'admin', ['*'])).token;
+  reader = (await createToken(s.host.db, 'fs-reader', ['fs:read'])).token;
+  base = `${s.server.url}/api/v2`;
+});
+afterAll(() => s.stop());
+
+describe('Node host over real HTTP', () => {
+  it('serves GET /kerberos/conf with the spec headers', async () => {
+    const r = await fetch(`${base}/kerberos/conf`, { headers: { token: admin } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-powered-by')).toBe('Ballast');
+    expect(r.headers.get('access-control-allow-origin')).toBe('*');
+    expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const body = await r.json();
+    expect(body.raw).toBe(KRB5);
+    expect(body.json.sections.libdefaults.default_realm).toBe('EXAMPLE.TEST');
+  });
+
+  it('401 / 403 / 404 / 405 are JSON in the one error shape', async () => {
+    const none = await fetch(`${base}/kerberos/conf`);
+    expect(none.status).toBe(401);
+    expect((await none.json()).error.code).toBe('unauthorized');
+    const forbidden = await fetch(`${base}/kerberos/conf`, { headers: { token: reader } });
+    expect(forbidden.status).toBe(403);
+    expect((await forbidden.json()).error).toMatchObject({ code: 'forbidden', message: 'token lacks permission kerberos:read' });
+    const unknown = await fetch(`${base}/no/such/route`, { headers: { token: admin } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const wrong = await fetch(`${base}/kerberos/conf`, { method: 'POST', headers: { token: admin }, body: '{}' });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+  });
+
+  it('HEAD answers like GET without a body; OPTIONS is a CORS preflight', async () => {
+    const head = await fetch(`${base}/kerberos/conf`, { method: 'HEAD', headers: { token: admin } });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    const pre = await fetch(`${base}/kerberos/conf`, { method: 'OPTIONS' });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-origin')).toBe('*');
+    expect(pre.headers.get('access-control-allow-headers')).toContain('token');
+  });
+
+  it('413 for a body over the limit, answered as JSON', async () => {
+    const r = await fetch(`${base}/kerberos/conf`, { method: 'POST', headers: { token: admin, 'content-type': 'application/json' }, body: JSON.stringify({ x: 'a'.repeat(10_000) }) });
+    expect(r.status).toBe(413);
+    expect((await r.json()).error.code).toBe('payload_too_large');
+  });
+
+  it('GET bodies are mapped onto the query; the URL wins; non-objects are refused', () => {
+    const u = new URL('http://x/a?user=keep');
+    mapGetBodyToQuery(u, Buffer.from(JSON.stringify({ user: 'other', verbose: true, n: 3, nested: { a: 1 } })));
+    expect(u.searchParams.get('user')).toBe('keep');
+    expect(u.searchParams.get('verbose')).toBe('true');
+    expect(u.searchParams.get('n')).toBe('3');
+    expect(u.searchParams.has('nested')).toBe(false);
+    expect(() => mapGetBodyToQuery(new URL('http://x/'), Buffer.from('[1]'))).toThrow(/JSON object/);
+  });
+
+  it('a client cannot forge the connection header the lockout guard relies on', async () => {
+    const seen: string[] = [];
+    const { config } = makeTestConfig();
+    const srv = await startServer({
+      config,
+      env: s.host.env,
+      handler: { fetch: async (req) => (seen.push(req.headers.get(CONNECTION_HEADER) ?? ''), new Response('{}')) },
+    });
+    await fetch(`${srv.url}/x`, { headers: { [CONNECTION_HEADER]: JSON.stringify({ localAddress: '10.9.9.9' }) } });
+    await srv.shutdown(1000);
+    expect(seen).toHaveLength(1);
+    expect(JSON.parse(seen[0])).toEqual({ localAddress: '127.0.0.1', remoteAddress: '127.0.0.1' });
+  });
+
+  it('a request over the time limit gets a 504 JSON error', async () => {
+    const { config } = makeTestConfig();
+    config.limits.requestTimeoutMs = 100;
+    const srv = await startServer({ config, env: s.host.env, handler: { fetch: () => new Promise<Response>(() => undefined) } });
+    const r = await fetch(`${srv.url}/x`);
+    expect(r.status).toBe(504);
+    expect((await r.json()).error.code).toBe('timeout');
+    await srv.shutdown(100);
+  });
+
+  it('graceful shutdown lets an in-flight request finish and refuses new ones', async () => {
+    const { config } = makeTestConfig();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const srv = await startServer({ config, env: s.host.env, handler: { fetch: async () => (await gate, Response.json({ done: true })) } });
+    const inflight = fetch(`${srv.url}/slow`);
+    await new Promise((r) => setTimeout(r, 50));
+    const stopping = srv.shutdown(5000);
+    setTimeout(release, 100);
+    const r = await inflight;
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({ done: true });
+    await stopping;
+    await expect(fetch(`${srv.url}/again`)).rejects.toThrow();
+  });
+
+  it('serves HTTPS and reloads its certificate without a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ballast-tls-'));
+    const mk = (cn: string) =>
+      execFileSync('/usr/bin/openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', `/CN=${cn}`, '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    mk('first.test');
+    const { config } = makeTestConfig();
+    config.tls = { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') };
+    const srv = await startServer({ config, env: s.host.env, handler: { fetch: async () => Response.json({ ok: true }) } });
+    const peerCn = () =>
+      new Promise<string>((resolve, reject) => {
+        const req = https.get(`${srv.url}/`, { rejectUnauthorized: false, agent: false }, (res) => {
+          const cert = (res.socket as import('node:tls').TLSSocket).getPeerCertificate();
+          res.resume();
+          resolve(String(cert.subject.CN));
+        });
+        req.on('error', reject);
+      });
+    expect(await peerCn()).toBe('first.test');
+    mk('second.test');
+    expect(readFileSync(join(dir, 'cert.pem'), 'utf8')).toContain('BEGIN CERTIFICATE');
+    srv.reloadTls();
+    expect(await peerCn()).toBe('second.test');
+    await srv.shutdown(1000);
+  });
+});
