@@ -1,6 +1,5 @@
 import { createHost, type Host, type HostOptions } from './host';
 import { startServer, type RunningServer, type FetchHandler } from './http/server';
-import { startIsolated } from './isolate';
 import type { SqliteDb } from './db/database';
 
 export interface ServeOptions extends HostOptions {
@@ -24,6 +23,8 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   let handler: FetchHandler = host.app;
   let closeIsolate: (() => Promise<void>) | undefined;
   if (o.config.isolate) {
+    // Loaded only when asked for: Miniflare is large and the default mode never needs it.
+    const { startIsolated } = await import('./isolate');
     const iso = await startIsolated(host, o.distDir);
     handler = iso;
     closeIsolate = iso.close;

@@ -25,6 +25,22 @@ export interface Principal {
 
 const LAST_USED_GRANULARITY_MS = 60_000;
 
+/**
+ * Hashes of recently presented secrets, so a busy client does not pay a digest per request.
+ * Keyed by the secret itself, which is already in this process's memory with every request.
+ */
+const recentHashes = new Map<string, string>();
+const RECENT_HASHES_MAX = 256;
+
+async function secretHash(secret: string): Promise<string> {
+  const hit = recentHashes.get(secret);
+  if (hit) return hit;
+  const h = await sha256Hex(secret);
+  if (recentHashes.size >= RECENT_HASHES_MAX) recentHashes.delete(recentHashes.keys().next().value as string);
+  recentHashes.set(secret, h);
+  return h;
+}
+
 export async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
   let out = '';
@@ -60,7 +76,7 @@ export async function authenticate(db: D1Database, header: string | null, now = 
     .bind(id)
     .first<TokenRow>();
   // Hash even when the row is missing so timing does not tell which ids exist.
-  const hash = await sha256Hex(secret);
+  const hash = await secretHash(secret);
   if (!row || !constantTimeEqual(hash, row.hash)) throw unauthorized('invalid token');
   if (row.revoked_at !== null) throw unauthorized('token revoked');
   if (row.expires_at !== null && row.expires_at <= now) throw unauthorized('token expired');

@@ -1,4 +1,4 @@
-import { promises as fsp, constants, realpathSync } from 'node:fs';
+import { promises as fsp, constants, readFileSync, realpathSync } from 'node:fs';
 import { dirname, basename, join, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { DirEntry, FileStat, WriteResult } from '../../handlers/core/system';
@@ -43,7 +43,9 @@ export class ConfinedFiles {
   async read(path: unknown): Promise<{ content: string | null }> {
     const p = await this.check(path);
     try {
-      return { content: await fsp.readFile(p, 'utf8') };
+      // Config files are small; the sync read costs microseconds where fs/promises costs four
+      // thread-pool round trips per file.
+      return { content: readFileSync(p, 'utf8') };
     } catch (e) {
       if (isErrno(e, 'ENOENT')) return { content: null };
       if (isErrno(e, 'EISDIR')) throw new SystemRefusal(409, 'conflict', `is a directory: ${path}`);
@@ -174,7 +176,7 @@ async function resolveExisting(path: string): Promise<string> {
   for (let i = parts.length; i >= 0; i--) {
     const head = '/' + parts.slice(0, i).join('/');
     try {
-      const real = await fsp.realpath(head);
+      const real = realpathSync.native(head);
       return resolve(real, ...parts.slice(i));
     } catch (e) {
       if (!isErrno(e, 'ENOENT') && !isErrno(e, 'ENOTDIR')) throw e;

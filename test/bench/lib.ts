@@ -1,0 +1,85 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { createServer } from 'node:net';
+import { stringify } from 'yaml';
+import autocannon from 'autocannon';
+import { defaultConfig } from '../../runtime/config';
+
+export const repo = join(import.meta.dirname, '../..');
+export const cli = join(repo, 'dist/host/cli.mjs');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+/** A private host config file (replay back end, every path under a temp root). */
+export function benchConfig(port: number, over: Record<string, unknown> = {}): { file: string; dir: string; paths: Record<string, string> } {
+  const dir = mkdtempSync(join(tmpdir(), 'ballast-bench-'));
+  const base = defaultConfig();
+  const paths: Record<string, string> = {};
+  for (const [k, p] of Object.entries(base.paths)) paths[k] = join(dir, 'root', p);
+  mkdirSync(dirname(paths.krb5Conf), { recursive: true });
+  const file = join(dir, 'config.yaml');
+  writeFileSync(file, stringify({ stateDir: dir, listen: { host: '127.0.0.1', port }, paths, system: { mode: 'replay', fixtures: [] }, ...over }));
+  return { file, dir, paths };
+}
+
+export function createTokenVia(configFile: string): string {
+  const out = execFileSync(process.execPath, [cli, 'token', 'create', 'bench', '--perm', '*', '--config', configFile], { encoding: 'utf8' });
+  const tok = out.trim().split('\n').at(-1)!;
+  if (!tok.startsWith('blt_')) throw new Error(`no token in: ${out}`);
+  return tok;
+}
+
+export function startHostProcess(configFile: string): ChildProcess {
+  return spawn(process.execPath, [cli, 'serve', '--config', configFile], { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+export async function waitFor(url: string, headers: Record<string, string>, timeoutMs = 20_000): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    try {
+      const r = await fetch(url, { headers });
+      await r.arrayBuffer();
+      if (r.status === 200) return performance.now() - t0;
+    } catch {
+      /* not listening yet */
+    }
+    if (performance.now() - t0 > timeoutMs) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+export interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+export async function load(url: string, headers: Record<string, string>, o: { connections?: number; duration?: number; amount?: number } = {}): Promise<Load> {
+  const r = await autocannon({ url, headers, connections: o.connections ?? 16, pipelining: 1, ...(o.amount ? { amount: o.amount } : { duration: o.duration ?? 5 }) });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+}
+
+export function rssKb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : NaN;
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
