@@ -6,8 +6,9 @@ import { DIRECTORY_PATH_KEYS, defaultConfig, mergeConfig, type HostConfig } from
  * The embedded demo appliance: replayed commands describing a plausible box, and every file it
  * reads or writes under var/demo/root. Nothing outside var/demo is touched.
  */
-export function demoConfig(repo: string, port: number): HostConfig {
-  const state = resolve(repo, 'var/demo');
+export function demoConfig(repo: string, port: number, stateDir = process.env.BALLAST_DEMO_DIR): HostConfig {
+  // BALLAST_DEMO_DIR lets tests run a demo without touching a developer's var/demo.
+  const state = resolve(repo, stateDir ?? 'var/demo');
   const root = join(state, 'root');
   const base = defaultConfig();
   const paths: Record<string, string> = {};

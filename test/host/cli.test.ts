@@ -1,0 +1,98 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { repo } from '../helpers/host';
+import { freePort } from '../bench/lib';
+
+const cli = join(repo, 'dist/host/cli.mjs');
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), 'ballast-cli-'));
+  dirs.push(d);
+  return d;
+}
+
+async function untilOutput(child: ReturnType<typeof spawn>, re: RegExp): Promise<string> {
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`no ${re} in: ${out}`)), 20_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (re.test(out)) {
+        clearTimeout(t);
+        resolve(out);
+      }
+    });
+  });
+}
+
+describe('host CLI', () => {
+  it('token create shows the token once; list never shows it; revoke ends it', () => {
+    const d = tmp();
+    const cfg = join(d, 'config.yaml');
+    writeFileSync(cfg, stringify({ stateDir: d }));
+    const out = execFileSync(process.execPath, [cli, 'token', 'create', 'ui', '--perm', 'network:read', '--perm', 'kerberos:manage', '--expires', '30d', '--config', cfg], { encoding: 'utf8' });
+    const token = out.trim().split('\n').at(-1)!;
+    expect(token).toMatch(/^blt_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
+    const list = JSON.parse(execFileSync(process.execPath, [cli, 'token', 'list', '--json', '--config', cfg], { encoding: 'utf8' }));
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ name: 'ui', permissions: ['network:read', 'kerberos:manage'], revokedAt: null });
+    expect(Date.parse(list[0].expiresAt) - Date.now()).toBeGreaterThan(29 * 86_400_000);
+    expect(JSON.stringify(list)).not.toContain(token.split('_')[2]);
+    expect(readFileSync(join(d, 'ballast.db')).includes(Buffer.from(token.split('_')[2]))).toBe(false);
+    execFileSync(process.execPath, [cli, 'token', 'revoke', 'ui', '--config', cfg]);
+    expect(JSON.parse(execFileSync(process.execPath, [cli, 'token', 'list', '--json', '--config', cfg], { encoding: 'utf8' }))[0].revokedAt).not.toBeNull();
+    expect(() => execFileSync(process.execPath, [cli, 'token', 'create', 'bad', '--perm', 'root', '--config', cfg], { stdio: 'pipe' })).toThrow(/bad permission root/);
+  });
+
+  it('first start with no tokens creates an admin token, shows it once, and it works', async () => {
+    const d = tmp();
+    const port = await freePort();
+    const cfg = join(d, 'config.yaml');
+    writeFileSync(cfg, stringify({ stateDir: d, listen: { host: '127.0.0.1', port }, paths: { krb5Conf: join(d, 'krb5.conf') }, system: { mode: 'replay' } }));
+    writeFileSync(join(d, 'krb5.conf'), 'includedir /etc/krb5.conf.d\n');
+    const child = spawn(process.execPath, [cli, 'serve', '--config', cfg], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const out = await untilOutput(child, /listening on/);
+      const token = /\n  (blt_\S+)\n/.exec(out)?.[1];
+      expect(token).toBeDefined();
+      const r = await fetch(`http://127.0.0.1:${port}/api/v2/kerberos/conf`, { headers: { token: token! } });
+      expect(r.status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+    expect(child.exitCode).toBe(0);
+    // second start: tokens exist, none is shown
+    const again = spawn(process.execPath, [cli, 'serve', '--config', cfg], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const out2 = await untilOutput(again, /listening on/);
+    again.kill('SIGTERM');
+    await new Promise((r) => again.once('exit', r));
+    expect(out2).not.toContain('blt_');
+  });
+
+  it('the demo serves kerberos/conf with its token file and refuses without it', async () => {
+    const d = tmp();
+    const port = await freePort();
+    const child = spawn(process.execPath, [cli, 'serve', '--demo'], { env: { ...process.env, PORT: String(port), BALLAST_DEMO_DIR: d }, stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await untilOutput(child, /listening on/);
+      const token = readFileSync(join(d, 'admin.token'), 'utf8').trim();
+      const r = await fetch(`http://127.0.0.1:${port}/api/v2/kerberos/conf`, { headers: { token } });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('x-powered-by')).toBe('Ballast Demo Appliance');
+      const body = await r.json();
+      expect(body.raw.split('\n')[0]).toBe('includedir /etc/krb5.conf.d');
+      expect(body.json.sections.libdefaults.default_realm).toBe('CORP.EXAMPLE.COM');
+      expect((await fetch(`http://127.0.0.1:${port}/api/v2/kerberos/conf`)).status).toBe(401);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+  });
+});
