@@ -60,7 +60,11 @@ export class TrafficPlanError extends Error {
 
 function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const r = schema.safeParse(value);
-  if (!r.success) throw new TrafficPlanError(`${what} ${JSON.stringify(value)}: ${r.error.issues.map((i) => i.message).join('; ')}`);
+  if (!r.success) {
+    // String() for numbers so NaN/Infinity read as themselves (JSON would print null).
+    const shown = typeof value === 'number' ? String(value) : JSON.stringify(value);
+    throw new TrafficPlanError(`${what} ${shown}: ${r.error.issues.map((i) => i.message).join('; ')}`);
+  }
   return r.data;
 }
 
