@@ -20,7 +20,10 @@
  *   tc-ifb        ifb0/ifb1: pfifo_fast and mq (4 queues) as the kernel attaches them
  *   tc-upstream-* the upstream samples (argv reconstructed from the file names)
  *
- * It never writes `*.expected.json`: those are written and reviewed by hand.
+ * It never writes `*.expected.json`: those are written and reviewed by hand. Counters differ on
+ * every run (Sent/tokens in the -s captures, direct_packets_stat, which counts the unclassified
+ * ARP/ND packets): after re-recording, test/parsers/traffic/fixtures.test.ts flags the expected
+ * files whose numbers moved; check each against the new capture before updating it.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, readdirSync } from 'node:fs';
