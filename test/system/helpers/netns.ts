@@ -160,6 +160,17 @@ export async function createNetns(opts: NetnsOptions): Promise<Netns> {
       if (v.peerUp !== false) await must([IP, '-n', peerName, 'link', 'set', v.peer, 'up']);
       if (v.up !== false) await must([IP, '-n', name, 'link', 'set', v.name, 'up']);
     }
+    // The kernel sets operstate UP asynchronously (linkwatch); wait for it so tests see the
+    // steady state instead of racing it.
+    const expectUp = opts.veths.filter((v) => v.up !== false && v.peerUp !== false).map((v) => v.name);
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const r = await must([IP, '-n', name, '-j', 'link', 'show']);
+      const states = new Map((JSON.parse(r.stdout) as { ifname: string; operstate: string }[]).map((l) => [l.ifname, l.operstate]));
+      if (expectUp.every((n) => states.get(n) === 'UP')) break;
+      if (Date.now() > deadline) throw new Error(`netns harness: ${expectUp.join(', ')} did not reach operstate UP`);
+      await new Promise((res) => setTimeout(res, 50));
+    }
   } catch (e) {
     await cleanup();
     throw e;
