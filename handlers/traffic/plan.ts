@@ -75,7 +75,10 @@ const device = (d: string) => check(DeviceName, d, 'device');
 
 /** JSON: qdiscs are printed as JSON by every iproute2 we meet. */
 export const showQdiscArgv = (dev: string): Argv => [TC, '-j', 'qdisc', 'show', 'dev', device(dev)];
-/** Text on purpose: 6.1 ignores -j for classes, and text is the same on 6.2+ (see tc-class.ts). */
+/**
+ * Text on purpose: 6.1 ignores -j for classes, and 6.2+ still prints text without -j (its small
+ * differences, such as `leaf 10` without the colon, are read by tc-class.ts).
+ */
 export const showClassArgv = (dev: string): Argv => [TC, 'class', 'show', 'dev', device(dev)];
 /** JSON, read with the duplicate-keeping reader (see tc-filter.ts). */
 export const showFilterArgv = (dev: string): Argv => [TC, '-j', 'filter', 'show', 'dev', device(dev)];
@@ -246,7 +249,9 @@ export function planCreateRule(rule: RuleTarget, queues: readonly QueueEntry[]):
 // The listing's `ids` is [RESERVED_ID, id of rules[0], id of rules[1], ...]: decimal strings,
 // one per rule after the sentinel. A rule keeps its id for life (the DB stores it), so removing
 // a rule removes only its own entry and every other rule keeps its id, class and filter handle.
-// Freed ids are reused (smallest first), which keeps class numbers small and readable.
+// Freed ids are reused (smallest first), which keeps class numbers small and readable. There is
+// one ids list for the whole listing, so an id is unique across devices even though tc would
+// allow the same class number on two devices: "the id the rule occupied" then names one rule.
 
 /** The listing's ids for rules in listing order. */
 export function idsFromRules(rules: readonly Pick<StoredRule, 'id'>[]): string[] {

@@ -7,7 +7,6 @@ import {
   planEnsureRoot,
   planFilter,
   rateBytesPerSec,
-  rootState,
   u32ItemOf,
   type Argv,
 } from './plan';
@@ -77,7 +76,9 @@ export function reconcile(
     }
     result.argv.push(...classCmds, ...filterCmds);
 
-    if (!fresh && rootState(device, tc.queues).kind === 'ours') {
+    // Not fresh means the root was already ours (planEnsureRoot planned nothing), so everything
+    // listed under it is ours to account for.
+    if (!fresh) {
       const ids = new Set(devRules.map((r) => r.id));
       for (const c of classes) {
         const h = parseTcHandle(c.classid);

@@ -71,7 +71,12 @@ export function parseJsonMulti(text: string, parser: string): JsonValue {
     if (at !== pos) {
       l = 1;
       ls = 0;
-      for (let i = 0; i < at && i < text.length; i++) if (text[i] === '\n') (l++, (ls = i + 1));
+      for (let i = 0; i < at && i < text.length; i++) {
+        if (text[i] === '\n') {
+          l++;
+          ls = i + 1;
+        }
+      }
     }
     throw new ParseError(parser, `${message} (column ${at - ls + 1})`, l);
   };
