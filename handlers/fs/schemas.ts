@@ -207,7 +207,7 @@ export const wipefsSignatureSchema = z.object({
   type: z.string(),
   uuid: z.string().nullable(),
   label: z.string().nullable(),
-  /** only with `-O ...,USAGE`: `filesystem`, `partition table`, `raid`, `crypto`, `other` */
+  /** only with `-O ...,USAGE`: `filesystem`, `partition-table`, `raid`, `crypto`, `other` (swap says `other`) */
   usage: z.string().nullable(),
 });
 export type WipefsSignature = z.infer<typeof wipefsSignatureSchema>;

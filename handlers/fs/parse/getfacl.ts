@@ -13,7 +13,7 @@
  *
  * setfacl --test: one record per file, `<path>: <access>,<default>` where each side is `*`
  *   (not shown / unchanged) or short entries (`u::rwx,u:nobody:rwx,g::r-x,m::rwx,o::r-x`, the
- *   default side prefixed `d:`). The path is NOT escaped: a newline in a file name splits the
+ *   default side prefixed `d:`; after `-k` the default side is empty: `share: *,`). The path is NOT escaped: a newline in a file name splits the
  *   record over two lines, which is why parseSetfaclTest can take the root it was run on.
  */
 import { ParseError } from '../../core/parse-error.ts';
@@ -188,6 +188,9 @@ function parseTestAcls(text: string, line: number): Pick<SetfaclTestRecord, 'acc
   let defaults: AclEntry[] | null;
   if (tokens[i] === '*' && i === tokens.length - 1) {
     defaults = null;
+  } else if (tokens[i] === '' && i === tokens.length - 1) {
+    // `share: *,` after `-k`: the default ACL is now empty (removed), which is not "unchanged"
+    defaults = [];
   } else {
     defaults = [];
     for (; i < tokens.length; i++) {

@@ -41,7 +41,7 @@ const PACKAGE: Record<string, string> = {
   '/usr/bin/getfacl': 'acl',
   '/usr/bin/setfacl': 'acl',
   '/usr/bin/lsblk': 'util-linux',
-  '/usr/sbin/partx': 'util-linux',
+  '/usr/bin/partx': 'util-linux',
   '/usr/sbin/mkswap': 'util-linux',
   '/usr/sbin/swapon': 'mount',
   '/usr/sbin/swapoff': 'mount',
