@@ -4,6 +4,7 @@ import type { Host } from './host';
 import type { FetchHandler } from './http/server';
 
 export interface Isolated extends FetchHandler {
+  fetch(request: Request): Promise<Response>;
   close(): Promise<void>;
 }
 
