@@ -105,6 +105,7 @@ export const KRB5_ERROR_KINDS = [
   'no-credentials-cache',
   'keytab-not-found',
   'keytab-no-suitable-keys',
+  'keytab-invalid',
   'password-incorrect',
   'preauthentication-failed',
   'client-not-found',
@@ -166,11 +167,12 @@ export const Krb5SectionSchema: z.ZodType<Krb5Section> = z.lazy(() =>
   z.record(z.string(), z.union([z.string(), Krb5SectionSchema, z.array(z.union([z.string(), Krb5SectionSchema]))])),
 );
 
+// Strict: a client's `{type: 'module', …, section}` must be refused, not silently trimmed.
 export const Krb5DirectiveSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('include'), path: z.string().min(1), section: z.string().min(1).optional() }),
-  z.object({ type: z.literal('includedir'), path: z.string().min(1), section: z.string().min(1).optional() }),
+  z.strictObject({ type: z.literal('include'), path: z.string().min(1), section: z.string().min(1).optional() }),
+  z.strictObject({ type: z.literal('includedir'), path: z.string().min(1), section: z.string().min(1).optional() }),
   /** `module PATH:RESIDUAL`: MIT then loads the profile from that module and ignores the file's relations. */
-  z.object({ type: z.literal('module'), path: z.string().min(1), residual: z.string() }),
+  z.strictObject({ type: z.literal('module'), path: z.string().min(1), residual: z.string() }),
 ]);
 export type Krb5Directive = z.infer<typeof Krb5DirectiveSchema>;
 

@@ -14,8 +14,8 @@
  * Input that is not klist output throws ParseError naming the line. The message never repeats
  * the line itself: `klist -K` would print key bytes.
  */
-import { ParseError } from '../../core/parse-error.ts';
-import type { KeytabList, Klist, KlistCollection, KlistTicket } from '../schemas.ts';
+import { ParseError } from '../../core/parse-error';
+import type { KeytabList, Klist, KlistCollection, KlistTicket } from '../schemas';
 
 const TS = String.raw`\d{2}/\d{2}/(?:\d{2}|\d{4}) \d{2}:\d{2}:\d{2}`;
 

@@ -33,7 +33,7 @@
  * Pure: no I/O. include/includedir are recorded, not followed.
  * The JSON shape is described in ../schemas.ts (Krb5Conf).
  */
-import { ParseError } from '../../core/parse-error.ts';
+import { ParseError } from '../../core/parse-error';
 import {
   KRB5_LIST_TAGS,
   type Krb5Conf,
@@ -41,7 +41,7 @@ import {
   type Krb5Entry,
   type Krb5Section,
   type Krb5Value,
-} from '../schemas.ts';
+} from '../schemas';
 
 const PARSER = 'krb5.conf';
 

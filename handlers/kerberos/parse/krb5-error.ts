@@ -8,7 +8,7 @@
  * messages are kept with kind `unknown`; this is a classifier, not a validator, so it does not
  * throw.
  */
-import type { Krb5Error } from '../schemas.ts';
+import type { Krb5Error } from '../schemas';
 
 type Kind = Krb5Error['kind'];
 
@@ -18,6 +18,8 @@ const KINDS: [RegExp, Kind][] = [
   [/^No credentials cache found$/, 'no-credentials-cache'],
   [/^Key table file '(.+)' not found$/, 'keytab-not-found'],
   [/^Keytab contains no suitable keys for (.+)$/, 'keytab-no-suitable-keys'],
+  [/^Unsupported key table format version number$/, 'keytab-invalid'],
+  [/^Bad format in keytab$/, 'keytab-invalid'],
   [/^Password incorrect$/, 'password-incorrect'],
   [/^Preauthentication failed$/, 'preauthentication-failed'],
   [/^Client '(.+)' not found in Kerberos database$/, 'client-not-found'],
@@ -32,7 +34,12 @@ const KINDS: [RegExp, Kind][] = [
   [/^Configuration file does not specify default realm$/, 'config-invalid'],
 ];
 
-export function parseKrb5Error(stderr: string): Krb5Error | null {
+/**
+ * @param stdout optional: kinit prints `Password expired.  You must change it now.` on stdout
+ *   and then fails with `Cannot read password` on stderr (no tty to ask for a new one); with
+ *   stdout given, that case is reported as `password-expired`.
+ */
+export function parseKrb5Error(stderr: string, stdout?: string): Krb5Error | null {
   // The last `tool: …` line wins: kinit may print a warning or prompt before failing.
   const lines = stderr.split('\n').filter((l) => /^[a-z][a-z0-9_.]*: \S/.test(l));
   const last = lines[lines.length - 1];
@@ -41,10 +48,11 @@ export function parseKrb5Error(stderr: string): Krb5Error | null {
   const tool = last.slice(0, colon);
   let message = last.slice(colon + 2).trimEnd();
   let during: string | undefined;
-  const w = / while (.+)$/.exec(message);
-  if (w && w.index > 0) {
-    during = w[1];
-    message = message.slice(0, w.index);
+  // com_err appends " while <what>"; take the last one (a path could itself contain " while ").
+  const w = message.lastIndexOf(' while ');
+  if (w > 0 && w + 7 < message.length) {
+    during = message.slice(w + 7);
+    message = message.slice(0, w);
   }
   let kind: Kind = 'unknown';
   let subject: string | undefined;
@@ -55,6 +63,9 @@ export function parseKrb5Error(stderr: string): Krb5Error | null {
       subject = m[1];
       break;
     }
+  }
+  if (kind === 'cannot-read-password' && stdout !== undefined && /^Password expired\.  You must change it now\.$/m.test(stdout)) {
+    kind = 'password-expired';
   }
   return {
     tool,

@@ -21,7 +21,7 @@ import {
   getOwn,
   krb5SectionNameProblem,
   krb5TagProblem,
-} from '../parse/krb5-conf.ts';
+} from '../parse/krb5-conf';
 import {
   Krb5DirectiveSchema,
   Krb5SectionSchema,
@@ -30,7 +30,7 @@ import {
   type Krb5Directive,
   type Krb5Section,
   type Krb5Value,
-} from '../schemas.ts';
+} from '../schemas';
 
 export interface Krb5ConfProblem {
   path: (string | number)[];
@@ -119,6 +119,8 @@ export function renderKrb5Value(v: string): string {
 
 // --- validation --------------------------------------------------------------------------------
 
+const tooLong = (line: string) => utf8.encode(line).length > KRB5_MAX_LINE_BYTES;
+
 function directiveProblems(d: Krb5Directive, sections: Record<string, unknown>): string[] {
   const out: string[] = [];
   const pathProblem = (p: string, what: string) => {
@@ -130,11 +132,11 @@ function directiveProblems(d: Krb5Directive, sections: Record<string, unknown>):
     pathProblem(d.path, 'module path');
     if (d.path.includes(':')) out.push("module path contains ':' (MIT splits PATH:RESIDUAL at the first ':')");
     if (UNESCAPABLE.test(d.residual)) out.push('control character in module residual');
-    if (hasOwn(d, 'section')) out.push('a module directive must come before the first section');
   } else {
     pathProblem(d.path, `${d.type} path`);
     if (d.section !== undefined && !hasOwn(sections, d.section)) out.push(`section '${d.section}' does not exist`);
   }
+  if (tooLong(renderDirective(d))) out.push(`line longer than ${KRB5_MAX_LINE_BYTES} bytes`);
   return out;
 }
 
@@ -159,7 +161,11 @@ function sectionProblems(node: unknown, path: (string | number)[], out: Krb5Conf
       if (typeof item === 'string') {
         const vp = valueProblem(item);
         if (vp) out.push({ path: ip, message: vp });
+        else if (tooLong(`${'\t'.repeat(depth)}${tag}* = ${renderKrb5Value(item)}`)) {
+          out.push({ path: ip, message: `line longer than ${KRB5_MAX_LINE_BYTES} bytes (MIT would split it)` });
+        }
       } else if (isPlainObject(item)) {
+        if (tooLong(`${'\t'.repeat(depth)}${tag} = {`)) out.push({ path: ip, message: `line longer than ${KRB5_MAX_LINE_BYTES} bytes` });
         sectionProblems(item, ip, out, depth + 1);
       } else {
         out.push({ path: ip, message: 'must be a string, an object, or a list of them' });
@@ -199,7 +205,7 @@ export function krb5ConfProblems(input: unknown): Krb5ConfProblem[] {
   const base: string[] = full ? ['sections'] : [];
 
   for (const [name, node] of Object.entries(sections)) {
-    const np = krb5SectionNameProblem(name);
+    const np = krb5SectionNameProblem(name) ?? (tooLong(`[${name}]*`) ? `line longer than ${KRB5_MAX_LINE_BYTES} bytes` : undefined);
     if (np) out.push({ path: [...base, name], message: np });
     sectionProblems(node, [...base, name], out, 1);
   }
@@ -209,6 +215,10 @@ export function krb5ConfProblems(input: unknown): Krb5ConfProblem[] {
   if (!Array.isArray(directives)) out.push({ path: ['directives'], message: 'must be a list' });
   else {
     directives.forEach((d, i) => {
+      if (isPlainObject(d) && d.type === 'module' && hasOwn(d, 'section')) {
+        out.push({ path: ['directives', i], message: 'a module directive must come before the first section' });
+        return;
+      }
       const parsed = Krb5DirectiveSchema.safeParse(d);
       if (!parsed.success) {
         out.push({ path: ['directives', i], message: 'must be {type: include|includedir, path, section?} or {type: module, path, residual}' });
