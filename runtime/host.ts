@@ -16,6 +16,9 @@ import { ConfinedFiles, type FileRoot } from './system/files';
 import { SystemService, type HostOp } from './system/service';
 import type { CommandBackend } from './system/types';
 import { BindingServer } from './binding-server';
+import { DeliveryWorker } from './delivery/worker';
+import { deliverySettings } from './delivery/settings';
+import { notificationOps } from './delivery/ops';
 
 export interface ManifestEntry {
   method: Method;
@@ -46,6 +49,8 @@ export interface Host {
   system: SystemService;
   backend: CommandBackend;
   bindings: BindingServer;
+  /** Sends the outbox to notification agents; serve() starts it, close() stops it. */
+  delivery: DeliveryWorker;
   manifest: ManifestEntry[];
   app: App;
   close(): Promise<void>;
@@ -93,9 +98,12 @@ export function readManifest(distDir: string): ManifestEntry[] {
 export async function createHost(o: HostOptions): Promise<Host> {
   const { config } = o;
   const log = o.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const notification = deliverySettings(config.settings);
   const db = openDatabase(dbFile(config));
   const d1 = new SqliteD1(db);
   const events = new EventsProducer(db);
+  const hostId = readHostId(config);
+  const notify = { db, settings: notification, hostId, productName: config.productName, caDir: config.paths.caCertificates };
   const backend = o.backend ?? backendFor(config);
   const files = new ConfinedFiles(fileRootsOf(config), join(resolve(config.stateDir), 'backups'));
   const system = new SystemService({
@@ -104,18 +112,19 @@ export async function createHost(o: HostOptions): Promise<Host> {
     db,
     concurrency: config.limits.commandConcurrency,
     queue: config.limits.commandQueue,
-    extraOps: o.extraOps,
+    extraOps: { ...notificationOps(notify), ...o.extraOps },
     log,
   });
   const vars: Vars = {
     productName: config.productName,
-    hostId: readHostId(config),
+    hostId,
     paths: { ...config.paths },
     bin: { ...config.system.binaries },
     settings: { ...config.settings, maxBodyBytes: config.limits.bodyBytes },
   };
   const env: Env = { SYSTEM: { fetch: system.fetch }, DB: d1, EVENTS: events, VARS: vars };
   const bindings = new BindingServer(system, d1, events);
+  const delivery = new DeliveryWorker({ ...notify, events, log });
 
   let manifest: ManifestEntry[];
   let entries: AppEntry[];
@@ -141,9 +150,11 @@ export async function createHost(o: HostOptions): Promise<Host> {
     system,
     backend,
     bindings,
+    delivery,
     manifest,
     app,
     async close() {
+      await delivery.stop();
       db.close();
     },
   };

@@ -35,6 +35,7 @@ export async function serve(o: ServeOptions): Promise<Serving> {
     handler,
     accessLog: o.accessLog === false ? undefined : (l) => process.stdout.write(`${new Date().toISOString()} ${l}\n`),
   });
+  host.delivery.start();
   process.stdout.write(
     `${o.config.productName} API listening on ${server.url}/api/v2 (${o.config.system.mode} system${o.config.isolate ? ', isolated routes' : ''}; ready in ${Math.round(performance.now() - started)} ms)\n`,
   );

@@ -72,4 +72,29 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'deliveries: cancelled state, last attempt time',
+    // SQLite cannot change a CHECK constraint in place: rebuild the table, keeping its rows.
+    // A delivery is cancelled when its agent is disabled or removed before it went out.
+    sql: `
+      CREATE TABLE deliveries_v2 (
+        event_id TEXT NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+        agent_id INTEGER NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed', 'cancelled')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL,
+        last_attempt_at INTEGER,
+        last_error TEXT,
+        delivered_at INTEGER,
+        PRIMARY KEY (event_id, agent_id)
+      );
+      INSERT INTO deliveries_v2 (event_id, agent_id, state, attempts, next_attempt_at, last_error, delivered_at)
+        SELECT event_id, agent_id, state, attempts, next_attempt_at, last_error, delivered_at FROM deliveries;
+      DROP TABLE deliveries;
+      ALTER TABLE deliveries_v2 RENAME TO deliveries;
+      CREATE INDEX deliveries_due ON deliveries(state, next_attempt_at);
+      CREATE INDEX deliveries_agent ON deliveries(agent_id, state);
+    `,
+  },
 ];

@@ -1,0 +1,25 @@
+import * as z from 'zod';
+import { route } from '../../core/route';
+import { agentSchema, createBody } from '../schemas';
+import { getAgentRow, toAgent } from '../store';
+import { emit } from '../emit';
+
+export default route({
+  method: 'POST',
+  path: '/notification/agent/create',
+  permission: 'notification:manage',
+  summary: 'Create a notification agent (sms, smtp or webhook); answers an array with it',
+  body: createBody,
+  response: z.array(agentSchema).length(1),
+  async handler({ db, body, events, vars, requestId }) {
+    const now = Date.now();
+    const iso = new Date(now).toISOString();
+    const r = await db
+      .prepare('INSERT INTO notification_agents (type, enabled, json, unix_time, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .bind(body.type, body.enabled ? 1 : 0, JSON.stringify(body.json), now, iso, iso)
+      .run();
+    const row = await getAgentRow(db, r.meta.last_row_id);
+    await emit(events, { kind: 'notification.agent.created', data: { id: row.id, type: row.type, enabled: body.enabled } }, requestId);
+    return [toAgent(row, vars.hostId)];
+  },
+});

@@ -1,0 +1,16 @@
+import * as z from 'zod';
+import { route } from '../../core/route';
+import { agentIdParams, agentSchema } from '../schemas';
+import { getAgentRow, toAgent } from '../store';
+
+export default route({
+  method: 'GET',
+  path: '/notification/agent/:id/details',
+  permission: 'notification:read',
+  summary: 'One notification agent (an array of one), secrets masked',
+  params: agentIdParams,
+  response: z.array(agentSchema).length(1),
+  async handler({ db, params, vars }) {
+    return [toAgent(await getAgentRow(db, params.id), vars.hostId)];
+  },
+});

@@ -1,0 +1,15 @@
+import * as z from 'zod';
+import { route } from '../../core/route';
+import { agentSchema } from '../schemas';
+import { listAgentRows, toAgent } from '../store';
+
+export default route({
+  method: 'GET',
+  path: '/notification/agent',
+  permission: 'notification:read',
+  summary: 'Every notification agent, secrets masked',
+  response: z.array(agentSchema),
+  async handler({ db, vars }) {
+    return (await listAgentRows(db)).map((r) => toAgent(r, vars.hostId));
+  },
+});

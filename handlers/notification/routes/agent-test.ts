@@ -1,0 +1,27 @@
+import * as z from 'zod';
+import { route } from '../../core/route';
+import { ApiError } from '../../core/errors';
+import { agentIdParams } from '../schemas';
+import { getAgentRow } from '../store';
+import { TEST_OP, type TestOpResult } from '../test-op';
+
+export default route({
+  method: 'GET',
+  path: '/notification/agent/:id/test',
+  // manage, not read: it makes the appliance send a message to an outside destination.
+  permission: 'notification:manage',
+  summary: 'Send one test message through the agent now (enabled or not); answers [{id}]',
+  params: agentIdParams,
+  response: z.array(z.object({ id: z.number().int() })).length(1),
+  async handler({ db, params, system }) {
+    const row = await getAgentRow(db, params.id);
+    // Sending needs sockets (SMTP, HTTP): the host does it, through a SYSTEM op.
+    const r = await system.op<TestOpResult>(TEST_OP, { id: row.id });
+    if (!r.sent) {
+      throw new ApiError(502, 'bad_gateway', `the ${row.type} agent ${row.id} could not send the test message: ${r.error}`, {
+        details: { agentId: row.id, type: row.type, reason: r.error },
+      });
+    }
+    return [{ id: row.id }];
+  },
+});

@@ -1,0 +1,72 @@
+import * as z from 'zod';
+import { route } from '../../core/route';
+import { eventSchema, eventsQuery, DELIVERY_STATES } from '../schemas';
+
+interface Row {
+  id: string;
+  seq: number;
+  kind: string;
+  at: number;
+  request_id: string | null;
+  data: string;
+}
+interface DeliveryRow {
+  event_id: string;
+  agent_id: number;
+  state: (typeof DELIVERY_STATES)[number];
+  attempts: number;
+  next_attempt_at: number;
+  last_attempt_at: number | null;
+  last_error: string | null;
+  delivered_at: number | null;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const DEFAULT_LIMIT = 50;
+
+/** An extension to the spec: what was emitted and where each notification stands. */
+export default route({
+  method: 'GET',
+  path: '/notification/events',
+  permission: 'notification:read',
+  summary: 'Recent events, newest first, with the delivery state for each agent (extension)',
+  query: eventsQuery,
+  response: z.array(eventSchema),
+  async handler({ db, query }) {
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    const events = (
+      query.kind
+        ? await db.prepare('SELECT id, seq, kind, at, request_id, data FROM events WHERE kind = ? ORDER BY seq DESC LIMIT ?').bind(query.kind, limit).all<Row>()
+        : await db.prepare('SELECT id, seq, kind, at, request_id, data FROM events ORDER BY seq DESC LIMIT ?').bind(limit).all<Row>()
+    ).results;
+    if (events.length === 0) return [];
+    const deliveries = (
+      await db
+        .prepare(
+          // One statement text whatever the count: the ids go in as one JSON array.
+          'SELECT event_id, agent_id, state, attempts, next_attempt_at, last_attempt_at, last_error, delivered_at FROM deliveries WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY agent_id',
+        )
+        .bind(JSON.stringify(events.map((e) => e.id)))
+        .all<DeliveryRow>()
+    ).results;
+    const byEvent = new Map<string, DeliveryRow[]>();
+    for (const d of deliveries) byEvent.set(d.event_id, [...(byEvent.get(d.event_id) ?? []), d]);
+    return events.map((e) => ({
+      id: e.id,
+      seq: e.seq,
+      kind: e.kind,
+      time: new Date(e.at).toISOString(),
+      requestId: e.request_id,
+      data: JSON.parse(e.data) as Record<string, unknown>,
+      deliveries: (byEvent.get(e.id) ?? []).map((d) => ({
+        agentId: d.agent_id,
+        state: d.state,
+        attempts: d.attempts,
+        nextAttemptAt: d.state === 'pending' ? iso(d.next_attempt_at) : null,
+        lastAttemptAt: iso(d.last_attempt_at),
+        lastError: d.last_error,
+        deliveredAt: iso(d.delivered_at),
+      })),
+    }));
+  },
+});

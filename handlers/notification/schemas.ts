@@ -1,0 +1,179 @@
+import * as z from 'zod';
+
+/**
+ * Notification agents: the spec's resource (id, hostid, type, enabled, json, unix_time,
+ * createdAt, updatedAt) and the per-type configuration in `json`. These schemas are the one
+ * source for validating input, for the response shapes, and for the host's delivery code
+ * (runtime/delivery reads stored configurations through them too).
+ */
+
+export const AGENT_TYPES = ['sms', 'smtp', 'webhook'] as const;
+export const agentType = z.enum(AGENT_TYPES, { error: 'must be sms, smtp or webhook' });
+export type AgentType = z.infer<typeof agentType>;
+
+/** What every response shows in place of a stored secret. Sending it back keeps the stored value. */
+export const SECRET_MASK = '********';
+
+/** Write-only fields per type: masked in every response, kept on an update that omits them. */
+export const SECRET_FIELDS = {
+  sms: ['authToken'],
+  smtp: ['password'],
+  webhook: ['secret'],
+} as const satisfies Record<AgentType, readonly string[]>;
+
+/** "required" for a missing field, the type error otherwise: issue paths already name the field. */
+const requiredError = (expected: string) => (iss: { input?: unknown }) => (iss.input === undefined ? 'required' : `must be ${expected}`);
+const str = () => z.string({ error: requiredError('a string') });
+const bool = () => z.boolean({ error: requiredError('a boolean') });
+
+const noLineBreak = (s: string) => !/[\r\n]/.test(s);
+const secretValue = (max: number) =>
+  str()
+    .min(1, 'must not be empty')
+    .max(max)
+    .refine((s) => s !== SECRET_MASK, `is the mask ${SECRET_MASK}, not a value: send the real secret, or omit it on update to keep the stored one`);
+
+/* ---- sms (Twilio) ---- */
+const e164 = /^\+[1-9]\d{6,14}$/;
+export const smsConfig = z.strictObject({
+  accountSid: str().regex(/^AC[0-9a-fA-F]{32}$/, 'must be a Twilio account SID: AC followed by 32 hex digits'),
+  authToken: secretValue(256),
+  // A Twilio number in E.164, or an alphanumeric sender ID (1-11 letters/digits/spaces, one letter at least).
+  fromPhoneNumber: str().refine(
+    (s) => e164.test(s) || /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/.test(s),
+    'must be an E.164 number such as +15551234567 or an alphanumeric sender ID',
+  ),
+  toPhoneNumber: str().regex(e164, 'must be an E.164 number such as +15551234567'),
+});
+
+/* ---- smtp ---- */
+const ADDRESS = String.raw`[^\s@<>",;]+@[^\s@<>",;]+`;
+const MAILBOX = new RegExp(`^(?:${ADDRESS}|[^<>\\r\\n]*<${ADDRESS}>)$`);
+const mailbox = str().max(320).regex(MAILBOX, 'must be an e-mail address (a@b.example or "Name <a@b.example>")');
+const recipients = z.union(
+  [
+    str()
+      .max(4096)
+      .refine((s) => s.split(',').every((p) => MAILBOX.test(p.trim())), 'must be an e-mail address or a comma-separated list of them'),
+    z.array(mailbox).min(1, 'must list at least one address').max(50),
+  ],
+  { error: requiredError('an e-mail address or a list of them') },
+);
+const PORT_MESSAGE = 'must be a port number 1-65535 (a number or a numeric string)';
+const port = z
+  .union([z.number(), z.string()], { error: (iss) => (iss.input === undefined ? 'required' : PORT_MESSAGE) })
+  .refine((p) => (typeof p === 'number' ? Number.isInteger(p) : /^\d{1,5}$/.test(p)) && Number(p) >= 1 && Number(p) <= 65535, PORT_MESSAGE);
+export const smtpConfig = z.strictObject({
+  host: str().min(1).max(253).regex(/^[A-Za-z0-9._:[\]-]+$/, 'must be a host name or an IP address'),
+  to: recipients,
+  from: mailbox,
+  username: str().min(1, 'must not be empty').max(256).refine(noLineBreak, 'must not contain a line break'),
+  password: secretValue(1024),
+  port,
+  /** Implicit TLS from the first byte (usually port 465). */
+  secure: bool().optional(),
+  /** Refuse to send unless STARTTLS upgrades the connection. */
+  requireTLS: bool().optional(),
+  /** Legacy name for `secure` that existing listings show; used when `secure` is absent. */
+  ssl: bool().optional(),
+});
+
+/* ---- webhook ---- */
+const httpUrl = str()
+  .max(2048)
+  .refine((s) => {
+    try {
+      const u = new URL(s);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http:// or https:// URL');
+/** Standard Webhooks symmetric secret: `whsec_` + base64 of 24-64 random bytes. */
+const WHSEC = /^whsec_([A-Za-z0-9+/]+={0,2})$/;
+const base64Bytes = (b64: string) => Math.floor((b64.replace(/=+$/, '').length * 3) / 4);
+export const webhookConfig = z.strictObject({
+  url: httpUrl,
+  secret: secretValue(200)
+    .refine((s) => WHSEC.test(s) && base64Bytes(s.slice(6)) >= 24 && base64Bytes(s.slice(6)) <= 64, 'must be whsec_ followed by the base64 of 24 to 64 bytes')
+    .optional(),
+});
+
+export const agentConfig = { sms: smsConfig, smtp: smtpConfig, webhook: webhookConfig } as const;
+export type SmsConfig = z.infer<typeof smsConfig>;
+export type SmtpConfig = z.infer<typeof smtpConfig>;
+export type WebhookConfig = z.infer<typeof webhookConfig>;
+export type AgentConfig = SmsConfig | SmtpConfig | WebhookConfig;
+
+/* ---- responses: secrets can only ever be the mask, so a leak fails the response check ---- */
+const masked = z.literal(SECRET_MASK);
+const common = {
+  id: z.number().int(),
+  hostid: z.string(),
+  enabled: z.boolean(),
+  /** Milliseconds since the epoch when the agent was created, as a string (spec). */
+  unix_time: z.string().regex(/^\d+$/),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+};
+export const agentSchema = z.discriminatedUnion('type', [
+  z.object({ ...common, type: z.literal('sms'), json: smsConfig.extend({ authToken: masked }) }),
+  z.object({ ...common, type: z.literal('smtp'), json: smtpConfig.extend({ password: masked }) }),
+  z.object({ ...common, type: z.literal('webhook'), json: webhookConfig.extend({ secret: masked.optional() }) }),
+]);
+export type Agent = z.infer<typeof agentSchema>;
+
+/* ---- requests ---- */
+export const agentIdParams = z.object({
+  id: z.string().regex(/^[1-9]\d{0,14}$/, 'must be a positive integer').transform(Number),
+});
+
+const typeError = { error: 'type must be sms, smtp or webhook' };
+export const createBody = z.discriminatedUnion(
+  'type',
+  [
+    z.strictObject({ type: z.literal('sms'), enabled: bool(), json: smsConfig }),
+    z.strictObject({ type: z.literal('smtp'), enabled: bool(), json: smtpConfig }),
+    z.strictObject({ type: z.literal('webhook'), enabled: bool(), json: webhookConfig }),
+  ],
+  typeError,
+);
+
+/** `json` is checked in the handler, against the type the agent will have after the update. */
+export const updateBody = z
+  .strictObject({
+    type: agentType.optional(),
+    enabled: bool().optional(),
+    json: z.record(z.string(), z.unknown(), { error: 'must be an object' }).optional(),
+  })
+  .refine((b) => b.type !== undefined || b.enabled !== undefined || b.json !== undefined, 'give at least one of type, enabled, json');
+
+/* ---- the events listing (an extension: GET /notification/events) ---- */
+export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'cancelled'] as const;
+export const eventsQuery = z.object({
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/, 'must be 1-500')
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 500, 'must be 1-500')
+    .optional(),
+  kind: z.string().regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/, 'must be an event kind such as s3.share.created').optional(),
+});
+export const deliverySchema = z.object({
+  agentId: z.number().int(),
+  state: z.enum(DELIVERY_STATES),
+  attempts: z.number().int(),
+  nextAttemptAt: z.string().nullable(),
+  lastAttemptAt: z.string().nullable(),
+  lastError: z.string().nullable(),
+  deliveredAt: z.string().nullable(),
+});
+export const eventSchema = z.object({
+  id: z.string(),
+  seq: z.number().int(),
+  kind: z.string(),
+  time: z.string(),
+  requestId: z.string().nullable(),
+  data: z.record(z.string(), z.unknown()),
+  deliveries: z.array(deliverySchema),
+});

@@ -1,0 +1,67 @@
+import type * as z from 'zod';
+import type { D1Database } from '../core/bindings';
+import { ApiError, notFound } from '../core/errors';
+import { issuesOf } from '../core/route';
+import { agentConfig, SECRET_FIELDS, SECRET_MASK, type Agent, type AgentType } from './schemas';
+
+/** A row of notification_agents (migration 1). `hostid` is not stored: it is this machine's id. */
+export interface AgentRow {
+  id: number;
+  type: AgentType;
+  enabled: number;
+  json: string;
+  unix_time: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const COLUMNS = 'id, type, enabled, json, unix_time, created_at, updated_at';
+
+export async function listAgentRows(db: D1Database): Promise<AgentRow[]> {
+  return (await db.prepare(`SELECT ${COLUMNS} FROM notification_agents ORDER BY id`).all<AgentRow>()).results;
+}
+
+export async function getAgentRow(db: D1Database, id: number): Promise<AgentRow> {
+  const row = await db.prepare(`SELECT ${COLUMNS} FROM notification_agents WHERE id = ?`).bind(id).first<AgentRow>();
+  if (!row) throw notFound(`no notification agent with id ${id}`);
+  return row;
+}
+
+/** The spec's agent object, with every secret replaced by the mask. */
+export function toAgent(row: AgentRow, hostId: string): Agent {
+  const json: Record<string, unknown> = JSON.parse(row.json);
+  for (const f of SECRET_FIELDS[row.type]) if (json[f] !== undefined) json[f] = SECRET_MASK;
+  return {
+    id: row.id,
+    hostid: hostId,
+    type: row.type,
+    enabled: row.enabled === 1,
+    json,
+    unix_time: String(row.unix_time),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  } as Agent;
+}
+
+/**
+ * The configuration an update will store: secrets the client omitted (or sent back as the mask)
+ * keep their stored value, as long as the type stays the same. Then the whole object is
+ * validated against `type`, and issues are reported under `body.json`.
+ */
+export function resolveUpdatedConfig(type: AgentType, incoming: Record<string, unknown>, stored: { type: AgentType; json: Record<string, unknown> }): Record<string, unknown> {
+  const next = { ...incoming };
+  for (const f of SECRET_FIELDS[type]) {
+    if (next[f] !== undefined && next[f] !== SECRET_MASK) continue;
+    if (stored.type === type && stored.json[f] !== undefined) next[f] = stored.json[f];
+  }
+  return validateConfig(type, next);
+}
+
+export function validateConfig(type: AgentType, json: unknown): Record<string, unknown> {
+  const r = (agentConfig[type] as z.ZodType).safeParse(json);
+  if (!r.success) {
+    const issues = issuesOf('body.json', r.error);
+    throw new ApiError(400, 'validation_failed', `invalid body: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+  }
+  return r.data as Record<string, unknown>;
+}

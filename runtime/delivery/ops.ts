@@ -1,0 +1,48 @@
+import type { SqliteDb } from '../db/database';
+import type { HostOp } from '../system/service';
+import { SystemRefusal } from '../system/types';
+import { TEST_OP, type TestOpResult } from '../../handlers/notification/test-op';
+import { testNotification } from './payload';
+import { deliveryAgent, sendThrough } from './send';
+import { SendError } from './send-error';
+import type { DeliverySettings } from './settings';
+import { trustedCas } from './trust';
+
+export interface NotificationOpsOptions {
+  db: SqliteDb;
+  settings: DeliverySettings;
+  hostId: string;
+  productName: string;
+  caDir?: string;
+}
+
+/**
+ * The host side of GET /notification/agent/{id}/test: send one test message through the agent
+ * now, outside the outbox (nothing is retried or recorded as an event). The audit log gets the
+ * agent, its type and the outcome, never its configuration.
+ */
+export function notificationOps(o: NotificationOpsOptions): Record<string, HostOp> {
+  const select = o.db.prepare('SELECT type, json FROM notification_agents WHERE id = ?');
+  const audit = o.db.prepare("INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, 'notification/test', ?, ?, ?, ?)");
+  return {
+    [TEST_OP]: async (payload, requestId): Promise<TestOpResult> => {
+      const id = payload.id;
+      if (typeof id !== 'number' || !Number.isInteger(id)) throw new SystemRefusal(400, 'bad_request', 'notification/test needs an integer id');
+      const row = select.get(id) as { type: string; json: string } | undefined;
+      if (!row) throw new SystemRefusal(404, 'not_found', `no notification agent with id ${id}`);
+      const started = Date.now();
+      let result: TestOpResult;
+      try {
+        const agent = deliveryAgent(id, row.type, row.json);
+        await sendThrough(agent, testNotification(id, o.hostId, o.productName), { settings: o.settings, productName: o.productName, ca: trustedCas(o.caDir) });
+        result = { sent: true };
+      } catch (e) {
+        // Anything else is a bug: the SYSTEM service logs it and the route answers 500.
+        if (!(e instanceof SendError)) throw e;
+        result = { sent: false, error: e.message };
+      }
+      audit.run(Date.now(), requestId ?? null, JSON.stringify([`agent:${id}`, row.type]), result.sent ? 0 : 1, Date.now() - started, result.sent ? null : result.error);
+      return result;
+    },
+  };
+}

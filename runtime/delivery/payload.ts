@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+
+/**
+ * The notification every agent delivers for one event. Webhooks receive it as the JSON body
+ * (the Standard Webhooks payload shape `type`/`timestamp`/`data`, plus `id` and `host`); mail and
+ * SMS render it as text.
+ */
+export interface Notification {
+  /** The event id: stable across retries (the webhook-id, the mail's X-Ballast-Event-Id). */
+  id: string;
+  /** The event kind, e.g. `s3.share.created`. */
+  type: string;
+  /** When the event happened, ISO 8601 UTC. */
+  timestamp: string;
+  /** This machine's host id (the agents' `hostid`). */
+  host: string;
+  data: Record<string, unknown>;
+}
+
+export interface StoredEvent {
+  id: string;
+  kind: string;
+  at: number;
+  data: Record<string, unknown>;
+}
+
+export const TEST_KIND = 'notification.test';
+
+export function notificationOf(e: StoredEvent, hostId: string): Notification {
+  return { id: e.id, type: e.kind, timestamp: new Date(e.at).toISOString(), host: hostId, data: e.data };
+}
+
+/** The test route's message: never stored as an event, so it has its own id. */
+export function testNotification(agentId: number, hostId: string, productName: string, now = Date.now()): Notification {
+  return {
+    id: `test_${randomUUID()}`,
+    type: TEST_KIND,
+    timestamp: new Date(now).toISOString(),
+    host: hostId,
+    data: { agentId, message: `This is a test notification from ${productName} on ${hostId}.` },
+  };
+}
+
+/** `s3.share.created` → `S3 share created`; `certificate.rolled_back` → `Certificate rolled back`. */
+export function titleOf(kind: string): string {
+  const words = kind.split('.').join(' ').replaceAll('_', ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+export function subjectOf(n: Notification, productName: string): string {
+  return `[${productName} ${n.host}] ${titleOf(n.type)}`;
+}
+
+export function mailTextOf(n: Notification, productName: string): string {
+  return [
+    `${titleOf(n.type)} on ${n.host}.`,
+    '',
+    `Event: ${n.type}`,
+    `Time:  ${n.timestamp}`,
+    `Host:  ${n.host}`,
+    `Id:    ${n.id}`,
+    '',
+    'Data:',
+    JSON.stringify(n.data, null, 2),
+    '',
+    `-- ${productName} notifications`,
+    '',
+  ].join('\n');
+}
+
+const SMS_MAX = 320;
+
+/** One short line: what happened, where, and the event's scalar fields. Two SMS segments at most. */
+export function smsTextOf(n: Notification, productName: string): string {
+  const fields = Object.entries(n.data)
+    .filter(([, v]) => v === null || ['string', 'number', 'boolean'].includes(typeof v))
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(' ');
+  const text = `${productName} ${n.host}: ${titleOf(n.type)} (${n.type})${fields ? ` ${fields}` : ''} at ${n.timestamp}`;
+  return text.length <= SMS_MAX ? text : `${text.slice(0, SMS_MAX - 1)}…`;
+}

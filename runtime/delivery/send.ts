@@ -1,0 +1,59 @@
+import { agentConfig, type AgentType, type SmsConfig, type SmtpConfig, type WebhookConfig } from '../../handlers/notification/schemas';
+import type { Notification } from './payload';
+import { redact } from './redact';
+import { SendError } from './send-error';
+import type { SendContext } from './senders/context';
+import { sendMail } from './senders/smtp';
+import { sendSms } from './senders/sms';
+import { sendWebhook } from './senders/webhook';
+
+/** An agent as the host sends through it: its stored configuration, parsed by the area's schemas. */
+export type DeliveryAgent =
+  | { id: number; type: 'sms'; config: SmsConfig }
+  | { id: number; type: 'smtp'; config: SmtpConfig }
+  | { id: number; type: 'webhook'; config: WebhookConfig };
+
+/** Parses a stored agent; a configuration the schemas refuse (hand-edited DB) cannot be sent. */
+export function deliveryAgent(id: number, type: string, json: string): DeliveryAgent {
+  if (!(type in agentConfig)) throw new SendError(`agent ${id} has an unknown type ${type}`, { permanent: true });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw new SendError(`agent ${id} has a configuration that is not JSON`, { permanent: true });
+  }
+  const r = agentConfig[type as AgentType].safeParse(parsed);
+  if (!r.success) throw new SendError(`agent ${id} has an invalid configuration: ${r.error.issues.map((i) => i.path.join('.') || '(root)').join(', ')}`, { permanent: true });
+  return { id, type, config: r.data } as DeliveryAgent;
+}
+
+/** The values an error about this agent must never show. */
+function secretsOf(a: DeliveryAgent): { secrets: string[]; users: string[] } {
+  switch (a.type) {
+    case 'sms':
+      return { secrets: [a.config.authToken], users: [a.config.accountSid] };
+    case 'smtp':
+      return { secrets: [a.config.password], users: [a.config.username] };
+    case 'webhook':
+      return { secrets: a.config.secret ? [a.config.secret, a.config.secret.slice('whsec_'.length)] : [], users: [] };
+  }
+}
+
+/** Sends one notification through one agent. Rejects with a SendError whose message is redacted. */
+export async function sendThrough(agent: DeliveryAgent, n: Notification, ctx: SendContext): Promise<void> {
+  try {
+    switch (agent.type) {
+      case 'sms':
+        return await sendSms(agent.config, n, ctx);
+      case 'smtp':
+        return await sendMail(agent.config, n, ctx);
+      case 'webhook':
+        return await sendWebhook(agent.config, n, ctx);
+    }
+  } catch (e) {
+    const { secrets, users } = secretsOf(agent);
+    const err = e instanceof SendError ? e : new SendError((e as Error)?.message ?? String(e));
+    const message = redact(err.message, secrets, users);
+    throw new SendError(message, { permanent: err.permanent, retryAfterMs: err.retryAfterMs });
+  }
+}

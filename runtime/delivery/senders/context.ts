@@ -1,0 +1,9 @@
+import type { DeliverySettings } from '../settings';
+
+/** What every sender needs besides the agent's configuration and the notification. */
+export interface SendContext {
+  settings: DeliverySettings;
+  productName: string;
+  /** Trusted CAs for TLS (undefined: Node's defaults); see trust.ts. */
+  ca?: string[];
+}

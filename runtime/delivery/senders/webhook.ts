@@ -1,0 +1,39 @@
+import type { WebhookConfig } from '../../../handlers/notification/schemas';
+import { excerpt, post, retryAfterMs } from '../http-post';
+import type { Notification } from '../payload';
+import { SendError } from '../send-error';
+import { signWebhook } from '../signature';
+import type { SendContext } from './context';
+
+/**
+ * One HTTP POST of the notification's JSON, the Standard Webhooks way: `webhook-id` (the event
+ * id, stable across retries: the receiver's idempotency key), `webhook-timestamp` (this attempt,
+ * Unix seconds) and, when the agent has a secret, `webhook-signature: v1,<base64 HMAC>`. Only 2xx
+ * is success; redirects are not followed; 410 Gone stops the retries.
+ */
+export async function sendWebhook(cfg: WebhookConfig, n: Notification, ctx: SendContext, now = Date.now()): Promise<void> {
+  const url = new URL(cfg.url);
+  const body = JSON.stringify(n);
+  const timestamp = Math.floor(now / 1000);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': `${ctx.productName}-notifier`,
+    'webhook-id': n.id,
+    'webhook-timestamp': String(timestamp),
+  };
+  if (cfg.secret) headers['webhook-signature'] = signWebhook(cfg.secret, n.id, timestamp, body);
+  // The origin only: a webhook URL's path or query often embeds a token of the receiver's.
+  const where = url.origin;
+  let r;
+  try {
+    r = await post(url, { headers, body, timeoutMs: ctx.settings.timeoutMs, ca: ctx.ca });
+  } catch (e) {
+    throw new SendError(`webhook ${where} is unreachable: ${(e as Error).message}`);
+  }
+  if (r.status >= 200 && r.status < 300) return;
+  const said = excerpt(r.body);
+  throw new SendError(`webhook ${where} answered HTTP ${r.status}${said ? `: ${said}` : ''}`, {
+    permanent: r.status === 410,
+    retryAfterMs: retryAfterMs(r.headers),
+  });
+}

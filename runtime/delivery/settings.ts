@@ -1,0 +1,42 @@
+import * as z from 'zod';
+
+/**
+ * Delivery tuning, from the host config's `settings.notification` (all optional). The defaults
+ * retry a failing destination for about a day: attempts at 0 s, then ≈10 s, 20 s, 40 s … doubling
+ * up to 6 h between attempts, 15 attempts in all (≈ 23.6 h), each delay ±20 % jitter.
+ */
+export const deliverySettingsSchema = z.strictObject({
+  /** Twilio REST API origin; tests point it at a local stand-in. */
+  twilioBaseUrl: z.url({ protocol: /^https?$/ }).default('https://api.twilio.com'),
+  /** Attempts per (event, agent), the first one included; then the delivery is `failed`. */
+  maxAttempts: z.number().int().min(1).max(100).default(15),
+  /** Delay before the 2nd attempt; doubles for each further one. */
+  backoffBaseMs: z.number().int().min(1).default(10_000),
+  /** Upper bound of one delay (also caps a destination's Retry-After). */
+  backoffMaxMs: z.number().int().min(1).default(6 * 3600_000),
+  /** Longest sleep of the worker between looks at the outbox (new events wake it at once). */
+  pollIntervalMs: z.number().int().min(10).default(5_000),
+  /** Time limit of one send (connect, TLS, the whole SMTP dialogue or HTTP exchange). */
+  timeoutMs: z.number().int().min(100).max(120_000).default(15_000),
+  /** Sends in flight at once. */
+  concurrency: z.number().int().min(1).max(32).default(4),
+  /** Keep this many most recent events; older ones go once none of their deliveries is pending. */
+  retainEvents: z.number().int().min(10).default(10_000),
+});
+export type DeliverySettings = z.infer<typeof deliverySettingsSchema>;
+
+/** Reads `settings.notification`; a wrong key or value stops the host at start with its path. */
+export function deliverySettings(settings: Record<string, unknown>): DeliverySettings {
+  const r = deliverySettingsSchema.safeParse(settings.notification ?? {});
+  if (!r.success) {
+    throw new Error(`config: ${r.error.issues.map((i) => `settings.notification${i.path.length ? `.${i.path.join('.')}` : ''}: ${i.message}`).join('; ')}`);
+  }
+  return r.data;
+}
+
+/** Delay before attempt `attempt + 1`, given `attempt` attempts failed (attempt ≥ 1). */
+export function backoffMs(s: DeliverySettings, attempt: number, retryAfterMs?: number, random: () => number = Math.random): number {
+  const exp = Math.min(s.backoffMaxMs, s.backoffBaseMs * 2 ** Math.min(attempt - 1, 40));
+  const jittered = Math.round(exp * (0.8 + 0.4 * random()));
+  return Math.min(s.backoffMaxMs, Math.max(jittered, retryAfterMs ?? 0));
+}
