@@ -12,6 +12,22 @@ import { expectedSchema, FS_FIXTURE_TOOLS, isXxhsumCheck, outcome, xxhsumFileNam
 
 const FIXTURES = resolve(import.meta.dirname, '../../../fixtures');
 
+it('the base replay set (fixtures without a scenario) has one fixture per argv', () => {
+  // replay keeps the last loaded fixture per argv, so two base fixtures with one argv would
+  // make route tests depend on file order; the others carry a `scenario`
+  const seen = new Map<string, string>();
+  for (const tool of FS_FIXTURE_TOOLS) {
+    const dir = join(FIXTURES, tool);
+    for (const f of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) {
+      const fx = readFixture(join(dir, f));
+      if (fx.scenario !== undefined || fx.once) continue;
+      const key = JSON.stringify(fx.argv);
+      expect(seen.get(key), `${tool}/${f} repeats the argv of ${seen.get(key)}`).toBeUndefined();
+      seen.set(key, `${tool}/${f}`);
+    }
+  }
+});
+
 describe.each(FS_FIXTURE_TOOLS)('fixtures/%s', (tool) => {
   const dir = join(FIXTURES, tool);
   const names = readdirSync(dir)

@@ -66,7 +66,10 @@ fromOut('xxhsum', 'newline-backslash-names', 'xxhsum/debian12-xxhash-0.8.1-xxhsu
   'back\\slash.txt',
 ]);
 fromOut('xxhsum', 'c-all-ok', 'xxhsum/debian12-xxhash-0.8.1-xxhsum-c-all-ok.out', [XXHSUM, '-c', 'sums.xxh64']);
-fromOut('xxhsum', 'c-one-failed', 'xxhsum/debian12-xxhash-0.8.1-xxhsum-c-one-failed.out', [XXHSUM, '-c', 'sums.xxh64'], { code: 1 });
+fromOut('xxhsum', 'c-one-failed', 'xxhsum/debian12-xxhash-0.8.1-xxhsum-c-one-failed.out', [XXHSUM, '-c', 'sums.xxh64'], {
+  code: 1,
+  scenario: 'xxhsum-one-failed', // same argv as c-all-ok
+});
 fromOut('xxhsum', 'c-improper-line', 'xxhsum/debian12-xxhash-0.8.1-xxhsum-c-improper-line.out', [XXHSUM, '-c', 'bad.xxh']);
 fromOut('xxhsum', 'c-missing-file', 'xxhsum/debian12-xxhash-0.8.1-xxhsum-c-missing-file.out', [XXHSUM, '-c', 'miss.xxh'], { code: 1 });
 
@@ -110,12 +113,13 @@ fromOut('getfacl', 'R-absolute', `${G}R-absolute.out`, [GETFACL, '-R', '/tmp/res
 fromOut('getfacl', 'R-relative', `${G}R-relative.out`, [GETFACL, '-R', 'share']);
 fromOut('getfacl', 'c-omit-header', `${G}c-omit-header.out`, [GETFACL, '-c', 'share']);
 fromOut('getfacl', 'e-all-effective', `${G}e-all-effective.out`, [GETFACL, '-e', 'share']);
-fromOut('getfacl', 'effective-rights-comment', `${G}effective-rights-comment.out`, [GETFACL, 'share']);
+// four samples share `getfacl share`: with-default-entries is the base, the others are scenarios
+fromOut('getfacl', 'effective-rights-comment', `${G}effective-rights-comment.out`, [GETFACL, 'share'], { scenario: 'getfacl-effective-rights' });
 fromOut('getfacl', 'escaped-names', `${G}escaped-names.out`, [GETFACL, 'share/new\nline', 'share/back\\slash', 'share/name with space.txt']);
 fromOut('getfacl', 'flags-setgid-sticky', `${G}flags-setgid-sticky.out`, [GETFACL, 'flagged']);
 fromOut('getfacl', 'n-numeric', `${G}n-numeric.out`, [GETFACL, '-n', 'share']);
-fromOut('getfacl', 'named-entries', `${G}named-entries.out`, [GETFACL, 'share']);
-fromOut('getfacl', 'plain-dir', `${G}plain-dir.out`, [GETFACL, 'share']);
+fromOut('getfacl', 'named-entries', `${G}named-entries.out`, [GETFACL, 'share'], { scenario: 'getfacl-named-entries' });
+fromOut('getfacl', 'plain-dir', `${G}plain-dir.out`, [GETFACL, 'share'], { scenario: 'getfacl-plain-dir' });
 fromOut('getfacl', 't-tabular', `${G}t-tabular.out`, [GETFACL, '-t', 'share']);
 fromOut('getfacl', 'with-default-entries', `${G}with-default-entries.out`, [GETFACL, 'share']);
 

@@ -50,7 +50,8 @@ async function record(
   tool: string,
   name: string,
   argv: string[],
-  opts: { cwd?: string; note?: string; expectCode?: number } = {},
+  /** scenario: set when another fixture has the same argv, so the base replay set stays unambiguous */
+  opts: { cwd?: string; note?: string; expectCode?: number; scenario?: string } = {},
 ): Promise<ExecResult> {
   const r = await exec(argv, { cwd: opts.cwd });
   if (opts.expectCode !== undefined && r.code !== opts.expectCode) {
@@ -63,6 +64,7 @@ async function record(
     code: r.code,
     stdout: r.stdout,
     stderr: r.stderr,
+    ...(opts.scenario ? { scenario: opts.scenario } : {}),
   };
   const file = join(FIXTURES, tool, `${name}.yaml`);
   writeFixture(file, fixture);
@@ -257,8 +259,8 @@ async function recordDevices(main: LoopDevice): Promise<void> {
     await run(['/usr/bin/partx', '-a', blank.device]);
     await run(['/usr/sbin/mkfs.ext4', '-q', '-L', 'part1', `${blank.device}p1`]);
     await run(['/usr/sbin/mkswap', '-L', 'swap2', `${blank.device}p2`]);
-    await record('wipefs', 'dos-partition-table', wipefsArgv(blank.device));
-    await record('wipefs', 'default-columns-dos', ['/usr/sbin/wipefs', '-n', '-J', '--', blank.device]);
+    await record('wipefs', 'dos-partition-table', wipefsArgv(blank.device), { scenario: 'partitioned-loop' });
+    await record('wipefs', 'default-columns-dos', ['/usr/sbin/wipefs', '-n', '-J', '--', blank.device], { scenario: 'partitioned-loop' });
     await record('wipefs', 'swap-partition', wipefsArgv(`${blank.device}p2`));
     const p1 = `${blank.dir}/p1 mnt`;
     await mkdir(p1);
@@ -274,9 +276,11 @@ async function recordDevices(main: LoopDevice): Promise<void> {
     try {
       await record('lsblk', 'partitions-mounted-and-swap', lsblkArgv(blank.device), {
         note: 'p1 mounted at a private path with a space, p2 active swap',
+        scenario: 'partitioned-loop',
       });
       await record('swaps', 'partition-and-file', [CAT, '/proc/swaps'], {
         note: 'the product reads /proc/swaps as a file; argv is how it was captured',
+        scenario: 'swap-active',
       });
     } finally {
       await run(['/usr/sbin/swapoff', swapFile]);
@@ -292,13 +296,13 @@ async function recordDevices(main: LoopDevice): Promise<void> {
 
   const xfs = await createLoopDevice({ sizeMiB: 320, fsType: 'xfs', mkfsArgs: ['-q', '-L', 'scratch'] });
   try {
-    await record('wipefs', 'xfs', wipefsArgv(xfs.device));
+    await record('wipefs', 'xfs', wipefsArgv(xfs.device), { scenario: 'xfs-loop' });
   } finally {
     await xfs.cleanup();
   }
   const vfat = await createLoopDevice({ sizeMiB: 64, fsType: 'vfat', mkfsArgs: ['-n', 'USBKEY'] });
   try {
-    await record('wipefs', 'vfat', wipefsArgv(vfat.device), { note: 'FAT carries two signatures' });
+    await record('wipefs', 'vfat', wipefsArgv(vfat.device), { note: 'FAT carries three signatures', scenario: 'vfat-loop' });
   } finally {
     await vfat.cleanup();
   }
