@@ -6,7 +6,9 @@
  *   comments: `kdc = h # x` has the value `h # x`.
  * - `[name]` starts a section, `[name]*` a final one. A repeated section header continues the
  *   same section (MIT merges them).
- * - `tag = value` is a relation; the tag is one word, `tag* = value` marks it final. The value
+ * - `tag = value` is a relation; the tag is one word, `tag* = value` marks it final (1.20 strips
+ *   the `*` and reads the relation, checked on this machine; the flag only has an effect from 1.22
+ *   on, but it is kept so a round trip does not lose it). The value
  *   is the rest of the line with trailing blanks cut, or a double-quoted string with the escapes
  *   `\n \t \b` and `\<any>` for that character.
  * - `tag = {` opens a subsection, closed by `}` (or `}*`: final). `tag =` with nothing after it
