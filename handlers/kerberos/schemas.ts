@@ -194,8 +194,13 @@ export type Krb5ConfInput =
   | Record<string, Krb5Section>;
 
 /**
- * Tags documented by MIT (krb5_conf.rst) as "may be specified multiple times", by position:
- * `realms.<REALM>.<tag>` and `plugins.<interface>.<tag>`. The parser always makes these arrays.
+ * Tags that hold a list, by position `realms.<REALM>.<tag>` and `plugins.<interface>.<tag>`; the
+ * parser always makes these arrays. From MIT's krb5_conf.rst / pkinit docs: `kdc` (one line per
+ * KDC), `master_kdc` / `primary_kdc` ("the primary KDC(s)"), `auth_to_local` (rules tried in
+ * order), `http_anchors` and the `pkinit_*` locations ("may be specified multiple times"), and
+ * plugin `module` / `enable_only` / `disable` ("may have multiple values"). `kpasswd_server` is
+ * not called a list there, but the library locates it like `kdc`, trying every value.
+ * `admin_server` is single-valued (kadmin uses the first).
  */
 export const KRB5_LIST_TAGS: Readonly<Record<string, readonly string[]>> = {
   realms: [
