@@ -34,6 +34,17 @@ describe('kerberos command fixtures', () => {
     for (const f of fixtures) expect(f.argv[0], f.file).toMatch(/^\/usr\/bin\/(klist|kinit)$/);
   });
 
+  it('the base replay set (fixtures without a scenario) has one fixture per argv', () => {
+    // Replay keeps the last loaded fixture per argv; duplicates carry a `scenario` instead.
+    const seen = new Map<string, string>();
+    for (const f of fixtures) {
+      if (f.scenario !== undefined || f.once) continue;
+      const key = JSON.stringify(f.argv);
+      expect(seen.get(key), `${f.file} repeats the argv of ${seen.get(key)}`).toBeUndefined();
+      seen.set(key, f.file ?? '');
+    }
+  });
+
   for (const f of fixtures) {
     const name = (f.file ?? '').split('/').slice(-2).join('/');
     it(`${name} parses to its expected JSON`, () => {

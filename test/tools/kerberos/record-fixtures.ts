@@ -26,8 +26,35 @@ const dpkgVersion = (pkg: string) =>
 const today = new Date().toISOString().slice(0, 10);
 const machine = `Debian 12, krb5-user/krb5-kdc ${dpkgVersion('krb5-kdc')}, LC_ALL=C TZ=UTC, as root`;
 
+/**
+ * Replay keeps the last loaded fixture per argv, so the base set (no scenario) must have one
+ * fixture per argv: every other fixture with the same argv belongs to a named scenario.
+ * Base per argv: klist → local-tgt-service, klist -f -e → local-tgt-service-f-e, klist -e →
+ * local-tgt-service-e, klist -l → local-collection-l, kinit alice → local-password-ok.
+ */
+const SCENARIO: Record<string, string> = {
+  'klist/upstream-klist': 'kerberos-upstream-alice',
+  'klist/upstream-klist-f-e': 'kerberos-upstream-alice',
+  'klist/upstream-klist-two-tickets': 'kerberos-upstream-host',
+  'klist/upstream-klist-l': 'kerberos-upstream-host',
+  'klist/upstream-klist-no-cache': 'kerberos-upstream-no-cache',
+  'klist/local-no-cache': 'kerberos-no-cache',
+  'klist/local-after-kdestroy': 'kerberos-after-kdestroy',
+  'klist/local-tgt': 'kerberos-tgt-only',
+  'klist/local-norenew-f-e': 'kerberos-not-renewable',
+  'klist/local-norenew-e': 'kerberos-not-renewable',
+  'klist/local-for-client': 'kerberos-for-client',
+  'klist/local-for-client-f-e': 'kerberos-for-client',
+  'kinit/local-password-incorrect': 'kerberos-password-incorrect',
+  'kinit/local-no-password': 'kerberos-no-password',
+  'kinit/local-client-revoked': 'kerberos-client-revoked',
+  'kinit/local-client-expired': 'kerberos-client-expired',
+  'kinit/local-password-expired': 'kerberos-password-expired',
+};
+
 function save(tool: 'klist' | 'kinit', name: string, source: string, r: RunResult): void {
-  const f: Fixture = { source, argv: r.argv, code: r.code ?? -1, stdout: r.stdout, stderr: r.stderr };
+  const scenario = SCENARIO[`${tool}/${name}`];
+  const f: Fixture = { source, argv: r.argv, code: r.code ?? -1, stdout: r.stdout, stderr: r.stderr, ...(scenario ? { scenario } : {}) };
   const file = join(repo, 'fixtures', tool, `${name}.yaml`);
   writeFixture(file, f);
   console.log(`${file}  rc=${f.code}`);
