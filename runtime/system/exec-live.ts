@@ -30,8 +30,10 @@ export function checkArgv(argv: unknown, allowed: ReadonlySet<string>): string[]
 export function commandEnv(o: LiveOptions, extra: Record<string, string> | undefined): Record<string, string> {
   const env: Record<string, string> = {
     PATH: '/usr/sbin:/usr/bin:/sbin:/bin',
+    // Parsers read C-locale output with UTC timestamps (klist prints local time without a zone).
     LC_ALL: 'C',
     LANG: 'C',
+    TZ: 'UTC',
     ...o.baseEnv,
   };
   for (const [k, v] of Object.entries(extra ?? {})) {
