@@ -20,6 +20,8 @@ export interface HostConfig {
   system: {
     mode: 'live' | 'replay' | 'record';
     fixtures: string[];
+    /** replay: placeholders in fixture argv and their values here, e.g. { $ROOT: /srv/demo/root } */
+    fixtureAliases?: Record<string, string>;
     recordDir?: string;
     wrapper: string[];
     binaries: Record<string, string>;

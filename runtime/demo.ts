@@ -19,7 +19,8 @@ export function demoConfig(repo: string, port: number, stateDir = process.env.BA
     listen: { host: '127.0.0.1', port },
     stateDir: state,
     paths,
-    system: { ...base.system, mode: 'replay', fixtures: [resolve(repo, 'fixtures/demo')] },
+    // Demo fixtures write `$ROOT/etc/...` where a command names a configured path.
+    system: { ...base.system, mode: 'replay', fixtures: [resolve(repo, 'fixtures/demo')], fixtureAliases: { $ROOT: root } },
     settings: { demo: true },
   });
 }

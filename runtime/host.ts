@@ -79,7 +79,7 @@ export function backendFor(config: HostConfig): CommandBackend {
     case 'record':
       return new RecordBackend(live(), resolve(config.system.recordDir ?? join(config.stateDir, 'recorded')));
     case 'replay': {
-      const r = new ReplayBackend();
+      const r = new ReplayBackend([], config.system.fixtureAliases ?? {});
       for (const dir of config.system.fixtures) r.load(loadFixtureDir(dir));
       return r;
     }

@@ -3,7 +3,7 @@ import * as z from 'zod';
 /**
  * Delivery tuning, from the host config's `settings.notification` (all optional). The defaults
  * retry a failing destination for about a day: attempts at 0 s, then ≈10 s, 20 s, 40 s … doubling
- * up to 6 h between attempts, 15 attempts in all (≈ 23.6 h), each delay ±20 % jitter.
+ * up to 6 h between attempts, 15 attempts in all (≈ 23.4 h), each delay ±20 % jitter.
  */
 export const deliverySettingsSchema = z.strictObject({
   /** Twilio REST API origin; tests point it at a local stand-in. */

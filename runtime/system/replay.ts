@@ -13,15 +13,29 @@ export class ReplayBackend implements CommandBackend {
   private readonly sticky = new Map<string, Fixture>();
   readonly calls: { argv: string[]; stdin?: string; env?: Record<string, string> }[] = [];
 
-  constructor(fixtures: Fixture[] = []) {
+  /**
+   * `aliases` maps a placeholder used in fixture argv (e.g. `$ROOT`) to the real prefix it stands
+   * for on this checkout (the demo's var/demo/root), so fixtures stay valid wherever the repo lives.
+   */
+  constructor(
+    fixtures: Fixture[] = [],
+    private readonly aliases: Record<string, string> = {},
+  ) {
     this.load(fixtures);
   }
 
   load(fixtures: Fixture[]): void {
-    for (const f of fixtures) {
+    for (const f0 of fixtures) {
+      const f = { ...f0, argv: f0.argv.map((a) => this.expand(a)) };
       if (f.once) this.once.push(f);
       else this.sticky.set(key(f.argv), f);
     }
+  }
+
+  private expand(arg: string): string {
+    let out = arg;
+    for (const [placeholder, real] of Object.entries(this.aliases)) out = out.split(placeholder).join(real);
+    return out;
   }
 
   private take(argv: string[]): Fixture {

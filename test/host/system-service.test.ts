@@ -173,3 +173,11 @@ describe('native modules', () => {
     expect(typeof pty.spawn).toBe('function');
   });
 });
+
+describe('replay aliases', () => {
+  it('a $ROOT placeholder in fixture argv matches the real root of this checkout', async () => {
+    const r = new ReplayBackend([{ source: 't', argv: ['/usr/bin/klist', '-k', '--', '$ROOT/etc/krb5.keytab'], code: 0, stdout: 'ok', stderr: '' }], { $ROOT: '/srv/demo/root' });
+    expect((await r.exec(['/usr/bin/klist', '-k', '--', '/srv/demo/root/etc/krb5.keytab'], {})).stdout).toBe('ok');
+    await expect(r.exec(['/usr/bin/klist', '-k', '--', '$ROOT/etc/krb5.keytab'], {})).rejects.toThrow(/no recorded fixture/);
+  });
+});
