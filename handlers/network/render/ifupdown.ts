@@ -12,7 +12,7 @@
  */
 import * as z from 'zod';
 import { ifaceName } from '../schemas.ts';
-import { isStanzaKeyword, parseIfupdownWithSpans, physicalLines } from '../parse/ifupdown.ts';
+import { isStanzaKeyword, logicalLines, parseIfupdownWithSpans, physicalLines } from '../parse/ifupdown.ts';
 
 /** One value token: letters, digits and . _ : / + , = @ % - ; starts with a letter or digit. */
 export const ifupdownToken = z
@@ -61,6 +61,29 @@ export function renderIfaceBlock(input: IfaceStanzaInput): string {
 export function renderIfaceStanza(input: IfaceStanzaInput): string {
   const s = ifaceStanzaInput.parse(input);
   return (s.auto ? `auto ${s.name}\n` : '') + renderIfaceBlock(s);
+}
+
+const isBlank = (s: string | undefined) => s !== undefined && s.trim() === '';
+
+/**
+ * A removed block takes its separating blank line with it: when the kept line before a run of
+ * dropped lines is blank and the run is followed by another blank line or the end of the
+ * file, that blank line goes too. So removing a stanza the API appended (after a blank line)
+ * gives back the file as it was, and removals never pile up blank lines.
+ */
+function dropSeparators(lines: string[], replacement: (string | undefined)[]): void {
+  let i = 0;
+  while (i < lines.length) {
+    if (replacement[i] !== '') {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < lines.length && replacement[i] === '') i++;
+    const prev = start - 1;
+    const keptBlank = (k: number) => replacement[k] === undefined && isBlank(lines[k]);
+    if (prev >= 0 && keptBlank(prev) && (i >= lines.length || keptBlank(i))) replacement[prev] = '';
+  }
 }
 
 /**
@@ -126,6 +149,8 @@ export function replaceIfaceStanza(text: string, name: string, input: IfaceStanz
     for (const s of mine) drop(s.start, s.end);
   }
 
+  dropSeparators(lines, replacement);
+
   let out = '';
   raw.forEach((line, i) => {
     const r = replacement[i];
@@ -136,5 +161,60 @@ export function replaceIfaceStanza(text: string, name: string, input: IfaceStanz
     if (out !== '' && !/(\r?\n){2}$/.test(out)) out += nl;
     out += appended;
   }
+  return out;
+}
+
+/**
+ * Set (or, with `option` null, delete) one option of the first inet stanza of `name`, keeping
+ * every other byte of `text`, including options we would never write ourselves (hooks,
+ * dns-*): used where the API changes one thing in a stanza it does not fully own, such as a
+ * bond's port list. `aliases` are names ifupdown treats as the same option (`slaves`,
+ * `bond-slaves`, `bond_slaves`): the first one present is rewritten in place, under its own
+ * spelling unless `option.name` says otherwise, with its indentation; the other aliases are
+ * dropped. With none present the option is added after the stanza's last option line.
+ * Returns null when the text has no inet stanza for `name`.
+ */
+export function setIfaceOption(
+  text: string,
+  name: string,
+  aliases: string[],
+  option: { name?: string; value: string | string[] } | null,
+): string | null {
+  ifaceName.parse(name);
+  const { spans } = parseIfupdownWithSpans(text);
+  const span = spans.find((s) => s.iface.name === name && s.iface.family === 'inet');
+  if (!span) return null;
+  const raw = text === '' ? [] : text.split(/(?<=\n)/);
+  const lines = physicalLines(text);
+  const nl = /\r\n/.test(text) ? '\r\n' : '\n';
+  const logical = logicalLines(text);
+  const present = span.iface.options.filter((o) => aliases.includes(o.name));
+  const first = present[0];
+  let rendered: string | null = null;
+  if (option) {
+    const o = ifupdownOptionInput.parse({ name: option.name ?? first?.name ?? aliases[0], value: option.value });
+    rendered = `${o.name} ${Array.isArray(o.value) ? o.value.join(' ') : o.value}`;
+  }
+  const replacement: (string | undefined)[] = new Array(lines.length).fill(undefined);
+  for (const o of present) {
+    const ll = logical.find((l) => l.start === o.line - 1);
+    if (!ll) throw new Error(`internal: no logical line at ${o.line}`);
+    for (let i = ll.start; i <= ll.end; i++) replacement[i] = '';
+    if (o === first && rendered !== null) {
+      const indent = /^\s*/.exec(lines[ll.start] ?? '')?.[0] ?? INDENT;
+      replacement[ll.start] = `${indent}${rendered}${nl}`;
+    }
+  }
+  let out = '';
+  raw.forEach((line, i) => {
+    const r = replacement[i];
+    out += r === undefined ? line : r;
+    if (i === span.end && !first && rendered !== null) {
+      const sample = span.iface.options[0];
+      const indent = sample ? (/^\s*/.exec(lines[sample.line - 1] ?? '')?.[0] ?? INDENT) : INDENT;
+      if (!out.endsWith('\n')) out += nl;
+      out += `${indent}${rendered}${nl}`;
+    }
+  });
   return out;
 }

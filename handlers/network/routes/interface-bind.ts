@@ -1,0 +1,52 @@
+import { route } from '../../core/route.ts';
+import { emitNetworkEvent } from '../events.ts';
+import { bondParams, BOND_MODES, LACP_RATES, nextBondName, XMIT_HASH_POLICIES } from '../bond.ts';
+import { ConfigEdit, hasAnyStanza } from '../config-files.ts';
+import { lastAddressGuard, lockoutGuard } from '../guard.ts';
+import { planBind } from '../plan.ts';
+import { newPorts } from '../ports.ts';
+import { bindBody } from '../requests.ts';
+import { networkInterface } from '../schemas.ts';
+import { bondStanza, portStanza } from '../stanzas.ts';
+import { describeInterface, linkOf, networkContext, readSnapshot } from '../state.ts';
+import { commit } from '../transaction.ts';
+
+export default route({
+  method: 'POST',
+  path: '/network/interface/bind',
+  permission: 'network:manage',
+  summary: 'Create the next free bondN from the given ports (802.3ad by default), configure and bring it up',
+  body: bindBody,
+  response: networkInterface,
+  async handler({ body, system, vars, events, connection, requestId }) {
+    const c = networkContext(system, vars);
+    const s = await readSnapshot(c);
+    const ports = newPorts(c, s, body.slaves, null);
+    lockoutGuard(connection, s.addrs, body.slaves, 'enslave', body.force);
+    lastAddressGuard(s.addrs, body.slaves, body.force);
+
+    const bond = nextBondName((n) => linkOf(s, n) !== null || hasAnyStanza(s.config, n));
+    const params = bondParams(body);
+    const edit = new ConfigEdit(s.config).setStanza(bondStanza(bond, body.addressing, body.slaves, params));
+    for (const p of body.slaves) edit.setStanza(portStanza(p, bond));
+    const steps = planBind(c.bins, { bond, params, ports, addressing: body.addressing, dhcpTimeoutMs: c.settings.dhcpTimeoutMs });
+    await commit(system, edit.changes(), steps);
+
+    const { method, ip, prefix, mtu } = body.addressing;
+    const data = {
+      device: bond,
+      slaves: body.slaves,
+      mode: BOND_MODES[params.mode],
+      lacp_rate: LACP_RATES[params.lacpRate],
+      miimon: params.miimon,
+      updelay: params.updelay,
+      downdelay: params.downdelay,
+      xmit_hash_policy: XMIT_HASH_POLICIES[params.xmitHashPolicy],
+      addressing: method,
+      ...(ip ? { address: `${ip}/${prefix}` } : {}),
+      ...(mtu ? { mtu } : {}),
+    };
+    await emitNetworkEvent(events, 'network.bond.created', data, requestId);
+    return describeInterface(c, bond);
+  },
+});

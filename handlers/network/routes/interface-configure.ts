@@ -1,0 +1,44 @@
+import { conflict } from '../../core/errors.ts';
+import { route } from '../../core/route.ts';
+import { emitNetworkEvent } from '../events.ts';
+import { ConfigEdit, inetStanza } from '../config-files.ts';
+import { lockoutGuard } from '../guard.ts';
+import { planAddressing } from '../plan.ts';
+import { configureBody } from '../requests.ts';
+import { networkInterface } from '../schemas.ts';
+import { configuredMaster, configureStanza } from '../stanzas.ts';
+import { addrOf, describeInterface, managedLink, networkContext, readSnapshot } from '../state.ts';
+import { commit } from '../transaction.ts';
+
+export default route({
+  method: 'POST',
+  path: '/network/interface/configure',
+  permission: 'network:manage',
+  summary: 'Configure an interface for DHCP or a static address: writes its ifupdown stanza and applies it now',
+  body: configureBody,
+  response: networkInterface,
+  async handler({ body, system, vars, events, connection, requestId }) {
+    const c = networkContext(system, vars);
+    const s = await readSnapshot(c);
+    const dev = body.device;
+    const link = managedLink(c, s, dev);
+    const old = inetStanza(s.config, dev);
+    // a port gets no address of its own: the bond carries it
+    const master = link.master ?? configuredMaster(old);
+    if (master) throw conflict(`${dev} is a port of ${master}; configure ${master}, or take ${dev} out of it first`, { device: dev, master });
+    lockoutGuard(connection, s.addrs, [dev], 're-address', body.force);
+
+    const stanza = configureStanza(dev, body.addressing, body.options, old);
+    const files = new ConfigEdit(s.config).setStanza(stanza).changes();
+    const steps = planAddressing(c.bins, { link, addr: addrOf(s, dev) }, body.addressing, {
+      wasDhcp: old?.method === 'dhcp',
+      dhcpTimeoutMs: c.settings.dhcpTimeoutMs,
+    });
+    await commit(system, files, steps);
+
+    const { method, ip, prefix, mtu } = body.addressing;
+    const data = { device: dev, mode: method, ...(ip ? { address: `${ip}/${prefix}` } : {}), ...(mtu ? { mtu } : {}), options: body.options.map((o) => o.name) };
+    await emitNetworkEvent(events, 'network.interface.configured', data, requestId);
+    return describeInterface(c, dev);
+  },
+});

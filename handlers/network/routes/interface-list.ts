@@ -1,0 +1,15 @@
+import * as z from 'zod';
+import { route } from '../../core/route.ts';
+import { networkInterface } from '../schemas.ts';
+import { listInterfaces, networkContext } from '../state.ts';
+
+export default route({
+  method: 'GET',
+  path: '/network/interface',
+  permission: 'network:read',
+  summary: 'The network interfaces (NICs and bonds by default): runtime state, ethtool settings, ifupdown configuration, status',
+  response: z.array(networkInterface),
+  async handler({ system, vars }) {
+    return listInterfaces(networkContext(system, vars));
+  },
+});

@@ -1,0 +1,60 @@
+import { conflict, notFound } from '../../core/errors.ts';
+import { route } from '../../core/route.ts';
+import { emitNetworkEvent } from '../events.ts';
+import { SLAVES_OPTIONS, splitNames } from '../bond.ts';
+import { ConfigEdit, inetStanza, optionValue } from '../config-files.ts';
+import { lastAddressGuard, lockoutGuard } from '../guard.ts';
+import { planSlaves } from '../plan.ts';
+import { newPorts } from '../ports.ts';
+import { slavesBody } from '../requests.ts';
+import { networkInterface } from '../schemas.ts';
+import { configuredMaster, portStanza } from '../stanzas.ts';
+import { describeInterface, linkOf, networkContext, readSnapshot } from '../state.ts';
+import { commit } from '../transaction.ts';
+
+/**
+ * Reselect a bond's ports. Added ports are enslaved (down, IPv4 flushed, `master`) and get a
+ * `bond-master` stanza; removed ones are released (`nomaster`), left down and lose their
+ * stanza; the bond's `slaves` option is rewritten in place, the rest of its stanza untouched.
+ */
+export default route({
+  method: 'POST',
+  path: '/network/interface/slaves',
+  permission: 'network:manage',
+  summary: "Set a bond's ports (comma separated); answers the bond",
+  body: slavesBody,
+  response: networkInterface,
+  async handler({ body, system, vars, events, connection, requestId }) {
+    const c = networkContext(system, vars);
+    const s = await readSnapshot(c);
+    const bond = body.device;
+    const link = linkOf(s, bond);
+    if (!link) throw notFound(`no network interface ${bond}`);
+    if (link.kind !== 'bond') throw conflict(`${bond} is not a bond`, { device: bond });
+    const stanza = inetStanza(s.config, bond);
+    if (!stanza) throw conflict(`${bond} has no configuration to change; create bonds with /network/interface/bind`, { device: bond });
+
+    const running = s.links.filter((l) => l.master === bond).map((l) => l.ifname);
+    const configured = [
+      ...splitNames(optionValue(stanza, SLAVES_OPTIONS) ?? ''),
+      ...s.config.merged.ifaces.filter((i) => i.family === 'inet' && configuredMaster(i) === bond).map((i) => i.name),
+    ];
+    const added = body.slaves.filter((p) => !running.includes(p));
+    const removed = running.filter((p) => !body.slaves.includes(p));
+    const ports = newPorts(c, s, added, bond);
+    lockoutGuard(connection, s.addrs, added, 'enslave', body.force);
+    lastAddressGuard(s.addrs, added, body.force);
+
+    const edit = new ConfigEdit(s.config).setOption(bond, SLAVES_OPTIONS, { value: body.slaves });
+    for (const p of new Set([...running, ...configured])) {
+      if (!body.slaves.includes(p) && configuredMaster(inetStanza(s.config, p)) === bond) edit.removeStanza(p);
+    }
+    for (const p of body.slaves) {
+      if (configuredMaster(inetStanza(s.config, p)) !== bond) edit.setStanza(portStanza(p, bond));
+    }
+    await commit(system, edit.changes(), planSlaves(c.bins, bond, ports, removed));
+
+    await emitNetworkEvent(events, 'network.bond.slaves_changed', { device: bond, slaves: body.slaves, added, removed }, requestId);
+    return describeInterface(c, bond);
+  },
+});

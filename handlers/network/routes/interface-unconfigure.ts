@@ -1,0 +1,78 @@
+import { notFound } from '../../core/errors.ts';
+import { route } from '../../core/route.ts';
+import { emitNetworkEvent } from '../events.ts';
+import { messageResponse } from '../../core/schemas.ts';
+import { SLAVES_OPTIONS, splitNames } from '../bond.ts';
+import { ConfigEdit, hasAnyStanza, inetStanza, optionValue } from '../config-files.ts';
+import { lockoutGuard } from '../guard.ts';
+import { planUnconfigure, planUnconfigureBond } from '../plan.ts';
+import { deviceParams, unconfigureBody } from '../requests.ts';
+import { configuredMaster } from '../stanzas.ts';
+import { addrOf, linkOf, networkContext, readSnapshot, type Snapshot } from '../state.ts';
+import { isListed } from '../select.ts';
+import { commit, type Step } from '../transaction.ts';
+
+/** Names configured as ports of `bond`: in its slaves list or by their own `bond-master`. */
+function configuredPorts(s: Snapshot, bond: string): string[] {
+  return [
+    ...splitNames(optionValue(inetStanza(s.config, bond), SLAVES_OPTIONS) ?? ''),
+    ...s.config.merged.ifaces.filter((i) => i.family === 'inet' && configuredMaster(i) === bond).map((i) => i.name),
+  ];
+}
+
+/**
+ * The spec's "unconfigure" operation (its route is not given there; this is ours): the
+ * interface loses its stanza (every family, and its auto/allow lines), its IPv4 addresses and
+ * its admin state (left down). A bond is deleted after its ports are released, and the ports
+ * lose their `bond-master` stanzas; a bond port is taken out of its bond, in the bond's
+ * `slaves` list too. A stanza left for a device that no longer exists is just removed.
+ */
+export default route({
+  method: 'POST',
+  path: '/network/interface/:device_name/unconfigure',
+  permission: 'network:manage',
+  summary: 'Remove an interface configuration and leave it down (a bond is deleted, its ports released)',
+  params: deviceParams,
+  body: unconfigureBody,
+  response: messageResponse,
+  async handler({ params, body, system, vars, events, connection, requestId }) {
+    const c = networkContext(system, vars);
+    const s = await readSnapshot(c);
+    const dev = params.device_name;
+    const link = linkOf(s, dev);
+    const edit = new ConfigEdit(s.config).removeStanza(dev);
+    const stanza = inetStanza(s.config, dev);
+    const wasDhcp = stanza?.method === 'dhcp';
+    let steps: Step[] = [];
+    let released: string[] = [];
+    let message = `${dev} unconfigured`;
+
+    if (!link) {
+      if (!hasAnyStanza(s.config, dev)) throw notFound(`no network interface ${dev}`);
+      message = `${dev} does not exist; its configuration was removed`;
+    } else if (!isListed(link, c.settings.list)) {
+      throw notFound(`no network interface ${dev}`);
+    } else if (link.kind === 'bond') {
+      released = s.links.filter((l) => l.master === dev).map((l) => l.ifname);
+      lockoutGuard(connection, s.addrs, [dev, ...released], 'unconfigure', body.force);
+      for (const p of new Set([...released, ...configuredPorts(s, dev)])) {
+        if (configuredMaster(inetStanza(s.config, p)) === dev) edit.removeStanza(p);
+      }
+      steps = planUnconfigureBond(c.bins, { link, addr: addrOf(s, dev) }, released, wasDhcp);
+      message = released.length ? `${dev} unconfigured and deleted; ports ${released.join(', ')} released` : `${dev} unconfigured and deleted`;
+    } else {
+      lockoutGuard(connection, s.addrs, [dev], 'unconfigure', body.force);
+      const master = link.master;
+      const list = master ? splitNames(optionValue(inetStanza(s.config, master), SLAVES_OPTIONS) ?? '') : [];
+      if (master && list.includes(dev)) {
+        const rest = list.filter((p) => p !== dev);
+        edit.setOption(master, SLAVES_OPTIONS, { value: rest.length ? rest : 'none' });
+      }
+      steps = planUnconfigure(c.bins, { device: { link, addr: addrOf(s, dev) }, master, wasDhcp });
+      if (master) message = `${dev} unconfigured and taken out of ${master}`;
+    }
+    await commit(system, edit.changes(), steps);
+    await emitNetworkEvent(events, 'network.interface.unconfigured', { device: dev, ...(link?.kind === 'bond' ? { deleted: true, released } : {}) }, requestId);
+    return { message };
+  },
+});

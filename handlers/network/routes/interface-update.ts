@@ -1,0 +1,36 @@
+import { conflict } from '../../core/errors.ts';
+import { route } from '../../core/route.ts';
+import { emitNetworkEvent } from '../events.ts';
+import { linkSetArgv } from '../argv.ts';
+import { inetStanza } from '../config-files.ts';
+import { lockoutGuard } from '../guard.ts';
+import { deviceParams, updateBody } from '../requests.ts';
+import { networkInterface } from '../schemas.ts';
+import { describeInterface, managedLink, networkContext, readSnapshot } from '../state.ts';
+import { commit } from '../transaction.ts';
+
+/**
+ * Runtime only: `ip link set dev X up|down`. The stanza (and its `auto` line) is not changed,
+ * so the interface comes back as configured at the next boot; the spec's transition applies to
+ * configured interfaces only, hence 409 for one without an inet stanza.
+ */
+export default route({
+  method: 'POST',
+  path: '/network/interface/:device_name/update',
+  permission: 'network:manage',
+  summary: 'Bring a configured interface up or down',
+  params: deviceParams,
+  body: updateBody,
+  response: networkInterface,
+  async handler({ params, body, system, vars, events, connection, requestId }) {
+    const c = networkContext(system, vars);
+    const s = await readSnapshot(c);
+    const dev = params.device_name;
+    managedLink(c, s, dev);
+    if (!inetStanza(s.config, dev)) throw conflict(`${dev} is not configured; configure it first`, { device: dev });
+    if (body.state === 'down') lockoutGuard(connection, s.addrs, [dev], 'take down', body.force);
+    await commit(system, [], [{ argv: linkSetArgv(c.bins, dev, { state: body.state }), undo: [] }]);
+    await emitNetworkEvent(events, 'network.interface.updated', { device: dev, state: body.state }, requestId);
+    return describeInterface(c, dev);
+  },
+});

@@ -1,0 +1,44 @@
+/**
+ * `settings.network` from the host configuration (VARS.settings.network):
+ *
+ *   settings:
+ *     network:
+ *       list: { kinds: [bond, veth] }   # the listing rule (select.ts); default: NICs and bonds
+ *       concurrency: 4                  # ethtool commands in flight when reading many NICs
+ *       dhcpTimeoutMs: 60000            # how long the DHCP client may take for a lease
+ *
+ * The DHCP client is not a setting but a binary: `system.binaries.dhclient` (see README.md).
+ */
+import * as z from 'zod';
+import { ApiError } from '../core/errors.ts';
+import type { Vars } from '../core/vars.ts';
+
+const listRule = z
+  .object({
+    physical: z.boolean(),
+    linkTypes: z.array(z.string()),
+    kinds: z.array(z.string()),
+    includeNames: z.array(z.string()),
+    excludeNames: z.array(z.string()),
+  })
+  .partial()
+  .strict();
+
+export const networkSettings = z
+  .object({
+    list: listRule.default({}),
+    // below the host's command concurrency cap (8) so one listing never fills its queue alone
+    concurrency: z.number().int().min(1).max(32).default(4),
+    dhcpTimeoutMs: z.number().int().min(1000).max(600_000).default(60_000),
+  })
+  .strict();
+export type NetworkSettings = z.output<typeof networkSettings>;
+
+export function networkSettingsOf(vars: Vars): NetworkSettings {
+  const r = networkSettings.safeParse(vars.settings?.network ?? {});
+  if (!r.success) {
+    const what = r.error.issues.map((i) => `settings.network.${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ApiError(500, 'internal', `the host configuration is invalid: ${what}`);
+  }
+  return r.data;
+}

@@ -1,0 +1,121 @@
+/**
+ * Reading the box: runtime state from iproute2 and ethtool, persistent state from ifupdown,
+ * assembled into the spec's interface objects (build-interface.ts).
+ *
+ * Independent reads run concurrently: `ip link`, `ip addr` and the config files together, then
+ * `ethtool X` / `ethtool -i X` for all listed interfaces through a small pool (settings
+ * network.concurrency, default 4), so a box with many NICs is read in a few round trips
+ * without filling the host's command queue on its own.
+ */
+import { ApiError, notFound } from '../core/errors.ts';
+import { commandFailed, commandTimeout, type SystemClient } from '../core/system.ts';
+import { bin, type Vars } from '../core/vars.ts';
+import { readArgv, type Bins } from './argv.ts';
+import { buildInterface } from './build-interface.ts';
+import { inetStanza, readNetworkConfig, type NetworkConfig } from './config-files.ts';
+import { parseEthtool, parseEthtoolDriver } from './parse/ethtool.ts';
+import { parseIpAddr } from './parse/ip-addr.ts';
+import { parseIpLink } from './parse/ip-link.ts';
+import type { IpAddrRecord, IpLinkRecord, NetworkInterface } from './schemas.ts';
+import { isListed, selectInterfaces } from './select.ts';
+import { networkSettingsOf, type NetworkSettings } from './settings.ts';
+
+export interface NetworkContext {
+  system: SystemClient;
+  vars: Vars;
+  bins: Bins;
+  settings: NetworkSettings;
+}
+
+export function networkContext(system: SystemClient, vars: Vars): NetworkContext {
+  const dhclient = vars.bin.dhclient;
+  return {
+    system,
+    vars,
+    bins: { ip: bin(vars, 'ip'), ethtool: bin(vars, 'ethtool'), ...(dhclient ? { dhclient } : {}) },
+    settings: networkSettingsOf(vars),
+  };
+}
+
+/** Everything a change is decided on: all links, all addresses, the configuration. */
+export interface Snapshot {
+  links: IpLinkRecord[];
+  addrs: IpAddrRecord[];
+  config: NetworkConfig;
+}
+
+export async function readSnapshot(c: NetworkContext): Promise<Snapshot> {
+  const [l, a, config] = await Promise.all([
+    c.system.run(readArgv.links(c.bins)),
+    c.system.run(readArgv.addrs(c.bins)),
+    readNetworkConfig(c.system, c.vars),
+  ]);
+  return { links: parseIpLink(l.stdout), addrs: parseIpAddr(a.stdout), config };
+}
+
+export function linkOf(s: Snapshot, name: string): IpLinkRecord | null {
+  return s.links.find((l) => l.ifname === name) ?? null;
+}
+
+export function addrOf(s: Snapshot, name: string): IpAddrRecord | null {
+  return s.addrs.find((a) => a.ifname === name) ?? null;
+}
+
+/** The interface `name` if it exists and the listing rule shows it; else 404. */
+export function managedLink(c: NetworkContext, s: Snapshot, name: string): IpLinkRecord {
+  const link = linkOf(s, name);
+  if (!link || !isListed(link, c.settings.list)) throw notFound(`no network interface ${name}`);
+  return link;
+}
+
+export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/**
+ * ethtool for one device. A failing ethtool (a device without ethtool support, or one that
+ * vanished since `ip link`) gives null, which the object shows as `settings: null`; output we
+ * cannot parse is still an error (502), never silently dropped.
+ */
+async function ethtoolOf(c: NetworkContext, dev: string) {
+  const [s, d] = await Promise.all([c.system.exec(readArgv.ethtool(c.bins, dev)), c.system.exec(readArgv.ethtoolDriver(c.bins, dev))]);
+  return {
+    ethtool: s.code === 0 && !s.timedOut ? parseEthtool(s.stdout) : null,
+    driver: d.code === 0 && !d.timedOut ? parseEthtoolDriver(d.stdout) : null,
+  };
+}
+
+async function build(c: NetworkContext, link: IpLinkRecord, addr: IpAddrRecord | null, config: NetworkConfig): Promise<NetworkInterface> {
+  const { ethtool, driver } = await ethtoolOf(c, link.ifname);
+  return buildInterface({ link, addr, ethtool, driver, iface: inetStanza(config, link.ifname) });
+}
+
+/** GET /network/interface: the listed interfaces, in ifindex order. */
+export async function listInterfaces(c: NetworkContext): Promise<NetworkInterface[]> {
+  const s = await readSnapshot(c);
+  const listed = selectInterfaces(s.links, c.settings.list);
+  // one pool over all ethtool calls (two per interface)
+  return mapLimit(listed, Math.max(1, Math.floor(c.settings.concurrency / 2)), (l) => build(c, l, addrOf(s, l.ifname), s.config));
+}
+
+/** One interface by name (details, and the answer of every change); 404 when not listed. */
+export async function describeInterface(c: NetworkContext, name: string): Promise<NetworkInterface> {
+  const argv = readArgv.link(c.bins, name);
+  const r = await c.system.exec(argv);
+  if (r.timedOut) throw commandTimeout(argv, r);
+  if (r.code !== 0) throw /does not exist/.test(r.stderr) ? notFound(`no network interface ${name}`) : commandFailed(argv, r);
+  const link = parseIpLink(r.stdout)[0];
+  if (!link || link.ifname !== name) throw new ApiError(502, 'bad_gateway', `ip printed no record for ${name}`);
+  if (!isListed(link, c.settings.list)) throw notFound(`no network interface ${name}`);
+  const [a, config] = await Promise.all([c.system.run(readArgv.addr(c.bins, name)), readNetworkConfig(c.system, c.vars)]);
+  return build(c, link, parseIpAddr(a.stdout)[0] ?? null, config);
+}

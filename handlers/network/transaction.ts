@@ -1,0 +1,100 @@
+/**
+ * Apply a change: write the configuration files, then run the runtime commands one after the
+ * other (each depends on the one before: a port is down before it is enslaved, a bond exists
+ * before it gets an address). When a command fails, the change is rolled back: every file is
+ * put back as it was (system.restoreFile; a file that did not exist is removed again) and each
+ * command that already ran is compensated by its `undo` argv, newest first. The error is a 502
+ * naming the failing command, its exit code and stderr, and saying whether the rollback was
+ * complete (details.rollback).
+ */
+import { ApiError } from '../core/errors.ts';
+import { commandFailed, commandTimeout, type ExecResult, type SystemClient } from '../core/system.ts';
+import type { FileChange } from './config-files.ts';
+
+export interface Step {
+  argv: string[];
+  /** commands that take this step back, run in order during a rollback */
+  undo: string[][];
+  timeoutMs?: number;
+}
+
+export interface RollbackReport {
+  files: string[];
+  undone: string[][];
+  failed: { argv: string[]; error: string }[];
+}
+
+async function writeAll(system: SystemClient, files: FileChange[]): Promise<FileChange[]> {
+  const written: FileChange[] = [];
+  try {
+    for (const f of files) {
+      await system.writeFile(f.path, f.after, { backup: true });
+      written.push(f);
+    }
+  } catch (e) {
+    await restoreFiles(system, written, { files: [], undone: [], failed: [] });
+    throw e;
+  }
+  return written;
+}
+
+async function restoreFiles(system: SystemClient, files: FileChange[], report: RollbackReport): Promise<void> {
+  for (const f of files) {
+    try {
+      if (f.before === null) await system.removeFile(f.path);
+      else {
+        const r = await system.restoreFile(f.path);
+        // no kept version (should not happen: we wrote with backup): write what we read
+        if (!r.restored) await system.writeFile(f.path, f.before);
+      }
+      report.files.push(f.path);
+    } catch (e) {
+      report.failed.push({ argv: ['restore', f.path], error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+}
+
+async function undo(system: SystemClient, done: Step[], report: RollbackReport): Promise<void> {
+  for (const step of [...done].reverse()) {
+    for (const argv of step.undo) {
+      try {
+        const r = await system.exec(argv);
+        if (r.code === 0 && !r.timedOut) report.undone.push(argv);
+        else report.failed.push({ argv, error: r.timedOut ? 'timed out' : `exit ${r.code}: ${r.stderr.trim().split('\n')[0] ?? ''}` });
+      } catch (e) {
+        report.failed.push({ argv, error: e instanceof Error ? e.message : String(e) });
+      }
+    }
+  }
+}
+
+function failure(step: Step, r: ExecResult | null, cause: unknown, report: RollbackReport): ApiError {
+  const base = r ? (r.timedOut ? commandTimeout(step.argv, r) : commandFailed(step.argv, r)) : cause instanceof ApiError ? cause : null;
+  const outcome = report.failed.length === 0 ? 'the previous configuration was restored' : `rollback incomplete (${report.failed.length} step(s) failed; see details.rollback)`;
+  if (!base) return new ApiError(500, 'internal', `applying the change failed; ${outcome}`, { details: { command: step.argv, rollback: report } });
+  return new ApiError(base.status, base.code, `${base.message}; ${outcome}`, { details: { ...base.details, command: step.argv, rollback: report } });
+}
+
+/** Write `files`, then run `steps`; on the first failure roll everything back and throw. */
+export async function commit(system: SystemClient, files: FileChange[], steps: Step[]): Promise<void> {
+  const written = await writeAll(system, files);
+  const done: Step[] = [];
+  for (const step of steps) {
+    let r: ExecResult | null = null;
+    let cause: unknown = null;
+    try {
+      r = await system.exec(step.argv, step.timeoutMs === undefined ? {} : { timeoutMs: step.timeoutMs });
+    } catch (e) {
+      cause = e;
+    }
+    if (r && r.code === 0 && !r.timedOut) {
+      done.push(step);
+      continue;
+    }
+    const report: RollbackReport = { files: [], undone: [], failed: [] };
+    await restoreFiles(system, written, report);
+    await undo(system, done, report);
+    if (!r && !(cause instanceof ApiError)) console.error('network: command error during apply', cause);
+    throw failure(step, r, cause, report);
+  }
+}
