@@ -1,6 +1,7 @@
 import { createHost, type Host, type HostOptions } from './host';
 import { startServer, type RunningServer, type FetchHandler } from './http/server';
 import type { SqliteDb } from './db/database';
+import { reconcileTrafficOnStart } from './startup/traffic';
 
 export interface ServeOptions extends HostOptions {
   announceToken?: (db: SqliteDb) => Promise<void>;
@@ -36,6 +37,8 @@ export async function serve(o: ServeOptions): Promise<Serving> {
     accessLog: o.accessLog === false ? undefined : (l) => process.stdout.write(`${new Date().toISOString()} ${l}\n`),
   });
   host.delivery.start();
+  // Stored traffic rules back into tc (lost at reboot): not awaited, never throws, logs only.
+  void reconcileTrafficOnStart(host, o.log ?? ((l) => process.stderr.write(`${l}\n`)));
   process.stdout.write(
     `${o.config.productName} API listening on ${server.url}/api/v2 (${o.config.system.mode} system${o.config.isolate ? ', isolated routes' : ''}; ready in ${Math.round(performance.now() - started)} ms)\n`,
   );

@@ -162,6 +162,18 @@ export function rootState(dev: string, queues: readonly QueueEntry[]): RootState
         `refusing to replace it (remove it by hand if it is not needed)`,
     };
   }
+  // The kernel attaches its default root (noqueue, pfifo_fast, fq_codel, mq, noop) with handle
+  // 0:, and a qdisc an administrator adds always gets a non-zero handle (tc turns `handle 0:`
+  // into an automatic 8001:...). So a non-zero handle means someone set this root up on purpose
+  // (fq, cake, tbf...), and replacing it would silently drop their configuration.
+  if (root.handler !== 0) {
+    return {
+      kind: 'foreign',
+      reason:
+        `device ${dev} has a ${root.qtype} root qdisc (handle ${root.handler.toString(16)}:) that an administrator ` +
+        `set up, not the kernel's default; refusing to replace it (remove it by hand if it is not needed)`,
+    };
+  }
   return { kind: 'replaceable', qtype: root.qtype };
 }
 
@@ -169,8 +181,9 @@ export type EnsureRootPlan = { ok: true; argv: Argv[] } | { ok: false; reason: s
 
 /**
  * Commands that make our htb the device's root. None when it already is. `replace` (not add)
- * because a root always exists (noqueue, pfifo_fast, mq...) and add would fail on it. A foreign
- * htb is refused: replacing it would silently drop someone's shaping.
+ * because a root always exists (noqueue, pfifo_fast, mq...) and add would fail on it. Only the
+ * kernel's default root is replaced: any root an administrator made (htb or not) is refused,
+ * because replacing it would silently drop someone's shaping.
  */
 export function planEnsureRoot(dev: string, queues: readonly QueueEntry[]): EnsureRootPlan {
   const d = device(dev);

@@ -8,11 +8,14 @@ import type { Fixture } from '../../../runtime/system/fixture-file.ts';
 import { parseTcQdisc } from '../../../handlers/traffic/parse/tc-qdisc.ts';
 import { parseTcClass } from '../../../handlers/traffic/parse/tc-class.ts';
 import { parseTcFilter, parseTcFilterText } from '../../../handlers/traffic/parse/tc-filter.ts';
+import { parseIpLinkNames } from '../../../handlers/traffic/parse/ip-link-names.ts';
 
-export type TrafficParser = 'tc-qdisc' | 'tc-class' | 'tc-filter' | 'tc-filter-text';
+export type TrafficParser = 'tc-qdisc' | 'tc-class' | 'tc-filter' | 'tc-filter-text' | 'ip-link-names';
 
 export function trafficParserFor(f: Fixture): TrafficParser | null {
   const [bin, ...args] = f.argv;
+  // The listing's one non-tc read: which devices exist (fixtures/tc/routes/ip-link-show.yaml).
+  if (bin === '/usr/sbin/ip' && args.join(' ') === '-j link show') return 'ip-link-names';
   if (bin !== '/usr/sbin/tc') throw new Error(`not a tc fixture: ${f.argv.join(' ')} (${f.file ?? '?'})`);
   if (!args.includes('show')) return null;
   if (args.includes('qdisc')) {
@@ -40,5 +43,7 @@ export function runTrafficParser(name: TrafficParser, f: Fixture): unknown {
       return parseTcFilter(f.stdout);
     case 'tc-filter-text':
       return parseTcFilterText(f.stdout);
+    case 'ip-link-names':
+      return parseIpLinkNames(f.stdout);
   }
 }

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { loadFixtureDir } from '../../../runtime/system/fixture-file.ts';
 import { ParseError } from '../../../handlers/core/parse-error.ts';
 import { ClassEntry, FilterEntry, QueueEntry } from '../../../handlers/traffic/schemas.ts';
@@ -17,7 +18,8 @@ import { runTrafficParser, trafficParserFor } from './dispatch.ts';
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', 'tc');
 const fixtures = loadFixtureDir(dir);
 
-const entrySchema = { 'tc-qdisc': QueueEntry, 'tc-class': ClassEntry, 'tc-filter': FilterEntry, 'tc-filter-text': FilterEntry } as const;
+const LinkName = z.object({ name: z.string().min(1), loopback: z.boolean() }).strict();
+const entrySchema = { 'tc-qdisc': QueueEntry, 'tc-class': ClassEntry, 'tc-filter': FilterEntry, 'tc-filter-text': FilterEntry, 'ip-link-names': LinkName } as const;
 
 describe('fixtures/tc', () => {
   it('has the recorded and upstream captures', () => {

@@ -61,7 +61,7 @@ describe('reading argv', () => {
 describe('root qdisc', () => {
   const replace = [TC, 'qdisc', 'replace', 'dev', 'veth0', 'root', 'handle', '1:', 'htb', 'default', 'ba11'];
 
-  it('replaces whatever non-htb root the device came with', () => {
+  it('replaces the root the kernel attached by default (handle 0:)', () => {
     expect(planEnsureRoot('veth0', queuesOf('qdisc-noqueue-veth'))).toEqual({ ok: true, argv: [replace] });
     expect(planEnsureRoot('ifb0', queuesOf('qdisc-pfifo-fast-ifb'))).toEqual({ ok: true, argv: [[...replace.slice(0, 4), 'ifb0', ...replace.slice(5)]] });
     expect(planEnsureRoot('ifb1', queuesOf('qdisc-mq-ifb-4q'))).toEqual({ ok: true, argv: [[...replace.slice(0, 4), 'ifb1', ...replace.slice(5)]] });
@@ -89,6 +89,22 @@ describe('root qdisc', () => {
       expect(p.ok).toBe(false);
       if (!p.ok) expect(p.reason).toBe(`device ${dev} already has an htb root qdisc (handle 1:, default 0x30) that Ballast did not create; refusing to replace it (remove it by hand if it is not needed)`);
     }
+  });
+
+  it('refuses any other root an administrator set up (non-zero handle), htb or not', () => {
+    const f = readFixture(join(dir, 'routes', 'qdisc-pfifo-admin.yaml'));
+    const queues = parseTcQdisc(f.stdout, 'veth0');
+    // the kernel numbers added qdiscs 8001:, 8002:, ... (which one depends on the recording run)
+    expect(queues[0]).toMatchObject({ qtype: 'pfifo', owner: 'root' });
+    expect(queues[0]!.handler).toBeGreaterThanOrEqual(0x8001);
+    const handle = queues[0]!.handler.toString(16);
+    const reason = `device veth0 has a pfifo root qdisc (handle ${handle}:) that an administrator set up, not the kernel's default; refusing to replace it (remove it by hand if it is not needed)`;
+    expect(rootState('veth0', queues)).toEqual({ kind: 'foreign', reason });
+    expect(planEnsureRoot('veth0', queues)).toEqual({ ok: false, reason });
+    // the same kinds the kernel uses as defaults count as foreign once someone added them
+    const [noqueue] = queuesOf('qdisc-noqueue-veth');
+    expect(rootState('veth0', [{ ...noqueue!, qtype: 'fq_codel', handler: 0x8001 }]).kind).toBe('foreign');
+    expect(rootState('veth0', [{ ...noqueue!, qtype: 'fq_codel', handler: 0 }])).toEqual({ kind: 'replaceable', qtype: 'fq_codel' });
   });
 
   it('refuses when tc listed no root for the device', () => {
