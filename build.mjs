@@ -116,7 +116,7 @@ async function build() {
     `const modules = [${routes.map((_, i) => `r${i}`).join(', ')}];`,
     `export const routes = modules.map((m) => m.meta);`,
     `export const openapiDocument = (info) => openapi(modules, info);`,
-    `const app = createApp(modules.map((m) => ({ method: m.meta.method, path: m.meta.path, load: () => m })));`,
+    `const app = createApp(modules.map((m) => ({ method: m.meta.method, path: m.meta.path, sideEffects: m.meta.sideEffects, load: () => m })));`,
     `export default { fetch: (request, env, ctx) => app.fetch(request, env, ctx) };`,
   ].join('\n');
   const a = await esbuild.build({

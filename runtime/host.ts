@@ -25,6 +25,7 @@ export interface ManifestEntry {
   path: string;
   permission: string;
   summary: string;
+  sideEffects?: boolean;
   bundle: string;
 }
 
@@ -130,12 +131,13 @@ export async function createHost(o: HostOptions): Promise<Host> {
   let entries: AppEntry[];
   if (o.routes) {
     manifest = o.routes.map((r) => ({ ...r.meta, bundle: '' }));
-    entries = o.routes.map((r) => ({ method: r.meta.method, path: r.meta.path, load: () => r }));
+    entries = o.routes.map((r) => ({ method: r.meta.method, path: r.meta.path, sideEffects: r.meta.sideEffects, load: () => r }));
   } else {
     manifest = readManifest(o.distDir);
     entries = manifest.map((m) => ({
       method: m.method,
       path: m.path,
+      sideEffects: m.sideEffects,
       load: async () => ((await import(pathToFileURL(join(o.distDir, m.bundle)).href)) as { default: RouteModule }).default,
     }));
   }

@@ -8,6 +8,8 @@ import type { Method, RouteModule } from './route';
 export interface AppEntry {
   method: Method;
   path: string;
+  /** a GET with side effects: never served for HEAD */
+  sideEffects?: boolean;
   load: () => RouteModule | Promise<RouteModule>;
 }
 
@@ -23,18 +25,21 @@ export interface App {
 export function createApp(entries: AppEntry[]): App {
   const router = Router();
   const methodsByPath = new Map<string, Method[]>();
+  const headUnsafe = new Set<string>();
   for (const e of entries) {
     const cached = memo(e.load);
     const dispatch = async (request: Request, env: Env, ctx?: ExecutionContext) => (await cached()).fetch(request, env, ctx);
     router[e.method.toLowerCase() as 'get'](e.path, dispatch);
-    if (e.method === 'GET') router.head(e.path, dispatch);
+    if (e.method === 'GET' && !e.sideEffects) router.head(e.path, dispatch);
+    if (e.method === 'GET' && e.sideEffects) headUnsafe.add(e.path);
     const list = methodsByPath.get(e.path) ?? [];
     list.push(e.method);
     methodsByPath.set(e.path, list);
   }
   for (const [path, methods] of methodsByPath) {
-    router.options(path, (request: Request, env: Env) => preflightResponse(env?.VARS, requestIdOf(request), methods));
-    router.all(path, (request: Request, env: Env) => errorResponse(methodNotAllowed(methods), env?.VARS, requestIdOf(request), request.method === 'HEAD'));
+    const headSafe = !headUnsafe.has(path);
+    router.options(path, (request: Request, env: Env) => preflightResponse(env?.VARS, requestIdOf(request), methods, headSafe));
+    router.all(path, (request: Request, env: Env) => errorResponse(methodNotAllowed(methods, headSafe), env?.VARS, requestIdOf(request), request.method === 'HEAD'));
   }
   router.all('*', (request: Request, env: Env) => {
     const url = new URL(request.url);

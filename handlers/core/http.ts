@@ -32,9 +32,9 @@ export function errorResponse(err: ApiError, vars: Vars | undefined, requestId: 
   return jsonResponse(body, err.status, headers, head);
 }
 
-export function preflightResponse(vars: Vars | undefined, requestId: string, methods: string[]): Response {
+export function preflightResponse(vars: Vars | undefined, requestId: string, methods: string[], headSafe = true): Response {
   const headers = baseHeaders(vars, requestId);
-  const allow = allowList(methods);
+  const allow = allowList(methods, headSafe);
   headers.set('access-control-allow-methods', allow);
   headers.set('access-control-allow-headers', ALLOWED_REQUEST_HEADERS);
   headers.set('access-control-max-age', '600');
@@ -43,16 +43,17 @@ export function preflightResponse(vars: Vars | undefined, requestId: string, met
   return new Response(null, { status: 204, headers });
 }
 
-export function allowList(methods: string[]): string {
+/** `headSafe`: HEAD is offered for GET unless that GET has side effects (HEAD must not). */
+export function allowList(methods: string[], headSafe = true): string {
   const set = new Set(methods);
-  if (set.has('GET')) set.add('HEAD');
+  if (set.has('GET') && headSafe) set.add('HEAD');
   set.add('OPTIONS');
   return [...set].join(', ');
 }
 
-export function methodNotAllowed(methods: string[]): ApiError {
+export function methodNotAllowed(methods: string[], headSafe = true): ApiError {
   return new ApiError(405, 'method_not_allowed', `method not allowed; use ${methods.join(' or ')}`, {
-    headers: { allow: allowList(methods) },
+    headers: { allow: allowList(methods, headSafe) },
   });
 }
 

@@ -47,6 +47,11 @@ export interface RouteSpec<P extends AnySchema, Q extends AnySchema, B extends A
   body?: B;
   response: R;
   style?: ResponseStyle;
+  /**
+   * A GET the spec gives side effects (an agent test sends a message, key generation writes a
+   * key). HEAD is then refused instead of running it.
+   */
+  sideEffects?: boolean;
   handler(c: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<z.input<R> | Response>;
 }
 
@@ -55,6 +60,7 @@ export interface RouteMeta {
   path: string;
   permission: string;
   summary: string;
+  sideEffects?: boolean;
 }
 
 export interface RouteModule {
@@ -158,14 +164,16 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
   const path = fullPath(spec.path);
   const pattern = compilePath(path);
   const meta: RouteMeta = { method: spec.method, path, permission: spec.permission, summary: spec.summary };
+  if (spec.sideEffects) meta.sideEffects = true;
+  const headSafe = !spec.sideEffects;
 
   async function fetch(request: Request, env: Env, ctx: ExecutionContext = noopCtx): Promise<Response> {
     const requestId = requestIdOf(request);
     const vars = env?.VARS;
     const isHead = request.method === 'HEAD' && spec.method === 'GET';
     try {
-      if (request.method === 'OPTIONS') return preflightResponse(vars, requestId, [spec.method]);
-      if (request.method !== spec.method && !isHead) throw methodNotAllowed([spec.method]);
+      if (request.method === 'OPTIONS') return preflightResponse(vars, requestId, [spec.method], headSafe);
+      if ((request.method !== spec.method && !isHead) || (isHead && !headSafe)) throw methodNotAllowed([spec.method], headSafe);
       const url = new URL(request.url);
       const match = pattern.exec(url.pathname);
       if (!match) throw new ApiError(404, 'route_not_found', `no route ${request.method} ${url.pathname}`);

@@ -59,9 +59,23 @@ const badShape = route({
   },
 });
 
+const sends = route({
+  method: 'GET',
+  path: '/test/sends',
+  permission: 'test:manage',
+  summary: 'a GET with side effects',
+  sideEffects: true,
+  response: z.object({ sent: z.number() }),
+  async handler() {
+    sent++;
+    return { sent };
+  },
+});
+let sent = 0;
+
 let t: TestHost;
 beforeAll(async () => {
-  t = await makeTestHost({ routes: [echo, read, boom, conflicting, badShape] });
+  t = await makeTestHost({ routes: [echo, read, boom, conflicting, badShape, sends] });
 });
 afterAll(() => t.close());
 
@@ -162,6 +176,16 @@ describe('route contract', () => {
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-headers')).toContain('token');
     expect(pre.headers.get('access-control-allow-methods')).toBe('GET, HEAD, OPTIONS');
+  });
+
+  it('HEAD never runs a GET that has side effects', async () => {
+    const head = await t.call('HEAD', '/api/v2/test/sends');
+    expect(head.status).toBe(405);
+    expect(head.headers.get('allow')).toBe('GET, OPTIONS');
+    expect(sent).toBe(0);
+    expect((await t.call('GET', '/api/v2/test/sends')).json).toEqual({ sent: 1 });
+    const pre = await t.call('OPTIONS', '/api/v2/test/sends', { token: null });
+    expect(pre.headers.get('access-control-allow-methods')).toBe('GET, OPTIONS');
   });
 
   it('a client-supplied request id is echoed when well-formed', async () => {

@@ -11,6 +11,7 @@ export default route({
   // manage, not read: it makes the appliance send a message to an outside destination.
   permission: 'notification:manage',
   summary: 'Send one test message through the agent now (enabled or not); answers [{id}]',
+  sideEffects: true,
   params: agentIdParams,
   response: z.array(z.object({ id: z.number().int() })).length(1),
   async handler({ db, params, system }) {
