@@ -1,4 +1,3 @@
-import { createTransport } from 'nodemailer';
 import type { SmtpConfig } from '../../../handlers/notification/schemas';
 import { mailTextOf, subjectOf, type Notification } from '../payload';
 import { SendError } from '../send-error';
@@ -11,6 +10,8 @@ import type { SendContext } from './context';
  */
 export async function sendMail(cfg: SmtpConfig, n: Notification, ctx: SendContext): Promise<void> {
   const port = Number(cfg.port);
+  // Loaded on first mail: nodemailer is large and most hosts start without an SMTP agent.
+  const { createTransport } = await import('nodemailer');
   const transport = createTransport({
     host: cfg.host,
     port,
