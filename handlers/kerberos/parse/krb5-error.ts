@@ -32,6 +32,8 @@ const KINDS: [RegExp, Kind][] = [
   [/^Clock skew too great$/, 'clock-skew'],
   [/^Improper format of Kerberos configuration file$/, 'config-invalid'],
   [/^Configuration file does not specify default realm$/, 'config-invalid'],
+  // prof_err.et: an include/includedir target that is missing or unreadable breaks every tool.
+  [/^Included profile (?:file|directory) could not be read$/, 'config-invalid'],
 ];
 
 /**

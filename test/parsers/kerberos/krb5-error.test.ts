@@ -46,6 +46,17 @@ describe('parseKrb5Error', () => {
     expect(parseKrb5Error('\n\n')).toBeNull();
   });
 
+  it('classifies an unreadable include/includedir as a configuration error (krb5 1.20, checked here)', () => {
+    // `includedir` naming a directory that does not exist stops every MIT tool before it starts.
+    expect(parseKrb5Error('kinit: Included profile directory could not be read while initializing Kerberos 5 library\n')).toEqual({
+      tool: 'kinit',
+      kind: 'config-invalid',
+      message: 'Included profile directory could not be read',
+      during: 'initializing Kerberos 5 library',
+    });
+    expect(parseKrb5Error('klist: Included profile file could not be read while initializing krb5\n')?.kind).toBe('config-invalid');
+  });
+
   it('splits " while " at its last occurrence', () => {
     const e = parseKrb5Error("klist: Key table file '/tmp/a while b.keytab' not found while starting keytab scan\n");
     expect(e?.subject).toBe('/tmp/a while b.keytab');

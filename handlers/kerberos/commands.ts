@@ -1,0 +1,66 @@
+/**
+ * The argv, environment and limits of every MIT command the Kerberos routes run, in one place
+ * so that route tests, demo fixtures and handlers/kerberos/README.md agree on them.
+ *
+ * - Binaries are absolute, from VARS (the host's allow-list).
+ * - `--` ends the options before any operand a client chose (principal, keytab path), so nothing
+ *   a client sends is read as an option; the validators in ./names.ts also refuse a leading `-`.
+ * - The ticket cache is named by KRB5CCNAME (FILE:<paths.krb5Ccache>), never by `-c` in argv: the
+ *   product always works on its own cache whatever the host's environment, and argv stays free of
+ *   machine-specific paths (replay fixtures match argv exactly).
+ * - The host runs every command with LC_ALL=C and TZ=UTC, which the klist parsers rely on.
+ * - Passwords travel only as the answer of a `secret` pty step: never argv, env or stdin.
+ */
+import * as z from 'zod';
+import type { PtyStep } from '../core/system';
+import { bin, path, type Vars } from '../core/vars';
+
+/** Environment of every ticket command (kinit, klist, kdestroy). */
+export function ccacheEnv(vars: Vars): Record<string, string> {
+  return { KRB5CCNAME: `FILE:${path(vars, 'krb5Ccache')}` };
+}
+
+export const kinitPasswordArgv = (vars: Vars, principal: string): string[] => [bin(vars, 'kinit'), '--', principal];
+
+/** Without a principal kinit chooses host/<fqdn> itself (MIT's default for -k). */
+export const kinitKeytabArgv = (vars: Vars, keytab: string, principal?: string): string[] => [
+  bin(vars, 'kinit'),
+  '-k',
+  '-t',
+  keytab,
+  ...(principal !== undefined ? ['--', principal] : []),
+];
+
+export const klistArgv = (vars: Vars): string[] => [bin(vars, 'klist')];
+export const kdestroyArgv = (vars: Vars): string[] => [bin(vars, 'kdestroy')];
+/** `-t` timestamps and `-e` enctypes: what the key list's parsed form reports. */
+export const keytabListArgv = (vars: Vars, keytab: string): string[] => [bin(vars, 'klist'), '-k', '-t', '-e', '--', keytab];
+
+/**
+ * kinit's prompts. The second step answers an expired password's "Enter new password:" with ^D
+ * (end of file) so kinit fails at once with "Cannot read password" instead of waiting for a
+ * new password until the timeout: changing a password is not this route's business.
+ */
+export function passwordDialogue(password: string): PtyStep[] {
+  return [
+    { expect: 'Password for [^\\r\\n]*: ', send: password, secret: true },
+    { expect: 'Enter new password: ', send: '\x04' },
+  ];
+}
+
+/**
+ * kinit talks to a KDC and may resolve it through DNS, and either can hang. This is its hard
+ * limit; settings.kerberos.kinitTimeoutMs overrides it (tests use a short one).
+ */
+export const DEFAULT_KINIT_TIMEOUT_MS = 20_000;
+
+const KerberosSettingsSchema = z
+  .object({ kinitTimeoutMs: z.number().int().min(100).max(300_000).optional() })
+  .optional();
+
+export function kinitTimeoutMs(vars: Vars): number {
+  const parsed = KerberosSettingsSchema.safeParse(vars.settings.kerberos);
+  // A wrong setting is a deployment bug: fail loudly (500, logged) rather than guess.
+  if (!parsed.success) throw new Error(`settings.kerberos is invalid: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+  return parsed.data?.kinitTimeoutMs ?? DEFAULT_KINIT_TIMEOUT_MS;
+}

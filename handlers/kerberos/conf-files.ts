@@ -1,0 +1,96 @@
+/**
+ * The global krb5.conf and the realm files of its include directory: where they live, what may
+ * be written to them, and how they are shown.
+ */
+import { ApiError } from '../core/errors';
+import { ParseError } from '../core/parse-error';
+import { path, type Vars } from '../core/vars';
+import { getOwn, parseKrb5Conf } from './parse/krb5-conf';
+import { renderKrb5Conf } from './render/krb5-conf';
+import type { RealmFile } from './requests';
+import type { Krb5Conf, Krb5ConfInput } from './schemas';
+
+/** The spec's rule 1: the global file's first line includes every realm file. */
+export const INCLUDEDIR_LINE = 'includedir /etc/krb5.conf.d';
+
+const stripSlash = (p: string) => (p.length > 1 ? p.replace(/\/+$/, '') : p);
+
+export const realmDir = (vars: Vars): string => stripSlash(path(vars, 'krb5ConfD'));
+
+/** `<krb5ConfD>/<name>.conf`; `name` has passed RealmFileNameSchema (no `/`, `.`, leading `-`). */
+export const realmFilePath = (vars: Vars, name: string): string => `${realmDir(vars)}/${name}.conf`;
+
+/**
+ * The names MIT's includedir reads (prof_parse.c, 1.20): only `[A-Za-z0-9_-]` names, or names
+ * ending in `.conf` that are not dotfiles; editor backups and `.rpmsave` files are skipped.
+ */
+export const isIncludedFileName = (name: string): boolean =>
+  /^[A-Za-z0-9_-]+$/.test(name) || (name.endsWith('.conf') && !name.startsWith('.'));
+
+function invalidConf(message: string): ApiError {
+  return new ApiError(400, 'validation_failed', `invalid body: body.conf: ${message}`, { issues: [{ path: 'body.conf', message }] });
+}
+
+/** Parse text a client wants written; a ParseError names the line (never its content). */
+function parseForWrite(text: string): Krb5Conf {
+  let conf: Krb5Conf;
+  try {
+    conf = parseKrb5Conf(text);
+  } catch (e) {
+    if (e instanceof ParseError) throw invalidConf(`does not parse: ${e.message}`);
+    throw e;
+  }
+  // `module PATH:RESIDUAL` makes every Kerberos program dlopen PATH and ignore the rest of the
+  // file: a write through this API must not be able to load code into root processes.
+  if (conf.directives.some((d) => d.type === 'module')) throw invalidConf('the module directive is not allowed');
+  return conf;
+}
+
+/**
+ * First line `includedir /etc/krb5.conf.d` (rule 1). Also accepted: the configured include
+ * directory when it is elsewhere (tests and the demo keep it in a private root, and MIT must read
+ * the directory the realm routes write), and either with a trailing slash, which MIT reads alike.
+ */
+export function checkGlobalConf(text: string, vars: Vars): Krb5Conf {
+  const first = (text.split('\n', 1)[0] ?? '').replace(/[ \t\r]+$/, '');
+  const m = /^includedir[ \t]+(\/\S*)$/.exec(first);
+  const dir = m ? stripSlash(m[1]) : undefined;
+  if (dir === undefined || (dir !== '/etc/krb5.conf.d' && dir !== realmDir(vars))) {
+    throw invalidConf(`the first line must be \`${INCLUDEDIR_LINE}\`: it includes every realm file`);
+  }
+  return parseForWrite(text);
+}
+
+/** The text to store for a realm file given as raw text (checked) or as an object (rendered). */
+export function realmFileText(conf: string | Krb5ConfInput): string {
+  if (typeof conf === 'string') {
+    parseForWrite(conf);
+    return conf;
+  }
+  // Krb5ConfInputSchema has already refused whatever cannot be rendered; the module directive
+  // is refused here like in raw text.
+  const text = renderKrb5Conf(conf);
+  parseForWrite(text);
+  return text;
+}
+
+/** A realm file as the list and details routes show it. */
+export function realmFileEntry(raw: string): RealmFile {
+  try {
+    return { raw, json: parseKrb5Conf(raw) };
+  } catch (e) {
+    if (e instanceof ParseError) return { raw, json: null, error: e.message };
+    throw e;
+  }
+}
+
+/** `default_realm` of the global file (the first one if repeated, as MIT reads it), if any. */
+export async function defaultRealm(read: (file: string) => Promise<string | null>, vars: Vars): Promise<string | undefined> {
+  const raw = await read(path(vars, 'krb5Conf'));
+  if (raw === null) return undefined;
+  const { sections } = parseKrb5Conf(raw);
+  const lib = Object.hasOwn(sections, 'libdefaults') ? sections.libdefaults : undefined;
+  const v = lib ? getOwn(lib, 'default_realm') : undefined;
+  const first = Array.isArray(v) ? v[0] : v;
+  return typeof first === 'string' && first !== '' ? first : undefined;
+}

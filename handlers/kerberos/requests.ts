@@ -1,0 +1,90 @@
+/**
+ * Request and response shapes of the Kerberos routes (the parsers' shapes are in ./schemas.ts).
+ * Every value that reaches argv or a file name goes through the strict validators of ./names.ts.
+ */
+import * as z from 'zod';
+import { KeytabPathSchema, PrincipalSchema, RealmFileNameSchema, RealmNameSchema, UsernameSchema } from './names';
+import { Krb5ConfInputSchema } from './render/krb5-conf';
+import { KeytabListSchema, Krb5ConfSchema, KlistSchema } from './schemas';
+
+/**
+ * The domain admin's password. It is typed into kinit's prompt through a pseudo-terminal, whose
+ * line discipline acts on control characters (CR/LF end the line early, ^C ^D ^U ^W erase or
+ * abort it), so they are refused; 1024 stays well inside the tty's 4096-byte line limit. The
+ * messages never repeat the value.
+ */
+export const PasswordSchema = z
+  .string()
+  .min(1, 'password must not be empty')
+  .max(1024, 'password: at most 1024 characters')
+  .refine((s) => !/[\x00-\x1f\x7f]/.test(s), 'password must not contain control characters (line breaks, tabs, NUL, ^C …)');
+
+const realmOf = (principal: string): string | undefined => {
+  const at = principal.indexOf('@');
+  return at < 0 ? undefined : principal.slice(at + 1);
+};
+
+/**
+ * POST /kerberos/ticket/obtain. Two ways to log in, told apart by the fields present:
+ * - `username` + `password`: kinit for `username@realm`, the password typed at its prompt;
+ * - neither: kinit from a keytab (`path`, default the configured keytab; `principal` optional).
+ * Mixing them is refused rather than silently ignoring half of the request.
+ */
+export const ObtainBodySchema = z
+  .object({
+    realm: RealmNameSchema.optional(),
+    username: UsernameSchema.optional(),
+    password: PasswordSchema.optional(),
+    path: KeytabPathSchema.optional(),
+    principal: PrincipalSchema.optional(),
+  })
+  .superRefine((b, ctx) => {
+    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (b.username !== undefined && b.password === undefined) issue('password', 'password is required with username');
+    if (b.password !== undefined && b.username === undefined) issue('username', 'username is required with password');
+    const withPassword = b.username !== undefined || b.password !== undefined;
+    if (withPassword) {
+      if (b.path !== undefined) issue('path', 'path is for a keytab login; do not send it with username/password');
+      if (b.principal !== undefined) issue('principal', 'principal is for a keytab login; do not send it with username/password');
+      return;
+    }
+    if (b.principal === undefined) {
+      // Without a principal kinit picks host/<fqdn> and its realm by itself; a realm here could
+      // not be honoured.
+      if (b.realm !== undefined) issue('realm', 'a keytab login with realm needs principal too');
+      return;
+    }
+    const own = realmOf(b.principal);
+    if (own !== undefined && b.realm !== undefined && own !== b.realm) issue('realm', `differs from the principal's realm ${own}`);
+  });
+export type ObtainBody = z.output<typeof ObtainBodySchema>;
+
+export const MessageSchema = z.object({ message: z.string() });
+
+/** GET /kerberos/ticket/list: the spec's `raw`, and the parse of it beside it. */
+export const TicketListResponseSchema = z.object({ raw: z.string(), json: KlistSchema });
+
+export const KeyListBodySchema = z.object({ path: KeytabPathSchema.optional() });
+export const KeyListResponseSchema = z.object({ raw: z.string(), json: KeytabListSchema });
+
+export const ConfUpdateBodySchema = z.object({ conf: z.string().min(1, 'conf: the full text of krb5.conf') });
+
+/** A realm file's content: its raw text, or an object rendered to krb5.conf syntax. */
+export const RealmConfSchema = z.union([z.string(), Krb5ConfInputSchema], {
+  error: 'conf: krb5.conf text, or an object of sections whose values are strings, lists of strings or nested objects',
+});
+export const RealmCreateBodySchema = z.object({ name: RealmFileNameSchema, conf: RealmConfSchema });
+export const RealmUpdateBodySchema = z.object({ conf: RealmConfSchema });
+export const RealmNameParamsSchema = z.object({ name: RealmFileNameSchema });
+
+/**
+ * One realm file as listed and detailed. `json` is null and `error` says why when the file does
+ * not parse: a broken file must stay visible (and fixable through update), not hide the others.
+ */
+export const RealmFileSchema = z.object({
+  raw: z.string(),
+  json: Krb5ConfSchema.nullable(),
+  error: z.string().optional(),
+});
+export type RealmFile = z.infer<typeof RealmFileSchema>;
+export const RealmListResponseSchema = z.record(z.string(), RealmFileSchema);

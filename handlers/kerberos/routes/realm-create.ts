@@ -1,0 +1,26 @@
+import { route } from '../../core/route';
+import { ApiError, conflict } from '../../core/errors';
+import { emptyObject } from '../../core/schemas';
+import { realmFilePath, realmFileText } from '../conf-files';
+import { RealmCreateBodySchema } from '../requests';
+
+export default route({
+  method: 'POST',
+  path: '/kerberos/realm/create',
+  permission: 'kerberos:manage',
+  summary: 'Create <name>.conf in the include directory from raw text or an object (rendered to krb5.conf syntax)',
+  body: RealmCreateBodySchema,
+  response: emptyObject,
+  async handler({ body, system, vars, events }) {
+    const text = realmFileText(body.conf);
+    try {
+      // exclusive: the host refuses to replace an existing file, so two creates cannot race.
+      await system.writeFile(realmFilePath(vars, body.name), text, { exclusive: true });
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 409) throw conflict(`realm file ${body.name}.conf already exists`);
+      throw e;
+    }
+    await events.send({ kind: 'kerberos.realm.created', data: { name: body.name } });
+    return {};
+  },
+});

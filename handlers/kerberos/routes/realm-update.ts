@@ -1,0 +1,24 @@
+import { route } from '../../core/route';
+import { notFound } from '../../core/errors';
+import { emptyObject } from '../../core/schemas';
+import { realmFilePath, realmFileText } from '../conf-files';
+import { RealmNameParamsSchema, RealmUpdateBodySchema } from '../requests';
+
+export default route({
+  method: 'POST',
+  path: '/kerberos/realm/:name/update',
+  permission: 'kerberos:manage',
+  summary: 'Replace an existing realm file with raw text or an object (rendered to krb5.conf syntax)',
+  params: RealmNameParamsSchema,
+  body: RealmUpdateBodySchema,
+  response: emptyObject,
+  async handler({ params, body, system, vars, events }) {
+    const file = realmFilePath(vars, params.name);
+    const text = realmFileText(body.conf);
+    // Update never creates: a typo in the name must not add a realm file next to the real one.
+    if ((await system.readFile(file)) === null) throw notFound(`realm file ${params.name}.conf not found`);
+    await system.writeFile(file, text, { backup: true });
+    await events.send({ kind: 'kerberos.realm.updated', data: { name: params.name } });
+    return {};
+  },
+});

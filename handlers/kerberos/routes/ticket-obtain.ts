@@ -1,0 +1,66 @@
+import { route } from '../../core/route';
+import { ApiError } from '../../core/errors';
+import { path, type Vars } from '../../core/vars';
+import type { SystemClient } from '../../core/system';
+import { ccacheEnv, kinitKeytabArgv, kinitPasswordArgv, kinitTimeoutMs, klistArgv, passwordDialogue } from '../commands';
+import { defaultRealm } from '../conf-files';
+import { krb5Failure, krb5Timeout, normaliseTty, scrub } from '../failures';
+import { RealmNameSchema } from '../names';
+import { parseKlist } from '../parse/klist';
+import { MessageSchema, ObtainBodySchema } from '../requests';
+
+/** body.realm, else default_realm of krb5.conf: kinit is always given a full principal. */
+async function realmFor(given: string | undefined, system: SystemClient, vars: Vars): Promise<string> {
+  if (given !== undefined) return given;
+  const found = await defaultRealm((f) => system.readFile(f), vars);
+  if (found === undefined) {
+    throw new ApiError(409, 'conflict', `no realm given, and ${path(vars, 'krb5Conf')} sets no default_realm`);
+  }
+  // It reaches argv, so the configured value is held to the same rule as a client's.
+  if (!RealmNameSchema.safeParse(found).success) {
+    throw new ApiError(409, 'conflict', 'default_realm in krb5.conf is not a usable realm name; give realm');
+  }
+  return found;
+}
+
+const realmOf = (principal: string) => principal.slice(principal.lastIndexOf('@') + 1);
+
+export default route({
+  method: 'POST',
+  path: '/kerberos/ticket/obtain',
+  permission: 'kerberos:manage',
+  summary: 'Obtain a ticket-granting ticket with a domain admin password (kinit at a pty prompt) or from a keytab',
+  body: ObtainBodySchema,
+  response: MessageSchema,
+  async handler({ body, system, vars, events }) {
+    const env = ccacheEnv(vars);
+    const timeoutMs = kinitTimeoutMs(vars);
+    let principal: string;
+
+    if (body.username !== undefined && body.password !== undefined) {
+      principal = `${body.username}@${await realmFor(body.realm, system, vars)}`;
+      const argv = kinitPasswordArgv(vars, principal);
+      const r = await system.pty(argv, passwordDialogue(body.password), { env, timeoutMs });
+      if (r.timedOut) throw krb5Timeout(argv, timeoutMs);
+      if (r.code !== 0) {
+        const output = normaliseTty(scrub(r.output, body.password));
+        throw krb5Failure({ argv, code: r.code, stderr: output, stdout: output, principal });
+      }
+    } else {
+      const keytab = body.path ?? path(vars, 'keytab');
+      let wanted = body.principal;
+      if (wanted !== undefined && !wanted.includes('@')) wanted = `${wanted}@${await realmFor(body.realm, system, vars)}`;
+      const argv = kinitKeytabArgv(vars, keytab, wanted);
+      const r = await system.exec(argv, { env, timeoutMs });
+      if (r.timedOut) throw krb5Timeout(argv, timeoutMs);
+      if (r.code !== 0) throw krb5Failure({ argv, code: r.code, stderr: r.stderr, stdout: r.stdout, principal: wanted });
+      // Without a principal kinit chose one (host/<fqdn>@<realm of the host>): ask the cache
+      // which, so the answer names the realm for real.
+      principal = wanted ?? parseKlist((await system.run(klistArgv(vars), { env })).stdout).defaultPrincipal;
+    }
+
+    const realm = realmOf(principal);
+    await events.send({ kind: 'kerberos.ticket.obtained', data: { realm, principal } });
+    return { message: `Kerberos ticket obtained for ${principal} in realm ${realm}` };
+  },
+});
