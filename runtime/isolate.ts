@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Miniflare, Response as MfResponse, type Request as MfRequest } from 'miniflare';
+import type { Request as MfRequest, Response as MfResponseType } from 'miniflare';
 import type { Host } from './host';
 import type { FetchHandler } from './http/server';
 
@@ -11,7 +11,9 @@ export interface Isolated extends FetchHandler {
 const COMPATIBILITY_DATE = '2025-01-01';
 
 /** Hand a WHATWG Response from our binding servers back to workerd in Miniflare's own classes. */
-async function toMf(res: Response): Promise<MfResponse> {
+type MfResponseClass = typeof import('miniflare').Response;
+
+async function toMf(MfResponse: MfResponseClass, res: Response): Promise<MfResponseType> {
   return new MfResponse(await res.arrayBuffer(), { status: res.status, headers: [...res.headers] });
 }
 
@@ -25,15 +27,18 @@ async function fromMf(req: MfRequest): Promise<Request> {
  * The handlers can then reach the system only through SYSTEM/DB/EVENTS, which Node serves.
  */
 export async function startIsolated(host: Host, distDir: string): Promise<Isolated> {
+  // Imported here, not at the top: the bundled host would otherwise load Miniflare (≈1 s) on
+  // every start, though only isolation mode needs it.
+  const { Miniflare, Response: MfResponse } = await import('miniflare');
   const mf = new Miniflare({
     modules: true,
     scriptPath: join(distDir, 'app.mjs'),
     compatibilityDate: COMPATIBILITY_DATE,
     bindings: { VARS: JSON.parse(JSON.stringify(host.vars)) },
     serviceBindings: {
-      SYSTEM: async (req: MfRequest) => toMf(await host.bindings.fetchSystem(await fromMf(req))),
-      DB_FETCH: async (req: MfRequest) => toMf(await host.bindings.fetchDb(await fromMf(req))),
-      EVENTS_FETCH: async (req: MfRequest) => toMf(await host.bindings.fetchEvents(await fromMf(req))),
+      SYSTEM: async (req: MfRequest) => toMf(MfResponse, await host.bindings.fetchSystem(await fromMf(req))),
+      DB_FETCH: async (req: MfRequest) => toMf(MfResponse, await host.bindings.fetchDb(await fromMf(req))),
+      EVENTS_FETCH: async (req: MfRequest) => toMf(MfResponse, await host.bindings.fetchEvents(await fromMf(req))),
     },
   });
   await mf.ready;
