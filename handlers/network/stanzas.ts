@@ -11,10 +11,10 @@
  *       bond_mode 4 ...
  *
  * The API owns the inet stanza of an interface it configures: configure rewrites it from the
- * request. Only the interface's `bond*` / `slave*` options are carried over from the old
- * stanza unless the request sets them (so re-addressing a bond keeps it a bond at the next
- * boot); other options (gateway, dns-*, hooks) are not, and the previous file is kept as the
- * backup. inet6 stanzas are left as they are.
+ * request. Carried over from the old stanza, unless the request sets them: `mtu` (an MTU not
+ * given is left as it is, at runtime too) and the `bond*` / `slave*` options (so re-addressing
+ * a bond keeps it a bond at the next boot). Other options (gateway, dns-*, hooks) are not;
+ * the previous file is kept as the backup. inet6 stanzas are left as they are.
  */
 import { conflict } from '../core/errors.ts';
 import { bondStanzaOptions, MASTER_OPTIONS, sameOption, SLAVES_OPTIONS, splitNames, type BondParams } from './bond.ts';
@@ -45,7 +45,7 @@ function carried(dev: string, name: string, value: string): StanzaOption {
 export function configureStanza(dev: string, addressing: Addressing, requested: StanzaOption[], old: IfupdownIface | null): IfaceStanzaInput {
   const options = addressingOptions(addressing);
   for (const o of old?.options ?? []) {
-    if (!/^(bond|slave)/.test(o.name)) continue;
+    if (!/^(bond|slave)/.test(o.name) && o.name !== 'mtu') continue;
     if (requested.some((r) => sameOption(r.name, o.name)) || options.some((x) => sameOption(x.name, o.name))) continue;
     options.push(carried(dev, o.name, o.value));
   }
