@@ -100,7 +100,7 @@ describe('configureStanza', () => {
       { name: 'bond-mode', value: 'active-backup' },
     ]);
     const withMtu = configureStanza('bond0', { method: 'dhcp', mtu: 1500 }, [], bond);
-    expect(withMtu.options.filter((o) => o.name === 'mtu')).toEqual([{ name: 'mtu', value: '1500' }]);
+    expect(withMtu.options?.filter((o) => o.name === 'mtu')).toEqual([{ name: 'mtu', value: '1500' }]);
     // a plain NIC loses what the API does not manage
     const eth2 = findInetIface(parseIfupdown(appliance), 'eth2');
     expect(configureStanza('eth2', { method: 'dhcp' }, [], eth2).options).toEqual([]);
