@@ -14,6 +14,9 @@ import list from '../../handlers/traffic/routes/control-list';
 import create from '../../handlers/traffic/routes/control-create';
 import destroy from '../../handlers/traffic/routes/control-destroy';
 import { reserveRule } from '../../handlers/traffic/store';
+import { tcArgv } from '../../handlers/traffic/state';
+import { buildListing } from '../../handlers/traffic/listing';
+import type { Vars } from '../../handlers/core/vars';
 import type { D1Database, D1PreparedStatement } from '../../handlers/core/bindings';
 
 const TC = '/usr/sbin/tc';
@@ -426,5 +429,26 @@ describe('POST /network/traffic/control/:rule_name/destroy', () => {
     await host([]);
     store(rule1, 1);
     expect((await t.call('POST', `${BASE}/backup-target/destroy`, { token: await t.token(['network:read']) })).status).toBe(403);
+  });
+});
+
+describe('the tc binary', () => {
+  it('plans speak /usr/sbin/tc (the recorded argv); commands run the configured vars.bin.tc', () => {
+    const vars = (tc?: string): Vars => ({ productName: 'B', hostId: 'h', paths: {}, bin: tc ? { tc } : {}, settings: {} });
+    expect(tcArgv(vars('/sbin/tc'), FILTER_DEL1)).toEqual(['/sbin/tc', ...FILTER_DEL1.slice(1)]);
+    expect(tcArgv(vars(), FILTER_DEL1)).toEqual(FILTER_DEL1);
+    expect(tcArgv(vars('/sbin/tc'), ['/usr/sbin/ip', '-j', 'link', 'show'])).toEqual(['/usr/sbin/ip', '-j', 'link', 'show']);
+  });
+});
+
+describe('buildListing', () => {
+  it('a rule on a never-up device shows the hidden noop root; devices keep the given order and drop unreadable ones', () => {
+    const rule = { ...rule1, device: 'veth4', id: 7 };
+    const listing = buildListing(['veth4', 'gone0'], { veth4: { queues: [], classes: [], filters: [] }, gone0: undefined }, [rule]);
+    expect(listing).toEqual({
+      devices: { veth4: { queue: [], class: [], filter: [] } },
+      rules: [{ name: 'backup-target', qtype: 'noop', handler: 0, device: 'veth4', owner: 'root', refcnt: '1', queue_details: {} }],
+      ids: ['0', '7'],
+    });
   });
 });

@@ -27,7 +27,6 @@ export default route({
   async handler({ system, vars, db, requestId }) {
     const t: TcContext = { system, vars };
     const [rules, links] = await Promise.all([listRules(db), listLinks(t)]);
-    const present = new Set(links.map((l) => l.name));
     const order = links.filter((l) => !l.loopback || rules.some((r) => r.device === l.name)).map((l) => l.name);
     // Rule devices that do not exist are not read: reconcile() reports them as skipped.
     let states = await readDevices(t, order);
@@ -36,7 +35,7 @@ export default route({
     if (report.applied.length > 0 || report.failed.length > 0) {
       for (const line of describeReport(report)) console.warn(`[${requestId}] traffic: ${line}`);
       // Show the state after the repair, not before it.
-      states = { ...states, ...(await readDevices(t, report.touched.filter((d) => present.has(d)))) };
+      states = { ...states, ...(await readDevices(t, report.touched)) };
     }
     return buildListing(order, states, rules);
   },
