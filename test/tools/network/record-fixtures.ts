@@ -5,6 +5,7 @@
  * stdout is stored byte for byte.
  *
  *   npx vite-node test/tools/network/record-fixtures.ts            # must run as root
+ *   npx vite-node test/tools/network/record-fixtures.ts --demo     # only fixtures/demo/network
  *
  * It never writes `*.expected.json`: those are written and reviewed by hand (a draft can be
  * printed with `npx vite-node test/tools/network/draft-expected.ts <fixture.yaml>`).
@@ -21,6 +22,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir, release } from 'node:os';
 import { join, dirname } from 'node:path';
+import { parse } from 'yaml';
 import { fileURLToPath } from 'node:url';
 import { writeFixture, type Fixture } from '../../../runtime/system/fixture-file.ts';
 import { createNetns, ETHTOOL, IP, type Netns } from '../../system/helpers/netns.ts';
@@ -297,11 +299,148 @@ function recordUpstream(): void {
   fromUpstream('ethtool/upstream-jc-link-partner.yaml', 'ethtool/jc-generic-ethtool--link-partner-advertised-link-modes.out', [ETHTOOL, 'eth0'], jc);
 }
 
+// ---------------------------------------------------------------------------------------------
+// 4. The demo appliance (fixtures/demo/network): `--demo`
+// ---------------------------------------------------------------------------------------------
+
+const DEMO_MACS = { eno1: '3c:ec:ef:10:20:10', eno2: '3c:ec:ef:10:20:11', eno3: '3c:ec:ef:10:20:12', eno4: '3c:ec:ef:10:20:13', eno5: '3c:ec:ef:10:20:14' };
+
+/**
+ * A plausible box, made like the bond fixtures: veths in a namespace, dumped by the real ip
+ * while the shim makes eno1-eno5 look like PCI NICs (no veth linkinfo, qdisc mq, parent
+ * device) and bond0 an 802.3ad bond over eno3+eno4. eno1 management (static), eno2 a DHCP
+ * lease, bond0 the storage network (MTU 9000), eno5 unused (down, no carrier), docker0 a real
+ * bridge the listing rule leaves out. Stored under the argv the network routes run.
+ */
+async function recordDemo(shim: string): Promise<void> {
+  const ns = await createNetns({
+    name: 'ballast-demo',
+    veths: [
+      { name: 'eno1', peer: 'sw1', address: '192.168.10.20/24', peerAddress: '192.168.10.1/24' },
+      { name: 'eno2', peer: 'sw2' },
+      { name: 'eno3', peer: 'sw3' },
+      { name: 'eno4', peer: 'sw4' },
+      { name: 'eno5', peer: 'sw5', up: false, peerUp: false },
+      { name: 'bond0', peer: 'swb', address: '10.20.0.10/24' },
+    ],
+  });
+  try {
+    for (const [dev, mac] of Object.entries({ ...DEMO_MACS, bond0: DEMO_MACS.eno3 })) {
+      const port = dev === 'eno3' || dev === 'eno4';
+      const wasUp = dev !== 'eno5';
+      await ns.run([IP, 'link', 'set', 'dev', dev, 'down']);
+      if (port || dev === 'bond0') await ns.run([IP, 'link', 'set', 'dev', dev, 'mtu', '9000']);
+      // 802.3ad ports carry the bond's MAC; perm_hwaddr keeps their own
+      await ns.run([IP, 'link', 'set', 'dev', dev, 'address', port ? DEMO_MACS.eno3 : mac]);
+      if (port) await ns.run(['/usr/sbin/sysctl', '-q', '-w', `net.ipv6.conf.${dev}.disable_ipv6=1`]);
+      if (wasUp) await ns.run([IP, 'link', 'set', 'dev', dev, 'up']);
+    }
+    await ns.run([IP, 'addr', 'add', '10.1.2.50/24', 'brd', '+', 'dev', 'eno2', 'valid_lft', '86400', 'preferred_lft', '86400']);
+    await ns.run([IP, 'link', 'add', 'docker0', 'type', 'bridge']);
+    await ns.run([IP, 'addr', 'add', '172.17.0.1/16', 'brd', '+', 'dev', 'docker0']);
+    await new Promise((r) => setTimeout(r, 2500));
+    const links = JSON.parse((await ns.run([IP, '-j', 'link', 'show'])).stdout) as { ifname: string; ifindex: number }[];
+    const bondIndex = links.find((l) => l.ifname === 'bond0')?.ifindex;
+    if (!bondIndex) throw new Error('bond0 not found');
+
+    const veth = [IFLA.LINK, IFLA.LINK_NETNSID, IFLA.LINKINFO];
+    const pci = (n: number) => Buffer.concat([str(IFLA.PARENT_DEV_NAME, `0000:3b:00.${n}`), str(IFLA.PARENT_DEV_BUS_NAME, 'pci')]);
+    const nic = (name: string, n: number): Patch => ({ name, set: 0, clear: 0, strip: [...veth, IFLA.QDISC], blob: Buffer.concat([str(IFLA.QDISC, 'mq'), pci(n)]) });
+    const port = (name: 'eno3' | 'eno4', n: number): Patch => ({
+      name,
+      set: IFF_SLAVE,
+      clear: 0,
+      strip: [...veth, IFLA.QDISC],
+      blob: Buffer.concat([
+        str(IFLA.QDISC, 'mq'),
+        u32(IFLA.MASTER, bondIndex),
+        nest(IFLA.LINKINFO, str(INFO.SLAVE_KIND, 'bond'), nest(INFO.SLAVE_DATA, slaveData(DEMO_MACS[name], true, 1))),
+        pci(n),
+      ]),
+    });
+    const patches: Patch[] = [
+      { name: 'bond0', set: IFF_MASTER, clear: 0, strip: veth, blob: nest(IFLA.LINKINFO, str(INFO.KIND, 'bond'), nest(INFO.DATA, bondInfoData(2))) },
+      nic('eno1', 0),
+      nic('eno2', 1),
+      port('eno3', 2),
+      port('eno4', 3),
+      nic('eno5', 4),
+    ];
+    const dir = mkdtempSync(join(tmpdir(), 'ballast-nlpatch-'));
+    const file = join(dir, 'patch.bin');
+    writeFileSync(file, patchFile(patches));
+    const env = { LD_PRELOAD: shim, NL_PATCH_FILE: file };
+    const scenario =
+      'THE DEMO APPLIANCE, BUILT FROM SOURCE LIKE THE BOND FIXTURES: veths eno1-eno5 and bond0 dumped by the real iproute2 6.1.0 ip binary while the LD_PRELOAD shim (test/tools/network/nl-patch.c) made eno1-eno5 look like PCI NICs (no veth linkinfo, qdisc mq, parent device) and bond0 an 802.3ad bond over eno3+eno4 (mode 4, lacp_rate fast, miimon 100, updelay/downdelay 200, layer3+4, MTU 9000, both ports in aggregator 1); eno1 192.168.10.20/24 (management), eno2 10.1.2.50/24 added with a 1-day lifetime (a DHCP lease), bond0 10.20.0.10/24, eno5 admin down without carrier, docker0 a real bridge';
+    await record(ns, 'demo/network/ip/link-show.yaml', [IP, '-j', '-d', 'link', 'show'], scenario, env);
+    await record(ns, 'demo/network/ip/addr-show.yaml', [IP, '-j', 'addr', 'show'], scenario, env);
+    for (const dev of ['eno1', 'eno2', 'eno3', 'eno4', 'eno5', 'bond0', 'docker0', 'lo']) {
+      await record(ns, `demo/network/ip/link-show-dev-${dev}.yaml`, [IP, '-j', '-d', 'link', 'show', 'dev', dev], scenario, env);
+      await record(ns, `demo/network/ip/addr-show-dev-${dev}.yaml`, [IP, '-j', 'addr', 'show', 'dev', dev], scenario, env);
+    }
+  } finally {
+    await ns.cleanup();
+  }
+  demoEthtool();
+}
+
+/** `ethtool -i` as ethtool 6.1 prints it (see fixtures/ethtool/veth-eth0-i.yaml). */
+function driverInfo(driver: string, version: string, fw: string, bus: string, features: boolean): string {
+  const yn = features ? 'yes' : 'no';
+  return `driver: ${driver}\nversion: ${version}\nfirmware-version: ${fw}\nexpansion-rom-version: \nbus-info: ${bus}\nsupports-statistics: yes\nsupports-test: ${yn}\nsupports-eeprom-access: ${yn}\nsupports-register-dump: ${yn}\nsupports-priv-flags: ${yn}\n`;
+}
+
+/**
+ * ethtool for the demo NICs: a veth's ethtool says "veth, 10000Mb/s", which no appliance
+ * has, so these are the upstream jc samples (real NICs) renamed, and `ethtool -i` lines in
+ * ethtool 6.1's format for the drivers such ports would have. Each fixture's source says so.
+ */
+function demoEthtool(): void {
+  const jc1 = readFileSync(join(upstream, 'ethtool/jc-generic-ethtool--default1.out'), 'utf8');
+  const jc2 = readFileSync(join(upstream, 'ethtool/jc-generic-ethtool--default2.out'), 'utf8');
+  const veth = readFileSync(join(fixturesDir, 'ethtool/veth-eth0.yaml'), 'utf8');
+  const vethOut = (parse(veth) as { stdout: string }).stdout;
+  const rename = (text: string, dev: string) => text.replace(/^Settings for \S+:/, `Settings for ${dev}:`);
+  const noCarrier = (text: string) => text.replace('Speed: 1000Mb/s', 'Speed: Unknown!').replace('Duplex: Full', 'Duplex: Unknown! (255)').replace('Link detected: yes', 'Link detected: no');
+  const settings: [string, string, string][] = [
+    ['eno1', rename(jc1, 'eno1'), 'upstream sample ethtool/jc-generic-ethtool--default1.out (jc, MIT; a 1G copper port) renamed to eno1'],
+    ['eno2', rename(jc1, 'eno2'), 'upstream sample ethtool/jc-generic-ethtool--default1.out (jc, MIT; a 1G copper port) renamed to eno2'],
+    ['eno3', rename(jc2, 'eno3'), 'upstream sample ethtool/jc-generic-ethtool--default2.out (jc, MIT; a 40G fibre port) renamed to eno3'],
+    ['eno4', rename(jc2, 'eno4'), 'upstream sample ethtool/jc-generic-ethtool--default2.out (jc, MIT; a 40G fibre port) renamed to eno4'],
+    ['eno5', noCarrier(rename(jc1, 'eno5')), 'upstream sample ethtool/jc-generic-ethtool--default1.out (jc, MIT) renamed to eno5, with the lines ethtool prints for a port without link (Speed: Unknown!, Duplex: Unknown! (255), Link detected: no)'],
+    ['bond0', rename(vethOut, 'bond0').replace('Speed: 10000Mb/s', 'Speed: 80000Mb/s').replace('Port: Twisted Pair', 'Port: Other').replace(/\tMDI-X: .*\n/, ''), 'fixtures/ethtool/veth-eth0.yaml (recorded ethtool 6.1 on a software device) renamed to bond0, with the speed a bond reports for two 40G ports and Port: Other'],
+  ];
+  for (const [dev, stdout, note] of settings) {
+    save(`demo/network/ethtool/${dev}.yaml`, { source: `derived for the demo appliance from ${note}`, argv: [ETHTOOL, dev], code: 0, stdout, stderr: '' });
+  }
+  const drivers: [string, string][] = [
+    ['eno1', driverInfo('igb', '6.1.0-28-amd64', '1.67, 0x80000d66, 1.1767.0', '0000:3b:00.0', true)],
+    ['eno2', driverInfo('igb', '6.1.0-28-amd64', '1.67, 0x80000d66, 1.1767.0', '0000:3b:00.1', true)],
+    ['eno3', driverInfo('i40e', '6.1.0-28-amd64', '8.70 0x8000c40f 1.3179.0', '0000:3b:00.2', true)],
+    ['eno4', driverInfo('i40e', '6.1.0-28-amd64', '8.70 0x8000c40f 1.3179.0', '0000:3b:00.3', true)],
+    ['eno5', driverInfo('igb', '6.1.0-28-amd64', '1.67, 0x80000d66, 1.1767.0', '0000:3b:00.4', true)],
+    ['bond0', driverInfo('bonding', '6.1.0-28-amd64', '2', '', false)],
+  ];
+  for (const [dev, stdout] of drivers) {
+    save(`demo/network/ethtool/${dev}-i.yaml`, {
+      source: 'constructed for the demo appliance in the format of ethtool 6.1 -i (fixtures/ethtool/veth-eth0-i.yaml); driver, version and firmware strings are typical for such ports on Debian 12, not recorded',
+      argv: [ETHTOOL, '-i', dev],
+      code: 0,
+      stdout,
+      stderr: '',
+    });
+  }
+}
+
 async function main(): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('must run as root (network namespaces)');
   const dir = mkdtempSync(join(tmpdir(), 'ballast-nlshim-'));
   const shim = join(dir, 'nl-patch.so');
   execFileSync('gcc', ['-shared', '-fPIC', '-O1', '-Wall', '-o', shim, join(here, 'nl-patch.c'), '-ldl'], { stdio: 'inherit' });
+  if (process.argv.includes('--demo')) {
+    await recordDemo(shim);
+    return;
+  }
   recordUpstream();
   await recordVeths();
   await recordBond(shim, { label: 'bond-8023ad', degraded: false });

@@ -1,0 +1,85 @@
+/**
+ * The demo appliance's network area, served the way `npm start` serves it (demoConfig: replay
+ * of fixtures/demo, seed files copied into a private root): a plausible box — management port,
+ * a DHCP port, an LACP bond over two 40G ports, an unused port — and nothing else (lo, docker0
+ * left out). Guards the demo fixtures against drifting from the argv the routes run.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { demoConfig, seedDemo } from '../../runtime/demo.ts';
+import { createHost, type Host } from '../../runtime/host.ts';
+import { createToken } from '../../runtime/tokens.ts';
+import { distDir, repo } from '../helpers/host.ts';
+import list from '../../handlers/network/routes/interface-list.ts';
+import details from '../../handlers/network/routes/interface-details.ts';
+
+let host: Host;
+let dir: string;
+let token: string;
+
+async function get(path: string) {
+  const res = await host.app.fetch(new Request(`http://demo.local${path}`, { headers: { token } }), host.env);
+  return { status: res.status, json: await res.json() };
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ballast-demo-net-'));
+  const config = demoConfig(repo, 0, dir);
+  seedDemo(repo, config);
+  host = await createHost({ config, distDir, routes: [list, details], log: () => undefined });
+  token = (await createToken(host.db, 'admin', ['*'])).token;
+});
+afterAll(async () => {
+  await host?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('demo: GET /network/interface', () => {
+  it('shows the NICs and the bond with plausible values', async () => {
+    const r = await get('/api/v2/network/interface');
+    expect(r.status).toBe(200);
+    const rows = r.json.map((i: { link: string; state: string; status: string; ipv4: { type: string; address: string } | null; config: { mode: string } | null; settings: { speed: unknown; driver: { name: string } } }) => [
+      i.link,
+      i.state,
+      i.status,
+      i.ipv4 && `${i.ipv4.type} ${i.ipv4.address}`,
+      i.config?.mode ?? null,
+      i.settings.speed,
+      i.settings.driver.name,
+    ]);
+    expect(rows).toEqual([
+      ['eno1', 'up', 'GOOD', 'static 192.168.10.20/24', 'static', 1000, 'igb'],
+      ['eno2', 'up', 'GOOD', 'dhcp 10.1.2.50/24', 'dhcp', 1000, 'igb'],
+      ['eno3', 'up', 'GOOD', null, 'manual', 40000, 'i40e'],
+      ['eno4', 'up', 'GOOD', null, 'manual', 40000, 'i40e'],
+      ['eno5', 'down', 'GOOD', null, null, 'UNKNOWN', 'igb'],
+      ['bond0', 'up', 'GOOD', 'static 10.20.0.10/24', 'static', 80000, 'bonding'],
+    ]);
+    expect(r.json[5].config).toEqual({
+      mode: 'static',
+      address: '10.20.0.10',
+      netmask: '255.255.255.0',
+      mtu: '9000',
+      slaves: 'eno3 eno4',
+      bond_mode: '4',
+      bond_lacp_rate: '1',
+      bond_miimon: '100',
+      bond_xmit_hash_policy: 'layer3+4',
+      'bond-downdelay': '200',
+      'bond-updelay': '200',
+    });
+    expect(r.json[1].ipv4).toEqual({ type: 'dhcp', address: '10.1.2.50/24', brd: '10.1.2.255', scope: 'global', dynamic: 'eno2' });
+  });
+
+  it('answers details for each listed interface and 404 for the plumbing', async () => {
+    for (const dev of ['eno1', 'eno2', 'eno3', 'eno4', 'eno5', 'bond0']) {
+      const r = await get(`/api/v2/network/interface/${dev}/details`);
+      expect(r.status, dev).toBe(200);
+      expect(r.json[0].link).toBe(dev);
+    }
+    expect((await get('/api/v2/network/interface/docker0/details')).status).toBe(404);
+    expect((await get('/api/v2/network/interface/lo/details')).status).toBe(404);
+  });
+});
