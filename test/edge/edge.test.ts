@@ -109,3 +109,33 @@ describe('isolation mode (--isolate) over HTTP', () => {
     expect((await fetch(`${s.server.url}/api/v2/kerberos/conf`)).status).toBe(401);
   });
 });
+
+describe('edge tier: the Kerberos routes answer identically', () => {
+  beforeAll(async () => {
+    // Imported here so that this block only appends to the shared file.
+    const { readFixture } = await import('../../runtime/system/fixture-file');
+    const klist = (rel: string, argv: string[]) => ({ ...readFixture(join(distDir, '..', 'fixtures', rel)), argv, scenario: undefined });
+    // Replayed klist captures for the argv the routes run with this host's paths, and a realm file.
+    t.replay!.load([klist('klist/local-tgt.yaml', ['/usr/bin/klist']), klist('klist/local-keytab-k-t-e.yaml', ['/usr/bin/klist', '-k', '-t', '-e', '--', t.config.paths.keytab])]);
+    mkdirSync(t.config.paths.krb5ConfD, { recursive: true });
+    writeFileSync(join(t.config.paths.krb5ConfD, 'lab.conf'), '[realms]\n\tLAB.TEST = {\n\t\tkdc = kdc.lab.test\n\t}\n');
+  });
+
+  const kerberosCases: [string, string, 'admin' | 'reader', number, string?][] = [
+    ['GET', '/api/v2/kerberos/ticket/list', 'admin', 200],
+    ['GET', '/api/v2/kerberos/realm', 'admin', 200],
+    ['GET', '/api/v2/kerberos/realm/lab/details', 'admin', 200],
+    ['GET', '/api/v2/kerberos/realm/nope/details', 'admin', 404],
+    ['GET', '/api/v2/kerberos/realm/..%2Fkrb5/details', 'admin', 400],
+    ['POST', '/api/v2/kerberos/key/list', 'admin', 200, '{}'],
+    ['POST', '/api/v2/kerberos/key/list', 'admin', 400, '{"path":"relative.keytab"}'],
+    ['POST', '/api/v2/kerberos/ticket/obtain', 'reader', 403, '{"username":"alice","password":"pw"}'],
+  ];
+  for (const [method, path, who, status, body] of kerberosCases) {
+    it(`${method} ${path} as ${who} answers ${status} identically`, async () => {
+      const { node, edge } = await both(method, path, who === 'admin' ? t.adminToken : reader, body);
+      expect(node.status, node.body).toBe(status);
+      expect(edge).toEqual(node);
+    });
+  }
+});
