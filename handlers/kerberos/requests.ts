@@ -71,7 +71,7 @@ export const ConfUpdateBodySchema = z.object({ conf: z.string().min(1, 'conf: th
 
 /** A realm file's content: its raw text, or an object rendered to krb5.conf syntax. */
 export const RealmConfSchema = z.union([z.string(), Krb5ConfInputSchema], {
-  error: 'conf: krb5.conf text, or an object of sections whose values are strings, lists of strings or nested objects',
+  error: 'krb5.conf text, or an object of sections whose values are strings, lists of strings or nested objects',
 });
 export const RealmCreateBodySchema = z.object({ name: RealmFileNameSchema, conf: RealmConfSchema });
 export const RealmUpdateBodySchema = z.object({ conf: RealmConfSchema });

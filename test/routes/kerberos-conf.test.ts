@@ -231,8 +231,8 @@ describe('realm files', () => {
       [{ realms: { 'X.TEST': { kdc: ['ok', 'bell\u0007'] } } }, 'body.conf.realms.X.TEST.kdc.1: control character'],
       ['[realms]\n\tX = {\n', 'body.conf: does not parse'],
       [{ directives: [{ type: 'module', path: '/srv/x.so', residual: 'r' }], sections: {} }, 'body.conf: the module directive is not allowed'],
-      [42, 'body.conf: conf: krb5.conf text, or an object of sections'],
-      [{ realms: { 'X.TEST': { kdc: 5 } } }, 'body.conf: conf: krb5.conf text, or an object of sections'],
+      [42, 'body.conf: krb5.conf text, or an object of sections'],
+      [{ realms: { 'X.TEST': { kdc: 5 } } }, 'body.conf: krb5.conf text, or an object of sections'],
     ];
     for (const [conf, expected] of cases) {
       const r = await post('/realm/create', { name: 'x', conf });

@@ -14,7 +14,7 @@ export default route({
   async handler({ body, system, vars, events }) {
     const text = realmFileText(body.conf);
     try {
-      // exclusive: the host refuses to replace an existing file, so two creates cannot race.
+      // exclusive: the host refuses to replace an existing file (a realm someone else wrote).
       await system.writeFile(realmFilePath(vars, body.name), text, { exclusive: true });
     } catch (e) {
       if (e instanceof ApiError && e.status === 409) throw conflict(`realm file ${body.name}.conf already exists`);
