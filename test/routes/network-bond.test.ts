@@ -388,6 +388,20 @@ describe('slaves and unconfigure, on their own', () => {
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED + BOND_STANZAS.replace('slaves eno1 eno2', 'slaves eno1').replace('\nauto eno2\niface eno2 inet manual\n    bond-master bond0\n', ''));
   });
 
+  it('unconfigure a port that only the configuration puts in the bond: out of its slaves list too', async () => {
+    boxIs(FREE);
+    const argv = [
+      [IP, '-4', 'addr', 'flush', 'dev', 'eno2'],
+      [IP, 'link', 'set', 'dev', 'eno2', 'down'],
+    ];
+    t.replay?.load(argv.map(ok));
+    const r = await t.call('POST', '/api/v2/network/interface/eno2/unconfigure', { body: {} });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json).toEqual({ message: 'eno2 unconfigured and taken out of bond0' });
+    expect(calls()).toEqual(argv);
+    expect(readFileSync(mainFile, 'utf8')).toBe(SEED + BOND_STANZAS.replace('slaves eno1 eno2', 'slaves eno1').replace('\nauto eno2\niface eno2 inet manual\n    bond-master bond0\n', ''));
+  });
+
   it('unconfigure the bond carrying the connection is refused unless forced', async () => {
     const via = { [CONNECTION_HEADER]: JSON.stringify({ localAddress: '10.20.0.10' }) };
     const r = await t.call('POST', '/api/v2/network/interface/bond0/unconfigure', { body: {}, headers: via });

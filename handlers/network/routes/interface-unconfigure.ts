@@ -63,13 +63,15 @@ export default route({
     } else {
       lockoutGuard(connection, s.addrs, [dev], 'unconfigure', body.force);
       const master = link.master;
-      const list = master ? splitNames(optionValue(inetStanza(s.config, master), SLAVES_OPTIONS) ?? '') : [];
-      if (master && list.includes(dev)) {
+      // the bond's slaves line loses it too, also when only the configuration made it a port
+      const bond = master ?? configuredMaster(stanza);
+      const list = bond ? splitNames(optionValue(inetStanza(s.config, bond), SLAVES_OPTIONS) ?? '') : [];
+      if (bond && list.includes(dev)) {
         const rest = list.filter((p) => p !== dev);
-        edit.setOption(master, SLAVES_OPTIONS, { value: rest.length ? rest : 'none' });
+        edit.setOption(bond, SLAVES_OPTIONS, { value: rest.length ? rest : 'none' });
       }
       steps = planUnconfigure(c.bins, { device: { link, addr: addrOf(s, dev) }, master, wasDhcp });
-      if (master) message = `${dev} unconfigured and taken out of ${master}`;
+      if (bond) message = `${dev} unconfigured and taken out of ${bond}`;
     }
     await commit(system, edit.changes(), steps);
     await emitNetworkEvent(events, 'network.interface.unconfigured', { device: dev, ...(link?.kind === 'bond' ? { deleted: true, released } : {}) }, requestId);
