@@ -6,6 +6,7 @@ import { system, type SystemClient } from './system';
 import { ParseError } from './parse-error';
 import { baseHeaders, errorResponse, jsonResponse, methodNotAllowed, preflightResponse, requestIdOf, type ResponseStyle } from './http';
 import type { Vars } from './vars';
+import { withLock } from './lock';
 
 export const API_BASE = '/api/v2';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -52,6 +53,8 @@ export interface RouteSpec<P extends AnySchema, Q extends AnySchema, B extends A
    * key). HEAD is then refused instead of running it.
    */
   sideEffects?: boolean;
+  /** Run the handler under this named in-process lock (see core/lock.ts). */
+  lock?: string;
   handler(c: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<z.input<R> | Response>;
 }
 
@@ -188,7 +191,7 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
       const rawBody = spec.method === 'GET' ? {} : await readJsonBody(request, maxBody);
       const body = validate('body', spec.body, rawBody);
 
-      const result = await spec.handler({
+      const run = () => spec.handler({
         params,
         query,
         body,
@@ -203,6 +206,7 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
         vars,
         connection: connectionOf(request),
       });
+      const result = spec.lock ? await withLock(spec.lock, run) : await run();
       if (result instanceof Response) return result;
       const checked = spec.response.safeParse(result);
       if (!checked.success) {

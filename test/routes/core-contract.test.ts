@@ -195,3 +195,22 @@ describe('route contract', () => {
     expect(bad.headers.get('x-request-id')).not.toBe('a\u00e9');
   });
 });
+
+describe('named locks', () => {
+  it('serialise handlers that share a lock, in arrival order', async () => {
+    const { withLock } = await import('../../handlers/core/lock');
+    const log: string[] = [];
+    const step = (id: string, ms: number) =>
+      withLock('t', async () => {
+        log.push(`start ${id}`);
+        await new Promise((r) => setTimeout(r, ms));
+        log.push(`end ${id}`);
+        return id;
+      });
+    const results = await Promise.all([step('a', 30), step('b', 1), withLock('other', async () => (log.push('other'), 'o'))]);
+    expect(results).toEqual(['a', 'b', 'o']);
+    expect(log).toEqual(['start a', 'other', 'end a', 'start b', 'end b']);
+    await expect(withLock('t', async () => { throw new Error('x'); })).rejects.toThrow('x');
+    expect(await withLock('t', async () => 'after failure')).toBe('after failure');
+  });
+});

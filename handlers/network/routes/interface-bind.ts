@@ -15,6 +15,8 @@ export default route({
   method: 'POST',
   path: '/network/interface/bind',
   permission: 'network:manage',
+  // one change to the interfaces files and links at a time: each plans from what it read
+  lock: 'network-config',
   summary: 'Create the next free bondN from the given ports (802.3ad by default), configure and bring it up',
   body: bindBody,
   response: networkInterface,

@@ -14,6 +14,8 @@ export default route({
   method: 'POST',
   path: '/network/interface/configure',
   permission: 'network:manage',
+  // one change to the interfaces files and links at a time: each plans from what it read
+  lock: 'network-config',
   summary: 'Configure an interface for DHCP or a static address: writes its ifupdown stanza and applies it now',
   body: configureBody,
   response: networkInterface,

@@ -21,6 +21,8 @@ export default route({
   method: 'POST',
   path: '/network/interface/slaves',
   permission: 'network:manage',
+  // one change to the interfaces files and links at a time: each plans from what it read
+  lock: 'network-config',
   summary: "Set a bond's ports (comma separated); answers the bond",
   body: slavesBody,
   response: networkInterface,

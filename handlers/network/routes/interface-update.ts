@@ -18,6 +18,8 @@ export default route({
   method: 'POST',
   path: '/network/interface/:device_name/update',
   permission: 'network:manage',
+  // one change to the interfaces files and links at a time: each plans from what it read
+  lock: 'network-config',
   summary: 'Bring a configured interface up or down',
   params: deviceParams,
   body: updateBody,
