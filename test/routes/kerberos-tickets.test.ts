@@ -348,9 +348,17 @@ describe('GET /kerberos/ticket/list', () => {
 
   it('output that is not klist\'s: 502 naming the parser, not a 500', async () => {
     replay.load([{ source: 'test-constructed', argv: [KLIST], code: 0, stdout: 'something else\n', stderr: '', once: true }]);
-    const r = await t.call('GET', '/api/v2/kerberos/ticket/list');
-    expect(r.status).toBe(502);
-    expect(r.json.error).toMatchObject({ code: 'bad_gateway', message: 'could not read the output of klist (line 1)' });
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const r = await t.call('GET', '/api/v2/kerberos/ticket/list');
+      expect(r.status).toBe(502);
+      expect(r.json.error).toMatchObject({ code: 'bad_gateway', message: 'could not read the output of klist (line 1)' });
+      // The log names the parser and line, never the output itself.
+      expect(logged.mock.calls.map((c) => c.join(' ')).join('\n')).toMatch(/parse error: klist: line 1: /);
+      expect(logged.mock.calls.map((c) => c.join(' ')).join('\n')).not.toContain('something else');
+    } finally {
+      logged.mockRestore();
+    }
   });
 
   it('needs a token', async () => {
