@@ -19,6 +19,7 @@ import { BindingServer } from './binding-server';
 import { DeliveryWorker } from './delivery/worker';
 import { deliverySettings } from './delivery/settings';
 import { notificationOps } from './delivery/ops';
+import { fsOps } from './system/ops/fs-ops';
 
 export interface ManifestEntry {
   method: Method;
@@ -113,7 +114,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
     db,
     concurrency: config.limits.commandConcurrency,
     queue: config.limits.commandQueue,
-    extraOps: { ...notificationOps(notify), ...o.extraOps },
+    extraOps: { ...notificationOps(notify), ...fsOps({ settings: config.settings, db }), ...o.extraOps },
     log,
   });
   const vars: Vars = {

@@ -1,0 +1,58 @@
+import * as z from 'zod';
+import { ApiError } from '../../core/errors';
+import { route } from '../../core/route';
+import { absolutePath } from '../../core/schemas';
+import { commandFailed, commandTimeout } from '../../core/system';
+import { bin } from '../../core/vars';
+import { checkDirectoryOptions } from '../directory-options';
+import { emit } from '../emit';
+
+const body = z
+  .strictObject({
+    destination: absolutePath.describe('directory to create (parents too), absolute'),
+    options: z
+      .array(z.string().max(256))
+      .max(6)
+      .optional()
+      .describe('install(1) options, one argv element each, limited to mode, owner and group: ["-m", "0750", "-o", "backup", "-g", "staff"]'),
+  })
+  .superRefine((b, ctx) => {
+    const r = checkDirectoryOptions(b.options);
+    if (!r.ok) ctx.addIssue({ code: 'custom', path: ['options'], message: r.message });
+  });
+
+/**
+ * install's own refusals, by stderr, and what they mean for the caller. install -d on an
+ * existing directory succeeds (and applies mode/owner/group), as the tool does.
+ */
+function mapInstallError(destination: string, stderr: string): ApiError | null {
+  if (/invalid (user|group) /.test(stderr)) {
+    const m = /invalid (user|group) '(.*)'/.exec(stderr);
+    return new ApiError(400, 'validation_failed', `no such ${m?.[1] ?? 'user or group'} ${m ? JSON.stringify(m[2]) : ''}`.trim(), {
+      issues: [{ path: 'body.options', message: stderr.trim() }],
+    });
+  }
+  if (/: File exists$/m.test(stderr)) return new ApiError(409, 'conflict', `${destination} (or one of its parents) exists and is not a directory`);
+  if (/: Not a directory$/m.test(stderr)) return new ApiError(409, 'conflict', `a parent of ${destination} is not a directory`);
+  if (/: Read-only file system$/m.test(stderr)) return new ApiError(409, 'conflict', `${destination} is on a read-only filesystem`);
+  return null;
+}
+
+export default route({
+  method: 'POST',
+  path: '/fs/make_directory',
+  permission: 'fs:manage',
+  summary: 'Create a directory (install -d [-m mode] [-o owner] [-g group] -- <destination>); echoes {destination}',
+  body,
+  response: z.object({ destination: z.string() }),
+  async handler({ body, system, vars, events, requestId }) {
+    const options = checkDirectoryOptions(body.options);
+    if (!options.ok) throw new ApiError(400, 'bad_request', options.message); // the schema checked it already
+    const argv = [bin(vars, 'install'), '-d', ...options.argv, '--', body.destination];
+    const r = await system.exec(argv);
+    if (r.timedOut) throw commandTimeout(argv, r);
+    if (r.code !== 0) throw mapInstallError(body.destination, r.stderr) ?? commandFailed(argv, r);
+    await emit(events, { kind: 'fs.directory.created', data: { destination: body.destination } }, requestId);
+    return { destination: body.destination };
+  },
+});

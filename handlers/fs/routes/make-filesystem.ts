@@ -1,0 +1,87 @@
+import * as z from 'zod';
+import { ApiError, badRequest, conflict } from '../../core/errors';
+import { route } from '../../core/route';
+import { commandFailed, commandTimeout } from '../../core/system';
+import { bin, path } from '../../core/vars';
+import { availableFilesystems } from '../available-fs';
+import { checkDeviceFree } from '../device-free';
+import { emit } from '../emit';
+import { blockDevice, listMounts, signaturesOf } from '../facts';
+import { devicePath, fsType } from '../inputs';
+import { checkMkfsOptions, mkfsOptionsSchema } from '../mkfs-options';
+import { renderTerminalText } from '../terminal-text';
+
+/** mkfs with discard on a large disk takes minutes; the host caps this at 10x its command limit. */
+const MKFS_TIMEOUT_MS = 600_000;
+
+const body = z
+  .strictObject({
+    device: devicePath.describe('block device to format, e.g. /dev/sdb'),
+    type: fsType.describe('filesystem type (see GET /fs/available_fs)'),
+    options: mkfsOptionsSchema
+      .optional()
+      .describe('mkfs options for this type, one argv element each: ["-L", "data", "-m", "1"]; whitelisted per type'),
+    force: z
+      .boolean()
+      .optional()
+      .describe('extension: format even though the device carries a filesystem or partition-table signature (it is wiped first)'),
+  })
+  .superRefine((b, ctx) => {
+    const r = checkMkfsOptions(b.type, b.options);
+    if (!r.ok) ctx.addIssue({ code: 'custom', path: ['options'], message: r.message });
+  });
+
+/**
+ * Refusal codes of device-free.ts and the status each one answers: only "there is no such
+ * block device" is a 404; everything else is the device's state (409).
+ */
+const NOT_FOUND_CODES = new Set(['not-a-block-device']);
+
+export default route({
+  method: 'POST',
+  path: '/fs/make_filesystem',
+  permission: 'fs:manage',
+  summary: 'Create a filesystem on a free block device (mkfs -t <type> [options] -- <device>); answers the tool output',
+  body,
+  response: z.string(),
+  async handler({ body, system, vars, events, requestId }) {
+    // The type must have its helper on this box, not just be a type we know.
+    const listed = await Promise.all([path(vars, 'sbin'), path(vars, 'sbinLegacy')].map((d) => system.listDir(d)));
+    const available = availableFilesystems(listed.flatMap((l) => (l ?? []).filter((e) => e.type !== 'dir').map((e) => e.name)));
+    if (!available.some((a) => a.name === body.type)) {
+      throw badRequest(`filesystem type ${body.type} is not available on this box (see GET /fs/available_fs)`, [
+        { path: 'body.type', message: `mkfs.${body.type} is not installed` },
+      ]);
+    }
+    const options = checkMkfsOptions(body.type, body.options);
+    if (!options.ok) throw badRequest(options.message); // checked by the schema already; kept for the type
+
+    // Facts first, all read only. A /dev/disk/by-* link is resolved by lsblk, and from here on
+    // the resolved node is what is checked and what is formatted.
+    const dev = await blockDevice(system, vars, body.device);
+    const [mounts, signatures] = await Promise.all([listMounts(system, vars), signaturesOf(system, vars, dev.path)]);
+    const verdict = checkDeviceFree({ device: dev.path, lsblk: dev.lsblk, mounts, swaps: [], signatures });
+    if (!verdict.ok) {
+      const forced = verdict.code === 'signature' && body.force === true;
+      if (!forced) {
+        if (NOT_FOUND_CODES.has(verdict.code)) throw new ApiError(404, 'not_found', verdict.reason);
+        const hint = verdict.code === 'signature' ? ' (send "force": true to wipe it and format anyway)' : '';
+        throw conflict(`cannot create a filesystem on ${body.device}: ${verdict.reason}${hint}`, { reason: verdict.code });
+      }
+      // Forced: erase every signature first, so no mkfs needs its own force flag (those also
+      // skip other safety checks) and no stale signature of another type survives to confuse
+      // blkid later.
+      const wipe = [bin(vars, 'wipefs'), '-a', '-q', '--', dev.path];
+      await system.run(wipe);
+    }
+
+    const argv = [bin(vars, 'mkfs'), '-t', body.type, ...options.argv, '--', dev.path];
+    const r = await system.exec(argv, { timeoutMs: MKFS_TIMEOUT_MS });
+    if (r.timedOut) throw commandTimeout(argv, r);
+    if (r.code !== 0) throw commandFailed(argv, r);
+    await emit(events, { kind: 'fs.filesystem.created', data: { device: dev.path, type: body.type } }, requestId);
+    // The spec answers "the raw output of the creation": stderr (mke2fs's version banner,
+    // warnings) then stdout, with progress counters rendered as a terminal shows them.
+    return [renderTerminalText(r.stderr), renderTerminalText(r.stdout)].filter((t) => t.trim() !== '').join('\n');
+  },
+});

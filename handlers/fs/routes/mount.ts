@@ -1,0 +1,42 @@
+import * as z from 'zod';
+import { ApiError } from '../../core/errors';
+import { route } from '../../core/route';
+import { absolutePath } from '../../core/schemas';
+import { commandFailed, commandTimeout } from '../../core/system';
+import { bin } from '../../core/vars';
+import { checkCanMount } from '../device-free';
+import { emit } from '../emit';
+import { blockDevice, listMounts, normalisePath } from '../facts';
+import { devicePath } from '../inputs';
+import { mountError } from '../mount-errors';
+
+const body = z.strictObject({
+  device: devicePath.describe('block device holding the filesystem, e.g. /dev/sdb'),
+  mountpoint: absolutePath.describe('existing directory to mount it on, absolute'),
+});
+
+export default route({
+  method: 'POST',
+  path: '/fs/mount',
+  permission: 'fs:manage',
+  summary: 'Mount a block device on a directory (mount -- <device> <mountpoint>); answers a message naming both',
+  body,
+  response: z.string(),
+  async handler({ body, system, vars, events, requestId }) {
+    const target = normalisePath(body.mountpoint);
+    const dev = await blockDevice(system, vars, body.device);
+    const verdict = checkCanMount({ device: dev.path, mountpoint: target, mounts: await listMounts(system, vars) });
+    if (!verdict.ok) {
+      if (verdict.code === 'protected') throw new ApiError(403, 'forbidden', `${target} is a system mountpoint; the API does not mount over it`);
+      throw new ApiError(409, 'conflict', `cannot mount ${body.device} on ${target}: ${verdict.reason}`, { details: { reason: verdict.code } });
+    }
+    // The filesystem type is probed by mount (libblkid). A missing mountpoint is mount's own
+    // answer ("mount point does not exist"), mapped to 404: asking first would only add a race.
+    const argv = [bin(vars, 'mount'), '--', dev.path, target];
+    const r = await system.exec(argv);
+    if (r.timedOut) throw commandTimeout(argv, r);
+    if (r.code !== 0) throw mountError(`cannot mount ${body.device} on ${target}`, r.stderr) ?? commandFailed(argv, r);
+    await emit(events, { kind: 'fs.filesystem.mounted', data: { device: dev.path, mountpoint: target } }, requestId);
+    return `Mounted ${body.device} on ${target}`;
+  },
+});

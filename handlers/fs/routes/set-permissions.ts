@@ -1,0 +1,90 @@
+import * as z from 'zod';
+import { ApiError } from '../../core/errors';
+import { route } from '../../core/route';
+import { absolutePath } from '../../core/schemas';
+import { commandFailed, commandTimeout } from '../../core/system';
+import { bin } from '../../core/vars';
+import { aclArgument, aclEntryListSchema } from '../acl';
+import { emit } from '../emit';
+import { parseSetfaclErrors, parseSetfaclTest } from '../parse/getfacl';
+
+/** setfacl -R over a large tree takes a while; the host caps this at 10x its command limit. */
+const SETFACL_TIMEOUT_MS = 300_000;
+
+const body = z
+  .strictObject({
+    path: absolutePath.describe('file or directory, absolute'),
+    acls: aclEntryListSchema.optional().describe('ACL entries for setfacl -m, e.g. ["u:backup:rwx", "g:staff:r-x", "m::rwx"]'),
+    acl: aclEntryListSchema.optional().describe('the same as acls (the name the spec\'s usage example sends)'),
+    defaults: z.boolean().optional().describe('apply the entries to the default ACL (setfacl -d)'),
+    recursive: z.boolean().optional().describe('apply to everything below path (setfacl -R; symlinks below are not followed)'),
+    test: z.boolean().optional().describe('change nothing; answer the ACLs that would result (setfacl --test)'),
+  })
+  .superRefine((b, ctx) => {
+    if (b.acls && b.acl) ctx.addIssue({ code: 'custom', path: ['acl'], message: 'give either acls or acl, not both' });
+    if (!b.acls && !b.acl) ctx.addIssue({ code: 'custom', path: ['acls'], message: 'at least one ACL entry is required' });
+  })
+  .transform(({ acl, acls, ...rest }) => ({ ...rest, entries: acls ?? acl ?? [] }));
+
+/** The entry a `near character N` of setfacl's -m argument falls in (entries are joined with `,`). */
+function entryAt(entries: readonly string[], canonical: string, character: number): string | undefined {
+  const parts = canonical.split(',');
+  let end = 0;
+  for (let i = 0; i < parts.length; i++) {
+    end += parts[i].length + 1;
+    if (character <= end) return entries[i];
+  }
+  return entries[entries.length - 1];
+}
+
+export default route({
+  method: 'POST',
+  path: '/fs/set_permissions',
+  permission: 'fs:manage',
+  summary: 'Set POSIX ACL entries (setfacl [--test] [-R] [-d] -m <entries> -- <path>); with test, answers the resulting ACLs',
+  body,
+  response: z.string(),
+  async handler({ body, system, vars, events, requestId }) {
+    // Each entry passed the POSIX ACL grammar (acl.ts): no `,`, no leading `-`, no whitespace,
+    // so the joined -m argument holds exactly the entries that were validated.
+    const argument = aclArgument(body.entries);
+    const argv = [
+      bin(vars, 'setfacl'),
+      ...(body.test ? ['--test'] : []),
+      ...(body.recursive ? ['-R'] : []),
+      ...(body.defaults ? ['-d'] : []),
+      '-m',
+      argument,
+      '--',
+      body.path,
+    ];
+    const r = await system.exec(argv, { timeoutMs: SETFACL_TIMEOUT_MS });
+    if (r.timedOut) throw commandTimeout(argv, r);
+    if (r.code !== 0) {
+      const errors = parseSetfaclErrors(r.stderr);
+      const bad = errors.find((e) => e.kind === 'invalid-argument' || e.kind === 'incomplete');
+      if (bad) {
+        // grammar-valid but refused by setfacl: an unknown user or group name
+        const entry = bad.kind === 'invalid-argument' ? entryAt(body.entries, argument, bad.character) : undefined;
+        const message = entry ? `ACL entry ${JSON.stringify(entry)} was refused by setfacl (unknown user or group?)` : `setfacl refused the ACL entries`;
+        throw new ApiError(400, 'validation_failed', message, { issues: [{ path: 'body.acls', message: r.stderr.trim() }] });
+      }
+      const file = errors.find((e) => e.kind === 'file');
+      if (file && file.kind === 'file' && errors.every((e) => e.kind === 'file')) {
+        if (/No such file or directory/.test(file.message)) throw new ApiError(404, 'not_found', `${file.path} does not exist`);
+        if (/Operation not supported/.test(file.message)) {
+          throw new ApiError(409, 'conflict', `${file.path}: the filesystem does not support ACLs (mounted without acl?)`);
+        }
+        if (/Read-only file system/.test(file.message)) throw new ApiError(409, 'conflict', `${file.path} is on a read-only filesystem`);
+      }
+      throw commandFailed(argv, r);
+    }
+    if (body.test) {
+      // read it to be sure it is setfacl's listing (a ParseError is a 502), then answer it as is
+      parseSetfaclTest(r.stdout, { root: body.path });
+      return r.stdout;
+    }
+    await emit(events, { kind: 'fs.acl.updated', data: { path: body.path, defaults: body.defaults === true } }, requestId);
+    return `ACL of ${body.path} set: ${argument}${body.defaults ? ' (default ACL)' : ''}${body.recursive ? ', recursively' : ''}`;
+  },
+});

@@ -1,0 +1,50 @@
+import * as z from 'zod';
+import { ApiError } from '../../core/errors';
+import { route } from '../../core/route';
+import { absolutePath } from '../../core/schemas';
+import { commandFailed, commandTimeout } from '../../core/system';
+import { bin } from '../../core/vars';
+import { checkCanUnmount } from '../device-free';
+import { emit } from '../emit';
+import { blockDevice, listMounts, normalisePath, pathExists } from '../facts';
+import { devicePath } from '../inputs';
+import { mountError } from '../mount-errors';
+
+const body = z.strictObject({
+  device: devicePath.optional().describe('optional: when given, it must be what is mounted there'),
+  mountpoint: absolutePath.describe('the mountpoint to unmount, absolute'),
+});
+
+export default route({
+  method: 'POST',
+  path: '/fs/unmount',
+  permission: 'fs:manage',
+  summary: 'Unmount the filesystem on a mountpoint (umount -- <mountpoint>); answers a message naming device and mountpoint',
+  body,
+  response: z.string(),
+  async handler({ body, system, vars, events, requestId }) {
+    const target = normalisePath(body.mountpoint);
+    // a given device is compared as findmnt names it: resolve /dev/disk/by-* links first
+    const device = body.device === undefined ? undefined : (await blockDevice(system, vars, body.device)).path;
+    const mounts = await listMounts(system, vars);
+    const verdict = checkCanUnmount({ mountpoint: target, device, mounts });
+    if (!verdict.ok) {
+      if (verdict.code === 'protected') throw new ApiError(403, 'forbidden', `${target} is a system mountpoint; the API does not unmount it`);
+      if (verdict.code === 'not-mounted' && !(await pathExists(system, vars, target))) {
+        throw new ApiError(404, 'not_found', `${target} does not exist`);
+      }
+      throw new ApiError(409, 'conflict', `cannot unmount ${target}: ${verdict.reason}`, { details: { reason: verdict.code } });
+    }
+    // the filesystem visible there (the last one stacked on the target); named in the answer
+    // and the event even when the request did not say which device it expected
+    const onTarget = mounts.filter((m) => m.target === target);
+    const mounted = onTarget[onTarget.length - 1].sourceDevice;
+
+    const argv = [bin(vars, 'umount'), '--', target];
+    const r = await system.exec(argv);
+    if (r.timedOut) throw commandTimeout(argv, r);
+    if (r.code !== 0) throw mountError(`cannot unmount ${target}`, r.stderr) ?? commandFailed(argv, r);
+    await emit(events, { kind: 'fs.filesystem.unmounted', data: { device: mounted, mountpoint: target } }, requestId);
+    return `Unmounted ${body.device ?? mounted} from ${target}`;
+  },
+});

@@ -1,0 +1,103 @@
+/**
+ * The fs area's host operations (registered by createHost):
+ *   fs/explore    bounded, read-only tree walk (fs-explore.ts)
+ *   fs/read-text  one regular file's text, for xxhash_verify's checksum file
+ * Both read only below `settings.fs.readRoots`, checked on the real path (symlinks resolved),
+ * and are audited (path, entry count or size; never file content).
+ */
+import { realpathSync } from 'node:fs';
+import type * as z from 'zod';
+import { open, realpath } from 'node:fs/promises';
+import { EXPLORE_OP, exploreOpPayload, fsSettingsSchema, type FsSettings } from '../../../handlers/fs/explore';
+import { READ_TEXT_MAX_BYTES, READ_TEXT_OP, readTextPayload, type ReadTextResult } from '../../../handlers/fs/read-op';
+import type { SqliteDb } from '../../db/database';
+import type { HostOp } from '../service';
+import { SystemRefusal } from '../types';
+import { exploreTree, isInside } from './fs-explore';
+
+/** Reads `settings.fs`; a wrong key or value stops the host at start, naming it. */
+export function fsSettings(settings: Record<string, unknown>): FsSettings {
+  const r = fsSettingsSchema.safeParse(settings.fs ?? {});
+  if (!r.success) {
+    throw new Error(`config: ${r.error.issues.map((i) => `settings.fs${i.path.length ? `.${i.path.join('.')}` : ''}: ${i.message}`).join('; ')}`);
+  }
+  return r.data;
+}
+
+/** Roots as real paths, so a root given through a symlink still matches resolved paths. */
+function realRoots(roots: readonly string[]): string[] {
+  return roots.map((r) => {
+    try {
+      return realpathSync(r);
+    } catch {
+      return r; // a root that does not exist (yet) matches nothing below a real path anyway
+    }
+  });
+}
+
+function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
+  const r = schema.safeParse(p);
+  if (!r.success) {
+    throw new SystemRefusal(400, 'bad_request', `${op}: ${r.error.issues.map((i) => `${i.path.map(String).join('.') || 'payload'}: ${i.message}`).join('; ')}`);
+  }
+  return r.data;
+}
+
+export interface FsOpsOptions {
+  settings: Record<string, unknown>;
+  db: SqliteDb;
+}
+
+export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
+  const s = fsSettings(o.settings);
+  const roots = realRoots(s.readRoots);
+  const audit = o.db.prepare('INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, ?, ?)');
+
+  return {
+    [EXPLORE_OP]: async (payload, requestId) => {
+      const req = payloadOf(exploreOpPayload, EXPLORE_OP, payload);
+      const started = performance.now();
+      const result = await exploreTree(req, { roots, maxEntriesCeiling: s.exploreMaxEntries });
+      const note = `${result.total} entries${result.truncated ? `, truncated by ${result.truncatedBy.join('+')}` : ''}`;
+      audit.run(Date.now(), requestId ?? null, EXPLORE_OP, JSON.stringify([req.path]), Math.round(performance.now() - started), note);
+      return result;
+    },
+
+    [READ_TEXT_OP]: async (payload, requestId): Promise<ReadTextResult> => {
+      const req = payloadOf(readTextPayload, READ_TEXT_OP, payload);
+      const max = req.maxBytes ?? READ_TEXT_MAX_BYTES;
+      let real: string;
+      try {
+        real = await realpath(req.path);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || code === 'ENOTDIR') throw new SystemRefusal(404, 'not_found', `${req.path} does not exist`);
+        throw e;
+      }
+      if (!roots.some((r) => isInside(real, r))) {
+        throw new SystemRefusal(403, 'forbidden', `${req.path} is outside the directories this host may read (settings.fs.readRoots)`);
+      }
+      // open first, then check what was opened: no window between the check and the read
+      const fh = await open(real, 'r');
+      try {
+        const st = await fh.stat();
+        if (!st.isFile()) throw new SystemRefusal(400, 'bad_request', `${req.path} is not a regular file`);
+        if (st.size > max) throw new SystemRefusal(413, 'payload_too_large', `${req.path} is larger than ${max} bytes`);
+        // one byte more than allowed, to notice a file that grew past the limit after the stat
+        const buf = Buffer.alloc(Math.min(st.size, max) + 1);
+        let bytesRead = 0;
+        for (;;) {
+          const r = await fh.read(buf, bytesRead, buf.length - bytesRead, bytesRead);
+          if (r.bytesRead === 0) break;
+          bytesRead += r.bytesRead;
+          if (bytesRead === buf.length) break;
+        }
+        if (bytesRead > max) throw new SystemRefusal(413, 'payload_too_large', `${req.path} is larger than ${max} bytes`);
+        audit.run(Date.now(), requestId ?? null, READ_TEXT_OP, JSON.stringify([req.path]), null, `${bytesRead} bytes`);
+        return { content: buf.subarray(0, bytesRead).toString('utf8') };
+      } finally {
+        await fh.close();
+      }
+    },
+  };
+}
