@@ -74,7 +74,13 @@ export class ConfinedFiles {
       await atomicWrite(out.backupPath, previous, 0o600);
     }
     const st = previous !== null ? await fsp.stat(p) : null;
-    await atomicWrite(p, Buffer.from(content, 'utf8'), opts.mode ?? (st ? st.mode & 0o7777 : 0o644));
+    const mode = opts.mode ?? (st ? st.mode & 0o7777 : 0o644);
+    if (opts.exclusive) {
+      // Check-then-rename would let two racing creates both win: link() fails atomically instead.
+      await atomicCreate(p, Buffer.from(content, 'utf8'), mode, path as string);
+      return out;
+    }
+    await atomicWrite(p, Buffer.from(content, 'utf8'), mode);
     return out;
   }
 
@@ -157,6 +163,28 @@ export async function atomicWrite(path: string, data: Buffer, mode: number): Pro
   } catch (e) {
     await fsp.unlink(tmp).catch(() => undefined);
     throw e;
+  }
+  await fsyncDir(dirname(path));
+}
+
+/** Like atomicWrite, but the final name must not exist: the file appears complete or not at all. */
+async function atomicCreate(path: string, data: Buffer, mode: number, shown: string): Promise<void> {
+  const tmp = join(dirname(path), `.${basename(path)}.tmp-${randomBytes(6).toString('hex')}`);
+  const fh = await fsp.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+  try {
+    await fh.writeFile(data);
+    await fh.chmod(mode);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await fsp.link(tmp, path);
+  } catch (e) {
+    if (isErrno(e, 'EEXIST')) throw new SystemRefusal(409, 'conflict', `already exists: ${shown}`);
+    throw e;
+  } finally {
+    await fsp.unlink(tmp).catch(() => undefined);
   }
   await fsyncDir(dirname(path));
 }

@@ -113,9 +113,15 @@ describe('confined files', () => {
     expect(statSync(f).mode & 0o777).toBe(0o644);
   });
 
-  it('exclusive create refuses an existing file with 409', async () => {
+  it('exclusive create refuses an existing file with 409, and exactly one of racing creates wins', async () => {
     await client.writeFile(join(etc, 'x.conf'), 'a', { exclusive: true });
     await expect(client.writeFile(join(etc, 'x.conf'), 'b', { exclusive: true })).rejects.toMatchObject({ status: 409 });
+    expect(readFileSync(join(etc, 'x.conf'), 'utf8')).toBe('a');
+    const racers = await Promise.allSettled(['1', '2', '3', '4', '5'].map((c) => client.writeFile(join(etc, 'race.conf'), c, { exclusive: true })));
+    expect(racers.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const winner = racers.findIndex((r) => r.status === 'fulfilled');
+    expect(readFileSync(join(etc, 'race.conf'), 'utf8')).toBe(String(winner + 1));
+    expect(readdirSync(etc).filter((n) => n.includes('.tmp-'))).toEqual([]);
   });
 
   it('refuses paths outside the roots, through symlinks, with .. and relative ones', async () => {
