@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ApiError, type ErrorIssue } from './errors';
 import { authenticate, authorize, type Principal } from './auth';
-import { database, events, type D1Database, type Env, type EventsBinding, type ExecutionContext } from './bindings';
+import { database, events, type AppEvent, type D1Database, type Env, type EventsBinding, type ExecutionContext } from './bindings';
 import { system, type SystemClient } from './system';
 import { ParseError } from './parse-error';
 import { baseHeaders, errorResponse, jsonResponse, methodNotAllowed, preflightResponse, requestIdOf, type ResponseStyle } from './http';
@@ -150,6 +150,23 @@ function connectionOf(request: Request): ConnectionInfo {
   }
 }
 
+/**
+ * The events binding as handlers see it: the request id is attached, and a failure to record is
+ * logged, never thrown. A handler emits after its change has happened, and that change cannot be
+ * undone by the outbox being unwritable, so the request must not fail for it.
+ */
+function recordingEvents(inner: EventsBinding, requestId: string): EventsBinding {
+  return {
+    async send(event) {
+      try {
+        await inner.send({ ...event, requestId } as AppEvent);
+      } catch (e) {
+        console.error(`[${requestId}] event ${event.kind} was not recorded: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    },
+  };
+}
+
 /** Turn anything thrown into the error model; unexpected errors never leak their message. */
 export function toApiError(e: unknown, requestId: string): ApiError {
   if (e instanceof ApiError) return e;
@@ -202,7 +219,7 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
         principal,
         system: system(env, requestId),
         db,
-        events: events(env, requestId),
+        events: recordingEvents(events(env, requestId), requestId),
         vars,
         connection: connectionOf(request),
       });

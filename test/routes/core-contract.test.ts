@@ -72,10 +72,22 @@ const sends = route({
   },
 });
 let sent = 0;
+const emits = route({
+  method: 'POST',
+  path: '/test/emit',
+  permission: 'test:manage',
+  summary: 'emits an event',
+  body: z.object({ kind: z.string() }),
+  response: z.object({ ok: z.boolean() }),
+  async handler({ body, events }) {
+    await events.send({ kind: body.kind, data: { n: 1 } });
+    return { ok: true };
+  },
+});
 
 let t: TestHost;
 beforeAll(async () => {
-  t = await makeTestHost({ routes: [echo, read, boom, conflicting, badShape, sends] });
+  t = await makeTestHost({ routes: [echo, read, boom, conflicting, badShape, sends, emits] });
 });
 afterAll(() => t.close());
 
@@ -176,6 +188,16 @@ describe('route contract', () => {
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-headers')).toContain('token');
     expect(pre.headers.get('access-control-allow-methods')).toBe('GET, HEAD, OPTIONS');
+  });
+
+  it('events carry the request id; a failure to record one is logged, not a failed request', async () => {
+    const ok = await t.call('POST', '/api/v2/test/emit', { body: { kind: 'test.thing.done' }, headers: { 'x-request-id': 'req-emit-0001' } });
+    expect(ok.status).toBe(200);
+    const row = t.host.db.prepare("SELECT kind, request_id, data FROM events WHERE kind = 'test.thing.done'").get() as { kind: string; request_id: string; data: string };
+    expect(row).toEqual({ kind: 'test.thing.done', request_id: 'req-emit-0001', data: '{"n":1}' });
+    const bad = await t.call('POST', '/api/v2/test/emit', { body: { kind: 'Not A Kind' } });
+    expect(bad.status).toBe(200);
+    expect(bad.json).toEqual({ ok: true });
   });
 
   it('HEAD never runs a GET that has side effects', async () => {

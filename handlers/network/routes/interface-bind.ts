@@ -20,7 +20,7 @@ export default route({
   summary: 'Create the next free bondN from the given ports (802.3ad by default), configure and bring it up',
   body: bindBody,
   response: networkInterface,
-  async handler({ body, system, vars, events, connection, requestId }) {
+  async handler({ body, system, vars, events, connection }) {
     const c = networkContext(system, vars);
     const s = await readSnapshot(c);
     const ports = newPorts(c, s, body.slaves, null);
@@ -48,7 +48,7 @@ export default route({
       ...(ip ? { address: `${ip}/${prefix}` } : {}),
       ...(mtu ? { mtu } : {}),
     };
-    await emitNetworkEvent(events, 'network.bond.created', data, requestId);
+    await emitNetworkEvent(events, 'network.bond.created', data);
     return describeInterface(c, bond);
   },
 });

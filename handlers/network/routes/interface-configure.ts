@@ -19,7 +19,7 @@ export default route({
   summary: 'Configure an interface for DHCP or a static address: writes its ifupdown stanza and applies it now',
   body: configureBody,
   response: networkInterface,
-  async handler({ body, system, vars, events, connection, requestId }) {
+  async handler({ body, system, vars, events, connection }) {
     const c = networkContext(system, vars);
     const s = await readSnapshot(c);
     const dev = body.device;
@@ -40,7 +40,7 @@ export default route({
 
     const { method, ip, prefix, mtu } = body.addressing;
     const data = { device: dev, mode: method, ...(ip ? { address: `${ip}/${prefix}` } : {}), ...(mtu ? { mtu } : {}), options: body.options.map((o) => o.name) };
-    await emitNetworkEvent(events, 'network.interface.configured', data, requestId);
+    await emitNetworkEvent(events, 'network.interface.configured', data);
     return describeInterface(c, dev);
   },
 });

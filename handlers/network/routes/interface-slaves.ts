@@ -26,7 +26,7 @@ export default route({
   summary: "Set a bond's ports (comma separated); answers the bond",
   body: slavesBody,
   response: networkInterface,
-  async handler({ body, system, vars, events, connection, requestId }) {
+  async handler({ body, system, vars, events, connection }) {
     const c = networkContext(system, vars);
     const s = await readSnapshot(c);
     const bond = body.device;
@@ -56,7 +56,7 @@ export default route({
     }
     await commit(system, edit.changes(), planSlaves(c.bins, bond, ports, removed));
 
-    await emitNetworkEvent(events, 'network.bond.slaves_changed', { device: bond, slaves: body.slaves, added, removed }, requestId);
+    await emitNetworkEvent(events, 'network.bond.slaves_changed', { device: bond, slaves: body.slaves, added, removed });
     return describeInterface(c, bond);
   },
 });

@@ -37,7 +37,7 @@ export default route({
   params: deviceParams,
   body: unconfigureBody,
   response: messageResponse,
-  async handler({ params, body, system, vars, events, connection, requestId }) {
+  async handler({ params, body, system, vars, events, connection }) {
     const c = networkContext(system, vars);
     const s = await readSnapshot(c);
     const dev = params.device_name;
@@ -76,7 +76,7 @@ export default route({
       if (bond) message = `${dev} unconfigured and taken out of ${bond}`;
     }
     await commit(system, edit.changes(), steps);
-    await emitNetworkEvent(events, 'network.interface.unconfigured', { device: dev, ...(link?.kind === 'bond' ? { deleted: true, released } : {}) }, requestId);
+    await emitNetworkEvent(events, 'network.interface.unconfigured', { device: dev, ...(link?.kind === 'bond' ? { deleted: true, released } : {}) });
     return { message };
   },
 });

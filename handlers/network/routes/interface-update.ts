@@ -24,7 +24,7 @@ export default route({
   params: deviceParams,
   body: updateBody,
   response: networkInterface,
-  async handler({ params, body, system, vars, events, connection, requestId }) {
+  async handler({ params, body, system, vars, events, connection }) {
     const c = networkContext(system, vars);
     const s = await readSnapshot(c);
     const dev = params.device_name;
@@ -32,7 +32,7 @@ export default route({
     if (!inetStanza(s.config, dev)) throw conflict(`${dev} is not configured; configure it first`, { device: dev });
     if (body.state === 'down') lockoutGuard(connection, s.addrs, [dev], 'take down', body.force);
     await commit(system, [], [{ argv: linkSetArgv(c.bins, dev, { state: body.state }), undo: [] }]);
-    await emitNetworkEvent(events, 'network.interface.updated', { device: dev, state: body.state }, requestId);
+    await emitNetworkEvent(events, 'network.interface.updated', { device: dev, state: body.state });
     return describeInterface(c, dev);
   },
 });

@@ -2,7 +2,6 @@ import * as z from 'zod';
 import { route } from '../../core/route';
 import { agentSchema, createBody } from '../schemas';
 import { getAgentRow, toAgent } from '../store';
-import { emit } from '../emit';
 
 export default route({
   method: 'POST',
@@ -11,7 +10,7 @@ export default route({
   summary: 'Create a notification agent (sms, smtp or webhook); answers an array with it',
   body: createBody,
   response: z.array(agentSchema).length(1),
-  async handler({ db, body, events, vars, requestId }) {
+  async handler({ db, body, events, vars }) {
     const now = Date.now();
     const iso = new Date(now).toISOString();
     const r = await db
@@ -19,7 +18,7 @@ export default route({
       .bind(body.type, body.enabled ? 1 : 0, JSON.stringify(body.json), now, iso, iso)
       .run();
     const row = await getAgentRow(db, r.meta.last_row_id);
-    await emit(events, { kind: 'notification.agent.created', data: { id: row.id, type: row.type, enabled: body.enabled } }, requestId);
+    await events.send({ kind: 'notification.agent.created', data: { id: row.id, type: row.type, enabled: body.enabled } });
     return [toAgent(row, vars.hostId)];
   },
 });

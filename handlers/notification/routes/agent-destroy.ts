@@ -2,7 +2,6 @@ import * as z from 'zod';
 import { route } from '../../core/route';
 import { agentIdParams } from '../schemas';
 import { getAgentRow } from '../store';
-import { emit } from '../emit';
 
 export default route({
   method: 'POST',
@@ -11,13 +10,13 @@ export default route({
   summary: 'Remove a notification agent; its undelivered notifications are cancelled',
   params: agentIdParams,
   response: z.array(z.number().int()).length(1),
-  async handler({ db, params, events, requestId }) {
+  async handler({ db, params, events }) {
     const row = await getAgentRow(db, params.id);
     await db.batch([
       db.prepare('DELETE FROM notification_agents WHERE id = ?').bind(params.id),
       db.prepare("UPDATE deliveries SET state = 'cancelled', last_error = 'agent removed' WHERE agent_id = ? AND state = 'pending'").bind(params.id),
     ]);
-    await emit(events, { kind: 'notification.agent.destroyed', data: { id: row.id, type: row.type } }, requestId);
+    await events.send({ kind: 'notification.agent.destroyed', data: { id: row.id, type: row.type } });
     return [row.id];
   },
 });

@@ -3,7 +3,6 @@ import { route } from '../../core/route';
 import { ApiError } from '../../core/errors';
 import { agentIdParams, agentSchema, updateBody } from '../schemas';
 import { getAgentRow, resolveUpdatedConfig, toAgent, validateConfig } from '../store';
-import { emit } from '../emit';
 
 export default route({
   method: 'POST',
@@ -13,7 +12,7 @@ export default route({
   params: agentIdParams,
   body: updateBody,
   response: z.array(agentSchema).length(1),
-  async handler({ db, params, body, events, vars, requestId }) {
+  async handler({ db, params, body, events, vars }) {
     const before = await getAgentRow(db, params.id);
     const storedJson: Record<string, unknown> = JSON.parse(before.json);
     const type = body.type ?? before.type;
@@ -43,7 +42,7 @@ export default route({
     }
     await db.batch(statements);
     const after = await getAgentRow(db, params.id);
-    await emit(events, { kind: 'notification.agent.updated', data: { id: after.id, type, enabled, changed } }, requestId);
+    await events.send({ kind: 'notification.agent.updated', data: { id: after.id, type, enabled, changed } });
     return [toAgent(after, vars.hostId)];
   },
 });
