@@ -82,6 +82,7 @@ export default route({
     await emit(events, { kind: 'fs.filesystem.created', data: { device: dev.path, type: body.type } }, requestId);
     // The spec answers "the raw output of the creation": stderr (mke2fs's version banner,
     // warnings) then stdout, with progress counters rendered as a terminal shows them.
-    return [renderTerminalText(r.stderr), renderTerminalText(r.stdout)].filter((t) => t.trim() !== '').join('\n');
+    const banner = r.stderr.trim() === '' ? '' : renderTerminalText(r.stderr);
+    return banner === '' || banner.endsWith('\n') ? banner + renderTerminalText(r.stdout) : `${banner}\n${renderTerminalText(r.stdout)}`;
   },
 });
