@@ -10,6 +10,7 @@
  *   mount: /mnt/x: mount point is not a directory.                  → 409
  *   mount: /mnt/x: wrong fs type, bad option, bad superblock on ... → 409 (nothing mountable)
  *   mount: /mnt/x: can't read superblock on /dev/sdb.               → 409
+ *   mount: /mnt/x: unknown filesystem type 'vfat'.                  → 409 (no kernel driver)
  *   umount: /mnt/x: target is busy.                                 → 409
  *   umount: /mnt/x: not mounted.                                    → 409
  *   umount: /mnt/x: no mount point specified. (path does not exist) → 404
@@ -21,7 +22,8 @@ const RULES: { re: RegExp; status: 404 | 409; say: (what: string) => string }[] 
   { re: /special device .* does not exist/, status: 404, say: (w) => `${w}: the device does not exist` },
   { re: /already mounted/, status: 409, say: (w) => `${w}: already mounted (or the mountpoint is busy)` },
   { re: /mount point is not a directory/, status: 409, say: (w) => `${w}: the mountpoint is not a directory` },
-  { re: /wrong fs type|can't read superblock|unknown filesystem type/, status: 409, say: (w) => `${w}: the device holds no filesystem that can be mounted` },
+  { re: /unknown filesystem type/, status: 409, say: (w) => `${w}: this kernel cannot mount that filesystem type (no driver loaded)` },
+  { re: /wrong fs type|can't read superblock/, status: 409, say: (w) => `${w}: the device holds no filesystem that can be mounted` },
   { re: /target is busy/, status: 409, say: (w) => `${w}: the filesystem is busy (files are open or a process has its working directory there)` },
   { re: /: not mounted/, status: 409, say: (w) => `${w}: not mounted` },
   { re: /no mount point specified/, status: 404, say: (w) => `${w}: the mountpoint does not exist` },
