@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchConfig, createTokenVia, freePort, load, repo, rssKb, startHostProcess, stop, waitFor } from './lib';
+import { exploreBench } from './explore';
 
 // The cheap route: token check + one DB read (the agent list), no command.
 const ROUTE = '/api/v2/notification/agent';
@@ -71,3 +72,5 @@ async function hostVsBare(): Promise<void> {
 }
 
 await hostVsBare();
+// POST /fs/explore over a 100k-entry tree against find -printf (test/bench/explore.ts)
+await exploreBench();
