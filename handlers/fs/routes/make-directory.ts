@@ -5,7 +5,6 @@ import { absolutePath } from '../../core/schemas';
 import { commandFailed, commandTimeout } from '../../core/system';
 import { bin } from '../../core/vars';
 import { checkDirectoryOptions } from '../directory-options';
-import { emit } from '../emit';
 
 const body = z
   .strictObject({
@@ -45,14 +44,14 @@ export default route({
   summary: 'Create a directory (install -d [-m mode] [-o owner] [-g group] -- <destination>); echoes {destination}',
   body,
   response: z.object({ destination: z.string() }),
-  async handler({ body, system, vars, events, requestId }) {
+  async handler({ body, system, vars, events }) {
     const options = checkDirectoryOptions(body.options);
     if (!options.ok) throw new ApiError(400, 'bad_request', options.message); // the schema checked it already
     const argv = [bin(vars, 'install'), '-d', ...options.argv, '--', body.destination];
     const r = await system.exec(argv);
     if (r.timedOut) throw commandTimeout(argv, r);
     if (r.code !== 0) throw mapInstallError(body.destination, r.stderr) ?? commandFailed(argv, r);
-    await emit(events, { kind: 'fs.directory.created', data: { destination: body.destination } }, requestId);
+    await events.send({ kind: 'fs.directory.created', data: { destination: body.destination } });
     return { destination: body.destination };
   },
 });

@@ -5,7 +5,6 @@ import { commandFailed, commandTimeout } from '../../core/system';
 import { bin, path } from '../../core/vars';
 import { availableFilesystems } from '../available-fs';
 import { checkDeviceFree } from '../device-free';
-import { emit } from '../emit';
 import { blockDevice, listMounts, signaturesOf } from '../facts';
 import { devicePath, fsType } from '../inputs';
 import { checkMkfsOptions, mkfsOptionsSchema } from '../mkfs-options';
@@ -44,7 +43,7 @@ export default route({
   summary: 'Create a filesystem on a free block device (mkfs -t <type> [options] -- <device>); answers the tool output',
   body,
   response: z.string(),
-  async handler({ body, system, vars, events, requestId }) {
+  async handler({ body, system, vars, events }) {
     // The type must have its helper on this box, not just be a type we know.
     const listed = await Promise.all([path(vars, 'sbin'), path(vars, 'sbinLegacy')].map((d) => system.listDir(d)));
     const available = availableFilesystems(listed.flatMap((l) => (l ?? []).filter((e) => e.type !== 'dir').map((e) => e.name)));
@@ -79,7 +78,7 @@ export default route({
     const r = await system.exec(argv, { timeoutMs: MKFS_TIMEOUT_MS });
     if (r.timedOut) throw commandTimeout(argv, r);
     if (r.code !== 0) throw commandFailed(argv, r);
-    await emit(events, { kind: 'fs.filesystem.created', data: { device: dev.path, type: body.type } }, requestId);
+    await events.send({ kind: 'fs.filesystem.created', data: { device: dev.path, type: body.type } });
     // The spec answers "the raw output of the creation": stderr (mke2fs's version banner,
     // warnings) then stdout, with progress counters rendered as a terminal shows them.
     const banner = r.stderr.trim() === '' ? '' : renderTerminalText(r.stderr);

@@ -5,7 +5,6 @@ import { absolutePath } from '../../core/schemas';
 import { commandFailed, commandTimeout } from '../../core/system';
 import { bin } from '../../core/vars';
 import { checkCanMount } from '../device-free';
-import { emit } from '../emit';
 import { blockDevice, listMounts, normalisePath } from '../facts';
 import { devicePath } from '../inputs';
 import { mountError } from '../mount-errors';
@@ -22,7 +21,7 @@ export default route({
   summary: 'Mount a block device on a directory (mount -- <device> <mountpoint>); answers a message naming both',
   body,
   response: z.string(),
-  async handler({ body, system, vars, events, requestId }) {
+  async handler({ body, system, vars, events }) {
     const target = normalisePath(body.mountpoint);
     const dev = await blockDevice(system, vars, body.device);
     const verdict = checkCanMount({ device: dev.path, mountpoint: target, mounts: await listMounts(system, vars) });
@@ -36,7 +35,7 @@ export default route({
     const r = await system.exec(argv);
     if (r.timedOut) throw commandTimeout(argv, r);
     if (r.code !== 0) throw mountError(`cannot mount ${body.device} on ${target}`, r.stderr) ?? commandFailed(argv, r);
-    await emit(events, { kind: 'fs.filesystem.mounted', data: { device: dev.path, mountpoint: target } }, requestId);
+    await events.send({ kind: 'fs.filesystem.mounted', data: { device: dev.path, mountpoint: target } });
     return `Mounted ${body.device} on ${target}`;
   },
 });

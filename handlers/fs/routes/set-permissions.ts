@@ -5,7 +5,6 @@ import { absolutePath } from '../../core/schemas';
 import { commandFailed, commandTimeout } from '../../core/system';
 import { bin } from '../../core/vars';
 import { aclArgument, aclEntryListSchema } from '../acl';
-import { emit } from '../emit';
 import { parseSetfaclErrors, parseSetfaclTest } from '../parse/getfacl';
 
 /** setfacl -R over a large tree takes a while; the host caps this at 10x its command limit. */
@@ -44,7 +43,7 @@ export default route({
   summary: 'Set POSIX ACL entries (setfacl [--test] [-R] [-d] -m <entries> -- <path>); with test, answers the resulting ACLs',
   body,
   response: z.string(),
-  async handler({ body, system, vars, events, requestId }) {
+  async handler({ body, system, vars, events }) {
     // Each entry passed the POSIX ACL grammar (acl.ts): no `,`, no leading `-`, no whitespace,
     // so the joined -m argument holds exactly the entries that were validated.
     const argument = aclArgument(body.entries);
@@ -84,7 +83,7 @@ export default route({
       parseSetfaclTest(r.stdout, { root: body.path });
       return r.stdout;
     }
-    await emit(events, { kind: 'fs.acl.updated', data: { path: body.path, defaults: body.defaults === true } }, requestId);
+    await events.send({ kind: 'fs.acl.updated', data: { path: body.path, defaults: body.defaults === true } });
     return `ACL of ${body.path} set: ${argument}${body.defaults ? ' (default ACL)' : ''}${body.recursive ? ', recursively' : ''}`;
   },
 });

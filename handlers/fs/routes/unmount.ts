@@ -5,7 +5,6 @@ import { absolutePath } from '../../core/schemas';
 import { commandFailed, commandTimeout } from '../../core/system';
 import { bin } from '../../core/vars';
 import { checkCanUnmount } from '../device-free';
-import { emit } from '../emit';
 import { blockDevice, listMounts, normalisePath, pathExists } from '../facts';
 import { devicePath } from '../inputs';
 import { mountError } from '../mount-errors';
@@ -22,7 +21,7 @@ export default route({
   summary: 'Unmount the filesystem on a mountpoint (umount -- <mountpoint>); answers a message naming device and mountpoint',
   body,
   response: z.string(),
-  async handler({ body, system, vars, events, requestId }) {
+  async handler({ body, system, vars, events }) {
     const target = normalisePath(body.mountpoint);
     // a given device is compared as findmnt names it: resolve /dev/disk/by-* links first
     const device = body.device === undefined ? undefined : (await blockDevice(system, vars, body.device)).path;
@@ -44,7 +43,7 @@ export default route({
     const r = await system.exec(argv);
     if (r.timedOut) throw commandTimeout(argv, r);
     if (r.code !== 0) throw mountError(`cannot unmount ${target}`, r.stderr) ?? commandFailed(argv, r);
-    await emit(events, { kind: 'fs.filesystem.unmounted', data: { device: mounted, mountpoint: target } }, requestId);
+    await events.send({ kind: 'fs.filesystem.unmounted', data: { device: mounted, mountpoint: target } });
     return `Unmounted ${body.device ?? mounted} from ${target}`;
   },
 });
