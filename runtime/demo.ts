@@ -21,7 +21,8 @@ export function demoConfig(repo: string, port: number, stateDir = process.env.BA
     paths,
     // Demo fixtures write `$ROOT/etc/...` where a command names a configured path.
     system: { ...base.system, mode: 'replay', fixtures: [resolve(repo, 'fixtures/demo')], fixtureAliases: { $ROOT: root } },
-    settings: { demo: true },
+    // explore and the checksum-file reader read the demo's own files, not the machine's
+    settings: { demo: true, fs: { readRoots: [root] } },
   });
 }
 
