@@ -1,0 +1,101 @@
+/**
+ * The demo appliance (npm start) answers the fs routes from fixtures/demo/fs: every request of
+ * fixtures/demo/fs/README.md's table gets the documented answer, so the fixtures match, argv for
+ * argv, what the routes run. explore and the checksum reader stay inside the demo root.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ExploreEntry } from '../../handlers/fs/explore';
+import availableFs from '../../handlers/fs/routes/available-fs';
+import explore from '../../handlers/fs/routes/explore';
+import makeDirectory from '../../handlers/fs/routes/make-directory';
+import makeFilesystem from '../../handlers/fs/routes/make-filesystem';
+import mount from '../../handlers/fs/routes/mount';
+import setPermissions from '../../handlers/fs/routes/set-permissions';
+import unmount from '../../handlers/fs/routes/unmount';
+import xxhash from '../../handlers/fs/routes/xxhash';
+import xxhashVerify from '../../handlers/fs/routes/xxhash-verify';
+import { demoConfig, seedDemo } from '../../runtime/demo';
+import { createHost, type Host } from '../../runtime/host';
+import { createToken } from '../../runtime/tokens';
+import { distDir, repo } from '../helpers/host';
+
+const ROUTES = [availableFs, explore, makeDirectory, makeFilesystem, mount, setPermissions, unmount, xxhash, xxhashVerify];
+
+let host: Host;
+let token: string;
+let state: string;
+let root: string;
+
+beforeAll(async () => {
+  state = mkdtempSync(join(tmpdir(), 'ballast-demo-fs-'));
+  const config = demoConfig(repo, 0, state);
+  seedDemo(repo, config);
+  root = join(state, 'root');
+  host = await createHost({ config, distDir, routes: ROUTES, log: () => undefined });
+  token = (await createToken(host.db, 'admin', ['*'])).token;
+});
+afterAll(async () => {
+  await host?.close();
+  rmSync(state, { recursive: true, force: true });
+});
+
+async function post(path: string, body: unknown) {
+  const res = await host.app.fetch(
+    new Request(`http://demo.local/api/v2/fs/${path}`, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    host.env,
+  );
+  return { status: res.status, json: await res.json() };
+}
+
+describe('the demo appliance', () => {
+  it('makes filesystems on its blank disk and refuses the mounted and the partitioned ones', async () => {
+    const ext4 = await post('make_filesystem', { device: '/dev/sdc', type: 'ext4' });
+    expect(ext4.status).toBe(200);
+    expect(ext4.json).toMatch(/^mke2fs 1\.47\.0 \(5-Feb-2023\)\nDiscarding device blocks: done\nCreating filesystem with 976754646 4k blocks/);
+    const xfs = await post('make_filesystem', { device: '/dev/sdc', type: 'xfs', options: ['-L', 'archive'] });
+    expect(xfs.json).toMatch(/^meta-data=\/dev\/sdc/);
+    const sdb = await post('make_filesystem', { device: '/dev/sdb', type: 'ext4' });
+    expect([sdb.status, sdb.json.error.message]).toEqual([409, 'cannot create a filesystem on /dev/sdb: /dev/sdb is mounted at "/srv/data"']);
+    const sda = await post('make_filesystem', { device: '/dev/sda', type: 'ext4', force: true });
+    expect(sda.status).toBe(409);
+    expect(sda.json.error.details).toEqual({ reason: 'in-use' });
+  });
+
+  it('mounts, unmounts, makes directories, sets ACLs and hashes files', async () => {
+    expect((await post('mount', { device: '/dev/sdc', mountpoint: '/srv/scratch' })).json).toBe('Mounted /dev/sdc on /srv/scratch');
+    expect((await post('unmount', { mountpoint: '/srv/data' })).json).toBe('Unmounted /dev/sdb from /srv/data');
+    expect((await post('unmount', { mountpoint: '/srv/scratch' })).status).toBe(409);
+    expect((await post('make_directory', { destination: '/srv/data/projects', options: ['-m', '2770', '-g', 'staff'] })).json).toEqual({ destination: '/srv/data/projects' });
+    expect((await post('make_directory', { destination: '/srv/scratch' })).json).toEqual({ destination: '/srv/scratch' });
+    const acl = { path: '/srv/data/projects', acls: ['u:backup:rwx', 'g:staff:rwx'] };
+    expect((await post('set_permissions', acl)).json).toBe('ACL of /srv/data/projects set: user:backup:rwx,group:staff:rwx');
+    expect((await post('set_permissions', { ...acl, test: true })).json).toBe('/srv/data/projects: u::rwx,u:backup:rwx,g::rwx,g:staff:rwx,m::rwx,o::---,*\n');
+    const files = ['/srv/data/projects/report.pdf', '/srv/data/projects/meeting notes.txt'];
+    expect((await post('xxhash', { fileNames: files })).json).toEqual({
+      sums: [
+        { hash: '8f2c1d9e4b7a6035', fileName: files[0] },
+        { hash: '1e5a9c3f7d2b8046', fileName: files[1] },
+      ],
+    });
+    writeFileSync(join(root, 'projects.xxh'), `8f2c1d9e4b7a6035  ${files[0]}\n1e5a9c3f7d2b8046  ${files[1]}\n`);
+    expect((await post('xxhash_verify', { checksumFile: join(root, 'projects.xxh') })).json).toEqual({
+      results: [
+        { fileName: files[0], result: 'OK' },
+        { fileName: files[1], result: 'FAILED' },
+      ],
+      verified: false,
+    });
+  });
+
+  it('explores its own root, and nothing outside it', async () => {
+    const r = await post('explore', { fs_path: root, depth: 2 });
+    expect(r.status).toBe(200);
+    const names = (r.json.files as ExploreEntry[]).map((f) => f.name);
+    expect(names).toEqual(expect.arrayContaining(['etc', 'usr']));
+    expect((await post('explore', { fs_path: '/etc' })).status).toBe(403);
+    expect((await post('xxhash_verify', { checksumFile: '/etc/passwd' })).status).toBe(403);
+  });
+});
