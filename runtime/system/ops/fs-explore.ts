@@ -19,7 +19,7 @@
  */
 import type { Dirent, Stats } from 'node:fs';
 import { lstat as lstatCb } from 'node:fs';
-import { opendir, realpath, stat } from 'node:fs/promises';
+import { lstat, opendir, realpath, stat } from 'node:fs/promises';
 import { posix } from 'node:path';
 import {
   EXPLORE_DEFAULT_DEPTH,
@@ -138,8 +138,15 @@ interface LstatJob {
   done?: (e: ExploreEntry | null) => void;
 }
 
+interface WalkRoot {
+  real: string;
+  shown: string;
+  dev: number;
+  ino: number;
+}
+
 /** Resolve and check the requested directory: 404 missing, 403 outside the roots, 400 not a directory. */
-async function openRoot(requested: string, roots: readonly string[]): Promise<{ real: string; shown: string; dev: number }> {
+async function openRoot(requested: string, roots: readonly string[]): Promise<WalkRoot> {
   const shown = requested.length > 1 ? posix.normalize(requested).replace(/\/+$/, '') || '/' : requested;
   let real: string;
   try {
@@ -155,7 +162,7 @@ async function openRoot(requested: string, roots: readonly string[]): Promise<{ 
   }
   const st = await stat(real);
   if (!st.isDirectory()) throw new SystemRefusal(400, 'bad_request', `${shown} is not a directory`);
-  return { real, shown, dev: st.dev };
+  return { real, shown, dev: st.dev, ino: st.ino };
 }
 
 export async function exploreTree(req: ExploreOpPayload, o: ExploreOptions): Promise<ExploreResult> {
@@ -170,7 +177,7 @@ export async function exploreTree(req: ExploreOpPayload, o: ExploreOptions): Pro
 }
 
 async function walk(
-  root: { real: string; shown: string; dev: number },
+  root: WalkRoot,
   limits: { depth: number; maxEntries: number; oneFileSystem: boolean },
 ): Promise<ExploreResult> {
   const files: ExploreEntry[] = [];
@@ -255,6 +262,15 @@ async function walk(
         }
       } finally {
         await handle.close();
+      }
+      // opendir follows symlinks: a directory swapped for a link (or another directory) since
+      // its lstat must not bring names from outside the tree into the answer
+      const now = await lstat(dir.real);
+      const was = entry ?? root;
+      if (!now.isDirectory() || now.dev !== was.dev || now.ino !== was.ino) {
+        taken -= names.length;
+        names.length = 0;
+        throw Object.assign(new Error('changed during the walk'), { code: 'ECHANGED' });
       }
     } catch (e) {
       if (!entry) throw new SystemRefusal(403, 'forbidden', `${dir.shown} cannot be read: ${errnoOf(e) ?? String(e)}`);
