@@ -6,8 +6,8 @@
  *
  * Limits (documented in handlers/fs/README.md):
  *   depth        levels listed below fs_path; 1 = only its direct entries. Default 32, max 4096.
- *   maxEntries   entries returned in the whole tree. Default 100 000 (or the configured
- *                ceiling if lower); at most `settings.fs.exploreMaxEntries` (default 250 000).
+ *   maxEntries   entries returned in the whole tree. Default 100 000 (or the ceiling, if
+ *                lower); at most `settings.fs.exploreMaxEntries` (default 100 000).
  *   oneFileSystem  stay on fs_path's filesystem (like `find -xdev`): a directory on another
  *                device is listed but not entered. Default true, so exploring `/` does not walk
  *                /proc, /sys or every mounted disk.
@@ -22,8 +22,12 @@ export const EXPLORE_OP = 'fs/explore';
 export const EXPLORE_DEFAULT_DEPTH = 32;
 export const EXPLORE_MAX_DEPTH = 4096;
 export const EXPLORE_DEFAULT_ENTRIES = 100_000;
-/** Default of `settings.fs.exploreMaxEntries`: ~550 bytes of JSON per entry, so ~140 MB. */
-export const EXPLORE_ENTRY_CEILING = 250_000;
+/**
+ * Default of `settings.fs.exploreMaxEntries`. An answer costs ~570 bytes of JSON per entry, and
+ * the host holds it a few times over while building and checking it (measured: ~0.7 GB peak RSS
+ * for 100 000 entries), so a larger ceiling is a deliberate choice of the operator.
+ */
+export const EXPLORE_ENTRY_CEILING = 100_000;
 /** What any request may ask for at all; the configured ceiling is usually lower. */
 export const EXPLORE_ABSOLUTE_MAX_ENTRIES = 5_000_000;
 
@@ -76,7 +80,7 @@ export type ExploreOpPayload = z.infer<typeof exploreOpPayload>;
  * file_num is the number of entries in `children` (0 for anything but a directory).
  */
 const n = z.number();
-const iso = z.string();
+const isoText = z.string();
 export const exploreEntrySchema = z.object({
   dev: n,
   mode: n,
@@ -92,10 +96,10 @@ export const exploreEntrySchema = z.object({
   mtimeMs: n,
   ctimeMs: n,
   birthtimeMs: n,
-  atime: iso,
-  mtime: iso,
-  ctime: iso,
-  birthtime: iso,
+  atime: isoText,
+  mtime: isoText,
+  ctime: isoText,
+  birthtime: isoText,
   name: z.string(),
   path: z.string(),
   isSymbolicLink: z.boolean(),
@@ -128,3 +132,96 @@ export const exploreResultSchema = z.object({
 export type ExploreResult = z.infer<typeof exploreResultSchema>;
 
 export const MAX_EXPLORE_ERRORS = 100;
+
+// ---------------------------------------------------------------------------------------------
+// The host operation's answer: the same tree, compact
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The SYSTEM binding carries JSON, serialised by the host and parsed again by the route; at
+ * 100 000 entries the spec's objects (26 named fields, four ISO times and a full path each) are
+ * ~57 MB of it. The host therefore answers each entry as
+ *   [name, flags, [the 14 numbers of STAT_FIELDS, in that order], children]
+ * and the route rebuilds the spec's objects (expandExplore): paths from the names, ISO times
+ * from the milliseconds, the type booleans from the flags, file_num from the children.
+ */
+export const STAT_FIELDS = ['dev', 'mode', 'nlink', 'uid', 'gid', 'rdev', 'blksize', 'ino', 'size', 'blocks', 'atimeMs', 'mtimeMs', 'ctimeMs', 'birthtimeMs'] as const;
+export const STAT_INDEX = Object.fromEntries(STAT_FIELDS.map((f, i) => [f, i])) as { readonly [K in (typeof STAT_FIELDS)[number]]: number };
+
+/** bits of a compact entry's flags */
+export const FLAG = { symbolicLink: 1, blockDevice: 2, directory: 4, file: 8, truncated: 16 } as const;
+
+/** zod cannot infer a recursive tuple, so its type is written out once here */
+export type CompactEntry = [name: string, flags: number, stats: number[], children: CompactEntry[]];
+export const compactEntrySchema: z.ZodType<CompactEntry> = z.lazy(() =>
+  z.tuple([z.string(), z.number().int().nonnegative(), z.array(z.number()).length(STAT_FIELDS.length), z.array(compactEntrySchema)]),
+);
+
+export const exploreOpResultSchema = exploreResultSchema.omit({ files: true }).extend({
+  /** fs_path as it is shown (normalised, not resolved): the prefix of every path */
+  path: z.string(),
+  entries: z.array(compactEntrySchema),
+});
+export type ExploreOpResult = z.infer<typeof exploreOpResultSchema>;
+
+/** ISO text of a timestamp; the last answer is kept, since a fresh file's four times are equal. */
+let lastMs = Number.NaN;
+let lastIso = '';
+function iso(ms: number): string {
+  if (ms === lastMs) return lastIso;
+  const d = new Date(ms);
+  // a timestamp outside Date's range (a corrupt inode) must not fail the whole answer
+  lastIso = Number.isNaN(d.getTime()) ? new Date(0).toISOString() : d.toISOString();
+  lastMs = ms;
+  return lastIso;
+}
+
+function expandEntries(list: readonly CompactEntry[], parent: string): ExploreEntry[] {
+  const prefix = parent === '/' ? '/' : `${parent}/`;
+  return list.map(([name, flags, st, kids]) => {
+    const path = prefix + name;
+    const children = expandEntries(kids, path);
+    const entry: ExploreEntry = {
+      dev: st[0],
+      mode: st[1],
+      nlink: st[2],
+      uid: st[3],
+      gid: st[4],
+      rdev: st[5],
+      blksize: st[6],
+      ino: st[7],
+      size: st[8],
+      blocks: st[9],
+      atimeMs: st[10],
+      mtimeMs: st[11],
+      ctimeMs: st[12],
+      birthtimeMs: st[13],
+      atime: iso(st[10]),
+      mtime: iso(st[11]),
+      ctime: iso(st[12]),
+      birthtime: iso(st[13]),
+      name,
+      path,
+      isSymbolicLink: (flags & FLAG.symbolicLink) !== 0,
+      isBlockDevice: (flags & FLAG.blockDevice) !== 0,
+      isDirectory: (flags & FLAG.directory) !== 0,
+      isFile: (flags & FLAG.file) !== 0,
+      children,
+      file_num: children.length,
+    };
+    if (flags & FLAG.truncated) entry.truncated = true;
+    return entry;
+  });
+}
+
+/** The spec's answer from the host operation's compact one. */
+export function expandExplore(r: ExploreOpResult): ExploreResult {
+  return {
+    files: expandEntries(r.entries, r.path),
+    total: r.total,
+    truncated: r.truncated,
+    truncatedBy: r.truncatedBy,
+    limits: r.limits,
+    errors: r.errors,
+  };
+}

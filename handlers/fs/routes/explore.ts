@@ -1,5 +1,5 @@
 import { route } from '../../core/route';
-import { EXPLORE_OP, exploreBody, exploreResultSchema, type ExploreResult } from '../explore';
+import { EXPLORE_OP, expandExplore, exploreBody, exploreResultSchema, type ExploreOpResult } from '../explore';
 
 /**
  * The walk itself is a host operation (route code cannot stat): it lstat's in bounded batches,
@@ -14,11 +14,14 @@ export default route({
   body: exploreBody,
   response: exploreResultSchema,
   async handler({ body, system }) {
-    return system.op<ExploreResult>(EXPLORE_OP, {
+    const compact = await system.op<ExploreOpResult>(EXPLORE_OP, {
       path: body.fs_path,
       depth: body.depth,
       maxEntries: body.maxEntries,
       oneFileSystem: body.oneFileSystem,
     });
+    // the host answers compactly (half the bytes through the binding); the spec's objects are
+    // built here, and route() checks them against exploreResultSchema like any answer
+    return expandExplore(compact);
   },
 });

@@ -8,7 +8,7 @@
  *   calls in flight), while the walk goes on reading the next directories;
  * - the walk stops taking names at `maxEntries` and does not enter directories deeper than
  *   `depth`, or (by default) on another filesystem: memory is O(entries returned);
- * - at most EXPLORE_CONCURRENCY walks run at once; more wait in a short queue, then 503.
+ * - one walk at a time (EXPLORE_CONCURRENCY); a few more wait in a queue, then 503 busy.
  *
  * Safety: lstat only, so a symbolic link is an entry and never a way out of the tree; only
  * the requested path itself is resolved (like `find -H`), and its real path must lie inside one
@@ -24,10 +24,12 @@ import { posix } from 'node:path';
 import {
   EXPLORE_DEFAULT_DEPTH,
   EXPLORE_DEFAULT_ENTRIES,
+  FLAG,
   MAX_EXPLORE_ERRORS,
-  type ExploreEntry,
+  STAT_INDEX,
+  type CompactEntry,
   type ExploreOpPayload,
-  type ExploreResult,
+  type ExploreOpResult,
   type TruncationReason,
 } from '../../../handlers/fs/explore';
 import { Semaphore } from '../semaphore';
@@ -35,8 +37,12 @@ import { SystemRefusal } from '../types';
 
 /** lstat calls in flight (libuv's pool has 4 threads; 32 keeps them busy) */
 const LSTAT_CONCURRENCY = 32;
-/** whole walks at once, and how many may wait: each holds up to maxEntries entries in memory */
-const EXPLORE_CONCURRENCY = 2;
+/**
+ * Whole walks at once, and how many may wait (then 503 busy). One: each answer holds up to
+ * maxEntries entries in memory several times over while the route builds it, so walks queue
+ * rather than stack; the route's part of one overlaps with the next walk.
+ */
+const EXPLORE_CONCURRENCY = 1;
 const EXPLORE_QUEUE = 4;
 /** names per readdir call under opendir (Node's default is 32) */
 const DIR_BUFFER = 256;
@@ -55,51 +61,24 @@ export function isInside(path: string, root: string): boolean {
   return root === '/' || path === root || path.startsWith(`${root}/`);
 }
 
-/**
- * ISO text of a timestamp. A fresh file has atime = mtime = ctime = birthtime, so the last
- * answer is kept: it saves most of the four conversions per entry on bulk-written trees.
- */
-let lastMs = Number.NaN;
-let lastIso = '';
-function iso(ms: number): string {
-  if (ms === lastMs) return lastIso;
-  const d = new Date(ms);
-  // a timestamp outside Date's range (corrupt inode) must not fail the whole walk
-  lastIso = Number.isNaN(d.getTime()) ? new Date(0).toISOString() : d.toISOString();
-  lastMs = ms;
-  return lastIso;
+/** One entry in the compact form of handlers/fs/explore.ts (the route rebuilds the spec's object). */
+function toEntry(s: Stats, name: string): CompactEntry {
+  const flags =
+    (s.isSymbolicLink() ? FLAG.symbolicLink : 0) |
+    (s.isBlockDevice() ? FLAG.blockDevice : 0) |
+    (s.isDirectory() ? FLAG.directory : 0) |
+    (s.isFile() ? FLAG.file : 0);
+  // the order of STAT_FIELDS
+  const stats = [s.dev, s.mode, s.nlink, s.uid, s.gid, s.rdev, s.blksize, s.ino, s.size, s.blocks, s.atimeMs, s.mtimeMs, s.ctimeMs, s.birthtimeMs];
+  return [name, flags, stats, []];
 }
 
-function toEntry(s: Stats, name: string, path: string): ExploreEntry {
-  return {
-    dev: s.dev,
-    mode: s.mode,
-    nlink: s.nlink,
-    uid: s.uid,
-    gid: s.gid,
-    rdev: s.rdev,
-    blksize: s.blksize,
-    ino: s.ino,
-    size: s.size,
-    blocks: s.blocks,
-    atimeMs: s.atimeMs,
-    mtimeMs: s.mtimeMs,
-    ctimeMs: s.ctimeMs,
-    birthtimeMs: s.birthtimeMs,
-    atime: iso(s.atimeMs),
-    mtime: iso(s.mtimeMs),
-    ctime: iso(s.ctimeMs),
-    birthtime: iso(s.birthtimeMs),
-    name,
-    path,
-    isSymbolicLink: s.isSymbolicLink(),
-    isBlockDevice: s.isBlockDevice(),
-    isDirectory: s.isDirectory(),
-    isFile: s.isFile(),
-    children: [],
-    file_num: 0,
-  };
-}
+/** `/` + name, or dir + `/` + name (no normalisation: names are single components) */
+const join = (dir: string, name: string) => (dir === '/' ? `/${name}` : `${dir}/${name}`);
+
+const isDir = (e: CompactEntry) => (e[1] & FLAG.directory) !== 0;
+const devOf = (e: CompactEntry) => e[2][STAT_INDEX.dev];
+const inoOf = (e: CompactEntry) => e[2][STAT_INDEX.ino];
 
 function errnoOf(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | null)?.code;
@@ -117,25 +96,26 @@ interface PendingDir {
   /** level of this directory (fs_path is 0); its children are at level + 1 */
   level: number;
   /** resolves to the directory's own entry once lstat'ed; null for fs_path itself */
-  entry: Promise<ExploreEntry | null> | null;
+  entry: Promise<CompactEntry | null> | null;
 }
 
 /** A directory whose names are being lstat'ed; its children are filled in when all are done. */
 interface Listing {
   /** the entry to fill (null: the top level, `files`) */
-  entry: ExploreEntry | null;
-  slots: (ExploreEntry | null)[];
+  entry: CompactEntry | null;
+  slots: (CompactEntry | null)[];
   left: number;
 }
 
 interface LstatJob {
   real: string;
-  shown: string;
+  /** the directory's shown path (shared by its jobs; the entry's is built only for an error) */
+  dirShown: string;
   name: string;
   listing: Listing;
   index: number;
   /** set for names that may be directories: the walk waits for their entry */
-  done?: (e: ExploreEntry | null) => void;
+  done?: (e: CompactEntry | null) => void;
 }
 
 interface WalkRoot {
@@ -165,7 +145,7 @@ async function openRoot(requested: string, roots: readonly string[]): Promise<Wa
   return { real, shown, dev: st.dev, ino: st.ino };
 }
 
-export async function exploreTree(req: ExploreOpPayload, o: ExploreOptions): Promise<ExploreResult> {
+export async function exploreTree(req: ExploreOpPayload, o: ExploreOptions): Promise<ExploreOpResult> {
   const depth = req.depth ?? EXPLORE_DEFAULT_DEPTH;
   const maxEntries = req.maxEntries ?? Math.min(EXPLORE_DEFAULT_ENTRIES, o.maxEntriesCeiling);
   const oneFileSystem = req.oneFileSystem ?? true;
@@ -179,16 +159,16 @@ export async function exploreTree(req: ExploreOpPayload, o: ExploreOptions): Pro
 async function walk(
   root: WalkRoot,
   limits: { depth: number; maxEntries: number; oneFileSystem: boolean },
-): Promise<ExploreResult> {
-  const files: ExploreEntry[] = [];
+): Promise<ExploreOpResult> {
+  const files: CompactEntry[] = [];
   const reasons = new Set<TruncationReason>();
-  const errors: ExploreResult['errors'] = [];
+  const errors: ExploreOpResult['errors'] = [];
   let taken = 0; // names accepted against the cap
   let total = 0; // entries that made it (a name can vanish before its lstat)
 
-  const truncate = (entry: ExploreEntry | null, reason: TruncationReason) => {
+  const truncate = (entry: CompactEntry | null, reason: TruncationReason) => {
     reasons.add(reason);
-    if (entry) entry.truncated = true;
+    if (entry) entry[1] |= FLAG.truncated;
   };
   const fail = (path: string, e: unknown) => {
     if (errors.length < MAX_EXPLORE_ERRORS) errors.push({ path, message: errnoOf(e) ?? String((e as Error)?.message ?? e) });
@@ -201,9 +181,8 @@ async function walk(
   let active = 0;
   let allSettled: (() => void) | null = null;
   const finish = (listing: Listing) => {
-    const target = listing.entry ? listing.entry.children : files;
+    const target = listing.entry ? listing.entry[3] : files;
     for (const c of listing.slots) if (c) target.push(c);
-    if (listing.entry) listing.entry.file_num = listing.entry.children.length;
   };
   const pump = () => {
     while (active < LSTAT_CONCURRENCY && nextJob < jobs.length) {
@@ -212,12 +191,12 @@ async function walk(
       active++;
       lstatCb(job.real, (err, st) => {
         active--;
-        let entry: ExploreEntry | null = null;
+        let entry: CompactEntry | null = null;
         if (err) {
           // removed between readdir and lstat: it simply is not there any more
-          if (err.code !== 'ENOENT') fail(job.shown, err);
+          if (err.code !== 'ENOENT') fail(join(job.dirShown, job.name), err);
         } else {
-          entry = toEntry(st, job.name, job.shown);
+          entry = toEntry(st, job.name);
           total++;
         }
         job.listing.slots[job.index] = entry;
@@ -237,12 +216,12 @@ async function walk(
     const entry = dir.entry ? await dir.entry : null;
     if (dir.entry) {
       // a name that looked like a directory but is not one (or vanished) has nothing to read
-      if (!entry || !entry.isDirectory) continue;
+      if (!entry || !isDir(entry)) continue;
       if (taken >= limits.maxEntries) {
         truncate(entry, 'entries');
         continue;
       }
-      if (limits.oneFileSystem && entry.dev !== root.dev) {
+      if (limits.oneFileSystem && devOf(entry) !== root.dev) {
         truncate(entry, 'device');
         continue;
       }
@@ -266,7 +245,7 @@ async function walk(
       // opendir follows symlinks: a directory swapped for a link (or another directory) since
       // its lstat must not bring names from outside the tree into the answer
       const now = await lstat(dir.real);
-      const was = entry ?? root;
+      const was = entry ? { dev: devOf(entry), ino: inoOf(entry) } : root;
       if (!now.isDirectory() || now.dev !== was.dev || now.ino !== was.ino) {
         taken -= names.length;
         names.length = 0;
@@ -281,18 +260,17 @@ async function walk(
     if (names.length === 0) continue;
     names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
-    const listing: Listing = { entry, slots: new Array<ExploreEntry | null>(names.length).fill(null), left: names.length };
+    const listing: Listing = { entry, slots: new Array<CompactEntry | null>(names.length).fill(null), left: names.length };
     const childLevel = dir.level + 1;
     names.forEach(({ name, maybeDir }, index) => {
-      const real = dir.real === '/' ? `/${name}` : `${dir.real}/${name}`;
-      const shown = dir.shown === '/' ? `/${name}` : `${dir.shown}/${name}`;
-      const job: LstatJob = { real, shown, name, listing, index };
+      const real = join(dir.real, name);
+      const job: LstatJob = { real, dirShown: dir.shown, name, listing, index };
       if (maybeDir) {
         if (childLevel < limits.depth) {
-          const ready = new Promise<ExploreEntry | null>((resolve) => (job.done = resolve));
-          queue.push({ real, shown, level: childLevel, entry: ready });
+          const ready = new Promise<CompactEntry | null>((resolve) => (job.done = resolve));
+          queue.push({ real, shown: join(dir.shown, name), level: childLevel, entry: ready });
         } else {
-          job.done = (c) => void (c?.isDirectory && truncate(c, 'depth'));
+          job.done = (c) => void (c && isDir(c) && truncate(c, 'depth'));
         }
       }
       jobs.push(job);
@@ -302,7 +280,8 @@ async function walk(
   if (active > 0 || nextJob < jobs.length) await new Promise<void>((resolve) => (allSettled = resolve));
 
   return {
-    files,
+    path: root.shown,
+    entries: files,
     total,
     truncated: reasons.size > 0,
     truncatedBy: [...reasons].sort(),
