@@ -246,7 +246,7 @@ describe('POST /fs/set_permissions', () => {
     expect(argvs()).toEqual([]);
   });
 
-  it('setfacl refusals: an unknown user is a 400 naming the entry, a missing path 404, no ACL support 409', async () => {
+  it('setfacl refusals: an unknown user is a 400 naming the entry, a missing path 404, no ACL support 409, defaults on a file 400', async () => {
     const unknown = [SETFACL, '-m', 'user:backup:rwx,user:nosuchuser:rwx', '--', '/srv/share'];
     // the recorded message, pointing into the second entry of the joined argument
     use(fixture(unknown, '', { code: 2, stderr: 'setfacl: Option -m: Invalid argument near character 20\n' }));
@@ -264,6 +264,13 @@ describe('POST /fs/set_permissions', () => {
     use(fixture([SETFACL, '-m', 'user:nobody:rwx', '--', '/mnt/fat'], '', { code: 1, stderr: 'setfacl: /mnt/fat: Operation not supported\n' }));
     const fat = await t.call('POST', '/api/v2/fs/set_permissions', { body: { path: '/mnt/fat', acls: ['u:nobody:rwx'] } });
     expect(fat.status).toBe(409);
+
+    // recorded on a file (relative there): the same message for the absolute path
+    const onFile = recorded('setfacl', 'error-default-on-file');
+    use(fixture([SETFACL, '-d', '-m', 'user:nobody:r', '--', '/srv/file.txt'], '', { code: onFile.code, stderr: onFile.stderr.replace('share/file.txt', '/srv/file.txt') }));
+    const file = await t.call('POST', '/api/v2/fs/set_permissions', { body: { path: '/srv/file.txt', acls: ['u:nobody:r'], defaults: true } });
+    expect(file.status).toBe(400);
+    expect(file.json.error.message).toBe('/srv/file.txt is not a directory: only directories have a default ACL (drop "defaults")');
   });
 });
 

@@ -75,6 +75,9 @@ export default route({
           throw new ApiError(409, 'conflict', `${file.path}: the filesystem does not support ACLs (mounted without acl?)`);
         }
         if (/Read-only file system/.test(file.message)) throw new ApiError(409, 'conflict', `${file.path} is on a read-only filesystem`);
+        if (/Only directories can have default ACLs/.test(file.message)) {
+          throw new ApiError(400, 'bad_request', `${file.path} is not a directory: only directories have a default ACL (drop "defaults")`);
+        }
       }
       throw commandFailed(argv, r);
     }
