@@ -5,7 +5,11 @@
  * - directories are read in breadth-first order with opendir (streamed in small buffers), so
  *   a directory with millions of names costs only as many as the entry cap still allows;
  * - every entry is lstat'ed exactly once, through a concurrency limit (LSTAT_CONCURRENCY
- *   calls in flight), while the walk goes on reading the next directories;
+ *   calls in flight on libuv's pool, with the callback API: a promise chain per entry costs
+ *   more than the stat), while the walk goes on reading the next directories; being async,
+ *   a slow or hung filesystem holds up this walk, never the host's event loop;
+ * - entries are answered in the compact form of handlers/fs/explore.ts (a tuple each; the
+ *   route rebuilds the spec's objects), a quarter of the bytes through the SYSTEM binding;
  * - the walk stops taking names at `maxEntries` and does not enter directories deeper than
  *   `depth`, or (by default) on another filesystem: memory is O(entries returned);
  * - one walk at a time (EXPLORE_CONCURRENCY); a few more wait in a queue, then 503 busy.
