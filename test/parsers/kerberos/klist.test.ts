@@ -6,6 +6,7 @@ import { ParseError } from '../../../handlers/core/parse-error';
 import { klistTimeToIso, parseKeytabList, parseKlist, parseKlistCollection } from '../../../handlers/kerberos/parse/klist';
 import { KeytabListSchema, KlistCollectionSchema, KlistSchema, Krb5ErrorSchema } from '../../../handlers/kerberos/schemas';
 import { parserFor, runParser } from './dispatch';
+import { parseError } from '../../helpers/parse-error';
 
 const repo = resolve(__dirname, '../../..');
 const fixtures: Fixture[] = [...loadFixtureDir(join(repo, 'fixtures/klist')), ...loadFixtureDir(join(repo, 'fixtures/kinit'))];
@@ -16,16 +17,6 @@ const byName = (name: string) => {
   return f;
 };
 
-/** Throws unless `fn` throws a ParseError; returns it. */
-function parseError(fn: () => unknown): ParseError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ParseError) return e;
-    throw e;
-  }
-  throw new Error('expected a ParseError, got a result');
-}
 
 describe('kerberos command fixtures', () => {
   it('are all there (upstream captures and local recordings)', () => {

@@ -10,20 +10,12 @@ import {
   renderKrb5Conf,
 } from '../../../handlers/kerberos/render/krb5-conf';
 import { Krb5ConfSchema, type Krb5Conf, type Krb5ConfInput } from '../../../handlers/kerberos/schemas';
+import { parseError } from '../../helpers/parse-error';
 
 const dir = resolve(__dirname, '../../../fixtures/krb5-conf');
 const confs = readdirSync(dir).filter((f) => f.endsWith('.conf')).sort();
 const text = (name: string) => readFileSync(join(dir, name), 'utf8');
 
-function parseError(fn: () => unknown): ParseError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ParseError) return e;
-    throw e;
-  }
-  throw new Error('expected a ParseError, got a result');
-}
 const lineOf = (src: string) => parseError(() => parseKrb5Conf(src)).line;
 
 function renderProblems(input: unknown): string[] {

@@ -17,19 +17,11 @@ import {
   type IfaceStanzaInput,
 } from '../../../handlers/network/render/ifupdown.ts';
 import { ifupdownFile } from '../../../handlers/network/schemas.ts';
+import { parseError } from '../../helpers/parse-error';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', 'ifupdown');
 const read = (name: string) => readFileSync(join(dir, name), 'utf8');
 
-function parseError(fn: () => unknown): ParseError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ParseError) return e;
-    throw e;
-  }
-  throw new Error('expected a ParseError');
-}
 
 describe('fixtures/ifupdown', () => {
   const files = readdirSync(dir).filter((f) => f.endsWith('.interfaces'));

@@ -19,16 +19,8 @@ import {
   prefixLengthOfMask,
   tcShownRate,
 } from '../../../handlers/traffic/parse/tc-units.ts';
+import { parseError } from '../../helpers/parse-error';
 
-function parseError(fn: () => unknown): ParseError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ParseError) return e;
-    throw new Error(`expected a ParseError, got ${String(e)}`);
-  }
-  throw new Error('expected a ParseError, got a result');
-}
 
 describe('json-multi', () => {
   it('keeps every value of a repeated key, in order', () => {
