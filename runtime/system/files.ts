@@ -76,7 +76,6 @@ export class ConfinedFiles {
     const st = previous !== null ? await fsp.stat(p) : null;
     const mode = opts.mode ?? (st ? st.mode & 0o7777 : 0o644);
     if (opts.exclusive) {
-      // Check-then-rename would let two racing creates both win: link() fails atomically instead.
       await atomicCreate(p, Buffer.from(content, 'utf8'), mode, path as string);
       return out;
     }
@@ -147,7 +146,8 @@ export class ConfinedFiles {
   }
 }
 
-export async function atomicWrite(path: string, data: Buffer, mode: number): Promise<void> {
+/** A complete, fsynced copy of `data` beside `path`, under a temporary name. */
+async function writeTemp(path: string, data: Buffer, mode: number): Promise<string> {
   await fsp.mkdir(dirname(path), { recursive: true });
   const tmp = join(dirname(path), `.${basename(path)}.tmp-${randomBytes(6).toString('hex')}`);
   const fh = await fsp.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
@@ -155,9 +155,17 @@ export async function atomicWrite(path: string, data: Buffer, mode: number): Pro
     await fh.writeFile(data);
     await fh.chmod(mode);
     await fh.sync();
+  } catch (e) {
+    await fsp.unlink(tmp).catch(() => undefined);
+    throw e;
   } finally {
     await fh.close();
   }
+  return tmp;
+}
+
+export async function atomicWrite(path: string, data: Buffer, mode: number): Promise<void> {
+  const tmp = await writeTemp(path, data, mode);
   try {
     await fsp.rename(tmp, path);
   } catch (e) {
@@ -169,16 +177,9 @@ export async function atomicWrite(path: string, data: Buffer, mode: number): Pro
 
 /** Like atomicWrite, but the final name must not exist: the file appears complete or not at all. */
 async function atomicCreate(path: string, data: Buffer, mode: number, shown: string): Promise<void> {
-  const tmp = join(dirname(path), `.${basename(path)}.tmp-${randomBytes(6).toString('hex')}`);
-  const fh = await fsp.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+  const tmp = await writeTemp(path, data, mode);
   try {
-    await fh.writeFile(data);
-    await fh.chmod(mode);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
+    // link() fails atomically on an existing name, where check-then-rename would let racers both win
     await fsp.link(tmp, path);
   } catch (e) {
     if (isErrno(e, 'EEXIST')) throw new SystemRefusal(409, 'conflict', `already exists: ${shown}`);
