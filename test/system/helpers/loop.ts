@@ -11,7 +11,7 @@
  * locale the parsers are written for. A missing tool, or not being root, is a hard error,
  * never a skip: a system test that silently skips proves nothing.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { accessSync, constants, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -69,55 +69,8 @@ export function requireRoot(): void {
   }
 }
 
-export interface ExecResult {
-  argv: string[];
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-export interface ExecOptions {
-  /** extra environment; LC_ALL=C is always set */
-  env?: Record<string, string>;
-  timeoutMs?: number;
-  /** run in this directory */
-  cwd?: string;
-}
-
-/** Run argv (no shell); resolves with the exit code instead of throwing. */
-export function exec(argv: readonly string[], opts: ExecOptions = {}): Promise<ExecResult> {
-  const [file, ...args] = argv;
-  return new Promise((resolve, reject) => {
-    execFile(
-      file,
-      args,
-      {
-        env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', ...opts.env, LC_ALL: 'C' },
-        cwd: opts.cwd,
-        timeout: opts.timeoutMs ?? 60_000,
-        maxBuffer: 64 * 1024 * 1024,
-        encoding: 'utf8',
-      },
-      (err, stdout, stderr) => {
-        if (err && typeof err.code !== 'number') {
-          // spawn failure or timeout (code is a string such as ENOENT, or null when killed)
-          reject(new Error(`${argv.join(' ')}: ${err.message}`));
-          return;
-        }
-        resolve({ argv: [...argv], code: err ? (err.code as number) : 0, stdout, stderr });
-      },
-    );
-  });
-}
-
-/** Like exec, but rejects naming argv, exit code and stderr unless the exit code is 0. */
-export async function run(argv: readonly string[], opts: ExecOptions = {}): Promise<ExecResult> {
-  const r = await exec(argv, opts);
-  if (r.code !== 0) {
-    throw new Error(`${JSON.stringify(argv)} exited ${r.code}: ${r.stderr.trim() || r.stdout.trim()}`);
-  }
-  return r;
-}
+export { exec, run, type ExecOptions, type ExecResult } from './exec';
+import { exec, run } from './exec';
 
 /** Default quiet flags so test logs stay readable. */
 function defaultMkfsArgs(fsType: string): string[] {

@@ -10,7 +10,7 @@
  * A missing tool is a hard error, never a skip: a system test that silently skips proves
  * nothing, and CI must go red if the machine lost iproute2 or ethtool.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 
 export const IP = '/usr/sbin/ip';
@@ -37,18 +37,8 @@ export interface NetnsOptions {
   veths: VethSpec[];
 }
 
-export interface ExecResult {
-  argv: string[];
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-export interface ExecOptions {
-  /** extra environment (LC_ALL=C is always set) */
-  env?: Record<string, string>;
-  timeoutMs?: number;
-}
+export type { ExecOptions, ExecResult } from './exec';
+import { exec as execRaw, run as must, type ExecOptions, type ExecResult } from './exec';
 
 export interface Netns {
   /** the namespace holding the product's interfaces */
@@ -76,38 +66,6 @@ export function requireTool(path: string, pkg: string): void {
   } catch {
     throw new Error(`netns harness: required tool ${path} is missing or not executable (install the Debian package "${pkg}")`);
   }
-}
-
-function execRaw(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
-  const [file, ...args] = argv;
-  if (!file) return Promise.reject(new Error('netns harness: empty argv'));
-  return new Promise((resolve, reject) => {
-    execFile(
-      file,
-      args,
-      {
-        env: { ...process.env, ...opts.env, LC_ALL: 'C' },
-        timeout: opts.timeoutMs ?? 15_000,
-        maxBuffer: 16 * 1024 * 1024,
-        encoding: 'utf8',
-      },
-      (err, stdout, stderr) => {
-        if (err && typeof (err as NodeJS.ErrnoException).code === 'string') {
-          // spawn failure (ENOENT, EACCES): not an exit code, a broken environment
-          reject(new Error(`netns harness: cannot run ${argv.join(' ')}: ${err.message}`));
-          return;
-        }
-        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
-        resolve({ argv, code, stdout, stderr });
-      },
-    );
-  });
-}
-
-async function must(argv: string[], opts?: ExecOptions): Promise<ExecResult> {
-  const r = await execRaw(argv, opts);
-  if (r.code !== 0) throw new Error(`netns harness: ${argv.join(' ')} exited ${r.code}: ${r.stderr.trim()}`);
-  return r;
 }
 
 function installExitHook(): void {
