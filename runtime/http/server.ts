@@ -3,7 +3,7 @@ import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { ApiError } from '../../handlers/core/errors';
-import { errorResponse, requestIdOf } from '../../handlers/core/http';
+import { BODY_TEXT, errorResponse, requestIdOf } from '../../handlers/core/http';
 import { CONNECTION_HEADER } from '../../handlers/core/route';
 import type { Env, ExecutionContext } from '../../handlers/core/bindings';
 import type { HostConfig } from '../config';
@@ -98,7 +98,8 @@ async function writeResponse(res: http.ServerResponse, response: Response): Prom
     // Framing is ours to set: a Response from workerd may carry its own transfer-encoding.
     if (!HOP_BY_HOP.has(k)) headers[k] = v;
   });
-  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
+  const text = (response as Response & { [BODY_TEXT]?: string })[BODY_TEXT];
+  const body = typeof text === 'string' ? Buffer.from(text, 'utf8') : response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
   if (body) headers['content-length'] = String(body.length);
   res.writeHead(response.status, headers);
   res.end(body);
