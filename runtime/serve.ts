@@ -1,5 +1,6 @@
 import { createHost, type Host, type HostOptions } from './host';
 import { startServer, type RunningServer, type FetchHandler } from './http/server';
+import { bufferedAccessLog } from './http/access-log';
 import type { SqliteDb } from './db/database';
 import { reconcileTrafficOnStart } from './startup/traffic';
 
@@ -30,11 +31,12 @@ export async function serve(o: ServeOptions): Promise<Serving> {
     handler = iso;
     closeIsolate = iso.close;
   }
+  const accessLog = o.accessLog === false ? undefined : bufferedAccessLog((chunk) => process.stdout.write(chunk));
   const server = await startServer({
     config: o.config,
     env: host.env,
     handler,
-    accessLog: o.accessLog === false ? undefined : (l) => process.stdout.write(`${new Date().toISOString()} ${l}\n`),
+    accessLog: accessLog?.line,
   });
   host.delivery.start();
   // Stored traffic rules back into tc (lost at reboot): not awaited, never throws, logs only.
@@ -46,6 +48,7 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   const stop = () =>
     (stopping ??= (async () => {
       await server.shutdown();
+      accessLog?.flush();
       await closeIsolate?.();
       await host.close();
     })());

@@ -146,3 +146,19 @@ describe('Node host over real HTTP', () => {
     await srv.shutdown(1000);
   });
 });
+
+describe('access log', () => {
+  it('batches lines and writes them all on flush, oldest first', async () => {
+    const { bufferedAccessLog } = await import('../../runtime/http/access-log');
+    const writes: string[] = [];
+    const log = bufferedAccessLog((c) => writes.push(c), 10_000);
+    log.line('GET /a 200');
+    log.line('GET /b 404');
+    expect(writes).toEqual([]);
+    log.flush();
+    expect(writes).toHaveLength(1);
+    expect(writes[0].split('\n').filter(Boolean).map((l) => l.split(' ').slice(1).join(' '))).toEqual(['GET /a 200', 'GET /b 404']);
+    log.flush();
+    expect(writes).toHaveLength(1);
+  });
+});
