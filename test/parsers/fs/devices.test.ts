@@ -8,19 +8,11 @@ import { parseProcSwaps } from '../../../handlers/fs/parse/proc-swaps.ts';
 import { parseWipefs, wipefsArgv } from '../../../handlers/fs/parse/wipefs.ts';
 import type { LsblkDevice, MountEntry } from '../../../handlers/fs/schemas.ts';
 import { readFixture } from '../../../runtime/system/fixture-file.ts';
+import { parseError } from '../../helpers/parse-error';
 
 const FIXTURES = resolve(import.meta.dirname, '../../../fixtures');
 const stdoutOf = (tool: string, name: string) => readFixture(join(FIXTURES, tool, `${name}.yaml`)).stdout;
 
-function parseErrorOf(fn: () => unknown): ParseError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ParseError);
-    return e as ParseError;
-  }
-  throw new Error('expected a ParseError');
-}
 
 describe('argv builders', () => {
   it('end options with -- before a device', () => {
@@ -33,9 +25,9 @@ describe('argv builders', () => {
 
 describe('parseLsblk', () => {
   it('refuses non-JSON, naming the line', () => {
-    const e = parseErrorOf(() => parseLsblk('{\n  "blockdevices": [\n    oops\n  ]\n}\n'));
+    const e = parseError(() => parseLsblk('{\n  "blockdevices": [\n    oops\n  ]\n}\n'));
     expect(e.line).toBe(3);
-    expect(parseErrorOf(() => parseLsblk('{\n  "blockdevices": [\n')).line).toBe(3); // cut short
+    expect(parseError(() => parseLsblk('{\n  "blockdevices": [\n')).line).toBe(3); // cut short
   });
   it('refuses output without the PATH column or with human-readable sizes', () => {
     expect(() => parseLsblk('{"blockdevices":[{"name":"sda","type":"disk"}]}')).toThrow(/PATH column/);
@@ -71,8 +63,8 @@ describe('parseFindmnt / parseWipefs / parseProcSwaps', () => {
     expect(() => parseWipefs('{"signatures":[{"device":"sda","offset":"far","type":"dos"}]}')).toThrow(/bad offset/);
   });
   it('/proc/swaps: header required, rows checked, names unescaped', () => {
-    expect(parseErrorOf(() => parseProcSwaps('/dev/sda2 partition 1 0 -2\n')).line).toBe(1);
-    expect(parseErrorOf(() => parseProcSwaps('Filename\tType\tSize\tUsed\tPriority\n/dev/sda2 partition x 0 -2\n')).line).toBe(2);
+    expect(parseError(() => parseProcSwaps('/dev/sda2 partition 1 0 -2\n')).line).toBe(1);
+    expect(parseError(() => parseProcSwaps('Filename\tType\tSize\tUsed\tPriority\n/dev/sda2 partition x 0 -2\n')).line).toBe(2);
     expect(parseProcSwaps('Filename\tType\tSize\tUsed\tPriority\n/a\\011b\\134c file 8 0 -2\n')[0].filename).toBe('/a\tb\\c');
   });
 });

@@ -8,20 +8,11 @@ import {
   parseXxhsumSums,
   unescapeXxhName,
 } from '../../../handlers/fs/parse/xxhsum.ts';
+import { parseError } from '../../helpers/parse-error';
 
 const H64 = 'e4c191d091bd8853';
 const H128 = '6bba86c7e069f56d5a10b435f1c8e49c';
 
-/** the ParseError `fn` throws (fails the test if it throws something else or nothing) */
-function parseErrorOf(fn: () => unknown): ParseError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ParseError);
-    return e as ParseError;
-  }
-  throw new Error('expected a ParseError');
-}
 
 describe('parseXxhsumSums', () => {
   it('reads every hash family in GNU and BSD form', () => {
@@ -76,22 +67,22 @@ describe('parseXxhsumSums', () => {
   });
 
   it('refuses output naming a file it was not asked about, naming the line', () => {
-    const e = parseErrorOf(() => parseXxhsumSums(`${H64}  /a\n${H64}  /other\n`, { fileNames: ['/a', '/b'] }));
+    const e = parseError(() => parseXxhsumSums(`${H64}  /a\n${H64}  /other\n`, { fileNames: ['/a', '/b'] }));
     expect(e.line).toBe(2);
     expect(e.message).toMatch(/line 2/);
   });
 
   it('refuses garbage and names the line', () => {
-    expect(parseErrorOf(() => parseXxhsumSums(`${H64}  a\nnot a checksum\n`)).line).toBe(2);
-    expect(parseErrorOf(() => parseXxhsumSums('zzzzzzzzzzzzzzzz  a\n')).line).toBe(1);
-    expect(parseErrorOf(() => parseXxhsumSums(`${H64.slice(0, 12)}  a\n`)).line).toBe(1); // 12 hex: no algorithm
-    expect(parseErrorOf(() => parseXxhsumSums(`XXH64 (a) = ${H64.slice(0, 8)}\n`)).line).toBe(1); // length vs algorithm
-    expect(parseErrorOf(() => parseXxhsumSums(`\\${H64}  bad\\q\n`)).message).toMatch(/escape/);
-    expect(parseErrorOf(() => parseXxhsumSums(`${H64} a\n`)).line).toBe(1); // one space
+    expect(parseError(() => parseXxhsumSums(`${H64}  a\nnot a checksum\n`)).line).toBe(2);
+    expect(parseError(() => parseXxhsumSums('zzzzzzzzzzzzzzzz  a\n')).line).toBe(1);
+    expect(parseError(() => parseXxhsumSums(`${H64.slice(0, 12)}  a\n`)).line).toBe(1); // 12 hex: no algorithm
+    expect(parseError(() => parseXxhsumSums(`XXH64 (a) = ${H64.slice(0, 8)}\n`)).line).toBe(1); // length vs algorithm
+    expect(parseError(() => parseXxhsumSums(`\\${H64}  bad\\q\n`)).message).toMatch(/escape/);
+    expect(parseError(() => parseXxhsumSums(`${H64} a\n`)).line).toBe(1); // one space
   });
 
   it('refuses truncated output (no final newline)', () => {
-    expect(parseErrorOf(() => parseXxhsumSums(`${H64}  a\n${H64.slice(0, 8)}`)).message).toMatch(/truncated/);
+    expect(parseError(() => parseXxhsumSums(`${H64}  a\n${H64.slice(0, 8)}`)).message).toMatch(/truncated/);
   });
 
   it('empty output is no sums', () => {
@@ -151,9 +142,9 @@ describe('parseXxhsumCheck', () => {
   });
 
   it('refuses garbage and truncation, naming the line', () => {
-    expect(parseErrorOf(() => parseXxhsumCheck('/a: OK\nsomething else\n')).line).toBe(2);
-    expect(parseErrorOf(() => parseXxhsumCheck('/a: OK\n/b: FAI')).message).toMatch(/truncated/);
-    expect(parseErrorOf(() => parseXxhsumCheck("/s:1: Could not open or read '/x\n")).message).toMatch(/unterminated/);
+    expect(parseError(() => parseXxhsumCheck('/a: OK\nsomething else\n')).line).toBe(2);
+    expect(parseError(() => parseXxhsumCheck('/a: OK\n/b: FAI')).message).toMatch(/truncated/);
+    expect(parseError(() => parseXxhsumCheck("/s:1: Could not open or read '/x\n")).message).toMatch(/unterminated/);
   });
 });
 
