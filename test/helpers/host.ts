@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { defaultConfig, mergeConfig, type HostConfig } from '../../runtime/config';
 import { createHost, type Host, type HostOptions } from '../../runtime/host';
@@ -8,6 +7,7 @@ import { ReplayBackend } from '../../runtime/system/replay';
 import type { Fixture } from '../../runtime/system/fixture-file';
 import type { RouteModule } from '../../handlers/core/route';
 import { DIRECTORY_PATH_KEYS } from '../../runtime/config';
+import { privateDir } from './tmp';
 
 export const repo = resolve(import.meta.dirname, '../..');
 export const distDir = join(repo, 'dist');
@@ -35,7 +35,7 @@ export interface TestHostOptions {
 
 /** A config with a private state dir and every configured path under a private root. */
 export function makeTestConfig(over: Partial<HostConfig> = {}): { config: HostConfig; state: string; root: string } {
-  const state = mkdtempSync(join(tmpdir(), 'ballast-test-'));
+  const state = privateDir('ballast-test');
   const root = join(state, 'root');
   const base = defaultConfig();
   const paths: Record<string, string> = {};

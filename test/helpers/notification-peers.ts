@@ -2,10 +2,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { privateDir } from './tmp';
 
 /**
  * Real local peers for the notification system tests, all on 127.0.0.1: an SMTP server that
@@ -23,7 +23,7 @@ export interface TestCert {
 
 /** A self-signed certificate for 127.0.0.1 (openssl, as the host tests do). */
 export function makeCert(): TestCert {
-  const dir = mkdtempSync(join(tmpdir(), 'ballast-notify-cert-'));
+  const dir = privateDir('ballast-notify-cert');
   execFileSync(
     '/usr/bin/openssl',
     ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],

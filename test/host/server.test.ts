@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, writeFileSync, readFileSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
-import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import https from 'node:https';
 import { serve, type Serving } from '../../runtime/serve';
@@ -9,6 +8,7 @@ import { startServer, mapGetBodyToQuery } from '../../runtime/http/server';
 import { createToken } from '../../runtime/tokens';
 import { distDir, makeTestConfig } from '../helpers/host';
 import { CONNECTION_HEADER } from '../../handlers/core/route';
+import { privateDir } from '../helpers/tmp';
 
 const KRB5 = 'includedir /etc/krb5.conf.d\n\n[libdefaults]\n\tdefault_realm = EXAMPLE.TEST\n';
 
@@ -122,7 +122,7 @@ describe('Node host over real HTTP', () => {
   });
 
   it('serves HTTPS and reloads its certificate without a restart', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ballast-tls-'));
+    const dir = privateDir('ballast-tls');
     const mk = (cn: string) =>
       execFileSync('/usr/bin/openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', `/CN=${cn}`, '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
     mk('first.test');

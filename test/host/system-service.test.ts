@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync, existsSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { LiveBackend } from '../../runtime/system/exec-live';
 import { ReplayBackend } from '../../runtime/system/replay';
@@ -11,8 +10,9 @@ import { SystemService } from '../../runtime/system/service';
 import { openDatabase } from '../../runtime/db/database';
 import { SystemClient } from '../../handlers/core/system';
 import { ApiError } from '../../handlers/core/errors';
+import { privateDir } from '../helpers/tmp';
 
-const dir = mkdtempSync(join(tmpdir(), 'ballast-sys-'));
+const dir = privateDir('ballast-sys');
 const etc = join(dir, 'etc');
 const outside = join(dir, 'outside');
 mkdirSync(etc, { recursive: true });

@@ -20,7 +20,7 @@ import {
   parseXxhsumCheck,
   parseXxhsumSums,
 } from '../../handlers/fs/parse/xxhsum.ts';
-import { attachedLoopDevices, createLoopDevice, exec, requireTools, run, type LoopDevice } from './helpers/loop.ts';
+import { attachedLoopDevices, createLoopDevice, exec, requireTools, run, wipeSignatures, type LoopDevice } from './helpers/loop.ts';
 
 const XXHSUM = '/usr/bin/xxhsum';
 const GETFACL = '/usr/bin/getfacl';
@@ -128,7 +128,7 @@ describe('loop harness', () => {
     // still carries ext4: make_filesystem must refuse it, but for a different reason
     expect(checkDeviceFree(unmounted)).toMatchObject({ ok: false, code: 'signature' });
     expect(checkCanUnmount({ mountpoint: loop.mountpoint as string, mounts: unmounted.mounts })).toMatchObject({ ok: false, code: 'not-mounted' });
-    await run(['/usr/sbin/wipefs', '-a', '-q', loop.device]);
+    await wipeSignatures(loop.device);
     expect(checkDeviceFree(await facts())).toEqual({ ok: true });
   });
 

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkMkfsOptions, MKFS_OPTIONS } from '../../handlers/fs/mkfs-options.ts';
 import { parseWipefs, wipefsArgv } from '../../handlers/fs/parse/wipefs.ts';
-import { createLoopDevice, exec, requireTools, run, type LoopDevice } from './helpers/loop.ts';
+import { createLoopDevice, exec, requireTools, run, wipeSignatures, type LoopDevice } from './helpers/loop.ts';
 
 /** table name → the type whose real tool is exercised, and the image size it needs */
 const EXERCISED = [
@@ -36,7 +36,7 @@ describe.each(EXERCISED)('mkfs.$type accepts every whitelisted option', ({ type,
       const checked = checkMkfsOptions(type, options);
       expect(checked).toEqual({ ok: true, argv: options });
       if (!checked.ok) return;
-      await run(['/usr/sbin/wipefs', '-a', '-q', loop.device]);
+      await wipeSignatures(loop.device);
       const r = await exec([mkfs, ...checked.argv, loop.device], { timeoutMs: 120_000 });
       expect(r.code, `${mkfs} ${checked.argv.join(' ')}: ${r.stderr}`).toBe(0);
       const sigs = parseWipefs((await run(wipefsArgv(loop.device))).stdout);

@@ -246,3 +246,16 @@ export async function createLoopDevice(opts: LoopOptions): Promise<LoopDevice> {
 
   return { device, image, dir, mountpoint, cleanup };
 }
+
+/**
+ * `wipefs -a` on a test device. It opens the device exclusively; right after an umount, or while
+ * another test file probes block devices, the kernel can answer EBUSY for a moment: retry briefly.
+ */
+export async function wipeSignatures(device: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const r = await exec([WIPEFS, '-a', '-q', device]);
+    if (r.code === 0) return;
+    if (!/busy/i.test(r.stderr) || attempt >= 20) throw new Error(`wipefs -a ${device} exited ${r.code}: ${r.stderr.trim()}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
