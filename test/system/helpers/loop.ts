@@ -213,8 +213,14 @@ export async function createLoopDevice(opts: LoopOptions): Promise<LoopDevice> {
       const r = await exec([LOSETUP, '-d', dev]);
       if (r.code !== 0) errors.push(`losetup -d ${dev}: ${r.stderr.trim()}`);
     }
-    const still = await attachedLoopDevices(image).catch(() => []);
-    if (still.length > 0) errors.push(`still attached: ${still.join(', ')}`);
+    // losetup -d is lazy: while anything still holds the device open (another test file's
+    // lsblk/wipefs probe, udev) the kernel detaches it a moment later. Wait for that, bounded.
+    let still = await attachedLoopDevices(image).catch(() => [] as string[]);
+    for (let i = 0; still.length > 0 && i < 50; i++) {
+      await new Promise((res) => setTimeout(res, 100));
+      still = await attachedLoopDevices(image).catch(() => [] as string[]);
+    }
+    if (still.length > 0) errors.push(`still attached after 5 s: ${still.join(', ')}`);
     await rm(dir, { recursive: true, force: true }).catch((e: Error) => errors.push(`rm ${dir}: ${e.message}`));
     live.delete(image);
     cleaned = true;
