@@ -130,6 +130,17 @@ describe('GET /network/traffic/control', () => {
     expect(r.json.ids).toEqual(['0', '1', '2']);
   });
 
+  it('a read-only caller sees the drift as it is and never causes a tc write', async () => {
+    await host([links(), ...oneRule(), ...neverUp()]);
+    store(rule1, 1);
+    store(rule2, 2);
+    const r = await t.call('GET', BASE, { token: await t.token(['network:read']) });
+    expect(r.status).toBe(200);
+    expect(calls()).toEqual([['/usr/sbin/ip', '-j', 'link', 'show'], ...readArgv('veth0'), ...readArgv('veth4')]);
+    expect(r.json.devices.veth0.class.map((c: { classid: string }) => c.classid)).toEqual(['1:1']);
+    expect(r.json.ids).toEqual(['0', '1', '2']);
+  });
+
   it('a rule whose device is gone is listed (qtype none) and not touched', async () => {
     await host([links(), ...fresh(), ...neverUp()]);
     store({ ...rule1, device: 'eth9' }, 1);
