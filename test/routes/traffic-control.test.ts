@@ -318,6 +318,9 @@ describe('POST /network/traffic/control/create', () => {
       fx('routes/cmd-class-replace-2'),
       fx('routes/cmd-filter-replace-2'),
     ]);
+    // Warm the token check first (a 400 runs no command): its digest resolves on the thread pool,
+    // and two cold checks racing would make which create reserves id 1 a matter of chance.
+    expect((await t.call('POST', `${BASE}/create`, { body: {} })).status).toBe(400);
     const [a, b] = await Promise.all([t.call('POST', `${BASE}/create`, { body: rule1 }), t.call('POST', `${BASE}/create`, { body: rule2 })]);
     expect([a.status, b.status]).toEqual([200, 200]);
     const stored = rows() as { name: string; id: number }[];
