@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { join, resolve, dirname } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createApp, type App, type AppEntry } from '../handlers/core/app';
 import type { Env } from '../handlers/core/bindings';
@@ -163,4 +163,3 @@ export async function createHost(o: HostOptions): Promise<Host> {
   };
 }
 
-export const repoRoot = resolve(dirname(new URL(import.meta.url).pathname), '..');

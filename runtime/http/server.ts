@@ -23,7 +23,6 @@ export interface RunningServer {
   server: http.Server | https.Server;
   port: number;
   url: string;
-  inFlight(): number;
   reloadTls(): void;
   /** Stop accepting, let in-flight requests finish (bounded), then resolve. */
   shutdown(graceMs?: number): Promise<void>;
@@ -176,7 +175,6 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
         server,
         port,
         url: `${scheme}://${hostPart}:${port}`,
-        inFlight: () => inFlight,
         reloadTls() {
           if (!config.tls || !(server instanceof https.Server)) return;
           server.setSecureContext({ cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) });

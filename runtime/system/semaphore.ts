@@ -25,8 +25,4 @@ export class Semaphore {
       this.waiting.shift()?.();
     }
   }
-
-  get inFlight(): number {
-    return this.active;
-  }
 }
