@@ -2,6 +2,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { DEFAULT_BIN } from '../handlers/core/vars';
+import { areaBinaries, areaPaths } from './areas/index';
 
 /**
  * Host configuration. Production reads /etc/ballast/config.yaml (see README); every field has a
@@ -40,20 +41,20 @@ export interface HostConfig {
   isolate: boolean;
 }
 
-export const DEFAULT_PATHS: Record<string, string> = {
-  krb5Conf: '/etc/krb5.conf',
-  krb5ConfD: '/etc/krb5.conf.d',
-  keytab: '/etc/krb5.keytab',
-  krb5Ccache: '/tmp/krb5cc_0',
-  networkInterfaces: '/etc/network/interfaces',
-  networkInterfacesD: '/etc/network/interfaces.d',
-  caCertificates: '/usr/local/share/ca-certificates',
-  sbin: '/usr/sbin',
-  sbinLegacy: '/sbin',
-};
+/** The real Debian locations of every configured path, as the areas declare them. */
+export const DEFAULT_PATHS: Record<string, string> = Object.fromEntries(Object.entries(areaPaths()).map(([k, p]) => [k, p.default]));
 
 /** Keys of `paths` that name directories (the rest name files). */
-export const DIRECTORY_PATH_KEYS = ['krb5ConfD', 'networkInterfacesD', 'caCertificates', 'sbin', 'sbinLegacy'];
+export const DIRECTORY_PATH_KEYS = Object.entries(areaPaths())
+  .filter(([, p]) => p.kind === 'dir')
+  .map(([k]) => k);
+
+/** Keys of `paths` whose locations are only ever read. */
+export const READ_ONLY_PATH_KEYS = new Set(
+  Object.entries(areaPaths())
+    .filter(([, p]) => p.readOnly)
+    .map(([k]) => k),
+);
 
 export function defaultConfig(): HostConfig {
   return {
@@ -65,7 +66,7 @@ export function defaultConfig(): HostConfig {
       mode: 'live',
       fixtures: [],
       wrapper: [],
-      binaries: { ...DEFAULT_BIN },
+      binaries: { ...DEFAULT_BIN, ...areaBinaries() },
       env: {},
       envAllow: ['KRB5CCNAME', 'KRB5_CONFIG', 'KRB5_KTNAME', 'KRB5_CLIENT_KTNAME'],
     },

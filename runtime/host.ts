@@ -5,7 +5,7 @@ import { createApp, type App, type AppEntry } from '../handlers/core/app';
 import type { Env } from '../handlers/core/bindings';
 import type { RouteModule, Method } from '../handlers/core/route';
 import type { Vars } from '../handlers/core/vars';
-import { dbFile, readHostId, type HostConfig } from './config';
+import { dbFile, readHostId, READ_ONLY_PATH_KEYS, type HostConfig } from './config';
 import { openDatabase, SqliteD1, type SqliteDb } from './db/database';
 import { EventsProducer } from './events';
 import { LiveBackend } from './system/exec-live';
@@ -16,10 +16,8 @@ import { ConfinedFiles, type FileRoot } from './system/files';
 import { SystemService, type HostOp } from './system/service';
 import type { CommandBackend } from './system/types';
 import { BindingServer } from './binding-server';
-import { DeliveryWorker } from './delivery/worker';
-import { deliverySettings } from './delivery/settings';
-import { notificationOps } from './delivery/ops';
-import { fsOps } from './system/ops/fs-ops';
+import { AREAS } from './areas/index';
+import type { AreaHost, AreaInstance, AreaModule } from './areas/types';
 
 export interface ManifestEntry {
   method: Method;
@@ -39,6 +37,8 @@ export interface HostOptions {
   /** Serve these route modules instead of the built bundles (route-tier tests). */
   routes?: RouteModule[];
   extraOps?: Record<string, HostOp>;
+  /** Replaces the area list (tests of the plug-in mechanism). */
+  areas?: readonly AreaModule<unknown>[];
   log?: (line: string) => void;
 }
 
@@ -51,15 +51,16 @@ export interface Host {
   system: SystemService;
   backend: CommandBackend;
   bindings: BindingServer;
-  /** Sends the outbox to notification agents; serve() starts it, close() stops it. */
-  delivery: DeliveryWorker;
+  /** The areas' host sides, in AREAS order; serve() starts them, close() stops them. */
+  areas: { name: string; instance: AreaInstance }[];
+  /** Runs every area's onStart (serve() calls it once the server listens). */
+  startAreas(): void;
+  /** serve() points this at the HTTP server's TLS reload. */
+  setTlsReloader(reload: () => void): void;
   manifest: ManifestEntry[];
   app: App;
   close(): Promise<void>;
 }
-
-/** Config keys whose locations are only ever read (we list mkfs helpers, never write there). */
-const READ_ONLY_PATH_KEYS = new Set(['sbin', 'sbinLegacy']);
 
 export function fileRootsOf(config: HostConfig): FileRoot[] {
   if (config.fileRoots) return config.fileRoots.map((p) => ({ path: p, writable: true }));
@@ -97,15 +98,27 @@ export function readManifest(distDir: string): ManifestEntry[] {
   }
 }
 
+/** Parses `settings.<area>` with the area's schema; a wrong value stops the host naming the key. */
+export function areaSettings(area: AreaModule<unknown>, settings: Record<string, unknown>): unknown {
+  if (!area.settings) return settings[area.name];
+  const r = area.settings.safeParse(settings[area.name] ?? {});
+  if (!r.success) {
+    throw new Error(`config: ${r.error.issues.map((i) => `settings.${[area.name, ...i.path.map(String)].join('.')}: ${i.message}`).join('; ')}`);
+  }
+  return r.data;
+}
+
 export async function createHost(o: HostOptions): Promise<Host> {
   const { config } = o;
   const log = o.log ?? ((l: string) => process.stderr.write(`${l}\n`));
-  const notification = deliverySettings(config.settings);
+  const areaList = o.areas ?? AREAS;
+  // every area's settings are checked before anything is opened
+  const settings: Record<string, unknown> = { ...config.settings };
+  for (const a of areaList) settings[a.name] = areaSettings(a, config.settings);
   const db = openDatabase(dbFile(config));
   const d1 = new SqliteD1(db);
   const events = new EventsProducer(db);
   const hostId = readHostId(config);
-  const notify = { db, settings: notification, hostId, productName: config.productName, caDir: config.paths.caCertificates };
   const backend = o.backend ?? backendFor(config);
   const files = new ConfinedFiles(fileRootsOf(config), join(resolve(config.stateDir), 'backups'));
   const system = new SystemService({
@@ -114,7 +127,6 @@ export async function createHost(o: HostOptions): Promise<Host> {
     db,
     concurrency: config.limits.commandConcurrency,
     queue: config.limits.commandQueue,
-    extraOps: { ...notificationOps(notify), ...fsOps({ settings: config.settings, db }), ...o.extraOps },
     log,
   });
   const vars: Vars = {
@@ -122,11 +134,30 @@ export async function createHost(o: HostOptions): Promise<Host> {
     hostId,
     paths: { ...config.paths },
     bin: { ...config.system.binaries },
-    settings: { ...config.settings, maxBodyBytes: config.limits.bodyBytes },
+    settings: { ...settings, maxBodyBytes: config.limits.bodyBytes },
   };
   const env: Env = { SYSTEM: { fetch: system.fetch }, DB: d1, EVENTS: events, VARS: vars };
   const bindings = new BindingServer(system, d1, events);
-  const delivery = new DeliveryWorker({ ...notify, events, log });
+
+  let reloadTls = () => undefined as void;
+  const areas = areaList.map((a) => {
+    const areaHost: AreaHost<unknown> = {
+      config,
+      settings: settings[a.name],
+      db,
+      env,
+      vars,
+      events,
+      system,
+      hostId,
+      log,
+      reloadTls: () => reloadTls(),
+    };
+    const instance = a.setup?.(areaHost) ?? {};
+    system.register(a.name, instance.ops ?? {});
+    return { name: a.name, instance };
+  });
+  system.register('test', o.extraOps ?? {});
 
   let manifest: ManifestEntry[];
   let entries: AppEntry[];
@@ -153,11 +184,29 @@ export async function createHost(o: HostOptions): Promise<Host> {
     system,
     backend,
     bindings,
-    delivery,
+    areas,
     manifest,
     app,
+    startAreas() {
+      for (const a of areas) {
+        try {
+          void Promise.resolve(a.instance.onStart?.()).catch((e) => log(`${a.name}: start-up task failed: ${String(e)}`));
+        } catch (e) {
+          log(`${a.name}: start-up task failed: ${String(e)}`);
+        }
+      }
+    },
+    setTlsReloader(reload) {
+      reloadTls = reload;
+    },
     async close() {
-      await delivery.stop();
+      for (const a of [...areas].reverse()) {
+        try {
+          await a.instance.onStop?.();
+        } catch (e) {
+          log(`${a.name}: stop failed: ${String(e)}`);
+        }
+      }
       db.close();
     },
   };

@@ -2,7 +2,6 @@ import { createHost, type Host, type HostOptions } from './host';
 import { startServer, type RunningServer, type FetchHandler } from './http/server';
 import { bufferedAccessLog } from './http/access-log';
 import type { SqliteDb } from './db/database';
-import { reconcileTrafficOnStart } from './startup/traffic';
 
 export interface ServeOptions extends HostOptions {
   announceToken?: (db: SqliteDb) => Promise<void>;
@@ -38,9 +37,9 @@ export async function serve(o: ServeOptions): Promise<Serving> {
     handler,
     accessLog: accessLog?.line,
   });
-  host.delivery.start();
-  // Stored traffic rules back into tc (lost at reboot): not awaited, never throws, logs only.
-  void reconcileTrafficOnStart(host, o.log ?? ((l) => process.stderr.write(`${l}\n`)));
+  host.setTlsReloader(() => server.reloadTls());
+  // Area start-up tasks (outbox delivery, stored traffic rules back into tc): not awaited, log only.
+  host.startAreas();
   process.stdout.write(
     `${o.config.productName} API listening on ${server.url}/api/v2 (${o.config.system.mode} system${o.config.isolate ? ', isolated routes' : ''}; ready in ${Math.round(performance.now() - started)} ms)\n`,
   );

@@ -11,7 +11,7 @@
  * - The host runs every command with LC_ALL=C and TZ=UTC, which the klist parsers rely on.
  * - Passwords travel only as the answer of a `secret` pty step: never argv, env or stdin.
  */
-import * as z from 'zod';
+import { kerberosSettings } from './contract';
 import type { PtyStep } from '../core/system';
 import { bin, path, type Vars } from '../core/vars';
 
@@ -54,12 +54,9 @@ export function passwordDialogue(password: string): PtyStep[] {
  */
 export const DEFAULT_KINIT_TIMEOUT_MS = 20_000;
 
-const KerberosSettingsSchema = z
-  .object({ kinitTimeoutMs: z.number().int().min(100).max(300_000).optional() })
-  .optional();
 
 export function kinitTimeoutMs(vars: Vars): number {
-  const parsed = KerberosSettingsSchema.safeParse(vars.settings.kerberos);
+  const parsed = kerberosSettings.optional().safeParse(vars.settings.kerberos);
   // A wrong setting is a deployment bug: fail loudly (500, logged) rather than guess.
   if (!parsed.success) throw new Error(`settings.kerberos is invalid: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
   return parsed.data?.kinitTimeoutMs ?? DEFAULT_KINIT_TIMEOUT_MS;

@@ -6,14 +6,14 @@ import { Semaphore } from './semaphore';
 
 export type HostOp = (payload: Record<string, unknown>, requestId: string | undefined) => Promise<unknown>;
 
+const BUILT_IN_OPS = new Set(['exec', 'pty', 'file/read', 'file/write', 'file/restore', 'file/remove', 'file/list', 'file/stat']);
+
 export interface SystemServiceOptions {
   backend: CommandBackend;
   files: ConfinedFiles;
   db: SqliteDb;
   concurrency: number;
   queue: number;
-  /** Area-specific host capabilities (e.g. fs/explore), keyed by op name. */
-  extraOps?: Record<string, HostOp>;
   log?: (line: string) => void;
 }
 
@@ -24,12 +24,22 @@ export interface SystemServiceOptions {
 export class SystemService {
   private readonly sem: Semaphore;
   private readonly audit;
+  /** Area-specific host capabilities (e.g. fs/explore), keyed by op name. */
+  private readonly ops = new Map<string, HostOp>();
 
   constructor(private readonly o: SystemServiceOptions) {
     this.sem = new Semaphore(o.concurrency, o.queue);
     this.audit = o.db.prepare(
       'INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
+  }
+
+  /** Adds an area's ops; a name taken twice is a programming error that stops the host. */
+  register(owner: string, ops: Record<string, HostOp>): void {
+    for (const [name, op] of Object.entries(ops)) {
+      if (this.ops.has(name) || BUILT_IN_OPS.has(name)) throw new Error(`system op ${name} (from ${owner}) is already registered`);
+      this.ops.set(name, op);
+    }
   }
 
   readonly fetch = async (input: Request | string, init?: RequestInit): Promise<Response> => {
@@ -97,7 +107,7 @@ export class SystemService {
       case 'file/stat':
         return f.stat(p.path);
       default: {
-        const extra = this.o.extraOps?.[op];
+        const extra = this.ops.get(op);
         if (extra) return extra(p, requestId);
         throw new SystemRefusal(404, 'not_found', `unknown system operation ${op}`);
       }

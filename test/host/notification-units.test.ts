@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { signWebhook } from '../../runtime/delivery/signature';
-import { backoffMs, deliverySettings } from '../../runtime/delivery/settings';
-import { redact } from '../../runtime/delivery/redact';
-import { mailTextOf, smsTextOf, subjectOf, titleOf, type Notification } from '../../runtime/delivery/payload';
+import { signWebhook } from '../../runtime/areas/notification/signature';
+import { backoffMs, deliverySettings } from '../../runtime/areas/notification/settings';
+import { redact } from '../../runtime/areas/notification/redact';
+import { mailTextOf, smsTextOf, subjectOf, titleOf, type Notification } from '../../runtime/areas/notification/payload';
 import { migrate } from '../../runtime/db/database';
 import { migrations } from '../../runtime/db/migrations';
 import { verifyStandardWebhook } from '../helpers/notification-peers';

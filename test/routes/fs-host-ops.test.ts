@@ -1,12 +1,15 @@
 /**
- * The fs host operations on their own (runtime/system/ops/fs-ops.ts): the settings they are
+ * The fs host operations on their own (runtime/areas/fs/ops.ts): the settings they are
  * configured with, and the read-text door's refusals that the routes cannot easily provoke.
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fsSettings } from '../../runtime/system/ops/fs-ops';
+import fsArea from '../../runtime/areas/fs';
+import { areaSettings } from '../../runtime/host';
+
+const fsSettings = (settings: Record<string, unknown>) => areaSettings(fsArea, settings);
 import { SystemRefusal } from '../../runtime/system/types';
 import { makeTestHost, type TestHost } from '../helpers/host';
 

@@ -1,5 +1,5 @@
 /**
- * The start-up reconcile (runtime/startup/traffic.ts) on a test host with the replay back end:
+ * The start-up reconcile (runtime/areas/traffic.ts) on a test host with the replay back end:
  * when it runs, the argv it runs, what it logs, and that it never throws. The live version (a
  * real host restart in a namespace) is in test/system/traffic-routes.test.ts.
  *
@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { loadFixtureDir, readFixture, type Fixture } from '../../runtime/system/fixture-file';
 import { fixture, makeTestHost, repo, type TestHost } from '../helpers/host';
-import { reconcileTrafficOnStart } from '../../runtime/startup/traffic';
+import type { TrafficSettings } from '../../handlers/traffic/contract';
+import { reconcileTrafficOnStart } from '../../runtime/areas/traffic';
 import list from '../../handlers/traffic/routes/control-list';
 import type { HostConfig } from '../../runtime/config';
 import { defaultConfig } from '../../runtime/config';
@@ -26,7 +27,7 @@ afterEach(async () => {
 async function host(fixtures: Fixture[], settings: Record<string, unknown>): Promise<{ lines: string[]; run: () => ReturnType<typeof reconcileTrafficOnStart> }> {
   t = await makeTestHost({ routes: [list], fixtures, config: { settings } as Partial<HostConfig> });
   const lines: string[] = [];
-  return { lines, run: () => reconcileTrafficOnStart(t.host, (l) => lines.push(l)) };
+  return { lines, run: () => reconcileTrafficOnStart({ ...t.host, settings: t.host.vars.settings.traffic as TrafficSettings }, (l) => lines.push(l)) };
 }
 function store(name: string, id: number, ip: string, rate: number, device = 'veth0'): void {
   t.host.db.prepare('INSERT INTO traffic_rules (name, id, device, ip, rate, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(name, id, device, ip, rate, id);
@@ -37,15 +38,15 @@ describe('start-up reconcile', () => {
   it('does not run in replay mode unless the config opts in', async () => {
     const h = await host([], {});
     store('backup-target', 1, '10.213.77.2', 1);
-    expect(await h.run()).toEqual({ ran: false, reason: 'replay mode (set settings.trafficReconcileOnStart: true when the fixtures cover it)' });
+    expect(await h.run()).toEqual({ ran: false, reason: 'replay mode (set settings.traffic.reconcileOnStart: true when the fixtures cover it)' });
     expect(calls()).toEqual([]);
-    expect(h.lines).toEqual(['traffic: start-up reconcile not run: replay mode (set settings.trafficReconcileOnStart: true when the fixtures cover it)']);
+    expect(h.lines).toEqual(['traffic: start-up reconcile not run: replay mode (set settings.traffic.reconcileOnStart: true when the fixtures cover it)']);
   });
 
   it('after a reboot: re-applies root, classes, filters for the stored rules and logs each', async () => {
     const h = await host(
       [...fresh(), fx('cmd-root-replace'), fx('routes/cmd-class-replace-1'), fx('routes/cmd-class-replace-2'), fx('routes/cmd-filter-replace-1'), fx('routes/cmd-filter-replace-2')],
-      { trafficReconcileOnStart: true },
+      { traffic: { reconcileOnStart: true } },
     );
     store('backup-target', 1, '10.213.77.2', 1);
     store('replica', 2, '10.213.77.3', 2.5);
@@ -79,7 +80,7 @@ describe('start-up reconcile', () => {
         fx('class-foreign'),
         fx('filter-foreign-two-matches'),
       ],
-      { trafficReconcileOnStart: true },
+      { traffic: { reconcileOnStart: true } },
     );
     store('gone', 1, '10.0.0.1', 1, 'nosuch0');
     store('blocked', 2, '10.0.0.2', 1, 'veth2');
@@ -94,7 +95,7 @@ describe('start-up reconcile', () => {
 
   it('never throws: a failing tc command and an unreadable device are logged', async () => {
     const denied = fixture([TC, 'qdisc', 'replace', 'dev', 'veth0', 'root', 'handle', '1:', 'htb', 'default', 'ba11'], '', { code: 2, stderr: 'RTNETLINK answers: Operation not permitted\n' });
-    let h = await host([...fresh(), denied], { trafficReconcileOnStart: true });
+    let h = await host([...fresh(), denied], { traffic: { reconcileOnStart: true } });
     store('backup-target', 1, '10.213.77.2', 1);
     const r = await h.run();
     expect(r).toMatchObject({ ran: true, report: { applied: [], failed: [{ device: 'veth0', error: 'tc failed (exit 2): RTNETLINK answers: Operation not permitted' }] } });
@@ -102,7 +103,7 @@ describe('start-up reconcile', () => {
     await t.close();
 
     // no fixtures at all: the first read is refused by the back end
-    h = await host([], { trafficReconcileOnStart: true });
+    h = await host([], { traffic: { reconcileOnStart: true } });
     store('backup-target', 1, '10.213.77.2', 1);
     const r2 = await h.run();
     expect(r2).toMatchObject({ ran: true, error: expect.stringMatching(/no recorded fixture/) });
@@ -110,16 +111,16 @@ describe('start-up reconcile', () => {
   });
 
   it('no stored rules: no command at all', async () => {
-    const h = await host([], { trafficReconcileOnStart: true });
+    const h = await host([], { traffic: { reconcileOnStart: true } });
     expect(await h.run()).toMatchObject({ ran: true, rules: 0 });
     expect(calls()).toEqual([]);
   });
 
-  it('settings.trafficReconcileOnStart: false turns it off even in live mode', async () => {
-    const config = { ...defaultConfig(), settings: { trafficReconcileOnStart: false } };
+  it('settings.traffic.reconcileOnStart: false turns it off even in live mode', async () => {
+    const config = defaultConfig();
     const lines: string[] = [];
-    const r = await reconcileTrafficOnStart({ config, env: { SYSTEM: { fetch: () => Promise.reject(new Error('must not be called')) }, VARS: null as never }, vars: null as never }, (l) => lines.push(l));
-    expect(r).toEqual({ ran: false, reason: 'settings.trafficReconcileOnStart is false' });
+    const r = await reconcileTrafficOnStart({ config, settings: { reconcileOnStart: false }, env: { SYSTEM: { fetch: () => Promise.reject(new Error('must not be called')) }, VARS: null as never }, vars: null as never }, (l) => lines.push(l));
+    expect(r).toEqual({ ran: false, reason: 'settings.traffic.reconcileOnStart is false' });
   });
 });
 

@@ -70,7 +70,7 @@ beforeAll(async () => {
   // Only the Kerberos tools may run in this test.
   config.system.binaries = { kinit: kdc.bin.kinit, klist: kdc.bin.klist, kdestroy: kdc.bin.kdestroy };
   config.system.env = { KRB5_CONFIG: config.paths.krb5Conf };
-  config.settings = { kerberos: { kinitTimeoutMs: KINIT_TIMEOUT_MS }, trafficReconcileOnStart: false };
+  config.settings = { kerberos: { kinitTimeoutMs: KINIT_TIMEOUT_MS }, traffic: { reconcileOnStart: false } };
   paths = config.paths;
   // The cache lives in /tmp on a box (krb5cc_0, where root's other Kerberos clients look), and a
   // box has a /tmp; the private root needs one too, or kinit cannot store the ticket.

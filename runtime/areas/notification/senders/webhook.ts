@@ -1,4 +1,4 @@
-import type { WebhookConfig } from '../../../handlers/notification/schemas';
+import type { WebhookConfig } from '../../../../handlers/notification/contract';
 import { excerpt, post, retryAfterMs } from '../http-post';
 import type { Notification } from '../payload';
 import { SendError } from '../send-error';

@@ -1,7 +1,7 @@
-import type { SqliteDb } from '../db/database';
-import type { HostOp } from '../system/service';
-import { SystemRefusal } from '../system/types';
-import { TEST_OP, type TestOpResult } from '../../handlers/notification/test-op';
+import type { SqliteDb } from '../../db/database';
+import type { HostOp } from '../../system/service';
+import { SystemRefusal } from '../../system/types';
+import { TEST_OP, type TestOpResult } from '../../../handlers/notification/contract';
 import { testNotification } from './payload';
 import { deliveryAgent, sendThrough } from './send';
 import { SendError } from './send-error';

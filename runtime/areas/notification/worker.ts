@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
-import type { SqliteDb } from '../db/database';
-import type { EventsProducer } from '../events';
+import type { SqliteDb } from '../../db/database';
+import type { EventsProducer } from '../../events';
 import { notificationOf } from './payload';
 import { deliveryAgent, sendThrough } from './send';
 import { SendError } from './send-error';

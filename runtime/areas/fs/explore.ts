@@ -35,9 +35,9 @@ import {
   type ExploreOpPayload,
   type ExploreOpResult,
   type TruncationReason,
-} from '../../../handlers/fs/explore';
-import { Semaphore } from '../semaphore';
-import { SystemRefusal } from '../types';
+} from '../../../handlers/fs/contract';
+import { Semaphore } from '../../system/semaphore';
+import { SystemRefusal } from '../../system/types';
 
 /** lstat calls in flight (libuv's pool has 4 threads; 32 keeps them busy) */
 const LSTAT_CONCURRENCY = 32;

@@ -1,5 +1,5 @@
 /**
- * The fs area's host operations (registered by createHost):
+ * The fs area's host operations (registered through runtime/areas/fs.ts):
  *   fs/explore    bounded, read-only tree walk (fs-explore.ts)
  *   fs/read-text  one regular file's text, for xxhash_verify's checksum file
  * Both read only below `settings.fs.readRoots`, checked on the real path (symlinks resolved),
@@ -8,21 +8,12 @@
 import { realpathSync } from 'node:fs';
 import type * as z from 'zod';
 import { open, realpath } from 'node:fs/promises';
-import { EXPLORE_OP, exploreOpPayload, fsSettingsSchema, type FsSettings } from '../../../handlers/fs/explore';
-import { READ_TEXT_MAX_BYTES, READ_TEXT_OP, readTextPayload, type ReadTextResult } from '../../../handlers/fs/read-op';
+import { EXPLORE_OP, exploreOpPayload, fsSettingsSchema, type FsSettings } from '../../../handlers/fs/contract';
+import { READ_TEXT_MAX_BYTES, READ_TEXT_OP, readTextPayload, type ReadTextResult } from '../../../handlers/fs/contract';
 import type { SqliteDb } from '../../db/database';
-import type { HostOp } from '../service';
-import { SystemRefusal } from '../types';
-import { exploreTree, isInside } from './fs-explore';
-
-/** Reads `settings.fs`; a wrong key or value stops the host at start, naming it. */
-export function fsSettings(settings: Record<string, unknown>): FsSettings {
-  const r = fsSettingsSchema.safeParse(settings.fs ?? {});
-  if (!r.success) {
-    throw new Error(`config: ${r.error.issues.map((i) => `settings.fs${i.path.length ? `.${i.path.join('.')}` : ''}: ${i.message}`).join('; ')}`);
-  }
-  return r.data;
-}
+import type { HostOp } from '../../system/service';
+import { SystemRefusal } from '../../system/types';
+import { exploreTree, isInside } from './explore';
 
 /** Roots as real paths, so a root given through a symlink still matches resolved paths. */
 function realRoots(roots: readonly string[]): string[] {
@@ -44,12 +35,12 @@ function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
 }
 
 export interface FsOpsOptions {
-  settings: Record<string, unknown>;
+  settings: FsSettings;
   db: SqliteDb;
 }
 
 export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
-  const s = fsSettings(o.settings);
+  const s = o.settings;
   const roots = realRoots(s.readRoots);
   const audit = o.db.prepare('INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, ?, ?)');
 

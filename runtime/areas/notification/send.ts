@@ -1,4 +1,4 @@
-import { agentConfig, type AgentType, type SmsConfig, type SmtpConfig, type WebhookConfig } from '../../handlers/notification/schemas';
+import { agentConfig, type AgentType, type SmsConfig, type SmtpConfig, type WebhookConfig } from '../../../handlers/notification/contract';
 import type { Notification } from './payload';
 import { redact } from './redact';
 import { SendError } from './send-error';

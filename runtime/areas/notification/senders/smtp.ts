@@ -1,4 +1,4 @@
-import type { SmtpConfig } from '../../../handlers/notification/schemas';
+import type { SmtpConfig } from '../../../../handlers/notification/contract';
 import { mailTextOf, subjectOf, type Notification } from '../payload';
 import { SendError } from '../send-error';
 import type { SendContext } from './context';

@@ -1,4 +1,4 @@
-import type { SmsConfig } from '../../../handlers/notification/schemas';
+import type { SmsConfig } from '../../../../handlers/notification/contract';
 import { excerpt, post, retryAfterMs } from '../http-post';
 import { smsTextOf, type Notification } from '../payload';
 import { SendError } from '../send-error';

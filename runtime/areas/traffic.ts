@@ -1,8 +1,9 @@
 import { SystemClient } from '../../handlers/core/system';
-import { database } from '../../handlers/core/bindings';
-import { applyReconcile, describeReport, readDevices, type ApplyReport } from '../../handlers/traffic/state';
-import { listRules } from '../../handlers/traffic/store';
-import type { Host } from '../host';
+import { database, type Env } from '../../handlers/core/bindings';
+import type { Vars } from '../../handlers/core/vars';
+import { applyReconcile, describeReport, listRules, readDevices, trafficSettings, type ApplyReport, type TrafficSettings } from '../../handlers/traffic/contract';
+import type { HostConfig } from '../config';
+import { defineArea } from './types';
 
 /**
  * Start-up task: put the stored traffic rules back into tc. tc state does not survive a reboot
@@ -10,14 +11,14 @@ import type { Host } from '../host';
  * missing, with the same reconcile the listing uses (handlers/traffic/state.ts), and logs what
  * it did, skipped (device gone, a root qdisc someone else set up) and left alone.
  *
- * It never blocks or breaks start-up: serve() starts it after the server listens and does not
+ * It never blocks or breaks start-up: the host starts it after the server listens and does not
  * wait; every failure becomes a log line. It goes through the host's SYSTEM service like a route
  * does (allow-list, wrapper, audit log under request id `startup-traffic`).
  *
  * When it runs: live and record mode. Not in replay mode (the demo, route tests), whose
  * fixtures describe one fixed moment and would answer the reads with whatever was recorded,
- * unless the config opts in with `settings.trafficReconcileOnStart: true` (a replay set that has
- * the fixtures for it). `settings.trafficReconcileOnStart: false` turns it off in any mode.
+ * unless the config opts in with `settings.traffic.reconcileOnStart: true` (a replay set that has
+ * the fixtures for it). `settings.traffic.reconcileOnStart: false` turns it off in any mode.
  */
 
 export const STARTUP_REQUEST_ID = 'startup-traffic';
@@ -27,16 +28,23 @@ export type TrafficStartupResult =
   | { ran: true; rules: number; report: ApplyReport }
   | { ran: true; error: string };
 
-export function shouldReconcileOnStart(host: Pick<Host, 'config'>): { run: boolean; reason: string } {
-  const setting = host.config.settings.trafficReconcileOnStart;
-  if (setting === false) return { run: false, reason: 'settings.trafficReconcileOnStart is false' };
+export interface TrafficStartupHost {
+  config: Pick<HostConfig, 'system'>;
+  settings: TrafficSettings;
+  env: Env;
+  vars: Vars;
+}
+
+export function shouldReconcileOnStart(host: Pick<TrafficStartupHost, 'config' | 'settings'>): { run: boolean; reason: string } {
+  const setting = host.settings.reconcileOnStart;
+  if (setting === false) return { run: false, reason: 'settings.traffic.reconcileOnStart is false' };
   if (host.config.system.mode === 'replay' && setting !== true) {
-    return { run: false, reason: 'replay mode (set settings.trafficReconcileOnStart: true when the fixtures cover it)' };
+    return { run: false, reason: 'replay mode (set settings.traffic.reconcileOnStart: true when the fixtures cover it)' };
   }
   return { run: true, reason: `${host.config.system.mode} mode` };
 }
 
-export async function reconcileTrafficOnStart(host: Pick<Host, 'config' | 'env' | 'vars'>, log: (line: string) => void): Promise<TrafficStartupResult> {
+export async function reconcileTrafficOnStart(host: TrafficStartupHost, log: (line: string) => void): Promise<TrafficStartupResult> {
   const gate = shouldReconcileOnStart(host);
   if (!gate.run) {
     log(`traffic: start-up reconcile not run: ${gate.reason}`);
@@ -65,3 +73,9 @@ export async function reconcileTrafficOnStart(host: Pick<Host, 'config' | 'env' 
     return { ran: true, error };
   }
 }
+
+export default defineArea<TrafficSettings>({
+  name: 'traffic',
+  settings: trafficSettings,
+  setup: (host) => ({ onStart: () => void reconcileTrafficOnStart(host, host.log) }),
+});

@@ -1,0 +1,14 @@
+import { fsSettingsSchema, type FsSettings } from '../../handlers/fs/contract';
+import { fsOps } from './fs/ops';
+import { defineArea } from './types';
+
+/** Filesystem utilities: the bounded explore walk and the checksum-file reader run in the host. */
+export default defineArea<FsSettings>({
+  name: 'fs',
+  settings: fsSettingsSchema,
+  paths: {
+    sbin: { default: '/usr/sbin', kind: 'dir', readOnly: true },
+    sbinLegacy: { default: '/sbin', kind: 'dir', readOnly: true },
+  },
+  setup: (host) => ({ ops: fsOps({ settings: host.settings, db: host.db }) }),
+});

@@ -1,0 +1,14 @@
+import { kerberosSettings, type KerberosSettings } from '../../handlers/kerberos/contract';
+import { defineArea } from './types';
+
+/** Kerberos: configuration files, keytab and the ticket cache the routes work on. */
+export default defineArea<KerberosSettings>({
+  name: 'kerberos',
+  settings: kerberosSettings,
+  paths: {
+    krb5Conf: { default: '/etc/krb5.conf', kind: 'file' },
+    krb5ConfD: { default: '/etc/krb5.conf.d', kind: 'dir' },
+    keytab: { default: '/etc/krb5.keytab', kind: 'file' },
+    krb5Ccache: { default: '/tmp/krb5cc_0', kind: 'file' },
+  },
+});

@@ -1,0 +1,66 @@
+import type * as z from 'zod';
+import type { Env } from '../../handlers/core/bindings';
+import type { Vars } from '../../handlers/core/vars';
+import type { HostConfig } from '../config';
+import type { SqliteDb } from '../db/database';
+import type { EventsProducer } from '../events';
+import type { HostOp, SystemService } from '../system/service';
+
+/**
+ * A configured location an area reads or writes. The host resolves every path a route touches
+ * against these (allow-list): `dir` roots contain what the area manages, `file` paths are single
+ * files. `readOnly` locations are never written (the host refuses).
+ */
+export interface AreaPath {
+  /** The real Debian location; tests and the demo move it under a private root. */
+  default: string;
+  kind: 'file' | 'dir';
+  readOnly?: boolean;
+}
+
+/** What the host hands an area when it starts: everything is already open and configured. */
+export interface AreaHost<S> {
+  config: HostConfig;
+  /** `settings.<area>` as the area's schema parsed it (defaults applied). */
+  settings: S;
+  db: SqliteDb;
+  env: Env;
+  vars: Vars;
+  events: EventsProducer;
+  system: SystemService;
+  hostId: string;
+  log(line: string): void;
+  /** New TLS connections get the certificate now on disk; open ones keep theirs. No-op without TLS. */
+  reloadTls(): void;
+}
+
+/** What an area runs on one host: its ops and its start/stop hooks, sharing whatever state they need. */
+export interface AreaInstance {
+  /** Host operations routes reach with `system.op(name, payload)`; names start with `<area>/`. */
+  ops?: Record<string, HostOp>;
+  /** After the HTTP server listens (not awaited by start-up: log, never throw). */
+  onStart?(): void | Promise<void>;
+  /** At shutdown, after in-flight requests finished and before the DB closes. */
+  onStop?(): void | Promise<void>;
+}
+
+/**
+ * One area's host side (see DESIGN.md "Areas plug in"). The host iterates `AREAS` and never names
+ * an area; what routes and the host share lives in `handlers/<area>/contract.ts`.
+ */
+export interface AreaModule<S = unknown> {
+  name: string;
+  /** Validates `settings.<name>` of the config file at start (absent = `{}`); unknown keys stop the host. */
+  settings?: z.ZodType<S, unknown>;
+  /** Named locations, merged into `config.paths` (a config file may override each). */
+  paths?: Record<string, AreaPath>;
+  /** Binaries the area's routes run, merged into the allow-list (`system.binaries` overrides). */
+  binaries?: Record<string, string>;
+  /** Called once per host, after the DB and SYSTEM exist and before the server listens. */
+  setup?(host: AreaHost<S>): AreaInstance;
+}
+
+/** Identity helper that keeps the settings type of one area. */
+export function defineArea<S>(area: AreaModule<S>): AreaModule<S> {
+  return area;
+}
