@@ -1,5 +1,5 @@
 import { Router } from 'itty-router';
-import { ApiError } from './errors';
+import { ApiError, internalError } from './errors';
 import type { Env, ExecutionContext } from './bindings';
 import { errorResponse, methodNotAllowed, preflightResponse, requestIdOf } from './http';
 import type { Method, RouteModule } from './route';
@@ -43,7 +43,7 @@ export function createApp(entries: AppEntry[]): App {
   }
   router.all('*', (request: Request, env: Env) => {
     const url = new URL(request.url);
-    const err = new ApiError(404, 'route_not_found', `no route ${request.method} ${url.pathname}`);
+    const err = new ApiError('route_not_found', `no route ${request.method} ${url.pathname}`);
     return errorResponse(err, env?.VARS, requestIdOf(request), request.method === 'HEAD');
   });
 
@@ -54,7 +54,7 @@ export function createApp(entries: AppEntry[]): App {
       } catch (e) {
         const requestId = requestIdOf(request);
         console.error(`[${requestId}] dispatch error:`, e);
-        return errorResponse(new ApiError(500, 'internal', `internal error; see the server log for request ${requestId}`), env?.VARS, requestId);
+        return errorResponse(internalError(requestId), env?.VARS, requestId);
       }
     },
   };

@@ -64,7 +64,7 @@ export function hasPermission(granted: readonly string[], needed: string): boole
 
 export const PERMISSION_PATTERN = /^(\*|[a-z][a-z0-9]*:(read|manage))$/;
 
-const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);
+const unauthorized = (message: string) => new ApiError('unauthorized', message);
 
 export async function authenticate(db: D1Database, header: string | null, now = Date.now()): Promise<Principal> {
   if (!header) throw unauthorized('missing token header');
@@ -94,6 +94,6 @@ export async function authenticate(db: D1Database, header: string | null, now = 
 
 export function authorize(principal: Principal, needed: string): void {
   if (!hasPermission(principal.permissions, needed)) {
-    throw new ApiError(403, 'forbidden', `token lacks permission ${needed}`);
+    throw new ApiError('forbidden', `token lacks permission ${needed}`);
   }
 }

@@ -62,7 +62,7 @@ export function allowList(methods: string[], headSafe = true): string {
 }
 
 export function methodNotAllowed(methods: string[], headSafe = true): ApiError {
-  return new ApiError(405, 'method_not_allowed', `method not allowed; use ${methods.join(' or ')}`, {
+  return new ApiError('method_not_allowed', `method not allowed; use ${methods.join(' or ')}`, {
     headers: { allow: allowList(methods, headSafe) },
   });
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ApiError, type ErrorIssue } from './errors';
+import { ApiError, internalError, type ErrorIssue } from './errors';
 import { authenticate, authorize, type Principal } from './auth';
 import { database, events, type AppEvent, type D1Database, type Env, type EventsBinding, type ExecutionContext } from './bindings';
 import { system, type SystemClient } from './system';
@@ -100,7 +100,7 @@ function validate<S extends AnySchema>(location: string, schema: S | undefined, 
   const r = schema.safeParse(value);
   if (!r.success) {
     const issues = issuesOf(location, r.error);
-    throw new ApiError(400, 'validation_failed', `invalid ${location}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+    throw new ApiError('validation_failed', `invalid ${location}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
   }
   return r.data;
 }
@@ -111,7 +111,7 @@ function decodeParams(groups: Record<string, string> | undefined): Record<string
     try {
       out[k] = decodeURIComponent(v);
     } catch {
-      throw new ApiError(400, 'bad_request', `path parameter ${k} is not valid URL encoding`);
+      throw new ApiError('bad_request', `path parameter ${k} is not valid URL encoding`);
     }
   }
   return out;
@@ -129,13 +129,13 @@ export function queryObject(url: URL): Record<string, string | string[]> {
 async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
   const text = await request.text();
   if (new TextEncoder().encode(text).length > maxBytes) {
-    throw new ApiError(413, 'payload_too_large', `request body exceeds ${maxBytes} bytes`);
+    throw new ApiError('payload_too_large', `request body exceeds ${maxBytes} bytes`);
   }
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text);
   } catch {
-    throw new ApiError(400, 'invalid_json', 'request body is not valid JSON');
+    throw new ApiError('invalid_json', 'request body is not valid JSON');
   }
 }
 
@@ -172,10 +172,10 @@ export function toApiError(e: unknown, requestId: string): ApiError {
   if (e instanceof ApiError) return e;
   if (e instanceof ParseError) {
     console.error(`[${requestId}] parse error: ${e.message}`);
-    return new ApiError(502, 'bad_gateway', `could not read the output of ${e.parser}${e.line !== undefined ? ` (line ${e.line})` : ''}`);
+    return new ApiError('bad_gateway', `could not read the output of ${e.parser}${e.line !== undefined ? ` (line ${e.line})` : ''}`);
   }
   console.error(`[${requestId}] unexpected error:`, e);
-  return new ApiError(500, 'internal', `internal error; see the server log for request ${requestId}`);
+  return internalError(requestId);
 }
 
 export function route<P extends AnySchema, Q extends AnySchema, B extends AnySchema, R extends AnySchema>(
@@ -196,7 +196,7 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
       if ((request.method !== spec.method && !isHead) || (isHead && !headSafe)) throw methodNotAllowed([spec.method], headSafe);
       const url = new URL(request.url);
       const match = pattern.exec(url.pathname);
-      if (!match) throw new ApiError(404, 'route_not_found', `no route ${request.method} ${url.pathname}`);
+      if (!match) throw new ApiError('route_not_found', `no route ${request.method} ${url.pathname}`);
 
       const db = database(env);
       const principal = await authenticate(db, request.headers.get('token'));
@@ -228,7 +228,7 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
       const checked = spec.response.safeParse(result);
       if (!checked.success) {
         console.error(`[${requestId}] response of ${spec.method} ${path} does not match its schema`, checked.error.issues);
-        throw new ApiError(500, 'internal', `internal error; see the server log for request ${requestId}`);
+        throw internalError(requestId);
       }
       return jsonResponse(result, 200, baseHeaders(vars, requestId, spec.style), isHead);
     } catch (e) {

@@ -1,4 +1,4 @@
-import { ApiError } from './errors';
+import { ApiError, codeForStatus, STATUS, type ErrorCode } from './errors';
 import { BindingError, bindingRpc, type Env, type Fetcher } from './bindings';
 
 export interface ExecOptions {
@@ -55,19 +55,14 @@ export interface WriteResult {
 
 const MAX_STDERR_IN_ERROR = 2000;
 
+/**
+ * A host refusal becomes the same error for the client (its code says the class); a binding
+ * failure we have no code for (500, a crashed op) stays an internal error.
+ */
 function mapBindingError(e: unknown): never {
   if (e instanceof BindingError) {
-    const status = [400, 403, 404, 409, 413, 503, 504].includes(e.status) ? e.status : 500;
-    const code =
-      status === 403 ? 'forbidden'
-      : status === 404 ? 'not_found'
-      : status === 409 ? 'conflict'
-      : status === 503 ? 'busy'
-      : status === 504 ? 'command_timeout'
-      : status === 400 ? 'bad_request'
-      : status === 413 ? 'payload_too_large'
-      : 'internal';
-    throw new ApiError(status, code, e.message);
+    const known = e.code in STATUS ? (e.code as ErrorCode) : undefined;
+    throw new ApiError(known ?? (e.status === 500 ? 'internal' : codeForStatus(e.status)), e.message);
   }
   throw e;
 }
@@ -148,13 +143,13 @@ function toolName(argv: string[]): string {
 export function commandFailed(argv: string[], r: ExecResult, message?: string): ApiError {
   const stderr = r.stderr.trim().slice(0, MAX_STDERR_IN_ERROR);
   const firstLine = stderr.split('\n').find((l) => l.trim() !== '') ?? '';
-  return new ApiError(502, 'command_failed', message ?? `${toolName(argv)} failed (exit ${r.code})${firstLine ? `: ${firstLine}` : ''}`, {
+  return new ApiError('command_failed', message ?? `${toolName(argv)} failed (exit ${r.code})${firstLine ? `: ${firstLine}` : ''}`, {
     details: { command: argv, exitCode: r.code, stderr },
   });
 }
 
 export function commandTimeout(argv: string[], r: ExecResult): ApiError {
-  return new ApiError(504, 'command_timeout', `${toolName(argv)} did not finish within its time limit`, {
+  return new ApiError('command_timeout', `${toolName(argv)} did not finish within its time limit`, {
     details: { command: argv, durationMs: r.durationMs },
   });
 }

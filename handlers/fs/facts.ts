@@ -42,12 +42,12 @@ export async function blockDevice(system: SystemClient, vars: Vars, device: stri
   if (r.code !== 0) {
     // util-linux 2.38: "lsblk: /dev/nope: not a block device" (exit 32) for a missing path too
     if (/not a block device|No such file or directory/.test(r.stderr)) {
-      throw new ApiError(404, 'not_found', `${device} is not a block device (or does not exist)`);
+      throw new ApiError('not_found', `${device} is not a block device (or does not exist)`);
     }
     throw commandFailed(argv, r);
   }
   const lsblk = parseLsblk(r.stdout);
-  if (lsblk.length === 0) throw new ApiError(404, 'not_found', `${device} is not a block device (or does not exist)`);
+  if (lsblk.length === 0) throw new ApiError('not_found', `${device} is not a block device (or does not exist)`);
   return { lsblk, path: lsblk[0].path };
 }
 

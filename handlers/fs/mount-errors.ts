@@ -34,7 +34,7 @@ export function mountError(what: string, stderr: string): ApiError | null {
   for (const rule of RULES) {
     if (rule.re.test(stderr)) {
       const line = stderr.split('\n').find((l) => rule.re.test(l))?.trim() ?? '';
-      return new ApiError(rule.status, rule.status === 404 ? 'not_found' : 'conflict', rule.say(what), { details: { stderr: line } });
+      return new ApiError(rule.status === 404 ? 'not_found' : 'conflict', rule.say(what), { details: { stderr: line } });
     }
   }
   return null;

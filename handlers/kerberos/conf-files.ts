@@ -28,7 +28,7 @@ export const isIncludedFileName = (name: string): boolean =>
   /^[A-Za-z0-9_-]+$/.test(name) || (name.endsWith('.conf') && !name.startsWith('.'));
 
 function invalidConf(message: string): ApiError {
-  return new ApiError(400, 'validation_failed', `invalid body: body.conf: ${message}`, { issues: [{ path: 'body.conf', message }] });
+  return new ApiError('validation_failed', `invalid body: body.conf: ${message}`, { issues: [{ path: 'body.conf', message }] });
 }
 
 /** Parse text a client wants written; a ParseError names the line (never its content). */

@@ -13,7 +13,7 @@
  *
  * 401 and 403 are not used: they are about the API token, and these are the domain's credentials.
  */
-import { ApiError } from '../core/errors';
+import { ApiError, errorForStatus } from '../core/errors';
 import { parseKrb5Error } from './parse/krb5-error';
 import type { Krb5Error } from './schemas';
 
@@ -36,7 +36,6 @@ export const KRB5_FAILURE_STATUS: Readonly<Record<Krb5Error['kind'], 400 | 404 |
   unknown: 502,
 };
 
-const CODE = { 400: 'bad_request', 404: 'not_found', 409: 'conflict', 502: 'command_failed' } as const;
 const MAX_OUTPUT_IN_ERROR = 2000;
 
 const toolName = (argv: string[]) => (argv[0] ?? '?').slice((argv[0] ?? '?').lastIndexOf('/') + 1);
@@ -68,18 +67,18 @@ export function krb5Failure(f: Krb5Failure): ApiError {
   const details: Record<string, unknown> = { command: f.argv, exitCode: f.code, stderr };
   const e = parseKrb5Error(f.stderr, f.stdout);
   if (!e) {
-    return new ApiError(502, 'command_failed', `${tool} failed (exit ${f.code}) without saying why`, { details: { ...details, kind: 'unknown' } });
+    return new ApiError('command_failed', `${tool} failed (exit ${f.code}) without saying why`, { details: { ...details, kind: 'unknown' } });
   }
   const status = KRB5_FAILURE_STATUS[e.kind];
   const who = f.principal !== undefined && !e.message.includes(f.principal) ? ` for ${f.principal}` : '';
   const reason = e.kind === 'password-expired' ? 'Password has expired (change it first)' : e.message;
-  return new ApiError(status, CODE[status], `${tool} failed${who}: ${reason}`, {
+  return errorForStatus(status, `${tool} failed${who}: ${reason}`, {
     details: { ...details, kind: e.kind, ...(e.subject !== undefined ? { subject: e.subject } : {}) },
   });
 }
 
 export function krb5Timeout(argv: string[], timeoutMs: number): ApiError {
-  return new ApiError(504, 'command_timeout', `${toolName(argv)} did not finish within ${Math.round(timeoutMs / 1000)} s (is the KDC or its DNS reachable?)`, {
+  return new ApiError('command_timeout', `${toolName(argv)} did not finish within ${Math.round(timeoutMs / 1000)} s (is the KDC or its DNS reachable?)`, {
     details: { command: argv, timeoutMs },
   });
 }

@@ -37,7 +37,7 @@ function parseFile(file: string, text: string | null): ConfigFile {
     return { path: file, text, parsed: parseIfupdownWithSpans(text ?? '') };
   } catch (e) {
     if (e instanceof ParseError) {
-      throw new ApiError(502, 'bad_gateway', `cannot read ${file}${e.line !== undefined ? ` (line ${e.line})` : ''}: ${e.message}`);
+      throw new ApiError('bad_gateway', `cannot read ${file}${e.line !== undefined ? ` (line ${e.line})` : ''}: ${e.message}`);
     }
     throw e;
   }
@@ -131,7 +131,7 @@ export class ConfigEdit {
   setOption(name: string, aliases: string[], option: { name?: string; value: string | string[] } | null): this {
     const file = this.holderOf(name);
     const out = setIfaceOption(this.texts.get(file) ?? '', name, aliases, option);
-    if (out === null) throw new ApiError(409, 'conflict', `${name} has no inet stanza to change`);
+    if (out === null) throw new ApiError('conflict', `${name} has no inet stanza to change`);
     this.texts.set(file, out);
     return this;
   }

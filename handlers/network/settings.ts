@@ -38,7 +38,7 @@ export function networkSettingsOf(vars: Vars): NetworkSettings {
   const r = networkSettings.safeParse(vars.settings?.network ?? {});
   if (!r.success) {
     const what = r.error.issues.map((i) => `settings.network.${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new ApiError(500, 'internal', `the host configuration is invalid: ${what}`);
+    throw new ApiError('internal', `the host configuration is invalid: ${what}`);
   }
   return r.data;
 }

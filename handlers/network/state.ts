@@ -114,7 +114,7 @@ export async function describeInterface(c: NetworkContext, name: string): Promis
   if (r.timedOut) throw commandTimeout(argv, r);
   if (r.code !== 0) throw /does not exist/.test(r.stderr) ? notFound(`no network interface ${name}`) : commandFailed(argv, r);
   const link = parseIpLink(r.stdout)[0];
-  if (!link || link.ifname !== name) throw new ApiError(502, 'bad_gateway', `ip printed no record for ${name}`);
+  if (!link || link.ifname !== name) throw new ApiError('bad_gateway', `ip printed no record for ${name}`);
   if (!isListed(link, c.settings.list)) throw notFound(`no network interface ${name}`);
   const [a, config] = await Promise.all([c.system.run(readArgv.addr(c.bins, name)), readNetworkConfig(c.system, c.vars)]);
   return build(c, link, parseIpAddr(a.stdout)[0] ?? null, config);

@@ -71,8 +71,8 @@ async function undo(system: SystemClient, done: Step[], report: RollbackReport):
 function failure(step: Step, r: ExecResult | null, cause: unknown, report: RollbackReport): ApiError {
   const base = r ? (r.timedOut ? commandTimeout(step.argv, r) : commandFailed(step.argv, r)) : cause instanceof ApiError ? cause : null;
   const outcome = report.failed.length === 0 ? 'the previous configuration was restored' : `rollback incomplete (${report.failed.length} step(s) failed; see details.rollback)`;
-  if (!base) return new ApiError(500, 'internal', `applying the change failed; ${outcome}`, { details: { command: step.argv, rollback: report } });
-  return new ApiError(base.status, base.code, `${base.message}; ${outcome}`, { details: { ...base.details, command: step.argv, rollback: report } });
+  if (!base) return new ApiError('internal', `applying the change failed; ${outcome}`, { details: { command: step.argv, rollback: report } });
+  return new ApiError(base.code, `${base.message}; ${outcome}`, { details: { ...base.details, command: step.argv, rollback: report } });
 }
 
 /** Write `files`, then run `steps`; on the first failure roll everything back and throw. */

@@ -61,7 +61,7 @@ export function validateConfig(type: AgentType, json: unknown): Record<string, u
   const r = (agentConfig[type] as z.ZodType).safeParse(json);
   if (!r.success) {
     const issues = issuesOf('body.json', r.error);
-    throw new ApiError(400, 'validation_failed', `invalid body: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+    throw new ApiError('validation_failed', `invalid body: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
   }
   return r.data as Record<string, unknown>;
 }

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { ApiError } from '../../handlers/core/errors';
+import { ApiError, internalError } from '../../handlers/core/errors';
 import { BODY_TEXT, errorResponse, requestIdOf } from '../../handlers/core/http';
 import { CONNECTION_HEADER } from '../../handlers/core/route';
 import type { Env, ExecutionContext } from '../../handlers/core/bindings';
@@ -68,10 +68,10 @@ export function mapGetBodyToQuery(url: URL, body: Buffer): void {
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new ApiError(400, 'invalid_json', 'request body is not valid JSON');
+    throw new ApiError('invalid_json', 'request body is not valid JSON');
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new ApiError(400, 'bad_request', 'a GET body must be a JSON object');
+    throw new ApiError('bad_request', 'a GET body must be a JSON object');
   }
   for (const [k, v] of Object.entries(parsed)) {
     if (url.searchParams.has(k)) continue;
@@ -138,11 +138,11 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
       } catch (e) {
         if (requestId === '-') requestId = crypto.randomUUID();
         const err =
-          e instanceof BodyTooLarge ? new ApiError(413, 'payload_too_large', `request body exceeds ${config.limits.bodyBytes} bytes`)
-          : e instanceof TimeoutError ? new ApiError(504, 'timeout', `request did not complete within ${config.limits.requestTimeoutMs} ms`)
+          e instanceof BodyTooLarge ? new ApiError('payload_too_large', `request body exceeds ${config.limits.bodyBytes} bytes`)
+          : e instanceof TimeoutError ? new ApiError('timeout', `request did not complete within ${config.limits.requestTimeoutMs} ms`)
           : e instanceof ApiError ? e
           : (process.stderr.write(`[${requestId}] host error: ${(e as Error)?.stack ?? String(e)}\n`),
-            new ApiError(500, 'internal', `internal error; see the server log for request ${requestId}`));
+            internalError(requestId));
         response = errorResponse(err, env.VARS, requestId, method === 'HEAD');
         if (e instanceof BodyTooLarge) res.setHeader('connection', 'close');
       }

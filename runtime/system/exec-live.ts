@@ -18,12 +18,12 @@ const KILL_GRACE_MS = 2000;
 
 export function checkArgv(argv: unknown, allowed: ReadonlySet<string>): string[] {
   if (!Array.isArray(argv) || argv.length === 0 || argv.some((a) => typeof a !== 'string')) {
-    throw new SystemRefusal(400, 'bad_request', 'argv must be a non-empty array of strings');
+    throw new SystemRefusal('bad_request', 'argv must be a non-empty array of strings');
   }
   const list = argv as string[];
-  if (list.some((a) => a.includes('\0'))) throw new SystemRefusal(400, 'bad_request', 'argv must not contain NUL');
-  if (!list[0].startsWith('/')) throw new SystemRefusal(403, 'forbidden', `binary must be an absolute path: ${list[0]}`);
-  if (!allowed.has(list[0])) throw new SystemRefusal(403, 'forbidden', `binary not on the allow-list: ${list[0]}`);
+  if (list.some((a) => a.includes('\0'))) throw new SystemRefusal('bad_request', 'argv must not contain NUL');
+  if (!list[0].startsWith('/')) throw new SystemRefusal('forbidden', `binary must be an absolute path: ${list[0]}`);
+  if (!allowed.has(list[0])) throw new SystemRefusal('forbidden', `binary not on the allow-list: ${list[0]}`);
   return list;
 }
 
@@ -37,8 +37,8 @@ export function commandEnv(o: LiveOptions, extra: Record<string, string> | undef
     ...o.baseEnv,
   };
   for (const [k, v] of Object.entries(extra ?? {})) {
-    if (!o.allowedEnv.has(k)) throw new SystemRefusal(403, 'forbidden', `environment variable not allowed: ${k}`);
-    if (typeof v !== 'string' || v.includes('\0')) throw new SystemRefusal(400, 'bad_request', `bad value for ${k}`);
+    if (!o.allowedEnv.has(k)) throw new SystemRefusal('forbidden', `environment variable not allowed: ${k}`);
+    if (typeof v !== 'string' || v.includes('\0')) throw new SystemRefusal('bad_request', `bad value for ${k}`);
     env[k] = v;
   }
   return env;
@@ -113,7 +113,7 @@ export class LiveBackend implements CommandBackend {
       try {
         return { re: new RegExp(s.expect), send: s.send };
       } catch {
-        throw new SystemRefusal(400, 'bad_request', `bad expect pattern: ${s.expect}`);
+        throw new SystemRefusal('bad_request', `bad expect pattern: ${s.expect}`);
       }
     });
     const full = [...this.o.wrapper, ...argv];

@@ -27,15 +27,15 @@ export class ConfinedFiles {
   }
 
   async check(path: unknown, write = false): Promise<string> {
-    if (typeof path !== 'string' || !path.startsWith('/')) throw new SystemRefusal(400, 'bad_request', 'path must be absolute');
-    if (path.includes('\0')) throw new SystemRefusal(400, 'bad_request', 'path must not contain NUL');
-    if (path.split('/').includes('..')) throw new SystemRefusal(400, 'bad_request', 'path must not contain ..');
+    if (typeof path !== 'string' || !path.startsWith('/')) throw new SystemRefusal('bad_request', 'path must be absolute');
+    if (path.includes('\0')) throw new SystemRefusal('bad_request', 'path must not contain NUL');
+    if (path.split('/').includes('..')) throw new SystemRefusal('bad_request', 'path must not contain ..');
     const real = await resolveExisting(path);
     const inside = (r: string) => real === r || real.startsWith(r.endsWith(sep) ? r : r + sep);
     const root = this.roots.find((r) => inside(r.path) && (r.writable || !write));
     if (!root) {
       const readOnly = this.roots.some((r) => inside(r.path));
-      throw new SystemRefusal(403, 'forbidden', readOnly ? `path is read-only for this service: ${path}` : `path is outside the locations this service manages: ${path}`);
+      throw new SystemRefusal('forbidden', readOnly ? `path is read-only for this service: ${path}` : `path is outside the locations this service manages: ${path}`);
     }
     return real;
   }
@@ -48,7 +48,7 @@ export class ConfinedFiles {
       return { content: readFileSync(p, 'utf8') };
     } catch (e) {
       if (isErrno(e, 'ENOENT')) return { content: null };
-      if (isErrno(e, 'EISDIR')) throw new SystemRefusal(409, 'conflict', `is a directory: ${path}`);
+      if (isErrno(e, 'EISDIR')) throw new SystemRefusal('conflict', `is a directory: ${path}`);
       throw e;
     }
   }
@@ -58,7 +58,7 @@ export class ConfinedFiles {
   }
 
   async write(path: unknown, content: unknown, opts: { mode?: number; backup?: boolean; exclusive?: boolean }): Promise<WriteResult> {
-    if (typeof content !== 'string') throw new SystemRefusal(400, 'bad_request', 'content must be a string');
+    if (typeof content !== 'string') throw new SystemRefusal('bad_request', 'content must be a string');
     const p = await this.check(path, true);
     await fsp.mkdir(dirname(p), { recursive: true });
     let previous: Buffer | null = null;
@@ -67,7 +67,7 @@ export class ConfinedFiles {
     } catch (e) {
       if (!isErrno(e, 'ENOENT')) throw e;
     }
-    if (opts.exclusive && previous !== null) throw new SystemRefusal(409, 'conflict', `already exists: ${path}`);
+    if (opts.exclusive && previous !== null) throw new SystemRefusal('conflict', `already exists: ${path}`);
     const out: WriteResult = { path: p };
     if (opts.backup && previous !== null) {
       out.backupPath = this.backupPathOf(p);
@@ -182,7 +182,7 @@ async function atomicCreate(path: string, data: Buffer, mode: number, shown: str
     // link() fails atomically on an existing name, where check-then-rename would let racers both win
     await fsp.link(tmp, path);
   } catch (e) {
-    if (isErrno(e, 'EEXIST')) throw new SystemRefusal(409, 'conflict', `already exists: ${shown}`);
+    if (isErrno(e, 'EEXIST')) throw new SystemRefusal('conflict', `already exists: ${shown}`);
     throw e;
   } finally {
     await fsp.unlink(tmp).catch(() => undefined);

@@ -44,7 +44,7 @@ export class ReplayBackend implements CommandBackend {
     if (i >= 0) return this.once.splice(i, 1)[0];
     const f = this.sticky.get(k);
     if (f) return f;
-    throw new SystemRefusal(500, 'replay_unmatched', `replay: no recorded fixture for argv ${JSON.stringify(argv)}`);
+    throw new SystemRefusal('not_recorded', `replay: no recorded fixture for argv ${JSON.stringify(argv)} (a replay host answers only its recorded examples)`);
   }
 
   async exec(argv: string[], opts: ExecOptions): Promise<ExecResult> {

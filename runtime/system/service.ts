@@ -109,7 +109,7 @@ export class SystemService {
       default: {
         const extra = this.ops.get(op);
         if (extra) return extra(p, requestId);
-        throw new SystemRefusal(404, 'not_found', `unknown system operation ${op}`);
+        throw new SystemRefusal('not_found', `unknown system operation ${op}`);
       }
     }
   }

@@ -1,3 +1,4 @@
+import { STATUS, type ErrorCode } from '../../handlers/core/errors';
 import type { ExecOptions, ExecResult, PtyResult, PtyStep } from '../../handlers/core/system';
 
 export type { ExecOptions, ExecResult, PtyResult, PtyStep };
@@ -8,15 +9,16 @@ export interface CommandBackend {
   pty(argv: string[], dialogue: PtyStep[], opts: Omit<ExecOptions, 'stdin'>): Promise<PtyResult>;
 }
 
-/** A refusal by the host (not a command's own failure): status is the HTTP status to answer. */
+/** A refusal by the host (not a command's own failure); its code gives the HTTP status to answer. */
 export class SystemRefusal extends Error {
+  readonly status: number;
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
   ) {
     super(message);
     this.name = 'SystemRefusal';
+    this.status = STATUS[code];
   }
 }
 

@@ -45,7 +45,7 @@ const conflicting = route({
   summary: 'conflict',
   response: z.object({}),
   async handler() {
-    throw new ApiError(409, 'conflict', 'already there');
+    throw new ApiError('conflict', 'already there');
   },
 });
 const badShape = route({

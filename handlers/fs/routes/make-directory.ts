@@ -27,13 +27,13 @@ const body = z
 function mapInstallError(destination: string, stderr: string): ApiError | null {
   if (/invalid (user|group) /.test(stderr)) {
     const m = /invalid (user|group) '(.*)'/.exec(stderr);
-    return new ApiError(400, 'validation_failed', `no such ${m?.[1] ?? 'user or group'} ${m ? JSON.stringify(m[2]) : ''}`.trim(), {
+    return new ApiError('validation_failed', `no such ${m?.[1] ?? 'user or group'} ${m ? JSON.stringify(m[2]) : ''}`.trim(), {
       issues: [{ path: 'body.options', message: stderr.trim() }],
     });
   }
-  if (/: File exists$/m.test(stderr)) return new ApiError(409, 'conflict', `${destination} (or one of its parents) exists and is not a directory`);
-  if (/: Not a directory$/m.test(stderr)) return new ApiError(409, 'conflict', `a parent of ${destination} is not a directory`);
-  if (/: Read-only file system$/m.test(stderr)) return new ApiError(409, 'conflict', `${destination} is on a read-only filesystem`);
+  if (/: File exists$/m.test(stderr)) return new ApiError('conflict', `${destination} (or one of its parents) exists and is not a directory`);
+  if (/: Not a directory$/m.test(stderr)) return new ApiError('conflict', `a parent of ${destination} is not a directory`);
+  if (/: Read-only file system$/m.test(stderr)) return new ApiError('conflict', `${destination} is on a read-only filesystem`);
   return null;
 }
 
@@ -46,7 +46,7 @@ export default route({
   response: z.object({ destination: z.string() }),
   async handler({ body, system, vars, events }) {
     const options = checkDirectoryOptions(body.options);
-    if (!options.ok) throw new ApiError(400, 'bad_request', options.message); // the schema checked it already
+    if (!options.ok) throw new ApiError('bad_request', options.message); // the schema checked it already
     const argv = [bin(vars, 'install'), '-d', ...options.argv, '--', body.destination];
     const r = await system.exec(argv);
     if (r.timedOut) throw commandTimeout(argv, r);

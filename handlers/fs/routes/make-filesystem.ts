@@ -63,7 +63,7 @@ export default route({
     if (!verdict.ok) {
       const forced = verdict.code === 'signature' && body.force === true;
       if (!forced) {
-        if (NOT_FOUND_CODES.has(verdict.code)) throw new ApiError(404, 'not_found', verdict.reason);
+        if (NOT_FOUND_CODES.has(verdict.code)) throw new ApiError('not_found', verdict.reason);
         const hint = verdict.code === 'signature' ? ' (send "force": true to wipe it and format anyway)' : '';
         throw conflict(`cannot create a filesystem on ${body.device}: ${verdict.reason}${hint}`, { reason: verdict.code });
       }

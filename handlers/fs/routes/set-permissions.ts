@@ -66,17 +66,17 @@ export default route({
         // grammar-valid but refused by setfacl: an unknown user or group name
         const entry = bad.kind === 'invalid-argument' ? entryAt(body.entries, argument, bad.character) : undefined;
         const message = entry ? `ACL entry ${JSON.stringify(entry)} was refused by setfacl (unknown user or group?)` : `setfacl refused the ACL entries`;
-        throw new ApiError(400, 'validation_failed', message, { issues: [{ path: 'body.acls', message: r.stderr.trim() }] });
+        throw new ApiError('validation_failed', message, { issues: [{ path: 'body.acls', message: r.stderr.trim() }] });
       }
       const file = errors.find((e) => e.kind === 'file');
       if (file && file.kind === 'file' && errors.every((e) => e.kind === 'file')) {
-        if (/No such file or directory/.test(file.message)) throw new ApiError(404, 'not_found', `${file.path} does not exist`);
+        if (/No such file or directory/.test(file.message)) throw new ApiError('not_found', `${file.path} does not exist`);
         if (/Operation not supported/.test(file.message)) {
-          throw new ApiError(409, 'conflict', `${file.path}: the filesystem does not support ACLs (mounted without acl?)`);
+          throw new ApiError('conflict', `${file.path}: the filesystem does not support ACLs (mounted without acl?)`);
         }
-        if (/Read-only file system/.test(file.message)) throw new ApiError(409, 'conflict', `${file.path} is on a read-only filesystem`);
+        if (/Read-only file system/.test(file.message)) throw new ApiError('conflict', `${file.path} is on a read-only filesystem`);
         if (/Only directories can have default ACLs/.test(file.message)) {
-          throw new ApiError(400, 'bad_request', `${file.path} is not a directory: only directories have a default ACL (drop "defaults")`);
+          throw new ApiError('bad_request', `${file.path} is not a directory: only directories have a default ACL (drop "defaults")`);
         }
       }
       throw commandFailed(argv, r);

@@ -28,11 +28,11 @@ export default route({
     const mounts = await listMounts(system, vars);
     const verdict = checkCanUnmount({ mountpoint: target, device, mounts });
     if (!verdict.ok) {
-      if (verdict.code === 'protected') throw new ApiError(403, 'forbidden', `${target} is a system mountpoint; the API does not unmount it`);
+      if (verdict.code === 'protected') throw new ApiError('forbidden', `${target} is a system mountpoint; the API does not unmount it`);
       if (verdict.code === 'not-mounted' && !(await pathExists(system, vars, target))) {
-        throw new ApiError(404, 'not_found', `${target} does not exist`);
+        throw new ApiError('not_found', `${target} does not exist`);
       }
-      throw new ApiError(409, 'conflict', `cannot unmount ${target}: ${verdict.reason}`, { details: { reason: verdict.code } });
+      throw new ApiError('conflict', `cannot unmount ${target}: ${verdict.reason}`, { details: { reason: verdict.code } });
     }
     // the filesystem visible there (the last one stacked on the target); named in the answer
     // and the event even when the request did not say which device it expected

@@ -38,7 +38,7 @@ export default route({
   response: resultSchema,
   async handler({ body, system, vars }) {
     const options = checkXxhsumOptions('verify', body.options);
-    if (!options.ok) throw new ApiError(400, 'bad_request', options.message); // the schema checked it already
+    if (!options.ok) throw new ApiError('bad_request', options.message); // the schema checked it already
     // Read and check the file here, then hand xxhsum exactly that text on stdin: the names it
     // opens are the names we checked, even if the file changes meanwhile. (404, 403 outside
     // settings.fs.readRoots, 400 not a regular file, 413 too large: from the host op.)
@@ -46,7 +46,7 @@ export default route({
     const file = parseChecksumFile(content);
     const check = checkChecksumFile(file);
     if (!check.ok) {
-      throw new ApiError(400, 'validation_failed', `checksum file ${body.checksumFile}: ${check.reason}`, {
+      throw new ApiError('validation_failed', `checksum file ${body.checksumFile}: ${check.reason}`, {
         issues: [{ path: 'body.checksumFile', message: check.reason }],
         details: { reason: check.code },
       });

@@ -57,7 +57,7 @@ export default route({
   response: z.object({ sums: z.array(z.object({ hash: z.string(), fileName: z.string() })) }),
   async handler({ body, system, vars }) {
     const options = checkXxhsumOptions('generate', body.options);
-    if (!options.ok) throw new ApiError(400, 'bad_request', options.message); // the schema checked it already
+    if (!options.ok) throw new ApiError('bad_request', options.message); // the schema checked it already
     const argv = [bin(vars, 'xxhsum'), ...options.argv, '--', ...body.files];
     const r = await system.exec(argv, { timeoutMs: XXHSUM_TIMEOUT_MS });
     if (r.timedOut) throw commandTimeout(argv, r);
@@ -72,7 +72,7 @@ export default route({
       // the caller named a file that cannot be hashed: a 4xx naming each, not a server error
       const status = missing.some((m) => m.reason === 'No such file or directory') ? 404 : 400;
       const list = missing.slice(0, 5).map((m) => `${m.fileName} (${m.reason})`).join(', ');
-      throw new ApiError(status, status === 404 ? 'not_found' : 'bad_request', `cannot hash ${list}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`, {
+      throw new ApiError(status === 404 ? 'not_found' : 'bad_request', `cannot hash ${list}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`, {
         details: { files: missing },
       });
     }

@@ -14,11 +14,11 @@ async function realmFor(given: string | undefined, system: SystemClient, vars: V
   if (given !== undefined) return given;
   const found = await defaultRealm((f) => system.readFile(f), vars);
   if (found === undefined) {
-    throw new ApiError(409, 'conflict', `no realm given, and ${path(vars, 'krb5Conf')} sets no default_realm`);
+    throw new ApiError('conflict', `no realm given, and ${path(vars, 'krb5Conf')} sets no default_realm`);
   }
   // It reaches argv, so the configured value is held to the same rule as a client's.
   if (!RealmNameSchema.safeParse(found).success) {
-    throw new ApiError(409, 'conflict', 'default_realm in krb5.conf is not a usable realm name; give realm');
+    throw new ApiError('conflict', 'default_realm in krb5.conf is not a usable realm name; give realm');
   }
   return found;
 }

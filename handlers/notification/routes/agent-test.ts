@@ -19,7 +19,7 @@ export default route({
     // Sending needs sockets (SMTP, HTTP): the host does it, through a SYSTEM op.
     const r = await system.op<TestOpResult>(TEST_OP, { id: row.id });
     if (!r.sent) {
-      throw new ApiError(502, 'bad_gateway', `the ${row.type} agent ${row.id} could not send the test message: ${r.error}`, {
+      throw new ApiError('bad_gateway', `the ${row.type} agent ${row.id} could not send the test message: ${r.error}`, {
         details: { agentId: row.id, type: row.type, reason: r.error },
       });
     }

@@ -19,7 +19,7 @@ export default route({
     let json: Record<string, unknown>;
     if (body.json !== undefined) json = resolveUpdatedConfig(type, body.json, { type: before.type, json: storedJson });
     else if (type !== before.type) {
-      throw new ApiError(400, 'validation_failed', 'invalid body: body.json: required when type changes', {
+      throw new ApiError('validation_failed', 'invalid body: body.json: required when type changes', {
         issues: [{ path: 'body.json', message: 'required when type changes' }],
       });
     } else json = validateConfig(type, storedJson);

@@ -44,7 +44,7 @@ export default route({
 
     const state = await readDevice(t, device);
     if (!state) {
-      throw new ApiError(400, 'validation_failed', `invalid body: body.device: device ${device} does not exist`, {
+      throw new ApiError('validation_failed', `invalid body: body.device: device ${device} does not exist`, {
         issues: [{ path: 'body.device', message: `device ${device} does not exist` }],
       });
     }

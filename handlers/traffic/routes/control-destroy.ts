@@ -35,7 +35,7 @@ export default route({
     const name = params.rule_name;
     if (body.name !== undefined && body.name !== name) {
       const message = `body.name ${body.name} does not match the rule name ${name} in the URL`;
-      throw new ApiError(400, 'validation_failed', `invalid body: ${message}`, { issues: [{ path: 'body.name', message }] });
+      throw new ApiError('validation_failed', `invalid body: ${message}`, { issues: [{ path: 'body.name', message }] });
     }
     const rule = await findRule(db, name);
     if (!rule) throw notFound(`no traffic rule named ${name}`);

@@ -137,15 +137,15 @@ async function openRoot(requested: string, roots: readonly string[]): Promise<Wa
     real = await realpath(shown);
   } catch (e) {
     const code = errnoOf(e);
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new SystemRefusal(404, 'not_found', `${shown} does not exist`);
-    if (code === 'EACCES') throw new SystemRefusal(403, 'forbidden', `${shown} cannot be read`);
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new SystemRefusal('not_found', `${shown} does not exist`);
+    if (code === 'EACCES') throw new SystemRefusal('forbidden', `${shown} cannot be read`);
     throw e;
   }
   if (!roots.some((r) => isInside(real, r))) {
-    throw new SystemRefusal(403, 'forbidden', `${shown} is outside the directories explore may read (settings.fs.readRoots)`);
+    throw new SystemRefusal('forbidden', `${shown} is outside the directories explore may read (settings.fs.readRoots)`);
   }
   const st = await stat(real);
-  if (!st.isDirectory()) throw new SystemRefusal(400, 'bad_request', `${shown} is not a directory`);
+  if (!st.isDirectory()) throw new SystemRefusal('bad_request', `${shown} is not a directory`);
   return { real, shown, dev: st.dev, ino: st.ino };
 }
 
@@ -154,7 +154,7 @@ export async function exploreTree(req: ExploreOpPayload, o: ExploreOptions): Pro
   const maxEntries = req.maxEntries ?? Math.min(EXPLORE_DEFAULT_ENTRIES, o.maxEntriesCeiling);
   const oneFileSystem = req.oneFileSystem ?? true;
   if (maxEntries > o.maxEntriesCeiling) {
-    throw new SystemRefusal(400, 'bad_request', `maxEntries ${maxEntries} is above this host's ceiling of ${o.maxEntriesCeiling} (settings.fs.exploreMaxEntries)`);
+    throw new SystemRefusal('bad_request', `maxEntries ${maxEntries} is above this host's ceiling of ${o.maxEntriesCeiling} (settings.fs.exploreMaxEntries)`);
   }
   const root = await openRoot(req.path, o.roots);
   return walks.run(() => walk(root, { depth, maxEntries, oneFileSystem }));
@@ -256,7 +256,7 @@ async function walk(
         throw Object.assign(new Error('changed during the walk'), { code: 'ECHANGED' });
       }
     } catch (e) {
-      if (!entry) throw new SystemRefusal(403, 'forbidden', `${dir.shown} cannot be read: ${errnoOf(e) ?? String(e)}`);
+      if (!entry) throw new SystemRefusal('forbidden', `${dir.shown} cannot be read: ${errnoOf(e) ?? String(e)}`);
       fail(dir.shown, e);
       truncate(entry, 'unreadable');
       continue;

@@ -29,7 +29,7 @@ function realRoots(roots: readonly string[]): string[] {
 function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
   const r = schema.safeParse(p);
   if (!r.success) {
-    throw new SystemRefusal(400, 'bad_request', `${op}: ${r.error.issues.map((i) => `${i.path.map(String).join('.') || 'payload'}: ${i.message}`).join('; ')}`);
+    throw new SystemRefusal('bad_request', `${op}: ${r.error.issues.map((i) => `${i.path.map(String).join('.') || 'payload'}: ${i.message}`).join('; ')}`);
   }
   return r.data;
 }
@@ -62,18 +62,18 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
         real = await realpath(req.path);
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT' || code === 'ENOTDIR') throw new SystemRefusal(404, 'not_found', `${req.path} does not exist`);
+        if (code === 'ENOENT' || code === 'ENOTDIR') throw new SystemRefusal('not_found', `${req.path} does not exist`);
         throw e;
       }
       if (!roots.some((r) => isInside(real, r))) {
-        throw new SystemRefusal(403, 'forbidden', `${req.path} is outside the directories this host may read (settings.fs.readRoots)`);
+        throw new SystemRefusal('forbidden', `${req.path} is outside the directories this host may read (settings.fs.readRoots)`);
       }
       // open first, then check what was opened: no window between the check and the read
       const fh = await open(real, 'r');
       try {
         const st = await fh.stat();
-        if (!st.isFile()) throw new SystemRefusal(400, 'bad_request', `${req.path} is not a regular file`);
-        if (st.size > max) throw new SystemRefusal(413, 'payload_too_large', `${req.path} is larger than ${max} bytes`);
+        if (!st.isFile()) throw new SystemRefusal('bad_request', `${req.path} is not a regular file`);
+        if (st.size > max) throw new SystemRefusal('payload_too_large', `${req.path} is larger than ${max} bytes`);
         // one byte more than allowed, to notice a file that grew past the limit after the stat
         const buf = Buffer.alloc(Math.min(st.size, max) + 1);
         let bytesRead = 0;
@@ -83,7 +83,7 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
           bytesRead += r.bytesRead;
           if (bytesRead === buf.length) break;
         }
-        if (bytesRead > max) throw new SystemRefusal(413, 'payload_too_large', `${req.path} is larger than ${max} bytes`);
+        if (bytesRead > max) throw new SystemRefusal('payload_too_large', `${req.path} is larger than ${max} bytes`);
         audit.run(Date.now(), requestId ?? null, READ_TEXT_OP, JSON.stringify([req.path]), null, `${bytesRead} bytes`);
         return { content: buf.subarray(0, bytesRead).toString('utf8') };
       } finally {

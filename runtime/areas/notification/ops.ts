@@ -27,9 +27,9 @@ export function notificationOps(o: NotificationOpsOptions): Record<string, HostO
   return {
     [TEST_OP]: async (payload, requestId): Promise<TestOpResult> => {
       const id = payload.id;
-      if (typeof id !== 'number' || !Number.isInteger(id)) throw new SystemRefusal(400, 'bad_request', 'notification/test needs an integer id');
+      if (typeof id !== 'number' || !Number.isInteger(id)) throw new SystemRefusal('bad_request', 'notification/test needs an integer id');
       const row = select.get(id) as { type: string; json: string } | undefined;
-      if (!row) throw new SystemRefusal(404, 'not_found', `no notification agent with id ${id}`);
+      if (!row) throw new SystemRefusal('not_found', `no notification agent with id ${id}`);
       const started = Date.now();
       let result: TestOpResult;
       try {
