@@ -36,6 +36,19 @@ export interface HandlerContext<P, Q, B> {
 
 type AnySchema = z.ZodType;
 
+/**
+ * One documented request of a route. Each example must answer `status` (default 200) on a fresh
+ * `npm start` demo; the OpenAPI document shows it, and a test runs every example against the demo.
+ */
+export interface RouteExample {
+  summary: string;
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** The expected status (default 200). */
+  status?: number;
+}
+
 export interface RouteSpec<P extends AnySchema, Q extends AnySchema, B extends AnySchema, R extends AnySchema> {
   method: Method;
   /** Relative to /api/v2 (`/kerberos/conf`), or absolute when it starts with `/api/`. itty syntax: `:name`. */
@@ -55,6 +68,8 @@ export interface RouteSpec<P extends AnySchema, Q extends AnySchema, B extends A
   sideEffects?: boolean;
   /** Run the handler under this named in-process lock (see core/lock.ts). */
   lock?: string;
+  /** Requests that work on the demo appliance (at least one per route). */
+  examples?: RouteExample[];
   handler(c: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<z.input<R> | Response>;
 }
 
@@ -64,6 +79,7 @@ export interface RouteMeta {
   permission: string;
   summary: string;
   sideEffects?: boolean;
+  examples?: RouteExample[];
 }
 
 export interface RouteModule {
@@ -185,6 +201,7 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
   const pattern = compilePath(path);
   const meta: RouteMeta = { method: spec.method, path, permission: spec.permission, summary: spec.summary };
   if (spec.sideEffects) meta.sideEffects = true;
+  if (spec.examples?.length) meta.examples = spec.examples;
   const headSafe = !spec.sideEffects;
 
   async function fetch(request: Request, env: Env, ctx: ExecutionContext = noopCtx): Promise<Response> {
