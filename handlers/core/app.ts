@@ -1,7 +1,8 @@
-import { Router } from 'itty-router';
+import { Router, type IRequest } from 'itty-router';
 import { ApiError, internalError } from './errors';
 import type { Env, ExecutionContext } from './bindings';
-import { errorResponse, methodNotAllowed, preflightResponse, requestIdOf } from './http';
+import { errorReply, methodNotAllowed, preflightReply } from './http';
+import { callFromRequest, mapGetBodyToQuery, responseFromReply, type Call, type Reply } from './pipeline';
 import type { Method, RouteModule } from './route';
 
 /** A route the app can serve: its method and full path, and how to get its module (maybe lazily). */
@@ -14,48 +15,76 @@ export interface AppEntry {
 }
 
 export interface App {
+  /** The Workers module contract (dist/app.mjs, isolates, embedders). */
   fetch(request: Request, env: Env, ctx?: ExecutionContext): Promise<Response>;
+  /** The same app for a host that builds the Call itself (the Node host: no WHATWG objects). */
+  handle(call: Call, env: Env, ctx?: ExecutionContext): Promise<Reply>;
 }
 
+/** What one path answers: its routes by method. */
+interface PathEntry {
+  methods: Method[];
+  headSafe: boolean;
+  byMethod: Map<string, () => Promise<RouteModule>>;
+}
+
+interface Matched {
+  entry: PathEntry;
+  params: Record<string, string>;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
 /**
- * One fetch handler over many routes: itty-router dispatch, plus what itty leaves out (405 with
- * Allow for a known path, HEAD as GET, preflight for every known path, JSON 404). Both the
- * embeddable `dist/app.mjs` and the Node host use this, so they answer identically.
+ * One fetch handler over many routes. The path is matched once (itty-router over the manifest,
+ * its match gives the raw params); 404, 405 with Allow, HEAD as GET (refused for GETs with side
+ * effects) and the CORS preflight are answered here and nowhere else; the route then does auth,
+ * validation and its handler. Both `dist/app.mjs` and the Node host use this, so they answer
+ * identically.
  */
 export function createApp(entries: AppEntry[]): App {
-  const router = Router();
-  const methodsByPath = new Map<string, Method[]>();
-  const headUnsafe = new Set<string>();
+  const byPath = new Map<string, PathEntry>();
   for (const e of entries) {
-    const cached = memo(e.load);
-    const dispatch = async (request: Request, env: Env, ctx?: ExecutionContext) => (await cached()).fetch(request, env, ctx);
-    router[e.method.toLowerCase() as 'get'](e.path, dispatch);
-    if (e.method === 'GET' && !e.sideEffects) router.head(e.path, dispatch);
-    if (e.method === 'GET' && e.sideEffects) headUnsafe.add(e.path);
-    const list = methodsByPath.get(e.path) ?? [];
-    list.push(e.method);
-    methodsByPath.set(e.path, list);
+    const p: PathEntry = byPath.get(e.path) ?? { methods: [], headSafe: true, byMethod: new Map() };
+    p.methods.push(e.method);
+    p.byMethod.set(e.method, memo(e.load));
+    if (e.method === 'GET' && e.sideEffects) p.headSafe = false;
+    byPath.set(e.path, p);
   }
-  for (const [path, methods] of methodsByPath) {
-    const headSafe = !headUnsafe.has(path);
-    router.options(path, (request: Request, env: Env) => preflightResponse(env?.VARS, requestIdOf(request), methods, headSafe));
-    router.all(path, (request: Request, env: Env) => errorResponse(methodNotAllowed(methods, headSafe), env?.VARS, requestIdOf(request), request.method === 'HEAD'));
+  const router = Router<IRequest, [], Matched>();
+  for (const [path, entry] of byPath) router.all(path, (req: IRequest) => ({ entry, params: req.params }));
+
+  async function handle(call: Call, env: Env, ctx?: ExecutionContext): Promise<Reply> {
+    const vars = env?.VARS;
+    const isHead = call.method === 'HEAD';
+    try {
+      const matched = (await router.fetch({ method: call.method, url: call.url.href } as IRequest)) as Matched | undefined;
+      if (!matched) throw new ApiError('route_not_found', `no route ${call.method} ${call.url.pathname}`);
+      const { entry, params } = matched;
+      if (call.method === 'OPTIONS') return preflightReply(vars, call.requestId, entry.methods, entry.headSafe);
+      const load = entry.byMethod.get(isHead && entry.headSafe ? 'GET' : call.method);
+      if (!load) throw methodNotAllowed(entry.methods, entry.headSafe);
+      mapGetBodyToQuery(call);
+      return await (await load()).handle(call, params, env, ctx);
+    } catch (e) {
+      if (e instanceof ApiError) return errorReply(e, vars, call.requestId, isHead);
+      console.error(`[${call.requestId}] dispatch error:`, e);
+      return errorReply(internalError(call.requestId), vars, call.requestId, isHead);
+    }
   }
-  router.all('*', (request: Request, env: Env) => {
-    const url = new URL(request.url);
-    const err = new ApiError('route_not_found', `no route ${request.method} ${url.pathname}`);
-    return errorResponse(err, env?.VARS, requestIdOf(request), request.method === 'HEAD');
-  });
 
   return {
+    handle,
     async fetch(request, env, ctx) {
+      let call: Call;
       try {
-        return (await router.fetch(request, env, ctx)) as Response;
+        call = await callFromRequest(request, Number(env?.VARS?.settings?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
       } catch (e) {
-        const requestId = requestIdOf(request);
-        console.error(`[${requestId}] dispatch error:`, e);
-        return errorResponse(internalError(requestId), env?.VARS, requestId);
+        const requestId = crypto.randomUUID();
+        const err = e instanceof ApiError ? e : internalError(requestId);
+        return responseFromReply(errorReply(err, env?.VARS, requestId, request.method === 'HEAD'));
       }
+      return responseFromReply(await handle(call, env, ctx));
     },
   };
 }

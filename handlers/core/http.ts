@@ -1,4 +1,5 @@
 import { ApiError, type ErrorBody } from './errors';
+import type { Reply } from './pipeline';
 import type { Vars } from './vars';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -10,47 +11,39 @@ export interface ResponseStyle {
   poweredBy?: boolean;
 }
 
-export function baseHeaders(vars: Vars | undefined, requestId: string, style: ResponseStyle = {}): Headers {
-  const h = new Headers();
-  h.set('content-type', style.contentType ?? JSON_CONTENT_TYPE);
-  h.set('access-control-allow-origin', '*');
-  h.set('access-control-expose-headers', 'x-request-id');
-  if (style.poweredBy !== false) h.set('x-powered-by', vars?.productName ?? 'Ballast');
-  h.set('x-request-id', requestId);
-  h.set('cache-control', 'no-store');
+/** The headers of every answer, errors included (lower-case names). */
+export function baseHeaders(vars: Vars | undefined, requestId: string, style: ResponseStyle = {}): Record<string, string> {
+  const h: Record<string, string> = {
+    'content-type': style.contentType ?? JSON_CONTENT_TYPE,
+    'access-control-allow-origin': '*',
+    'access-control-expose-headers': 'x-request-id',
+  };
+  if (style.poweredBy !== false) h['x-powered-by'] = vars?.productName ?? 'Ballast';
+  h['x-request-id'] = requestId;
+  h['cache-control'] = 'no-store';
   return h;
 }
 
-/**
- * The body text of a JSON response, kept beside the Response under a registry symbol so a host
- * in the same process can write it without draining the body stream (the dominant cost of
- * answering small JSON through WHATWG Responses in Node). Any other server just reads the body.
- */
-export const BODY_TEXT = Symbol.for('ballast.bodyText');
-
-export function jsonResponse(value: unknown, status: number, headers: Headers, head = false): Response {
-  const text = head ? null : JSON.stringify(value);
-  const res = new Response(text, { status, headers });
-  if (text !== null) Object.defineProperty(res, BODY_TEXT, { value: text });
-  return res;
+export function jsonReply(value: unknown, status: number, headers: Record<string, string>, head = false): Reply {
+  return { status, headers, body: head ? null : JSON.stringify(value) };
 }
 
-export function errorResponse(err: ApiError, vars: Vars | undefined, requestId: string, head = false): Response {
-  const headers = baseHeaders(vars, requestId);
-  if (err.headers) for (const [k, v] of Object.entries(err.headers)) headers.set(k, v);
+export function errorReply(err: ApiError, vars: Vars | undefined, requestId: string, head = false, style?: ResponseStyle): Reply {
+  const headers = baseHeaders(vars, requestId, style);
+  if (err.headers) for (const [k, v] of Object.entries(err.headers)) headers[k.toLowerCase()] = v;
   const body: ErrorBody = err.body(requestId);
-  return jsonResponse(body, err.status, headers, head);
+  return jsonReply(body, err.status, headers, head);
 }
 
-export function preflightResponse(vars: Vars | undefined, requestId: string, methods: string[], headSafe = true): Response {
+export function preflightReply(vars: Vars | undefined, requestId: string, methods: string[], headSafe = true): Reply {
   const headers = baseHeaders(vars, requestId);
   const allow = allowList(methods, headSafe);
-  headers.set('access-control-allow-methods', allow);
-  headers.set('access-control-allow-headers', ALLOWED_REQUEST_HEADERS);
-  headers.set('access-control-max-age', '600');
-  headers.set('allow', allow);
-  headers.delete('content-type');
-  return new Response(null, { status: 204, headers });
+  headers['access-control-allow-methods'] = allow;
+  headers['access-control-allow-headers'] = ALLOWED_REQUEST_HEADERS;
+  headers['access-control-max-age'] = '600';
+  headers.allow = allow;
+  delete headers['content-type'];
+  return { status: 204, headers, body: null };
 }
 
 /** `headSafe`: HEAD is offered for GET unless that GET has side effects (HEAD must not). */
@@ -65,10 +58,4 @@ export function methodNotAllowed(methods: string[], headSafe = true): ApiError {
   return new ApiError('method_not_allowed', `method not allowed; use ${methods.join(' or ')}`, {
     headers: { allow: allowList(methods, headSafe) },
   });
-}
-
-const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{8,64}$/;
-export function requestIdOf(request: Request): string {
-  const given = request.headers.get('x-request-id');
-  return given && REQUEST_ID_PATTERN.test(given) ? given : crypto.randomUUID();
 }

@@ -1,28 +1,23 @@
 import * as z from 'zod';
-import { ApiError, internalError, type ErrorIssue } from './errors';
+import { ApiError, internalError, validationFailed, type ErrorIssue } from './errors';
 import { authenticate, authorize, type Principal } from './auth';
 import { database, events, type AppEvent, type D1Database, type Env, type EventsBinding, type ExecutionContext } from './bindings';
 import { system, type SystemClient } from './system';
 import { ParseError } from './parse-error';
-import { baseHeaders, errorResponse, jsonResponse, methodNotAllowed, preflightResponse, requestIdOf, type ResponseStyle } from './http';
+import { baseHeaders, errorReply, jsonReply, methodNotAllowed, preflightReply, type ResponseStyle } from './http';
+import { callFromRequest, parseJsonBody, responseFromReply, type Call, type ConnectionInfo, type Reply } from './pipeline';
 import type { Vars } from './vars';
 import { withLock } from './lock';
 
 export const API_BASE = '/api/v2';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Header the host sets (after dropping any a client sent) with the connection's addresses. */
-export const CONNECTION_HEADER = 'x-ballast-connection';
-export interface ConnectionInfo {
-  localAddress?: string;
-  remoteAddress?: string;
-}
+export { CONNECTION_HEADER, type ConnectionInfo } from './pipeline';
 
 export interface HandlerContext<P, Q, B> {
   params: P;
   query: Q;
   body: B;
-  request: Request;
   env: Env;
   ctx: ExecutionContext;
   requestId: string;
@@ -85,7 +80,13 @@ export interface RouteMeta {
 export interface RouteModule {
   meta: RouteMeta;
   schemas: { params?: AnySchema; query?: AnySchema; body?: AnySchema; response: AnySchema };
+  /** The Workers module contract: this route alone (matches its own path, answers OPTIONS/405). */
   fetch(request: Request, env: Env, ctx?: ExecutionContext): Promise<Response>;
+  /**
+   * A call the app already matched to this route (method checked, raw path params given): auth,
+   * validation, the handler, the answer. HEAD arrives as `call.method === 'HEAD'`.
+   */
+  handle(call: Call, rawParams: Record<string, string>, env: Env, ctx?: ExecutionContext): Promise<Reply>;
 }
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -142,30 +143,6 @@ export function queryObject(url: URL): Record<string, string | string[]> {
   return q;
 }
 
-async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
-  const text = await request.text();
-  if (new TextEncoder().encode(text).length > maxBytes) {
-    throw new ApiError('payload_too_large', `request body exceeds ${maxBytes} bytes`);
-  }
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ApiError('invalid_json', 'request body is not valid JSON');
-  }
-}
-
-function connectionOf(request: Request): ConnectionInfo {
-  const raw = request.headers.get(CONNECTION_HEADER);
-  if (!raw) return {};
-  try {
-    const v = JSON.parse(raw) as ConnectionInfo;
-    return { localAddress: v.localAddress, remoteAddress: v.remoteAddress };
-  } catch {
-    return {};
-  }
-}
-
 /**
  * The events binding as handlers see it: the request id is attached, and a failure to record is
  * logged, never thrown. A handler emits after its change has happened, and that change cannot be
@@ -204,52 +181,70 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
   if (spec.examples?.length) meta.examples = spec.examples;
   const headSafe = !spec.sideEffects;
 
-  async function fetch(request: Request, env: Env, ctx: ExecutionContext = noopCtx): Promise<Response> {
-    const requestId = requestIdOf(request);
+  async function handle(call: Call, rawParams: Record<string, string>, env: Env, ctx: ExecutionContext = noopCtx): Promise<Reply> {
+    const { requestId } = call;
     const vars = env?.VARS;
-    const isHead = request.method === 'HEAD' && spec.method === 'GET';
+    const isHead = call.method === 'HEAD';
     try {
-      if (request.method === 'OPTIONS') return preflightResponse(vars, requestId, [spec.method], headSafe);
-      if ((request.method !== spec.method && !isHead) || (isHead && !headSafe)) throw methodNotAllowed([spec.method], headSafe);
-      const url = new URL(request.url);
-      const match = pattern.exec(url.pathname);
-      if (!match) throw new ApiError('route_not_found', `no route ${request.method} ${url.pathname}`);
-
       const db = database(env);
-      const principal = await authenticate(db, request.headers.get('token'));
+      const principal = await authenticate(db, call.header('token'));
       authorize(principal, spec.permission);
 
-      const params = validate('params', spec.params, decodeParams(match.groups));
-      const query = validate('query', spec.query, queryObject(url));
-      const maxBody = Number(vars?.settings?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
-      const rawBody = spec.method === 'GET' ? {} : await readJsonBody(request, maxBody);
+      const params = validate('params', spec.params, decodeParams(rawParams));
+      const query = validate('query', spec.query, queryObject(call.url));
+      const rawBody = spec.method === 'GET' ? {} : parseJsonBody(call.bodyText);
+      // a route that takes no body takes `{}` (the spec's "requests without parameters")
+      const extra = spec.body ? undefined : Object.keys(rawBody)[0];
+      if (extra !== undefined) throw validationFailed(`body.${extra}`, 'this route takes no body fields (send {})');
       const body = validate('body', spec.body, rawBody);
 
-      const run = () => spec.handler({
-        params,
-        query,
-        body,
-        request,
-        env,
-        ctx,
-        requestId,
-        principal,
-        system: system(env, requestId),
-        db,
-        events: recordingEvents(events(env, requestId), requestId),
-        vars,
-        connection: connectionOf(request),
-      });
+      const run = () =>
+        spec.handler({
+          params,
+          query,
+          body,
+          env,
+          ctx,
+          requestId,
+          principal,
+          system: system(env, requestId),
+          db,
+          events: recordingEvents(events(env, requestId), requestId),
+          vars,
+          connection: call.connection,
+        });
       const result = spec.lock ? await withLock(spec.lock, run) : await run();
-      if (result instanceof Response) return result;
+      if (result instanceof Response) {
+        const headers: Record<string, string> = {};
+        result.headers.forEach((v, k) => (headers[k] = v));
+        return { status: result.status, headers, body: isHead || result.status === 204 ? null : await result.text() };
+      }
       const checked = spec.response.safeParse(result);
       if (!checked.success) {
         console.error(`[${requestId}] response of ${spec.method} ${path} does not match its schema`, checked.error.issues);
         throw internalError(requestId);
       }
-      return jsonResponse(result, 200, baseHeaders(vars, requestId, spec.style), isHead);
+      return jsonReply(result, 200, baseHeaders(vars, requestId, spec.style), isHead);
     } catch (e) {
-      return errorResponse(toApiError(e, requestId), vars, requestId, isHead);
+      return errorReply(toApiError(e, requestId), vars, requestId, isHead, spec.style);
+    }
+  }
+
+  /** Served alone (one bundle behind any Fetch-API server): the same pipeline, with one route. */
+  async function fetch(request: Request, env: Env, ctx: ExecutionContext = noopCtx): Promise<Response> {
+    const vars = env?.VARS;
+    let call: Call | undefined;
+    try {
+      call = await callFromRequest(request, Number(vars?.settings?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
+      if (call.method === 'OPTIONS') return responseFromReply(preflightReply(vars, call.requestId, [spec.method], headSafe));
+      const isHead = call.method === 'HEAD' && spec.method === 'GET';
+      if ((call.method !== spec.method && !isHead) || (isHead && !headSafe)) throw methodNotAllowed([spec.method], headSafe);
+      const match = pattern.exec(call.url.pathname);
+      if (!match) throw new ApiError('route_not_found', `no route ${call.method} ${call.url.pathname}`);
+      return responseFromReply(await handle(call, match.groups ?? {}, env, ctx));
+    } catch (e) {
+      const requestId = call?.requestId ?? crypto.randomUUID();
+      return responseFromReply(errorReply(toApiError(e, requestId), vars, requestId, request.method === 'HEAD', spec.style));
     }
   }
 
@@ -257,5 +252,6 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
     meta,
     schemas: { params: spec.params, query: spec.query, body: spec.body, response: spec.response },
     fetch,
+    handle,
   };
 }

@@ -3,13 +3,15 @@ import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { ApiError, internalError } from '../../handlers/core/errors';
-import { BODY_TEXT, errorResponse, requestIdOf } from '../../handlers/core/http';
-import { CONNECTION_HEADER } from '../../handlers/core/route';
+import { errorReply } from '../../handlers/core/http';
+import { CONNECTION_HEADER, requestIdFrom, type Call, type Reply } from '../../handlers/core/pipeline';
 import type { Env, ExecutionContext } from '../../handlers/core/bindings';
 import type { HostConfig } from '../config';
 
 export interface FetchHandler {
   fetch(request: Request, env: Env, ctx?: ExecutionContext): Promise<Response>;
+  /** In-process apps take the Call directly: no WHATWG Request or Response is built. */
+  handle?(call: Call, env: Env, ctx?: ExecutionContext): Promise<Reply>;
 }
 
 export interface ServerOptions {
@@ -57,29 +59,8 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-/**
- * GET bodies cannot travel in a WHATWG Request, so top-level scalar fields of a JSON body on a GET
- * become query parameters (the spec's system-keys routes send `user` that way). The URL wins.
- */
-export function mapGetBodyToQuery(url: URL, body: Buffer): void {
-  const text = body.toString('utf8').trim();
-  if (text === '') return;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new ApiError('invalid_json', 'request body is not valid JSON');
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new ApiError('bad_request', 'a GET body must be a JSON object');
-  }
-  for (const [k, v] of Object.entries(parsed)) {
-    if (url.searchParams.has(k)) continue;
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') url.searchParams.set(k, String(v));
-  }
-}
-
-function toHeaders(req: http.IncomingMessage): Headers {
+/** For an app in another runtime (isolate mode): the call as a WHATWG Request. */
+function requestOf(call: Call, req: http.IncomingMessage): Request {
   const h = new Headers();
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
@@ -87,20 +68,27 @@ function toHeaders(req: http.IncomingMessage): Headers {
     if (raw[i].toLowerCase() === CONNECTION_HEADER) continue;
     h.append(raw[i], raw[i + 1]);
   }
-  h.set(CONNECTION_HEADER, JSON.stringify({ localAddress: req.socket.localAddress, remoteAddress: req.socket.remoteAddress }));
-  return h;
+  h.set(CONNECTION_HEADER, JSON.stringify(call.connection));
+  h.set('x-request-id', call.requestId);
+  // GET bodies cannot travel in a WHATWG Request: the scalars go onto the query (pipeline.ts)
+  const hasBody = call.bodyText !== undefined && !BODYLESS.has(call.method);
+  return new Request(call.url, { method: call.method, headers: h, body: hasBody ? call.bodyText : undefined });
 }
 
-async function writeResponse(res: http.ServerResponse, response: Response): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
+async function replyOf(response: Response, head: boolean): Promise<Reply> {
+  const headers: Record<string, string> = {};
   response.headers.forEach((v, k) => {
     // Framing is ours to set: a Response from workerd may carry its own transfer-encoding.
     if (!HOP_BY_HOP.has(k)) headers[k] = v;
   });
-  const text = (response as Response & { [BODY_TEXT]?: string })[BODY_TEXT];
-  const body = typeof text === 'string' ? Buffer.from(text, 'utf8') : response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
+  return { status: response.status, headers, body: head || !response.body ? null : await response.text() };
+}
+
+function writeReply(res: http.ServerResponse, reply: Reply): void {
+  const body = reply.body === null ? undefined : Buffer.from(reply.body, 'utf8');
+  const headers: Record<string, string> = { ...reply.headers };
   if (body) headers['content-length'] = String(body.length);
-  res.writeHead(response.status, headers);
+  res.writeHead(reply.status, headers);
   res.end(body);
 }
 
@@ -121,34 +109,43 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
     inFlight++;
     let requestId = '-';
     let status = 0;
+    const method = req.method ?? 'GET';
+    let path = req.url ?? '/';
     try {
-      const url = new URL(req.url ?? '/', ORIGIN);
-      const headers = toHeaders(req);
-      const method = req.method ?? 'GET';
-      let response: Response;
+      const url = new URL(path, ORIGIN);
+      path = url.pathname;
+      const given = req.headers['x-request-id'];
+      const call: Call = {
+        method,
+        url,
+        header: (name) => {
+          const v = req.headers[name.toLowerCase()];
+          return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+        },
+        connection: { localAddress: req.socket.localAddress, remoteAddress: req.socket.remoteAddress },
+        requestId: requestIdFrom(typeof given === 'string' ? given : undefined),
+      };
+      requestId = call.requestId;
+      let reply: Reply;
       try {
-        let body: Buffer | undefined;
         const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-        if (hasBody) body = await readBody(req, config.limits.bodyBytes);
-        if (body && method === 'GET') mapGetBodyToQuery(url, body);
-        const request = new Request(url, { method, headers, body: body && !BODYLESS.has(method) ? (body as unknown as BodyInit) : undefined });
-        requestId = requestIdOf(request);
-        if (!request.headers.has('x-request-id')) request.headers.set('x-request-id', requestId);
-        response = await withTimeout(handler.fetch(request, env, ctx), config.limits.requestTimeoutMs);
+        if (hasBody) call.bodyText = (await readBody(req, config.limits.bodyBytes)).toString('utf8');
+        const answer = handler.handle
+          ? handler.handle(call, env, ctx)
+          : handler.fetch(requestOf(call, req), env, ctx).then((r) => replyOf(r, method === 'HEAD'));
+        reply = await withTimeout(answer, config.limits.requestTimeoutMs);
       } catch (e) {
-        if (requestId === '-') requestId = crypto.randomUUID();
         const err =
           e instanceof BodyTooLarge ? new ApiError('payload_too_large', `request body exceeds ${config.limits.bodyBytes} bytes`)
           : e instanceof TimeoutError ? new ApiError('timeout', `request did not complete within ${config.limits.requestTimeoutMs} ms`)
           : e instanceof ApiError ? e
-          : (process.stderr.write(`[${requestId}] host error: ${(e as Error)?.stack ?? String(e)}\n`),
-            internalError(requestId));
-        response = errorResponse(err, env.VARS, requestId, method === 'HEAD');
+          : (process.stderr.write(`[${requestId}] host error: ${(e as Error)?.stack ?? String(e)}\n`), internalError(requestId));
+        reply = errorReply(err, env.VARS, requestId, method === 'HEAD');
         if (e instanceof BodyTooLarge) res.setHeader('connection', 'close');
       }
-      status = response.status;
-      await writeResponse(res, response);
-      o.accessLog?.(`${method} ${url.pathname} ${status} ${(performance.now() - started).toFixed(1)}ms ${requestId}`);
+      status = reply.status;
+      writeReply(res, reply);
+      o.accessLog?.(`${method} ${path} ${status} ${(performance.now() - started).toFixed(1)}ms ${requestId}`);
     } catch (e) {
       process.stderr.write(`[${requestId}] failed to answer: ${(e as Error)?.stack ?? String(e)}\n`);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });

@@ -4,7 +4,8 @@ import { join, dirname } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import https from 'node:https';
 import { serve, type Serving } from '../../runtime/serve';
-import { startServer, mapGetBodyToQuery } from '../../runtime/http/server';
+import { startServer } from '../../runtime/http/server';
+import { mapGetBodyToQuery, type Call } from '../../handlers/core/pipeline';
 import { createToken } from '../../runtime/tokens';
 import { distDir, makeTestConfig } from '../helpers/host';
 import { CONNECTION_HEADER } from '../../handlers/core/route';
@@ -73,12 +74,13 @@ describe('Node host over real HTTP', () => {
 
   it('GET bodies are mapped onto the query; the URL wins; non-objects are refused', () => {
     const u = new URL('http://x/a?user=keep');
-    mapGetBodyToQuery(u, Buffer.from(JSON.stringify({ user: 'other', verbose: true, n: 3, nested: { a: 1 } })));
+    const get = (url: URL, bodyText: string): Call => ({ method: 'GET', url, bodyText, header: () => null, connection: {}, requestId: 'r-12345678' });
+    mapGetBodyToQuery(get(u, JSON.stringify({ user: 'other', verbose: true, n: 3, nested: { a: 1 } })));
     expect(u.searchParams.get('user')).toBe('keep');
     expect(u.searchParams.get('verbose')).toBe('true');
     expect(u.searchParams.get('n')).toBe('3');
     expect(u.searchParams.has('nested')).toBe(false);
-    expect(() => mapGetBodyToQuery(new URL('http://x/'), Buffer.from('[1]'))).toThrow(/JSON object/);
+    expect(() => mapGetBodyToQuery(get(new URL('http://x/'), '[1]'))).toThrow(/JSON object/);
   });
 
   it('a client cannot forge the connection header the lockout guard relies on', async () => {
