@@ -158,6 +158,22 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
   const server = config.tls
     ? https.createServer({ cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) }, (req, res) => void onRequest(req, res))
     : http.createServer((req, res) => void onRequest(req, res));
+  // What Node's parser rejects never reaches onRequest: answer it in the same JSON error shape.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || (err.code === 'ECONNRESET')) {
+      socket.destroy();
+      return;
+    }
+    const requestId = crypto.randomUUID();
+    const error =
+      err.code === 'HPE_HEADER_OVERFLOW' ? new ApiError('headers_too_large', 'request headers are too large')
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? new ApiError('timeout', 'the request was not received in time')
+      : new ApiError('bad_request', `malformed HTTP request (${err.code ?? 'parse error'})`);
+    const reply = errorReply(error, env.VARS, requestId);
+    const body = reply.body ?? '';
+    const head = [`HTTP/1.1 ${reply.status} ${http.STATUS_CODES[reply.status] ?? ''}`, ...Object.entries(reply.headers).map(([k, v]) => `${k}: ${v}`)];
+    socket.end(`${head.join('\r\n')}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
   server.keepAliveTimeout = 5000;
   server.headersTimeout = 30_000;
   server.requestTimeout = config.limits.requestTimeoutMs + 5000;
