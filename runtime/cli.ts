@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfigFile, defaultConfig, dbFile, validateConfig, type HostConfig } from './config';
 import { openDatabase } from './db/database';
 import { createToken, hasLiveTokens, listTokens, parseExpiry, revokeToken } from './tokens';
@@ -18,70 +19,111 @@ function repoRoot(): string {
   return dir;
 }
 
-interface Args {
-  positional: string[];
-  flags: Map<string, string[]>;
-  rest: string[];
+/** A wrong command line: one line on stderr, exit 2. */
+class UsageError extends Error {}
+
+const CONFIG_OPTIONS = {
+  config: { type: 'string' },
+  demo: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** Each command, its options (strict: anything else is an error) and its usage text. */
+const COMMANDS = {
+  serve: {
+    usage: 'ballast serve [--config FILE | --demo] [--isolate] [--port N] [--host ADDR]',
+    options: { ...CONFIG_OPTIONS, isolate: { type: 'boolean' }, port: { type: 'string' }, host: { type: 'string' } },
+    positionals: 0,
+  },
+  token: {
+    usage: [
+      'ballast token create NAME --perm PERM [--perm PERM ...] [--expires 30d|ISO-DATE] [--config FILE | --demo]',
+      'ballast token list [--json] [--config FILE | --demo]',
+      'ballast token revoke ID-OR-NAME [--config FILE | --demo]',
+    ].join('\n  '),
+    options: { ...CONFIG_OPTIONS, perm: { type: 'string', multiple: true }, expires: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: 2,
+  },
+  record: {
+    usage: 'ballast record [--dir DIR] [--config FILE] -- /abs/binary ARG...',
+    options: { ...CONFIG_OPTIONS, dir: { type: 'string' } },
+    positionals: Infinity,
+  },
+} as const;
+type Command = keyof typeof COMMANDS;
+
+const USAGE = `usage:\n  ${Object.values(COMMANDS)
+  .map((c) => c.usage)
+  .join('\n  ')}\n  ballast [COMMAND] --help\n`;
+
+interface Parsed {
+  command: Command;
+  values: { config?: string; demo?: boolean; help?: boolean; isolate?: boolean; port?: string; host?: string; perm?: string[]; expires?: string; json?: boolean; dir?: string };
+  positionals: string[];
 }
 
-function parseArgs(argv: string[]): Args {
-  const a: Args = { positional: [], flags: new Map(), rest: [] };
-  for (let i = 0; i < argv.length; i++) {
-    const t = argv[i];
-    if (t === '--') {
-      a.rest = argv.slice(i + 1);
-      break;
-    }
-    if (t.startsWith('--')) {
-      const [k, inline] = t.slice(2).split('=', 2);
-      const boolean = ['demo', 'isolate', 'json'].includes(k);
-      const v = inline ?? (boolean ? 'true' : argv[++i]);
-      if (v === undefined) throw new Error(`--${k} needs a value`);
-      a.flags.set(k, [...(a.flags.get(k) ?? []), v]);
-    } else a.positional.push(t);
+/** Strict parsing: an unknown flag, a missing value or a stray operand is a UsageError. */
+function parseCommandLine(argv: string[]): Parsed | 'help' {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') return 'help';
+  if (!(first in COMMANDS)) throw new UsageError(`unknown command ${JSON.stringify(first)} (commands: ${Object.keys(COMMANDS).join(', ')})`);
+  const command = first as Command;
+  const spec = COMMANDS[command];
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: spec.options, allowPositionals: true, strict: true });
+  } catch (e) {
+    // node's messages are long and multi-line; the first line says which flag
+    throw new UsageError(`${command}: ${(e as Error).message.split('\n')[0].replace(/\. To specify a positional.*$/, '')}`);
   }
-  return a;
+  const positionals = parsed.positionals;
+  if (positionals.length > spec.positionals) throw new UsageError(`${command}: unexpected operand ${JSON.stringify(positionals[spec.positionals])}`);
+  if (command === 'record' && !rest.includes('--') && positionals.length) throw new UsageError('record: put the command after --');
+  return { command, values: parsed.values as Parsed['values'], positionals };
 }
 
-const flag = (a: Args, k: string) => a.flags.get(k)?.at(-1);
-
-function configFrom(a: Args): HostConfig {
+function configFrom(v: Parsed['values']): HostConfig {
   const repo = repoRoot();
   let cfg: HostConfig;
-  if (flag(a, 'demo')) {
+  if (v.demo && v.config) throw new UsageError('--demo and --config exclude each other');
+  if (v.demo) {
     cfg = demoConfig(repo, Number(process.env.PORT ?? 8080));
     seedDemo(repo, cfg);
   } else {
-    const file = flag(a, 'config') ?? process.env.BALLAST_CONFIG ?? DEFAULT_CONFIG_FILE;
+    const file = v.config ?? process.env.BALLAST_CONFIG ?? DEFAULT_CONFIG_FILE;
+    if (v.config && !existsSync(file)) throw new UsageError(`--config ${file}: no such file`);
     cfg = existsSync(file) ? loadConfigFile(file) : defaultConfig();
   }
-  if (flag(a, 'port')) cfg.listen.port = Number(flag(a, 'port'));
-  if (flag(a, 'host')) cfg.listen.host = flag(a, 'host')!;
-  if (flag(a, 'isolate')) cfg.isolate = true;
+  if (v.port !== undefined) {
+    if (!/^\d{1,5}$/.test(v.port)) throw new UsageError(`--port must be a number from 0 to 65535 (got ${JSON.stringify(v.port)})`);
+    cfg.listen.port = Number(v.port);
+  }
+  if (v.host !== undefined) cfg.listen.host = v.host;
+  if (v.isolate) cfg.isolate = true;
   validateConfig(cfg);
   return cfg;
 }
 
-const USAGE = `usage:
-  ballast serve [--config FILE | --demo] [--isolate] [--port N] [--host ADDR]
-  ballast token create NAME --perm PERM [--perm PERM ...] [--expires 30d|ISO-DATE] [--config FILE | --demo]
-  ballast token list [--config FILE | --demo]
-  ballast token revoke ID-OR-NAME [--config FILE | --demo]
-  ballast record [--dir DIR] [--config FILE] -- /abs/binary ARG...
-`;
-
 async function main(argv: string[]): Promise<number> {
-  const a = parseArgs(argv);
-  const [cmd, sub, name] = a.positional;
-  switch (cmd) {
+  const p = parseCommandLine(argv);
+  if (p === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const { command, values: v, positionals } = p;
+  if (v.help) {
+    process.stdout.write(`usage:\n  ${COMMANDS[command].usage}\n`);
+    return 0;
+  }
+  switch (command) {
     case 'serve': {
-      const cfg = configFrom(a);
+      const cfg = configFrom(v);
       const repo = repoRoot();
       await serve({
         config: cfg,
         distDir: resolve(repo, 'dist'),
         announceToken: async (db) => {
-          const demo = flag(a, 'demo') !== undefined;
+          const demo = v.demo === true;
           if (demo && existsSync(demoTokenFile(cfg))) return;
           if (!demo && hasLiveTokens(db)) return;
           const { token } = await createToken(db, demo ? `demo-admin-${Date.now()}` : 'admin', ['*']);
@@ -96,44 +138,43 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'token': {
-      const cfg = configFrom(a);
+      const [sub, name] = positionals;
+      // the subcommand and its operand are checked before the database is opened (or created)
+      if (sub !== 'create' && sub !== 'list' && sub !== 'revoke') throw new UsageError(`token: ${sub ? `unknown subcommand ${JSON.stringify(sub)}` : 'needs a subcommand'} (create, list, revoke)`);
+      if (sub === 'create' && !name) throw new UsageError('token create needs a NAME');
+      if (sub === 'revoke' && !name) throw new UsageError('token revoke needs an ID or NAME');
+      if (sub === 'list' && name) throw new UsageError(`token list: unexpected operand ${JSON.stringify(name)}`);
+      const cfg = configFrom(v);
       const db = openDatabase(dbFile(cfg));
       try {
         if (sub === 'create') {
-          if (!name) throw new Error('token create needs a NAME');
-          const perms = a.flags.get('perm') ?? [];
-          const expires = flag(a, 'expires');
-          const { id, token } = await createToken(db, name, perms, expires ? parseExpiry(expires) : null);
+          const { id, token } = await createToken(db, name, v.perm ?? [], v.expires ? parseExpiry(v.expires) : null);
           process.stdout.write(`created token ${id} (${name}); it is shown only this once:\n${token}\n`);
         } else if (sub === 'list') {
           const rows = listTokens(db);
-          if (flag(a, 'json')) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+          if (v.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
           else for (const t of rows) process.stdout.write(`${t.id}  ${t.name}  ${t.permissions.join(',')}  created ${t.createdAt}  expires ${t.expiresAt ?? 'never'}  last used ${t.lastUsedAt ?? 'never'}${t.revokedAt ? `  REVOKED ${t.revokedAt}` : ''}\n`);
-        } else if (sub === 'revoke') {
-          if (!name) throw new Error('token revoke needs an ID or NAME');
+        } else {
           if (!revokeToken(db, name)) throw new Error(`no live token with id or name ${name}`);
           process.stdout.write(`revoked ${name}\n`);
-        } else throw new Error(USAGE);
+        }
       } finally {
         db.close();
       }
       return 0;
     }
     case 'record': {
-      const cfg = configFrom(a);
+      if (positionals.length === 0) throw new UsageError('record needs -- /abs/binary ARG...');
+      const cfg = configFrom(v);
       cfg.system.mode = 'live';
-      const dir = resolve(flag(a, 'dir') ?? 'fixtures/recorded');
+      const dir = resolve(v.dir ?? 'fixtures/recorded');
       const rec = new RecordBackend(backendFor(cfg), dir);
-      if (a.rest.length === 0) throw new Error('record needs -- /abs/binary ARG...');
-      const r = await rec.exec(a.rest, {});
+      const r = await rec.exec(positionals, {});
       process.stdout.write(r.stdout);
       process.stderr.write(r.stderr);
       process.stderr.write(`recorded exit ${r.code} into ${dir}\n`);
       return 0;
     }
-    default:
-      process.stderr.write(USAGE);
-      return cmd ? 2 : 0;
   }
 }
 
@@ -143,7 +184,7 @@ main(process.argv.slice(2)).then(
   },
   (e: Error) => {
     process.stderr.write(`ballast: ${e.message}\n`);
-    process.exit(1);
+    process.exit(e instanceof UsageError ? 2 : 1);
   },
 );
 

@@ -1,8 +1,10 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import * as z from 'zod';
+import { issuesOf, issuesText } from '../handlers/core/errors';
 import { DEFAULT_BIN } from '../handlers/core/vars';
-import { areaBinaries, areaPaths } from './areas/index';
+import { AREAS, areaBinaries, areaPaths } from './areas/index';
 
 /**
  * Host configuration. Production reads /etc/ballast/config.yaml (see README); every field has a
@@ -103,22 +105,89 @@ export function mergeConfig(base: HostConfig, over: Partialish<HostConfig>): Hos
   } as HostConfig;
 }
 
+const absolute = z.string().regex(/^\/[^\0]*$/, 'must be an absolute path');
+const positiveInt = z.number().int().min(1);
+/** Text that ends up in headers and logs: no control characters. */
+const plainText = z.string().min(1).max(128).regex(/^[^\x00-\x1f\x7f]+$/, 'must be plain text without control characters');
+
+/** Sections of the config file; the file may leave out any key (the defaults are real Debian locations). */
+const sections = {
+  productName: plainText,
+  hostId: plainText.optional(),
+  listen: z.strictObject({ host: z.string().min(1), port: z.number().int().min(0).max(65535) }),
+  tls: z.strictObject({ cert: absolute, key: absolute }).optional(),
+  stateDir: absolute,
+  paths: z.strictObject(Object.fromEntries(Object.keys(areaPaths()).map((k) => [k, absolute]))),
+  fileRoots: z.array(absolute).optional(),
+  system: z.strictObject({
+    mode: z.enum(['live', 'replay', 'record']),
+    fixtures: z.array(z.string().min(1)),
+    fixtureAliases: z.record(z.string().regex(/^\$[A-Z_]+$/), z.string()).optional(),
+    recordDir: z.string().min(1).optional(),
+    wrapper: z.array(z.string().min(1)),
+    binaries: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/), absolute),
+    env: z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/), z.string()),
+    envAllow: z.array(z.string().regex(/^[A-Z_][A-Z0-9_]*$/)),
+  }),
+  limits: z.strictObject({
+    bodyBytes: positiveInt,
+    requestTimeoutMs: positiveInt,
+    commandTimeoutMs: positiveInt,
+    commandConcurrency: positiveInt,
+    commandQueue: z.number().int().min(0),
+    outputBytes: positiveInt,
+  }),
+  // each area checks its own `settings.<area>` (runtime/areas); `demo` marks the demo appliance
+  settings: z.strictObject({
+    demo: z.boolean().optional(),
+    ...Object.fromEntries(AREAS.map((a) => [a.name, a.settings ? a.settings.optional() : z.unknown()])),
+  }),
+  isolate: z.boolean(),
+};
+
+/** The config file: every section optional, each section's keys optional, nothing unknown. */
+const fileSchema = z.strictObject({
+  productName: sections.productName.optional(),
+  hostId: sections.hostId,
+  listen: sections.listen.partial().optional(),
+  tls: sections.tls,
+  stateDir: sections.stateDir.optional(),
+  paths: sections.paths.partial().optional(),
+  fileRoots: sections.fileRoots,
+  system: sections.system.partial().optional(),
+  limits: sections.limits.partial().optional(),
+  settings: sections.settings.optional(),
+  isolate: sections.isolate.optional(),
+});
+
+/** The whole configuration after defaults are applied. */
+const configSchema = z.strictObject(sections);
+
+export class ConfigError extends Error {}
+
+function check<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new ConfigError(`config ${where}: ${issuesText(issuesOf('', r.error))}`);
+  return r.data;
+}
+
+/** Reads and checks a config file; an unknown key, a wrong type or a bad limit names the key and the file. */
 export function loadConfigFile(file: string): HostConfig {
-  const doc = (parse(readFileSync(file, 'utf8')) ?? {}) as Partialish<HostConfig>;
-  const cfg = mergeConfig(defaultConfig(), doc);
-  validateConfig(cfg);
+  let doc: unknown;
+  try {
+    doc = parse(readFileSync(file, 'utf8')) ?? {};
+  } catch (e) {
+    throw new ConfigError(`config ${file}: ${(e as Error).message}`);
+  }
+  const partial = check(fileSchema, doc, file) as Partialish<HostConfig>;
+  const cfg = mergeConfig(defaultConfig(), partial);
+  validateConfig(cfg, file);
   return cfg;
 }
 
-export function validateConfig(cfg: HostConfig): void {
-  const abs = (what: string, p: string) => {
-    if (typeof p !== 'string' || !p.startsWith('/')) throw new Error(`config: ${what} must be an absolute path (got ${JSON.stringify(p)})`);
-  };
-  abs('stateDir', cfg.stateDir);
-  for (const [k, v] of Object.entries(cfg.paths)) abs(`paths.${k}`, v);
-  for (const [k, v] of Object.entries(cfg.system.binaries)) abs(`system.binaries.${k}`, v);
-  if (!['live', 'replay', 'record'].includes(cfg.system.mode)) throw new Error(`config: system.mode must be live, replay or record`);
-  if (!Number.isInteger(cfg.listen.port) || cfg.listen.port < 0 || cfg.listen.port > 65535) throw new Error('config: listen.port must be 0-65535');
+/** The merged configuration (file, defaults, command-line flags) checked as a whole. */
+export function validateConfig(cfg: HostConfig, where = '(after defaults and flags)'): void {
+  check(configSchema, cfg, where);
 }
 
 export function readHostId(cfg: HostConfig): string {

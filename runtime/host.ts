@@ -1,3 +1,4 @@
+import { issuesOf, issuesText } from '../handlers/core/errors';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -103,7 +104,7 @@ export function areaSettings(area: AreaModule<unknown>, settings: Record<string,
   if (!area.settings) return settings[area.name];
   const r = area.settings.safeParse(settings[area.name] ?? {});
   if (!r.success) {
-    throw new Error(`config: ${r.error.issues.map((i) => `settings.${[area.name, ...i.path.map(String)].join('.')}: ${i.message}`).join('; ')}`);
+    throw new Error(`config: ${issuesText(issuesOf(`settings.${area.name}`, r.error))}`);
   }
   return r.data;
 }

@@ -52,6 +52,14 @@ export interface ErrorIssue {
   message: string;
 }
 
+/** The one zod-issue formatter (routes, area settings, the config file, host op payloads). */
+export function issuesOf(location: string, error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): ErrorIssue[] {
+  return error.issues.map((i) => ({ path: [location, ...i.path.map(String)].filter((p) => p !== '').join('.') || '(root)', message: i.message }));
+}
+
+/** `a.b: message; c: message` */
+export const issuesText = (issues: readonly ErrorIssue[]) => issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+
 export interface ErrorBody {
   error: {
     code: ErrorCode;

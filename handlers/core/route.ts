@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ApiError, internalError, validationFailed, type ErrorIssue } from './errors';
+import { ApiError, internalError, issuesOf, issuesText, validationFailed } from './errors';
 import { authenticate, authorize, type Principal } from './auth';
 import { database, events, type AppEvent, type D1Database, type Env, type EventsBinding, type ExecutionContext } from './bindings';
 import { system, type SystemClient } from './system';
@@ -105,19 +105,14 @@ export function compilePath(path: string): RegExp {
   return new RegExp(`^${src}/?$`);
 }
 
-export function issuesOf(location: string, error: z.ZodError): ErrorIssue[] {
-  return error.issues.map((i) => ({
-    path: [location, ...i.path.map(String)].join('.'),
-    message: i.message,
-  }));
-}
+export { issuesOf } from './errors';
 
 function validate<S extends AnySchema>(location: string, schema: S | undefined, value: unknown): z.output<S> {
   if (!schema) return value as z.output<S>;
   const r = schema.safeParse(value);
   if (!r.success) {
     const issues = issuesOf(location, r.error);
-    throw new ApiError('validation_failed', `invalid ${location}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+    throw new ApiError('validation_failed', `invalid ${location}: ${issuesText(issues)}`, { issues });
   }
   return r.data;
 }

@@ -10,7 +10,7 @@
  * The DHCP client is not a setting but a binary: `system.binaries.dhclient` (see README.md).
  */
 import * as z from 'zod';
-import { ApiError } from '../core/errors.ts';
+import { ApiError, issuesOf, issuesText } from '../core/errors.ts';
 import type { Vars } from '../core/vars.ts';
 
 const listRule = z
@@ -37,7 +37,7 @@ export type NetworkSettings = z.output<typeof networkSettings>;
 export function networkSettingsOf(vars: Vars): NetworkSettings {
   const r = networkSettings.safeParse(vars.settings?.network ?? {});
   if (!r.success) {
-    const what = r.error.issues.map((i) => `settings.network.${i.path.join('.')}: ${i.message}`).join('; ');
+    const what = issuesText(issuesOf('settings.network', r.error));
     throw new ApiError('internal', `the host configuration is invalid: ${what}`);
   }
   return r.data;

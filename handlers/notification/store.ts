@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import type { D1Database } from '../core/bindings';
-import { ApiError, notFound } from '../core/errors';
+import { ApiError, issuesText, notFound } from '../core/errors';
 import { issuesOf } from '../core/route';
 import { agentConfig, SECRET_FIELDS, SECRET_MASK, type Agent, type AgentType } from './schemas';
 
@@ -61,7 +61,7 @@ export function validateConfig(type: AgentType, json: unknown): Record<string, u
   const r = (agentConfig[type] as z.ZodType).safeParse(json);
   if (!r.success) {
     const issues = issuesOf('body.json', r.error);
-    throw new ApiError('validation_failed', `invalid body: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+    throw new ApiError('validation_failed', `invalid body: ${issuesText(issues)}`, { issues });
   }
   return r.data as Record<string, unknown>;
 }

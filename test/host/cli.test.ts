@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -97,5 +97,61 @@ describe('host CLI', () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
     }
+  });
+});
+
+describe('command line and config file are strict', () => {
+  const run = (args: string[]) => {
+    const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, BALLAST_CONFIG: '/nonexistent/ballast.yaml' } });
+    return { code: r.status, out: r.stdout, err: r.stderr };
+  };
+
+  it('--help and <command> --help print usage and exit 0', () => {
+    const top = run(['--help']);
+    expect(top.code).toBe(0);
+    expect(top.out).toMatch(/^usage:\n {2}ballast serve /);
+    const serveHelp = run(['serve', '--help']);
+    expect(serveHelp.code).toBe(0);
+    expect(serveHelp.out).toBe('usage:\n  ballast serve [--config FILE | --demo] [--isolate] [--port N] [--host ADDR]\n');
+  });
+
+  it.each([
+    [['serve', '--demo', '--prot', '1'], "ballast: serve: Unknown option '--prot'\n"],
+    [['serve', '--port'], "ballast: serve: Option '--port <value>' argument missing\n"],
+    [['serve', '--port', 'eighty'], 'ballast: --port must be a number from 0 to 65535 (got "eighty")\n'],
+    [['token'], 'ballast: token: needs a subcommand (create, list, revoke)\n'],
+    [['frobnicate'], 'ballast: unknown command "frobnicate" (commands: serve, token, record)\n'],
+  ])('%j exits 2 with one line saying what is wrong', (args, line) => {
+    const r = run(args);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(line);
+  });
+
+  it('nothing is created on disk before the command is known', () => {
+    const d = tmp();
+    const cfg = join(d, 'config.yaml');
+    writeFileSync(cfg, stringify({ stateDir: join(d, 'state') }));
+    expect(run(['token', '--config', cfg]).code).toBe(2);
+    expect(run(['token', 'create', '--config', cfg]).code).toBe(2);
+    expect(existsSync(join(d, 'state'))).toBe(false);
+  });
+
+  it.each([
+    ['listn: 1\n', '(root): Unrecognized key: "listn"'],
+    ['limits: { bodyBytes: "big" }\n', 'limits.bodyBytes: Invalid input: expected number, received string'],
+    ['settings: { network: { nope: 1 } }\n', 'settings.network: Unrecognized key: "nope"'],
+    ['settings: { fs: { readRoots: [relative] } }\n', 'settings.fs.readRoots.0: must be an absolute path'],
+    ['limits: { commandConcurrency: -1 }\n', 'limits.commandConcurrency: Too small'],
+    ['isolate: "no"\n', 'isolate: Invalid input: expected boolean'],
+    ['paths: { krb5Conf: etc/krb5.conf }\n', 'paths.krb5Conf: must be an absolute path'],
+    ['productName: "a\\nb"\n', 'productName: must be plain text'],
+  ])('a config file with %j stops serve naming the key and the file', (yaml, message) => {
+    const d = tmp();
+    const cfg = join(d, 'config.yaml');
+    writeFileSync(cfg, `stateDir: ${join(d, 'state')}\n${yaml}`);
+    const r = run(['serve', '--config', cfg]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`ballast: config ${cfg}: ${message}`);
+    expect(existsSync(join(d, 'state'))).toBe(false);
   });
 });

@@ -5,6 +5,7 @@
  * Both read only below `settings.fs.readRoots`, checked on the real path (symlinks resolved),
  * and are audited (path, entry count or size; never file content).
  */
+import { issuesOf, issuesText } from '../../../handlers/core/errors';
 import { realpathSync } from 'node:fs';
 import type * as z from 'zod';
 import { open, realpath } from 'node:fs/promises';
@@ -29,7 +30,7 @@ function realRoots(roots: readonly string[]): string[] {
 function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
   const r = schema.safeParse(p);
   if (!r.success) {
-    throw new SystemRefusal('bad_request', `${op}: ${r.error.issues.map((i) => `${i.path.map(String).join('.') || 'payload'}: ${i.message}`).join('; ')}`);
+    throw new SystemRefusal('bad_request', `${op}: ${issuesText(issuesOf('payload', r.error))}`);
   }
   return r.data;
 }

@@ -1,3 +1,4 @@
+import { issuesOf, issuesText } from '../../../handlers/core/errors';
 import * as z from 'zod';
 
 /**
@@ -29,7 +30,7 @@ export type DeliverySettings = z.infer<typeof deliverySettingsSchema>;
 export function deliverySettings(settings: Record<string, unknown>): DeliverySettings {
   const r = deliverySettingsSchema.safeParse(settings.notification ?? {});
   if (!r.success) {
-    throw new Error(`config: ${r.error.issues.map((i) => `settings.notification${i.path.length ? `.${i.path.join('.')}` : ''}: ${i.message}`).join('; ')}`);
+    throw new Error(`config: ${issuesText(issuesOf('settings.notification', r.error))}`);
   }
   return r.data;
 }
