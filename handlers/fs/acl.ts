@@ -23,7 +23,7 @@
  * Octal perms and `X` are kept as given in the canonical text (X is only meaningful to setfacl).
  */
 import * as z from 'zod';
-import type { AclTag } from './schemas.ts';
+import type { AclTag } from './schemas';
 
 /**
  * Letters, digits, `_ . @ -`, first character a letter or `_`, at most 64 characters, with an

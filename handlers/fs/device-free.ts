@@ -14,8 +14,8 @@
  *     filesystem over existing data must be a deliberate wipe elsewhere, never a side effect.
  * The checks run in that order so the reason names the most telling problem.
  */
-import type { CheckResult, LsblkDevice, MountEntry, SwapEntry, WipefsSignature } from './schemas.ts';
-import { flattenLsblk } from './parse/lsblk.ts';
+import type { CheckResult, LsblkDevice, MountEntry, SwapEntry, WipefsSignature } from './schemas';
+import { flattenLsblk } from './parse/lsblk';
 
 export interface DeviceFacts {
   /** the device as requested (e.g. `/dev/loop0`) */

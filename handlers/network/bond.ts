@@ -42,8 +42,7 @@ export const bondFields = {
   bond_downdelay: millis.default(200),
   bond_xmit_hash_policy: tableIndex(XMIT_HASH_POLICIES, 'bond_xmit_hash_policy').default(1),
 };
-const bondObject = z.object(bondFields);
-export type BondFieldsOutput = z.output<typeof bondObject>;
+export type BondFieldsOutput = z.output<ReturnType<typeof z.object<typeof bondFields>>>;
 
 /** The kernel silently rounds the delays down to a multiple of miimon; say so instead. */
 export function checkBondDelays(b: BondFieldsOutput, ctx: z.RefinementCtx): void {

@@ -31,7 +31,7 @@ import type {
   IpAddress,
   IpLinkRecord,
   NetworkInterface,
-} from './schemas.ts';
+} from './schemas';
 
 export interface BuildInput {
   link: IpLinkRecord;

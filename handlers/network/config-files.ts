@@ -11,13 +11,13 @@
  * goes to the main file. Removal takes the name out of every file. Each changed file is
  * written once per request, atomically, keeping its previous version for rollback.
  */
-import { ApiError } from '../core/errors.ts';
-import { ParseError } from '../core/parse-error.ts';
-import type { SystemClient } from '../core/system.ts';
-import { path, type Vars } from '../core/vars.ts';
-import { findInetIface, parseIfupdownWithSpans, type ParsedWithSpans } from './parse/ifupdown.ts';
-import { replaceIfaceStanza, setIfaceOption, type IfaceStanzaInput } from './render/ifupdown.ts';
-import type { IfupdownFile, IfupdownIface } from './schemas.ts';
+import { ApiError } from '../core/errors';
+import { ParseError } from '../core/parse-error';
+import type { SystemClient } from '../core/system';
+import { path, type Vars } from '../core/vars';
+import { findInetIface, parseIfupdownWithSpans, type ParsedWithSpans } from './parse/ifupdown';
+import { replaceIfaceStanza, setIfaceOption, type IfaceStanzaInput } from './render/ifupdown';
+import type { IfupdownFile, IfupdownIface } from './schemas';
 
 export interface ConfigFile {
   path: string;

@@ -3,7 +3,7 @@
  * parameters only: nothing here is a secret. (The route contract attaches the request id and
  * logs, rather than throws, a failure to record.)
  */
-import type { EventsBinding } from '../core/bindings.ts';
+import type { EventsBinding } from '../core/bindings';
 
 export type NetworkEventKind =
   | 'network.interface.configured'

@@ -14,10 +14,10 @@
  * global IPv4 address outside the new bond, since enslaving it would leave the box with no
  * address to be managed on even when this request came in some other way (e.g. loopback).
  */
-import { conflict } from '../core/errors.ts';
-import type { ConnectionInfo } from '../core/route.ts';
-import { normalizeAddress } from './ipv4.ts';
-import type { IpAddrRecord } from './schemas.ts';
+import { conflict } from '../core/errors';
+import type { ConnectionInfo } from '../core/route';
+import { normalizeAddress } from './ipv4';
+import type { IpAddrRecord } from './schemas';
 
 export type GuardedAction = 'take down' | 're-address' | 'enslave' | 'unconfigure';
 

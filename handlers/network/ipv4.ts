@@ -4,7 +4,7 @@
  * never see a string where a number belongs.
  */
 import * as z from 'zod';
-import { ipv4 } from '../core/schemas.ts';
+import { ipv4 } from '../core/schemas';
 
 export function ipToInt(ip: string): number {
   return ip.split('.').reduce((n, o) => n * 256 + Number(o), 0);

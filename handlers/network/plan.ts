@@ -8,7 +8,7 @@
  * scripts the API did not write, and every step can be undone; the stanza written alongside
  * makes the same configuration come back at boot.
  */
-import { ApiError } from '../core/errors.ts';
+import { ApiError } from '../core/errors';
 import {
   addAddrArgv,
   bondAddArgv,
@@ -21,11 +21,11 @@ import {
   nomasterArgv,
   readdAddrArgv,
   type Bins,
-} from './argv.ts';
-import { bondIpArgs, type BondParams } from './bond.ts';
-import type { Addressing } from './requests.ts';
-import type { IpAddrRecord, IpLinkRecord } from './schemas.ts';
-import type { Step } from './transaction.ts';
+} from './argv';
+import { bondIpArgs, type BondParams } from './bond';
+import type { Addressing } from './requests';
+import type { IpAddrRecord, IpLinkRecord } from './schemas';
+import type { Step } from './transaction';
 
 /** What a device looked like before the change: enough to put it back. */
 export interface DeviceBefore {

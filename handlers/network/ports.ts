@@ -3,12 +3,12 @@
  * bond itself and is not already a port of another bond, at runtime (`master`) or in the
  * configuration (`bond-master`, or named in another bond's slaves list).
  */
-import { conflict } from '../core/errors.ts';
-import { SLAVES_OPTIONS, splitNames } from './bond.ts';
-import { optionValue } from './config-files.ts';
-import type { DeviceBefore } from './plan.ts';
-import { configuredMaster } from './stanzas.ts';
-import { addrOf, managedLink, type NetworkContext, type Snapshot } from './state.ts';
+import { conflict } from '../core/errors';
+import { SLAVES_OPTIONS, splitNames } from './bond';
+import { optionValue } from './config-files';
+import type { DeviceBefore } from './plan';
+import { configuredMaster } from './stanzas';
+import { addrOf, managedLink, type NetworkContext, type Snapshot } from './state';
 
 /** The bond whose configuration claims `port`, other than `except`. */
 export function configuredBondOf(s: Snapshot, port: string, except: string | null): string | null {

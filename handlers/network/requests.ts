@@ -4,10 +4,10 @@
  * and pass-through stanza options already checked against ifupdown injection.
  */
 import * as z from 'zod';
-import { interfaceName, queryBoolean } from '../core/schemas.ts';
-import { addressInput, isNetworkOrBroadcast, mtuInput, netmaskInput } from './ipv4.ts';
-import { bondFields, checkBondDelays, SLAVES_OPTIONS, splitNames } from './bond.ts';
-import { ifupdownOptionName, ifupdownToken } from './render/ifupdown.ts';
+import { interfaceName, queryBoolean } from '../core/schemas';
+import { addressInput, isNetworkOrBroadcast, mtuInput, netmaskInput } from './ipv4';
+import { bondFields, checkBondDelays, SLAVES_OPTIONS, splitNames } from './bond';
+import { ifupdownOptionName, ifupdownToken } from './render/ifupdown';
 
 /** `true`/`false`, also as the strings a form might send. */
 const flag = queryBoolean;

@@ -10,8 +10,8 @@
  * The DHCP client is not a setting but a binary: `system.binaries.dhclient` (see README.md).
  */
 import * as z from 'zod';
-import { ApiError, issuesOf, issuesText } from '../core/errors.ts';
-import type { Vars } from '../core/vars.ts';
+import { ApiError, issuesOf, issuesText } from '../core/errors';
+import type { Vars } from '../core/vars';
 
 const listRule = z
   .object({

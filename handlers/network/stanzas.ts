@@ -16,12 +16,12 @@
  * a bond keeps it a bond at the next boot). Other options (gateway, dns-*, hooks) are not;
  * the previous file is kept as the backup. inet6 stanzas are left as they are.
  */
-import { conflict } from '../core/errors.ts';
-import { bondStanzaOptions, MASTER_OPTIONS, sameOption, SLAVES_OPTIONS, splitNames, type BondParams } from './bond.ts';
-import { netmaskFromPrefix } from './ipv4.ts';
-import { ifupdownOptionInput, type IfaceStanzaInput } from './render/ifupdown.ts';
-import type { Addressing, StanzaOption } from './requests.ts';
-import type { IfupdownIface } from './schemas.ts';
+import { conflict } from '../core/errors';
+import { bondStanzaOptions, MASTER_OPTIONS, sameOption, SLAVES_OPTIONS, splitNames, type BondParams } from './bond';
+import { netmaskFromPrefix } from './ipv4';
+import { ifupdownOptionInput, type IfaceStanzaInput } from './render/ifupdown';
+import type { Addressing, StanzaOption } from './requests';
+import type { IfupdownIface } from './schemas';
 
 function addressingOptions(a: Addressing): StanzaOption[] {
   const out: StanzaOption[] = [];

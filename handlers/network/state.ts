@@ -7,18 +7,18 @@
  * network.concurrency, default 4), so a box with many NICs is read in a few round trips
  * without filling the host's command queue on its own.
  */
-import { ApiError, notFound } from '../core/errors.ts';
-import { commandFailed, commandTimeout, type SystemClient } from '../core/system.ts';
-import { bin, type Vars } from '../core/vars.ts';
-import { readArgv, type Bins } from './argv.ts';
-import { buildInterface } from './build-interface.ts';
-import { inetStanza, readNetworkConfig, type NetworkConfig } from './config-files.ts';
-import { parseEthtool, parseEthtoolDriver } from './parse/ethtool.ts';
-import { parseIpAddr } from './parse/ip-addr.ts';
-import { parseIpLink } from './parse/ip-link.ts';
-import type { IpAddrRecord, IpLinkRecord, NetworkInterface } from './schemas.ts';
-import { isListed, selectInterfaces } from './select.ts';
-import { networkSettingsOf, type NetworkSettings } from './settings.ts';
+import { ApiError, notFound } from '../core/errors';
+import { commandFailed, commandTimeout, type SystemClient } from '../core/system';
+import { bin, type Vars } from '../core/vars';
+import { readArgv, type Bins } from './argv';
+import { buildInterface } from './build-interface';
+import { inetStanza, readNetworkConfig, type NetworkConfig } from './config-files';
+import { parseEthtool, parseEthtoolDriver } from './parse/ethtool';
+import { parseIpAddr } from './parse/ip-addr';
+import { parseIpLink } from './parse/ip-link';
+import type { IpAddrRecord, IpLinkRecord, NetworkInterface } from './schemas';
+import { isListed, selectInterfaces } from './select';
+import { networkSettingsOf, type NetworkSettings } from './settings';
 
 export interface NetworkContext {
   system: SystemClient;

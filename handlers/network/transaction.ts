@@ -7,9 +7,9 @@
  * naming the failing command, its exit code and stderr, and saying whether the rollback was
  * complete (details.rollback).
  */
-import { ApiError } from '../core/errors.ts';
-import { commandFailed, commandTimeout, type ExecResult, type SystemClient } from '../core/system.ts';
-import type { FileChange } from './config-files.ts';
+import { ApiError } from '../core/errors';
+import { commandFailed, commandTimeout, type ExecResult, type SystemClient } from '../core/system';
+import type { FileChange } from './config-files';
 
 export interface Step {
   argv: string[];

@@ -11,14 +11,14 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { makeTestHost, type TestHost } from '../helpers/host.ts';
-import { CONNECTION_HEADER } from '../../handlers/core/route.ts';
-import list from '../../handlers/network/routes/interface-list.ts';
-import details from '../../handlers/network/routes/interface-details.ts';
-import bind from '../../handlers/network/routes/interface-bind.ts';
-import slaves from '../../handlers/network/routes/interface-slaves.ts';
-import unconfigure from '../../handlers/network/routes/interface-unconfigure.ts';
-import { changes, edit, ethtoolAs, ETHTOOL, fails, fx, inet, IP, ipState, ok, records, released, without, type IpRecord } from './network-helpers.ts';
+import { makeTestHost, type TestHost } from '../helpers/host';
+import { CONNECTION_HEADER } from '../../handlers/core/route';
+import list from '../../handlers/network/routes/interface-list';
+import details from '../../handlers/network/routes/interface-details';
+import bind from '../../handlers/network/routes/interface-bind';
+import slaves from '../../handlers/network/routes/interface-slaves';
+import unconfigure from '../../handlers/network/routes/interface-unconfigure';
+import { changes, edit, ethtoolAs, ETHTOOL, fails, fx, inet, IP, ipState, ok, records, released, without, type IpRecord } from './network-helpers';
 
 const DHCLIENT = '/usr/sbin/dhclient';
 const BOND_LINKS = records('ip/link-show-bond-8023ad.yaml');

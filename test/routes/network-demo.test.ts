@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { demoConfig, seedDemo } from '../../runtime/demo.ts';
-import { createHost, type Host } from '../../runtime/host.ts';
-import { createToken } from '../../runtime/tokens.ts';
-import { distDir, repo } from '../helpers/host.ts';
-import list from '../../handlers/network/routes/interface-list.ts';
-import details from '../../handlers/network/routes/interface-details.ts';
+import { demoConfig, seedDemo } from '../../runtime/demo';
+import { createHost, type Host } from '../../runtime/host';
+import { createToken } from '../../runtime/tokens';
+import { distDir, repo } from '../helpers/host';
+import list from '../../handlers/network/routes/interface-list';
+import details from '../../handlers/network/routes/interface-details';
 
 let host: Host;
 let dir: string;

@@ -6,8 +6,8 @@
  * it (compact JSON on one line), so the parsers see the same text shape as from the tool.
  */
 import { join } from 'node:path';
-import { readFixture, type Fixture } from '../../runtime/system/fixture-file.ts';
-import { repo } from '../helpers/host.ts';
+import { readFixture, type Fixture } from '../../runtime/system/fixture-file';
+import { repo } from '../helpers/host';
 
 export const IP = '/usr/sbin/ip';
 export const ETHTOOL = '/usr/sbin/ethtool';

@@ -8,16 +8,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTestHost, type TestHost } from '../helpers/host.ts';
-import { ReplayBackend } from '../../runtime/system/replay.ts';
-import type { CommandBackend, ExecOptions, ExecResult } from '../../runtime/system/types.ts';
-import { CONNECTION_HEADER } from '../../handlers/core/route.ts';
-import list from '../../handlers/network/routes/interface-list.ts';
-import details from '../../handlers/network/routes/interface-details.ts';
-import configure from '../../handlers/network/routes/interface-configure.ts';
-import update from '../../handlers/network/routes/interface-update.ts';
-import unconfigure from '../../handlers/network/routes/interface-unconfigure.ts';
-import { changes, edit, ethtoolAs, fails, inet, IP, ipState, ok, recorded, records, type IpRecord } from './network-helpers.ts';
+import { makeTestHost, type TestHost } from '../helpers/host';
+import { ReplayBackend } from '../../runtime/system/replay';
+import type { CommandBackend, ExecOptions, ExecResult } from '../../runtime/system/types';
+import { CONNECTION_HEADER } from '../../handlers/core/route';
+import list from '../../handlers/network/routes/interface-list';
+import details from '../../handlers/network/routes/interface-details';
+import configure from '../../handlers/network/routes/interface-configure';
+import update from '../../handlers/network/routes/interface-update';
+import unconfigure from '../../handlers/network/routes/interface-unconfigure';
+import { changes, edit, ethtoolAs, fails, inet, IP, ipState, ok, recorded, records, type IpRecord } from './network-helpers';
 
 const DHCLIENT = '/usr/sbin/dhclient';
 const LINKS = records('ip/link-show-netns.yaml');

@@ -7,20 +7,20 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkAclEntry } from '../../handlers/fs/acl.ts';
-import { checkCanMount, checkCanUnmount, checkDeviceFree } from '../../handlers/fs/device-free.ts';
-import { findmntArgv, parseFindmnt } from '../../handlers/fs/parse/findmnt.ts';
-import { parseGetfacl, parseSetfaclTest } from '../../handlers/fs/parse/getfacl.ts';
-import { lsblkArgv, parseLsblk } from '../../handlers/fs/parse/lsblk.ts';
-import { parseProcSwaps } from '../../handlers/fs/parse/proc-swaps.ts';
-import { parseWipefs, wipefsArgv } from '../../handlers/fs/parse/wipefs.ts';
+import { checkAclEntry } from '../../handlers/fs/acl';
+import { checkCanMount, checkCanUnmount, checkDeviceFree } from '../../handlers/fs/device-free';
+import { findmntArgv, parseFindmnt } from '../../handlers/fs/parse/findmnt';
+import { parseGetfacl, parseSetfaclTest } from '../../handlers/fs/parse/getfacl';
+import { lsblkArgv, parseLsblk } from '../../handlers/fs/parse/lsblk';
+import { parseProcSwaps } from '../../handlers/fs/parse/proc-swaps';
+import { parseWipefs, wipefsArgv } from '../../handlers/fs/parse/wipefs';
 import {
   checkChecksumFile,
   parseChecksumFile,
   parseXxhsumCheck,
   parseXxhsumSums,
-} from '../../handlers/fs/parse/xxhsum.ts';
-import { attachedLoopDevices, createLoopDevice, exec, requireTools, run, wipeSignatures, type LoopDevice } from './helpers/loop.ts';
+} from '../../handlers/fs/parse/xxhsum';
+import { attachedLoopDevices, createLoopDevice, exec, requireTools, run, wipeSignatures, type LoopDevice } from './helpers/loop';
 
 const XXHSUM = '/usr/bin/xxhsum';
 const GETFACL = '/usr/bin/getfacl';

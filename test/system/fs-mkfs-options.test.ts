@@ -7,9 +7,9 @@
  * btrfs is in the table but not on this machine: its absence is reported, not skipped silently.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkMkfsOptions, MKFS_OPTIONS } from '../../handlers/fs/mkfs-options.ts';
-import { parseWipefs, wipefsArgv } from '../../handlers/fs/parse/wipefs.ts';
-import { createLoopDevice, exec, requireTools, run, wipeSignatures, type LoopDevice } from './helpers/loop.ts';
+import { checkMkfsOptions, MKFS_OPTIONS } from '../../handlers/fs/mkfs-options';
+import { parseWipefs, wipefsArgv } from '../../handlers/fs/parse/wipefs';
+import { createLoopDevice, exec, requireTools, run, wipeSignatures, type LoopDevice } from './helpers/loop';
 
 /** table name → the type whose real tool is exercised, and the image size it needs */
 const EXERCISED = [

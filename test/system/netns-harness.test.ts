@@ -6,13 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { createNetns, ETHTOOL, IP, netnsExists, requireTool, type Netns } from './helpers/netns.ts';
-import { parseIpLink } from '../../handlers/network/parse/ip-link.ts';
-import { parseIpAddr } from '../../handlers/network/parse/ip-addr.ts';
-import { parseEthtool, parseEthtoolDriver } from '../../handlers/network/parse/ethtool.ts';
-import { selectInterfaces } from '../../handlers/network/select.ts';
-import { buildInterface } from '../../handlers/network/build-interface.ts';
-import { networkInterface } from '../../handlers/network/schemas.ts';
+import { createNetns, ETHTOOL, IP, netnsExists, requireTool, type Netns } from './helpers/netns';
+import { parseIpLink } from '../../handlers/network/parse/ip-link';
+import { parseIpAddr } from '../../handlers/network/parse/ip-addr';
+import { parseEthtool, parseEthtoolDriver } from '../../handlers/network/parse/ethtool';
+import { selectInterfaces } from '../../handlers/network/select';
+import { buildInterface } from '../../handlers/network/build-interface';
+import { networkInterface } from '../../handlers/network/schemas';
 
 function rootLinks(): string[] {
   return (JSON.parse(execFileSync(IP, ['-j', 'link', 'show'], { encoding: 'utf8' })) as { ifname: string }[]).map((l) => l.ifname);

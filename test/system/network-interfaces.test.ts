@@ -14,17 +14,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createNetns, ETHTOOL, IP, requireTool, type Netns } from './helpers/netns.ts';
-import { makeTestHost, type TestHost } from '../helpers/host.ts';
-import { backendFor } from '../../runtime/host.ts';
-import { defaultConfig, mergeConfig } from '../../runtime/config.ts';
-import type { CommandBackend, ExecOptions, ExecResult } from '../../runtime/system/types.ts';
-import { CONNECTION_HEADER } from '../../handlers/core/route.ts';
-import list from '../../handlers/network/routes/interface-list.ts';
-import details from '../../handlers/network/routes/interface-details.ts';
-import configure from '../../handlers/network/routes/interface-configure.ts';
-import update from '../../handlers/network/routes/interface-update.ts';
-import unconfigure from '../../handlers/network/routes/interface-unconfigure.ts';
+import { createNetns, ETHTOOL, IP, requireTool, type Netns } from './helpers/netns';
+import { makeTestHost, type TestHost } from '../helpers/host';
+import { backendFor } from '../../runtime/host';
+import { defaultConfig, mergeConfig } from '../../runtime/config';
+import type { CommandBackend, ExecOptions, ExecResult } from '../../runtime/system/types';
+import { CONNECTION_HEADER } from '../../handlers/core/route';
+import list from '../../handlers/network/routes/interface-list';
+import details from '../../handlers/network/routes/interface-details';
+import configure from '../../handlers/network/routes/interface-configure';
+import update from '../../handlers/network/routes/interface-update';
+import unconfigure from '../../handlers/network/routes/interface-unconfigure';
 
 let ns: Netns;
 let t: TestHost;

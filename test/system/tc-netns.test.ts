@@ -20,10 +20,10 @@ import {
   startReceiver,
   timedSend,
   type VethPair,
-} from './helpers/tc-netns.ts';
-import { parseTcQdisc } from '../../handlers/traffic/parse/tc-qdisc.ts';
-import { parseTcClass } from '../../handlers/traffic/parse/tc-class.ts';
-import { parseTcFilter } from '../../handlers/traffic/parse/tc-filter.ts';
+} from './helpers/tc-netns';
+import { parseTcQdisc } from '../../handlers/traffic/parse/tc-qdisc';
+import { parseTcClass } from '../../handlers/traffic/parse/tc-class';
+import { parseTcFilter } from '../../handlers/traffic/parse/tc-filter';
 import {
   classIdFor,
   filterHandleFor,
@@ -35,9 +35,9 @@ import {
   showFilterArgv,
   showQdiscArgv,
   type Argv,
-} from '../../handlers/traffic/plan.ts';
-import { reconcile, type DeviceTcState } from '../../handlers/traffic/reconcile.ts';
-import type { StoredRule } from '../../handlers/traffic/schemas.ts';
+} from '../../handlers/traffic/plan';
+import { reconcile, type DeviceTcState } from '../../handlers/traffic/reconcile';
+import type { StoredRule } from '../../handlers/traffic/schemas';
 
 let pair: VethPair;
 let rule: StoredRule;

@@ -11,9 +11,9 @@
  * an error, and the route must not treat that exit code as a failure.
  */
 import * as z from 'zod';
-import { ParseError } from '../../core/parse-error.ts';
-import type { MountEntry } from '../schemas.ts';
-import { parseJsonOutput } from './json.ts';
+import { ParseError } from '../../core/parse-error';
+import type { MountEntry } from '../schemas';
+import { parseJsonOutput } from './json';
 
 const PARSER = 'findmnt';
 

@@ -16,8 +16,8 @@
  *   default side prefixed `d:`; after `-k` the default side is empty: `share: *,`). The path is NOT escaped: a newline in a file name splits the
  *   record over two lines, which is why parseSetfaclTest can take the root it was run on.
  */
-import { ParseError } from '../../core/parse-error.ts';
-import type { AclEntry, AclTag, GetfaclFile, SetfaclError, SetfaclTestRecord } from '../schemas.ts';
+import { ParseError } from '../../core/parse-error';
+import type { AclEntry, AclTag, GetfaclFile, SetfaclError, SetfaclTestRecord } from '../schemas';
 
 const GETFACL = 'getfacl';
 const SETFACL = 'setfacl --test';

@@ -3,8 +3,8 @@
  * naming the line, and zod issues turned into "field path: message" (never the whole input).
  */
 import type * as z from 'zod';
-import { ParseError } from '../../core/parse-error.ts';
-import { jsonErrorLine } from '../../core/json-error.ts';
+import { ParseError } from '../../core/parse-error';
+import { jsonErrorLine } from '../../core/json-error';
 
 export function parseJsonOutput<T>(parser: string, text: string, schema: z.ZodType<T>): T {
   let value: unknown;

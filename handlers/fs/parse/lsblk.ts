@@ -13,9 +13,9 @@
  * checks therefore rely on `wipefs -n -J` (parse/wipefs.ts), and these columns only add to it.
  */
 import * as z from 'zod';
-import { ParseError } from '../../core/parse-error.ts';
-import type { LsblkDevice } from '../schemas.ts';
-import { parseJsonOutput } from './json.ts';
+import { ParseError } from '../../core/parse-error';
+import type { LsblkDevice } from '../schemas';
+import { parseJsonOutput } from './json';
 
 const PARSER = 'lsblk';
 

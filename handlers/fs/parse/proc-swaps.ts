@@ -10,8 +10,8 @@
  * Sizes are KiB. lsblk also shows active swap as the mountpoint `[SWAP]`; this file is the
  * authority (it lists swap files too, which lsblk cannot).
  */
-import { ParseError } from '../../core/parse-error.ts';
-import type { SwapEntry } from '../schemas.ts';
+import { ParseError } from '../../core/parse-error';
+import type { SwapEntry } from '../schemas';
 
 const PARSER = '/proc/swaps';
 const HEADER = /^Filename\s+Type\s+Size\s+Used\s+Priority\s*$/;

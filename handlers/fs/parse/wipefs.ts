@@ -8,9 +8,9 @@
  * print nothing at all, which we read as the same.
  */
 import * as z from 'zod';
-import { ParseError } from '../../core/parse-error.ts';
-import type { WipefsSignature } from '../schemas.ts';
-import { parseJsonOutput } from './json.ts';
+import { ParseError } from '../../core/parse-error';
+import type { WipefsSignature } from '../schemas';
+import { parseJsonOutput } from './json';
 
 const PARSER = 'wipefs';
 

@@ -16,7 +16,7 @@
  *
  * stderr is never parsed together with stdout: xxhsum writes `\r` + spaces + `\r` there.
  */
-import { ParseError } from '../../core/parse-error.ts';
+import { ParseError } from '../../core/parse-error';
 import type {
   ChecksumFile,
   ChecksumFileEntry,
@@ -25,7 +25,7 @@ import type {
   XxhsumCheck,
   XxhsumCheckEntry,
   XxhsumSum,
-} from '../schemas.ts';
+} from '../schemas';
 
 const GEN = 'xxhsum';
 const CHECK = 'xxhsum -c';
@@ -93,7 +93,7 @@ function sum(hash: string, fileName: string, algorithm: XxhAlgorithm, le: boolea
 
 // GNU: `[\]<token>  <name>`; BSD: `[\]<ALG>[_LE] (<name>) = <hex>` (greedy name: a name may
 // itself contain `) = `, the hash is anchored at the end of the line).
-const GNU_LINE = /^(\\?)(\S+)  (.+)$/s;
+const GNU_LINE = /^(\\?)(\S+) {2}(.+)$/s;
 const BSD_LINE = /^(\\?)(XXH32|XXH64|XXH128|XXH3)(_LE)? \((.*)\) = ([0-9a-f]+)$/s;
 
 function parseSumLine(line: string, lineNo: number): XxhsumSum {
@@ -141,7 +141,7 @@ export function parseXxhsumSums(stdout: string, options: ParseSumsOptions = {}):
   return outputLines(GEN, stdout).map((line, i) => parseSumLine(line, i + 1));
 }
 
-const GNU_PREFIX = /(\\?)(XXH3_[0-9a-f]{16}|[0-9a-f]{32}|[0-9a-f]{16}|[0-9a-f]{8})  /y;
+const GNU_PREFIX = /(\\?)(XXH3_[0-9a-f]{16}|[0-9a-f]{32}|[0-9a-f]{16}|[0-9a-f]{8}) {2}/y;
 const BSD_PREFIX = /(\\?)(XXH32|XXH64|XXH128|XXH3)(_LE)? \(/y;
 const BSD_SUFFIX = /\) = ([0-9a-f]+)\n/y;
 

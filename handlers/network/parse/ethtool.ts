@@ -10,8 +10,8 @@
  * only. Keys vary by driver and by netlink vs ioctl, so every key is optional and unknown keys
  * are kept verbatim in `other`.
  */
-import { ParseError } from '../../core/parse-error.ts';
-import type { EthtoolDriverInfo, EthtoolSettings } from '../schemas.ts';
+import { ParseError } from '../../core/parse-error';
+import type { EthtoolDriverInfo, EthtoolSettings } from '../schemas';
 
 const SETTINGS = 'ethtool';
 const DRIVER = 'ethtool-i';

@@ -13,8 +13,8 @@
  *    with an empty value, is an error, as it is for ifup.
  * `source` lines are returned as data and never followed: this module is pure.
  */
-import { ParseError } from '../../core/parse-error.ts';
-import type { IfupdownFile, IfupdownIface } from '../schemas.ts';
+import { ParseError } from '../../core/parse-error';
+import type { IfupdownFile, IfupdownIface } from '../schemas';
 
 const PARSER = 'ifupdown';
 

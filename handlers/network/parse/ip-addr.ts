@@ -6,9 +6,9 @@
  * noprefixroute, ...) are printed only when true.
  */
 import * as z from 'zod';
-import { ParseError } from '../../core/parse-error.ts';
-import type { IpAddrRecord, IpAddress } from '../schemas.ts';
-import { describeIssues, parseJsonArray, recordLabel } from './json.ts';
+import { ParseError } from '../../core/parse-error';
+import type { IpAddrRecord, IpAddress } from '../schemas';
+import { describeIssues, parseJsonArray, recordLabel } from './json';
 
 const PARSER = 'ip-addr';
 

@@ -6,9 +6,9 @@
  * bond port data are read tolerantly: each key optional, only `mode` required on a master.
  */
 import * as z from 'zod';
-import { ParseError } from '../../core/parse-error.ts';
-import { bondInfo, bondSlaveInfo, type IpLinkRecord } from '../schemas.ts';
-import { describeIssues, parseJsonArray, recordLabel } from './json.ts';
+import { ParseError } from '../../core/parse-error';
+import { bondInfo, bondSlaveInfo, type IpLinkRecord } from '../schemas';
+import { describeIssues, parseJsonArray, recordLabel } from './json';
 
 const PARSER = 'ip-link';
 

@@ -4,8 +4,8 @@
  * caller is expected to have looked at the exit code and stderr first.
  */
 import * as z from 'zod';
-import { ParseError } from '../../core/parse-error.ts';
-import { jsonErrorLine } from '../../core/json-error.ts';
+import { ParseError } from '../../core/parse-error';
+import { jsonErrorLine } from '../../core/json-error';
 
 export function parseJsonArray(parser: string, stdout: string): unknown[] {
   if (stdout.trim() === '') throw new ParseError(parser, 'empty output (did the command fail?)', 1);

@@ -11,8 +11,8 @@
  * continuation by ifupdown or by the next human with an editor.
  */
 import * as z from 'zod';
-import { ifaceName } from '../schemas.ts';
-import { isStanzaKeyword, logicalLines, parseIfupdownWithSpans, physicalLines } from '../parse/ifupdown.ts';
+import { ifaceName } from '../schemas';
+import { isStanzaKeyword, logicalLines, parseIfupdownWithSpans, physicalLines } from '../parse/ifupdown';
 
 /** One value token: letters, digits and . _ : / + , = @ % - ; starts with a letter or digit. */
 export const ifupdownToken = z

@@ -1,15 +1,15 @@
-import { route } from '../../core/route.ts';
-import { emitNetworkEvent } from '../events.ts';
-import { bondParams, BOND_MODES, LACP_RATES, nextBondName, XMIT_HASH_POLICIES } from '../bond.ts';
-import { ConfigEdit, hasAnyStanza } from '../config-files.ts';
-import { lastAddressGuard, lockoutGuard } from '../guard.ts';
-import { planBind } from '../plan.ts';
-import { newPorts } from '../ports.ts';
-import { bindBody } from '../requests.ts';
-import { networkInterface } from '../schemas.ts';
-import { bondStanza, portStanza } from '../stanzas.ts';
-import { describeInterface, linkOf, networkContext, readSnapshot } from '../state.ts';
-import { commit } from '../transaction.ts';
+import { route } from '../../core/route';
+import { emitNetworkEvent } from '../events';
+import { bondParams, BOND_MODES, LACP_RATES, nextBondName, XMIT_HASH_POLICIES } from '../bond';
+import { ConfigEdit, hasAnyStanza } from '../config-files';
+import { lastAddressGuard, lockoutGuard } from '../guard';
+import { planBind } from '../plan';
+import { newPorts } from '../ports';
+import { bindBody } from '../requests';
+import { networkInterface } from '../schemas';
+import { bondStanza, portStanza } from '../stanzas';
+import { describeInterface, linkOf, networkContext, readSnapshot } from '../state';
+import { commit } from '../transaction';
 
 export default route({
   method: 'POST',

@@ -1,14 +1,14 @@
-import { conflict } from '../../core/errors.ts';
-import { route } from '../../core/route.ts';
-import { emitNetworkEvent } from '../events.ts';
-import { ConfigEdit, inetStanza } from '../config-files.ts';
-import { lockoutGuard } from '../guard.ts';
-import { planAddressing } from '../plan.ts';
-import { configureBody } from '../requests.ts';
-import { networkInterface } from '../schemas.ts';
-import { configuredMaster, configureStanza } from '../stanzas.ts';
-import { addrOf, describeInterface, managedLink, networkContext, readSnapshot } from '../state.ts';
-import { commit } from '../transaction.ts';
+import { conflict } from '../../core/errors';
+import { route } from '../../core/route';
+import { emitNetworkEvent } from '../events';
+import { ConfigEdit, inetStanza } from '../config-files';
+import { lockoutGuard } from '../guard';
+import { planAddressing } from '../plan';
+import { configureBody } from '../requests';
+import { networkInterface } from '../schemas';
+import { configuredMaster, configureStanza } from '../stanzas';
+import { addrOf, describeInterface, managedLink, networkContext, readSnapshot } from '../state';
+import { commit } from '../transaction';
 
 export default route({
   method: 'POST',

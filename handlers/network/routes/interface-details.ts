@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { route } from '../../core/route.ts';
-import { deviceParams } from '../requests.ts';
-import { networkInterface } from '../schemas.ts';
-import { describeInterface, networkContext } from '../state.ts';
+import { route } from '../../core/route';
+import { deviceParams } from '../requests';
+import { networkInterface } from '../schemas';
+import { describeInterface, networkContext } from '../state';
 
 export default route({
   method: 'GET',

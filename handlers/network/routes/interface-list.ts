@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { route } from '../../core/route.ts';
-import { networkInterface } from '../schemas.ts';
-import { listInterfaces, networkContext } from '../state.ts';
+import { route } from '../../core/route';
+import { networkInterface } from '../schemas';
+import { listInterfaces, networkContext } from '../state';
 
 export default route({
   method: 'GET',

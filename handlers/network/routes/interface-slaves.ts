@@ -1,16 +1,16 @@
-import { conflict, notFound } from '../../core/errors.ts';
-import { route } from '../../core/route.ts';
-import { emitNetworkEvent } from '../events.ts';
-import { SLAVES_OPTIONS, splitNames } from '../bond.ts';
-import { ConfigEdit, inetStanza, optionValue } from '../config-files.ts';
-import { lastAddressGuard, lockoutGuard } from '../guard.ts';
-import { planSlaves } from '../plan.ts';
-import { newPorts } from '../ports.ts';
-import { slavesBody } from '../requests.ts';
-import { networkInterface } from '../schemas.ts';
-import { configuredMaster, portStanza } from '../stanzas.ts';
-import { describeInterface, linkOf, networkContext, readSnapshot } from '../state.ts';
-import { commit } from '../transaction.ts';
+import { conflict, notFound } from '../../core/errors';
+import { route } from '../../core/route';
+import { emitNetworkEvent } from '../events';
+import { SLAVES_OPTIONS, splitNames } from '../bond';
+import { ConfigEdit, inetStanza, optionValue } from '../config-files';
+import { lastAddressGuard, lockoutGuard } from '../guard';
+import { planSlaves } from '../plan';
+import { newPorts } from '../ports';
+import { slavesBody } from '../requests';
+import { networkInterface } from '../schemas';
+import { configuredMaster, portStanza } from '../stanzas';
+import { describeInterface, linkOf, networkContext, readSnapshot } from '../state';
+import { commit } from '../transaction';
 
 /**
  * Reselect a bond's ports. Added ports are enslaved (down, IPv4 flushed, `master`) and get a

@@ -1,16 +1,16 @@
-import { notFound } from '../../core/errors.ts';
-import { route } from '../../core/route.ts';
-import { emitNetworkEvent } from '../events.ts';
-import { messageResponse } from '../../core/schemas.ts';
-import { SLAVES_OPTIONS, splitNames } from '../bond.ts';
-import { ConfigEdit, hasAnyStanza, inetStanza, optionValue } from '../config-files.ts';
-import { lockoutGuard } from '../guard.ts';
-import { planUnconfigure, planUnconfigureBond } from '../plan.ts';
-import { deviceParams, unconfigureBody } from '../requests.ts';
-import { configuredMaster } from '../stanzas.ts';
-import { addrOf, linkOf, networkContext, readSnapshot, type Snapshot } from '../state.ts';
-import { isListed } from '../select.ts';
-import { commit, type Step } from '../transaction.ts';
+import { notFound } from '../../core/errors';
+import { route } from '../../core/route';
+import { emitNetworkEvent } from '../events';
+import { messageResponse } from '../../core/schemas';
+import { SLAVES_OPTIONS, splitNames } from '../bond';
+import { ConfigEdit, hasAnyStanza, inetStanza, optionValue } from '../config-files';
+import { lockoutGuard } from '../guard';
+import { planUnconfigure, planUnconfigureBond } from '../plan';
+import { deviceParams, unconfigureBody } from '../requests';
+import { configuredMaster } from '../stanzas';
+import { addrOf, linkOf, networkContext, readSnapshot, type Snapshot } from '../state';
+import { isListed } from '../select';
+import { commit, type Step } from '../transaction';
 
 /** Names configured as ports of `bond`: in its slaves list or by their own `bond-master`. */
 function configuredPorts(s: Snapshot, bond: string): string[] {

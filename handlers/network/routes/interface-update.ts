@@ -1,13 +1,13 @@
-import { conflict } from '../../core/errors.ts';
-import { route } from '../../core/route.ts';
-import { emitNetworkEvent } from '../events.ts';
-import { linkSetArgv } from '../argv.ts';
-import { inetStanza } from '../config-files.ts';
-import { lockoutGuard } from '../guard.ts';
-import { deviceParams, updateBody } from '../requests.ts';
-import { networkInterface } from '../schemas.ts';
-import { describeInterface, managedLink, networkContext, readSnapshot } from '../state.ts';
-import { commit } from '../transaction.ts';
+import { conflict } from '../../core/errors';
+import { route } from '../../core/route';
+import { emitNetworkEvent } from '../events';
+import { linkSetArgv } from '../argv';
+import { inetStanza } from '../config-files';
+import { lockoutGuard } from '../guard';
+import { deviceParams, updateBody } from '../requests';
+import { networkInterface } from '../schemas';
+import { describeInterface, managedLink, networkContext, readSnapshot } from '../state';
+import { commit } from '../transaction';
 
 /**
  * Runtime only: `ip link set dev X up|down`. The stanza (and its `auto` line) is not changed,

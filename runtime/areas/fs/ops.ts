@@ -9,7 +9,7 @@ import { issuesOf, issuesText } from '../../../handlers/core/errors';
 import { realpathSync } from 'node:fs';
 import type * as z from 'zod';
 import { open, realpath } from 'node:fs/promises';
-import { EXPLORE_OP, exploreOpPayload, fsSettingsSchema, type FsSettings } from '../../../handlers/fs/contract';
+import { EXPLORE_OP, exploreOpPayload, type FsSettings } from '../../../handlers/fs/contract';
 import { READ_TEXT_MAX_BYTES, READ_TEXT_OP, readTextPayload, type ReadTextResult } from '../../../handlers/fs/contract';
 import type { SqliteDb } from '../../db/database';
 import type { HostOp } from '../../system/service';

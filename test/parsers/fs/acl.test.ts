@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aclArgument, aclEntryListSchema, aclEntryStringSchema, aclRemoveEntryStringSchema, checkAclEntry } from '../../../handlers/fs/acl.ts';
+import { aclArgument, aclEntryListSchema, aclEntryStringSchema, aclRemoveEntryStringSchema, checkAclEntry } from '../../../handlers/fs/acl';
 
 describe('checkAclEntry (setfacl -m)', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { availableFilesystems, MKFS_PROGRAM } from '../../../handlers/fs/available-fs.ts';
-import { availableFsSchema } from '../../../handlers/fs/schemas.ts';
+import { availableFilesystems, MKFS_PROGRAM } from '../../../handlers/fs/available-fs';
+import { availableFsSchema } from '../../../handlers/fs/schemas';
 
 /** `ls /usr/sbin | grep -E '^(mk|mkfs)'` on the reference Debian 12 box (merged /usr: /sbin is the same) */
 const THIS_BOX = [

@@ -1,13 +1,13 @@
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ParseError } from '../../../handlers/core/parse-error.ts';
-import { checkCanMount, checkCanUnmount, checkDeviceFree, type DeviceFacts } from '../../../handlers/fs/device-free.ts';
-import { findmntArgv, parseFindmnt, splitMountOptions } from '../../../handlers/fs/parse/findmnt.ts';
-import { flattenLsblk, lsblkArgv, parseLsblk } from '../../../handlers/fs/parse/lsblk.ts';
-import { parseProcSwaps } from '../../../handlers/fs/parse/proc-swaps.ts';
-import { parseWipefs, wipefsArgv } from '../../../handlers/fs/parse/wipefs.ts';
-import type { LsblkDevice, MountEntry } from '../../../handlers/fs/schemas.ts';
-import { readFixture } from '../../../runtime/system/fixture-file.ts';
+import { ParseError } from '../../../handlers/core/parse-error';
+import { checkCanMount, checkCanUnmount, checkDeviceFree, type DeviceFacts } from '../../../handlers/fs/device-free';
+import { findmntArgv, parseFindmnt, splitMountOptions } from '../../../handlers/fs/parse/findmnt';
+import { flattenLsblk, lsblkArgv, parseLsblk } from '../../../handlers/fs/parse/lsblk';
+import { parseProcSwaps } from '../../../handlers/fs/parse/proc-swaps';
+import { parseWipefs, wipefsArgv } from '../../../handlers/fs/parse/wipefs';
+import type { LsblkDevice, MountEntry } from '../../../handlers/fs/schemas';
+import { readFixture } from '../../../runtime/system/fixture-file';
 import { parseError } from '../../helpers/parse-error';
 
 const FIXTURES = resolve(import.meta.dirname, '../../../fixtures');

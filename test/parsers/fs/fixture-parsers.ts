@@ -6,14 +6,14 @@
  * parser must refuse the output, `{"parseError": {"parser": ..., "line": ...}}`.
  */
 import * as z from 'zod';
-import { ParseError } from '../../../handlers/core/parse-error.ts';
-import type { Fixture } from '../../../runtime/system/fixture-file.ts';
-import { parseFindmnt } from '../../../handlers/fs/parse/findmnt.ts';
-import { parseGetfacl, parseSetfaclErrors, parseSetfaclTest } from '../../../handlers/fs/parse/getfacl.ts';
-import { parseLsblk } from '../../../handlers/fs/parse/lsblk.ts';
-import { parseProcSwaps } from '../../../handlers/fs/parse/proc-swaps.ts';
-import { parseWipefs } from '../../../handlers/fs/parse/wipefs.ts';
-import { parseXxhsumCheck, parseXxhsumSums } from '../../../handlers/fs/parse/xxhsum.ts';
+import { ParseError } from '../../../handlers/core/parse-error';
+import type { Fixture } from '../../../runtime/system/fixture-file';
+import { parseFindmnt } from '../../../handlers/fs/parse/findmnt';
+import { parseGetfacl, parseSetfaclErrors, parseSetfaclTest } from '../../../handlers/fs/parse/getfacl';
+import { parseLsblk } from '../../../handlers/fs/parse/lsblk';
+import { parseProcSwaps } from '../../../handlers/fs/parse/proc-swaps';
+import { parseWipefs } from '../../../handlers/fs/parse/wipefs';
+import { parseXxhsumCheck, parseXxhsumSums } from '../../../handlers/fs/parse/xxhsum';
 import {
   getfaclFileSchema,
   lsblkDeviceSchema,
@@ -24,7 +24,7 @@ import {
   wipefsSignatureSchema,
   xxhsumCheckSchema,
   xxhsumSumSchema,
-} from '../../../handlers/fs/schemas.ts';
+} from '../../../handlers/fs/schemas';
 
 export const FS_FIXTURE_TOOLS = ['xxhsum', 'getfacl', 'setfacl', 'lsblk', 'findmnt', 'wipefs', 'swaps'] as const;
 export type FsFixtureTool = (typeof FS_FIXTURE_TOOLS)[number];

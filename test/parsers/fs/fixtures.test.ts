@@ -6,9 +6,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readFixture } from '../../../runtime/system/fixture-file.ts';
-import { parseXxhsumSums } from '../../../handlers/fs/parse/xxhsum.ts';
-import { expectedSchema, FS_FIXTURE_TOOLS, isXxhsumCheck, outcome, xxhsumFileNames } from './fixture-parsers.ts';
+import { readFixture } from '../../../runtime/system/fixture-file';
+import { parseXxhsumSums } from '../../../handlers/fs/parse/xxhsum';
+import { expectedSchema, FS_FIXTURE_TOOLS, isXxhsumCheck, outcome, xxhsumFileNames } from './fixture-parsers';
 
 const FIXTURES = resolve(import.meta.dirname, '../../../fixtures');
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ParseError } from '../../../handlers/core/parse-error.ts';
-import { parseGetfacl, parseSetfaclErrors, parseSetfaclTest, unescapeAclName } from '../../../handlers/fs/parse/getfacl.ts';
+import { ParseError } from '../../../handlers/core/parse-error';
+import { parseGetfacl, parseSetfaclErrors, parseSetfaclTest, unescapeAclName } from '../../../handlers/fs/parse/getfacl';
 
 function lineOf(fn: () => unknown): number | undefined {
   try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkMkfsOptions, MKFS_OPTIONS, mkfsOptionsSchema } from '../../../handlers/fs/mkfs-options.ts';
+import { checkMkfsOptions, MKFS_OPTIONS, mkfsOptionsSchema } from '../../../handlers/fs/mkfs-options';
 
 describe('checkMkfsOptions', () => {
   it('returns the pieces unchanged when every option is whitelisted', () => {

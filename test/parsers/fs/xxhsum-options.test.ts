@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkXxhsumOptions } from '../../../handlers/fs/xxhsum-options.ts';
+import { checkXxhsumOptions } from '../../../handlers/fs/xxhsum-options';
 
 describe('checkXxhsumOptions', () => {
   it('accepts the whitelisted flags', () => {

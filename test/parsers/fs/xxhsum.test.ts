@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ParseError } from '../../../handlers/core/parse-error.ts';
+import { ParseError } from '../../../handlers/core/parse-error';
 import {
   checkChecksumFile,
   escapeXxhName,
@@ -7,7 +7,7 @@ import {
   parseXxhsumCheck,
   parseXxhsumSums,
   unescapeXxhName,
-} from '../../../handlers/fs/parse/xxhsum.ts';
+} from '../../../handlers/fs/parse/xxhsum';
 import { parseError } from '../../helpers/parse-error';
 
 const H64 = 'e4c191d091bd8853';

@@ -5,14 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readFixture } from '../../../runtime/system/fixture-file.ts';
-import { parseIpLink } from '../../../handlers/network/parse/ip-link.ts';
-import { parseIpAddr } from '../../../handlers/network/parse/ip-addr.ts';
-import { parseEthtool, parseEthtoolDriver } from '../../../handlers/network/parse/ethtool.ts';
-import { findInetIface, parseIfupdown } from '../../../handlers/network/parse/ifupdown.ts';
-import { buildInterface, buildSettings, interfaceHealth, type BuildInput } from '../../../handlers/network/build-interface.ts';
-import { DEFAULT_SELECT_RULE, isListed, selectInterfaces } from '../../../handlers/network/select.ts';
-import { networkInterface, type IpLinkRecord } from '../../../handlers/network/schemas.ts';
+import { readFixture } from '../../../runtime/system/fixture-file';
+import { parseIpLink } from '../../../handlers/network/parse/ip-link';
+import { parseIpAddr } from '../../../handlers/network/parse/ip-addr';
+import { parseEthtool, parseEthtoolDriver } from '../../../handlers/network/parse/ethtool';
+import { findInetIface, parseIfupdown } from '../../../handlers/network/parse/ifupdown';
+import { buildInterface, buildSettings, interfaceHealth, type BuildInput } from '../../../handlers/network/build-interface';
+import { DEFAULT_SELECT_RULE, isListed, selectInterfaces } from '../../../handlers/network/select';
+import { networkInterface, type IpLinkRecord } from '../../../handlers/network/schemas';
 
 const fx = (rel: string) => readFixture(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', rel)).stdout;
 

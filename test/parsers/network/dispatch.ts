@@ -2,10 +2,10 @@
  * Which parser reads which recorded invocation, decided by argv exactly as a route would.
  * Shared by the fixture tests and test/tools/network/draft-expected.ts.
  */
-import type { Fixture } from '../../../runtime/system/fixture-file.ts';
-import { parseIpLink } from '../../../handlers/network/parse/ip-link.ts';
-import { parseIpAddr } from '../../../handlers/network/parse/ip-addr.ts';
-import { parseEthtool, parseEthtoolDriver } from '../../../handlers/network/parse/ethtool.ts';
+import type { Fixture } from '../../../runtime/system/fixture-file';
+import { parseIpLink } from '../../../handlers/network/parse/ip-link';
+import { parseIpAddr } from '../../../handlers/network/parse/ip-addr';
+import { parseEthtool, parseEthtoolDriver } from '../../../handlers/network/parse/ethtool';
 
 export type ParserName = 'ip-link' | 'ip-addr' | 'ethtool' | 'ethtool-i';
 

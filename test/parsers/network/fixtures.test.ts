@@ -9,10 +9,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
-import { loadFixtureDir } from '../../../runtime/system/fixture-file.ts';
-import { ParseError } from '../../../handlers/core/parse-error.ts';
-import { ethtoolDriverInfo, ethtoolSettings, ipAddrRecord, ipLinkRecord } from '../../../handlers/network/schemas.ts';
-import { parserFor, runParser, type ParserName } from './dispatch.ts';
+import { loadFixtureDir } from '../../../runtime/system/fixture-file';
+import { ParseError } from '../../../handlers/core/parse-error';
+import { ethtoolDriverInfo, ethtoolSettings, ipAddrRecord, ipLinkRecord } from '../../../handlers/network/schemas';
+import { parserFor, runParser, type ParserName } from './dispatch';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const schemaFor: Record<ParserName, z.ZodType> = {

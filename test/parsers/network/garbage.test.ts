@@ -3,10 +3,10 @@
  * parser and the line (or the record), never return a half-parsed success.
  */
 import { describe, expect, it } from 'vitest';
-import { ParseError } from '../../../handlers/core/parse-error.ts';
-import { parseIpLink } from '../../../handlers/network/parse/ip-link.ts';
-import { parseIpAddr } from '../../../handlers/network/parse/ip-addr.ts';
-import { parseEthtool, parseEthtoolDriver } from '../../../handlers/network/parse/ethtool.ts';
+import { ParseError } from '../../../handlers/core/parse-error';
+import { parseIpLink } from '../../../handlers/network/parse/ip-link';
+import { parseIpAddr } from '../../../handlers/network/parse/ip-addr';
+import { parseEthtool, parseEthtoolDriver } from '../../../handlers/network/parse/ethtool';
 
 function pe(fn: () => unknown): ParseError {
   try {

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ParseError } from '../../../handlers/core/parse-error.ts';
-import { findInetIface, parseIfupdown } from '../../../handlers/network/parse/ifupdown.ts';
+import { ParseError } from '../../../handlers/core/parse-error';
+import { findInetIface, parseIfupdown } from '../../../handlers/network/parse/ifupdown';
 import {
   ifaceStanzaInput,
   ifupdownToken,
@@ -15,8 +15,8 @@ import {
   renderIfaceStanza,
   replaceIfaceStanza,
   type IfaceStanzaInput,
-} from '../../../handlers/network/render/ifupdown.ts';
-import { ifupdownFile } from '../../../handlers/network/schemas.ts';
+} from '../../../handlers/network/render/ifupdown';
+import { ifupdownFile } from '../../../handlers/network/schemas';
 import { parseError } from '../../helpers/parse-error';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', 'ifupdown');

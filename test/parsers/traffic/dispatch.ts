@@ -4,11 +4,11 @@
  * `tc -j filter show` -> filter JSON; `tc filter show` -> filter text. Mutating commands
  * (add/replace/del) have no parser.
  */
-import type { Fixture } from '../../../runtime/system/fixture-file.ts';
-import { parseTcQdisc } from '../../../handlers/traffic/parse/tc-qdisc.ts';
-import { parseTcClass } from '../../../handlers/traffic/parse/tc-class.ts';
-import { parseTcFilter, parseTcFilterText } from '../../../handlers/traffic/parse/tc-filter.ts';
-import { parseIpLinkNames } from '../../../handlers/traffic/parse/ip-link-names.ts';
+import type { Fixture } from '../../../runtime/system/fixture-file';
+import { parseTcQdisc } from '../../../handlers/traffic/parse/tc-qdisc';
+import { parseTcClass } from '../../../handlers/traffic/parse/tc-class';
+import { parseTcFilter, parseTcFilterText } from '../../../handlers/traffic/parse/tc-filter';
+import { parseIpLinkNames } from '../../../handlers/traffic/parse/ip-link-names';
 
 export type TrafficParser = 'tc-qdisc' | 'tc-class' | 'tc-filter' | 'tc-filter-text' | 'ip-link-names';
 

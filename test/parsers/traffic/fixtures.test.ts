@@ -10,10 +10,10 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { loadFixtureDir } from '../../../runtime/system/fixture-file.ts';
-import { ParseError } from '../../../handlers/core/parse-error.ts';
-import { ClassEntry, FilterEntry, QueueEntry } from '../../../handlers/traffic/schemas.ts';
-import { runTrafficParser, trafficParserFor } from './dispatch.ts';
+import { loadFixtureDir } from '../../../runtime/system/fixture-file';
+import { ParseError } from '../../../handlers/core/parse-error';
+import { ClassEntry, FilterEntry, QueueEntry } from '../../../handlers/traffic/schemas';
+import { runTrafficParser, trafficParserFor } from './dispatch';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', 'tc');
 const fixtures = loadFixtureDir(dir);

@@ -3,12 +3,12 @@
  * truncated input must throw a ParseError that names the line, never return a half result.
  */
 import { describe, expect, it } from 'vitest';
-import { ParseError } from '../../../handlers/core/parse-error.ts';
-import { JsonObject, parseJsonMulti } from '../../../handlers/traffic/parse/json-multi.ts';
-import { parseTcQdisc } from '../../../handlers/traffic/parse/tc-qdisc.ts';
-import { parseTcClass } from '../../../handlers/traffic/parse/tc-class.ts';
-import { decodeU32Match, parseTcFilter, parseTcFilterText } from '../../../handlers/traffic/parse/tc-filter.ts';
-import { parseIpLinkNames } from '../../../handlers/traffic/parse/ip-link-names.ts';
+import { ParseError } from '../../../handlers/core/parse-error';
+import { JsonObject, parseJsonMulti } from '../../../handlers/traffic/parse/json-multi';
+import { parseTcQdisc } from '../../../handlers/traffic/parse/tc-qdisc';
+import { parseTcClass } from '../../../handlers/traffic/parse/tc-class';
+import { decodeU32Match, parseTcFilter, parseTcFilterText } from '../../../handlers/traffic/parse/tc-filter';
+import { parseIpLinkNames } from '../../../handlers/traffic/parse/ip-link-names';
 import {
   formatClassId,
   ipv4ToHex32,
@@ -18,7 +18,7 @@ import {
   parseTcSize,
   prefixLengthOfMask,
   tcShownRate,
-} from '../../../handlers/traffic/parse/tc-units.ts';
+} from '../../../handlers/traffic/parse/tc-units';
 import { parseError } from '../../helpers/parse-error';
 
 

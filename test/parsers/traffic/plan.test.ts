@@ -6,10 +6,10 @@
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { readFixture } from '../../../runtime/system/fixture-file.ts';
-import { parseTcQdisc } from '../../../handlers/traffic/parse/tc-qdisc.ts';
-import { parseTcClass } from '../../../handlers/traffic/parse/tc-class.ts';
-import { parseTcFilter } from '../../../handlers/traffic/parse/tc-filter.ts';
+import { readFixture } from '../../../runtime/system/fixture-file';
+import { parseTcQdisc } from '../../../handlers/traffic/parse/tc-qdisc';
+import { parseTcClass } from '../../../handlers/traffic/parse/tc-class';
+import { parseTcFilter } from '../../../handlers/traffic/parse/tc-filter';
 import {
   TC,
   TrafficPlanError,
@@ -31,8 +31,8 @@ import {
   showClassArgv,
   showFilterArgv,
   showQdiscArgv,
-} from '../../../handlers/traffic/plan.ts';
-import { CreateRuleBody, IdList, StoredRule, TrafficListing } from '../../../handlers/traffic/schemas.ts';
+} from '../../../handlers/traffic/plan';
+import { CreateRuleBody, IdList, StoredRule, TrafficListing } from '../../../handlers/traffic/schemas';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', 'tc');
 const fx = (name: string) => readFixture(join(dir, `${name}.yaml`));

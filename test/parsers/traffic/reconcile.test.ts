@@ -4,13 +4,13 @@
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { readFixture } from '../../../runtime/system/fixture-file.ts';
-import { parseTcQdisc } from '../../../handlers/traffic/parse/tc-qdisc.ts';
-import { parseTcClass } from '../../../handlers/traffic/parse/tc-class.ts';
-import { parseTcFilter } from '../../../handlers/traffic/parse/tc-filter.ts';
-import { TC, planAddRule, planEnsureRoot } from '../../../handlers/traffic/plan.ts';
-import { reconcile, type DeviceTcState } from '../../../handlers/traffic/reconcile.ts';
-import type { StoredRule } from '../../../handlers/traffic/schemas.ts';
+import { readFixture } from '../../../runtime/system/fixture-file';
+import { parseTcQdisc } from '../../../handlers/traffic/parse/tc-qdisc';
+import { parseTcClass } from '../../../handlers/traffic/parse/tc-class';
+import { parseTcFilter } from '../../../handlers/traffic/parse/tc-filter';
+import { TC, planAddRule, planEnsureRoot } from '../../../handlers/traffic/plan';
+import { reconcile, type DeviceTcState } from '../../../handlers/traffic/reconcile';
+import type { StoredRule } from '../../../handlers/traffic/schemas';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', 'tc');
 const out = (name: string) => readFixture(join(dir, `${name}.yaml`)).stdout;

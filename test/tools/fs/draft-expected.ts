@@ -9,8 +9,8 @@
  */
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { readFixture } from '../../../runtime/system/fixture-file.ts';
-import { FS_FIXTURE_TOOLS, outcome } from '../../parsers/fs/fixture-parsers.ts';
+import { readFixture } from '../../../runtime/system/fixture-file';
+import { FS_FIXTURE_TOOLS, outcome } from '../../parsers/fs/fixture-parsers';
 
 const FIXTURES = resolve(import.meta.dirname, '../../../fixtures');
 const force = new Set(process.argv.slice(process.argv.indexOf('--force') + 1).filter(() => process.argv.includes('--force')));

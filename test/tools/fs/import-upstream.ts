@@ -18,7 +18,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { readFixture, writeFixture, type Fixture } from '../../../runtime/system/fixture-file.ts';
+import { readFixture, writeFixture, type Fixture } from '../../../runtime/system/fixture-file';
 
 const SAMPLES = resolve(import.meta.dirname, '../../../../shared/upstream-samples');
 const FIXTURES = resolve(import.meta.dirname, '../../../fixtures');

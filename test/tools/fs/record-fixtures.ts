@@ -17,11 +17,11 @@
 import { deepStrictEqual } from 'node:assert';
 import { chmod, mkdir, open, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { readFixture, writeFixture, type Fixture } from '../../../runtime/system/fixture-file.ts';
-import { createLoopDevice, exec, requireTools, run, type ExecResult, type LoopDevice } from '../../system/helpers/loop.ts';
-import { findmntArgv } from '../../../handlers/fs/parse/findmnt.ts';
-import { lsblkArgv } from '../../../handlers/fs/parse/lsblk.ts';
-import { wipefsArgv } from '../../../handlers/fs/parse/wipefs.ts';
+import { readFixture, writeFixture, type Fixture } from '../../../runtime/system/fixture-file';
+import { createLoopDevice, exec, requireTools, run, type ExecResult, type LoopDevice } from '../../system/helpers/loop';
+import { findmntArgv } from '../../../handlers/fs/parse/findmnt';
+import { lsblkArgv } from '../../../handlers/fs/parse/lsblk';
+import { wipefsArgv } from '../../../handlers/fs/parse/wipefs';
 
 const FIXTURES = resolve(import.meta.dirname, '../../../fixtures');
 /** fixed mountpoint of the recording filesystem, so fixture argv does not change per run */

@@ -5,9 +5,9 @@
  *
  *   npx vite-node test/tools/network/draft-expected.ts fixtures/ip/link-show-netns.yaml
  */
-import { readFixture } from '../../../runtime/system/fixture-file.ts';
-import { parserFor, runParser } from '../../parsers/network/dispatch.ts';
-import { ParseError } from '../../../handlers/core/parse-error.ts';
+import { readFixture } from '../../../runtime/system/fixture-file';
+import { parserFor, runParser } from '../../parsers/network/dispatch';
+import { ParseError } from '../../../handlers/core/parse-error';
 
 for (const file of process.argv.slice(2)) {
   const f = readFixture(file);

@@ -24,8 +24,8 @@ import { tmpdir, release } from 'node:os';
 import { join, dirname } from 'node:path';
 import { parse } from 'yaml';
 import { fileURLToPath } from 'node:url';
-import { writeFixture, type Fixture } from '../../../runtime/system/fixture-file.ts';
-import { createNetns, ETHTOOL, IP, type Netns } from '../../system/helpers/netns.ts';
+import { writeFixture, type Fixture } from '../../../runtime/system/fixture-file';
+import { createNetns, ETHTOOL, IP, type Netns } from '../../system/helpers/netns';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..', '..');

@@ -30,7 +30,7 @@ import { mkdirSync, readFileSync, rmSync, readdirSync } from 'node:fs';
 import { release } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeFixture, type Fixture } from '../../../runtime/system/fixture-file.ts';
+import { writeFixture, type Fixture } from '../../../runtime/system/fixture-file';
 import {
   IP,
   TC,
@@ -43,10 +43,10 @@ import {
   timedSend,
   type RunResult,
   type VethPair,
-} from '../../system/helpers/tc-netns.ts';
-import { planCreateRule, planRemoveRule, planAddRule, showClassArgv, showFilterArgv, showQdiscArgv } from '../../../handlers/traffic/plan.ts';
-import { parseTcQdisc } from '../../../handlers/traffic/parse/tc-qdisc.ts';
-import type { StoredRule } from '../../../handlers/traffic/schemas.ts';
+} from '../../system/helpers/tc-netns';
+import { planCreateRule, planRemoveRule, planAddRule, showClassArgv, showFilterArgv, showQdiscArgv } from '../../../handlers/traffic/plan';
+import { parseTcQdisc } from '../../../handlers/traffic/parse/tc-qdisc';
+import type { StoredRule } from '../../../handlers/traffic/schemas';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..', '..');

@@ -20,11 +20,11 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { release } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeFixture } from '../../../runtime/system/fixture-file.ts';
-import { IP, TC, createVethPair, deleteNetns, inNetns, must, requireNetnsTools, run, type RunResult } from '../../system/helpers/tc-netns.ts';
-import { planAddRule, planEnsureRoot, planRemoveRoot, planRemoveRule, showClassArgv, showFilterArgv, showQdiscArgv } from '../../../handlers/traffic/plan.ts';
-import { parseTcQdisc } from '../../../handlers/traffic/parse/tc-qdisc.ts';
-import type { StoredRule } from '../../../handlers/traffic/schemas.ts';
+import { writeFixture } from '../../../runtime/system/fixture-file';
+import { IP, TC, createVethPair, deleteNetns, inNetns, must, requireNetnsTools, run, type RunResult } from '../../system/helpers/tc-netns';
+import { planAddRule, planEnsureRoot, planRemoveRoot, planRemoveRule, showClassArgv, showFilterArgv, showQdiscArgv } from '../../../handlers/traffic/plan';
+import { parseTcQdisc } from '../../../handlers/traffic/parse/tc-qdisc';
+import type { StoredRule } from '../../../handlers/traffic/schemas';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..', '..');
