@@ -20,9 +20,28 @@ export interface TestHost {
   adminToken: string;
   replay?: ReplayBackend;
   token(perms: string[], name?: string): Promise<string>;
-  /** Call the app in-process like an HTTP client would. */
-  call(method: string, path: string, o?: { body?: unknown; token?: string | null; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; json: any; text: string }>;
+  /**
+   * Call the app in-process like an HTTP client would. `json` is the parsed body (undefined when
+   * empty or not JSON), typed `T` as the caller states it: `unknown` unless the test names the
+   * route's answer type (`call<z.infer<typeof schema>>`); an error answer is read with errorOf.
+   */
+  call<T = unknown>(method: string, path: string, o?: CallOptions): Promise<Answer<T>>;
   close(): Promise<void>;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  /** default: the admin token; null: send none */
+  token?: string | null;
+  headers?: Record<string, string>;
+}
+
+/** What `call` answers: `json` as the caller typed it (see call). */
+export interface Answer<T = unknown> {
+  status: number;
+  headers: Headers;
+  json: T;
+  text: string;
 }
 
 export interface TestHostOptions {
@@ -68,7 +87,7 @@ export async function makeTestHost(o: TestHostOptions = {}): Promise<TestHost> {
     async token(perms, name) {
       return (await createToken(host.db, name ?? `t${++n}`, perms)).token;
     },
-    async call(method, path, c = {}) {
+    async call<T = unknown>(method: string, path: string, c: CallOptions = {}): Promise<Answer<T>> {
       const headers: Record<string, string> = { ...(c.headers ?? {}) };
       const token = c.token === undefined ? admin.token : c.token;
       if (token !== null) headers.token = token;
@@ -85,7 +104,8 @@ export async function makeTestHost(o: TestHostOptions = {}): Promise<TestHost> {
       } catch {
         json = undefined;
       }
-      return { status: res.status, headers: res.headers, json, text };
+      // the caller states the answer's type (the route's response schema); tests read it as such
+      return { status: res.status, headers: res.headers, json: json as T, text };
     },
     async close() {
       await host.close();

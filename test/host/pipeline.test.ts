@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve, type Serving } from '../../runtime/serve';
 import { createToken } from '../../runtime/tokens';
 import { distDir, makeTestConfig } from '../helpers/host';
+import { errorOf } from '../helpers/answers';
 
 let s: Serving;
 let admin: string;
@@ -90,20 +91,20 @@ describe('request bodies', () => {
   ])('%s is a 400', async (body, message) => {
     const r = await post('/kerberos/conf/update', body);
     expect(r.status).toBe(400);
-    expect(r.json.error.code).toBe('bad_request');
-    expect(r.json.error.message).toContain(message);
+    expect(errorOf(r).code).toBe('bad_request');
+    expect(errorOf(r).message).toContain(message);
   });
 
   it('invalid JSON is a 400 invalid_json', async () => {
     const r = await post('/kerberos/conf/update', '{"conf": ');
     expect(r.status).toBe(400);
-    expect(r.json.error.code).toBe('invalid_json');
+    expect(errorOf(r).code).toBe('invalid_json');
   });
 
   it('a route that takes no body refuses fields, naming the first', async () => {
     const r = await post('/kerberos/ticket/destroy', '{"force": true}');
     expect(r.status).toBe(400);
-    expect(r.json.error.code).toBe('validation_failed');
-    expect(r.json.error.issues?.[0].path).toBe('body.force');
+    expect(errorOf(r).code).toBe('validation_failed');
+    expect(errorOf(r).issues?.[0].path).toBe('body.force');
   });
 });

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { route } from '../../handlers/core/route';
 import { ApiError } from '../../handlers/core/errors';
 import { makeTestHost, type TestHost } from '../helpers/host';
+import { errorOf } from '../helpers/answers';
 
 // Small routes declared with the real contract, to pin its behaviour independent of any area.
 const echo = route({
@@ -105,16 +106,16 @@ describe('route contract', () => {
   it('URL-decodes path params before validating them', async () => {
     const r = await t.call('POST', '/api/v2/test/echo/a%2Fb', { body: { count: 1 } });
     expect(r.status).toBe(400);
-    expect(r.json.error.code).toBe('validation_failed');
-    expect(r.json.error.issues[0].path).toBe('params.name');
+    expect(errorOf(r).code).toBe('validation_failed');
+    expect(errorOf(r).issues![0].path).toBe('params.name');
   });
 
   it('401 without a token, for a malformed one and for an unknown one', async () => {
     for (const token of [null, 'nope', `blt_000000000000_${'A'.repeat(43)}`]) {
       const r = await t.call('GET', '/api/v2/test/read', { token });
       expect(r.status).toBe(401);
-      expect(r.json.error.code).toBe('unauthorized');
-      expect(typeof r.json.error.requestId).toBe('string');
+      expect(errorOf(r).code).toBe('unauthorized');
+      expect(typeof errorOf(r).requestId).toBe('string');
     }
   });
 
@@ -126,28 +127,28 @@ describe('route contract', () => {
     const readOnly = await t.token(['test:read']);
     const r = await t.call('POST', '/api/v2/test/echo/x', { token: readOnly, body: { count: 1 } });
     expect(r.status).toBe(403);
-    expect(r.json.error.message).toContain('test:manage');
+    expect(errorOf(r).message).toContain('test:manage');
   });
 
   it('revoked and expired tokens are refused', async () => {
     const tok = await t.token(['*'], 'revoke-me');
     t.host.db.prepare('UPDATE api_tokens SET revoked_at = 1 WHERE name = ?').run('revoke-me');
-    expect((await t.call('GET', '/api/v2/test/read', { token: tok })).json.error.message).toBe('token revoked');
+    expect(errorOf(await t.call('GET', '/api/v2/test/read', { token: tok })).message).toBe('token revoked');
     const tok2 = await t.token(['*'], 'expire-me');
     t.host.db.prepare('UPDATE api_tokens SET expires_at = 1 WHERE name = ?').run('expire-me');
-    expect((await t.call('GET', '/api/v2/test/read', { token: tok2 })).json.error.message).toBe('token expired');
+    expect(errorOf(await t.call('GET', '/api/v2/test/read', { token: tok2 })).message).toBe('token expired');
   });
 
   it('validation errors list every issue with its field path', async () => {
     const r = await t.call('POST', '/api/v2/test/echo/abc', { body: { count: 0, tags: [1] } });
     expect(r.status).toBe(400);
-    expect(r.json.error.issues.map((i: { path: string }) => i.path).sort()).toEqual(['body.count', 'body.tags.0']);
+    expect(errorOf(r).issues!.map((i: { path: string }) => i.path).sort()).toEqual(['body.count', 'body.tags.0']);
   });
 
   it('invalid JSON is a 400 invalid_json; an empty body is {}', async () => {
-    expect((await t.call('POST', '/api/v2/test/echo/abc', { body: '{nope' })).json.error.code).toBe('invalid_json');
+    expect(errorOf(await t.call('POST', '/api/v2/test/echo/abc', { body: '{nope' })).code).toBe('invalid_json');
     const r = await t.call('POST', '/api/v2/test/echo/abc', { body: '' });
-    expect(r.json.error.issues[0].path).toBe('body.count');
+    expect(errorOf(r).issues![0].path).toBe('body.count');
   });
 
   it('query parameters are validated for GET routes', async () => {
@@ -158,9 +159,9 @@ describe('route contract', () => {
   it('an unexpected exception is a 500 with a request id and no internal message', async () => {
     const r = await t.call('GET', '/api/v2/test/boom');
     expect(r.status).toBe(500);
-    expect(r.json.error.code).toBe('internal');
+    expect(errorOf(r).code).toBe('internal');
     expect(r.text).not.toContain('shadow');
-    expect(r.json.error.message).toContain(r.json.error.requestId);
+    expect(errorOf(r).message).toContain(errorOf(r).requestId);
   });
 
   it('a response that breaks its schema is a 500, not a silent wrong answer', async () => {
@@ -177,7 +178,7 @@ describe('route contract', () => {
   it('unknown route 404, wrong method 405 with Allow, HEAD works as GET, OPTIONS preflight', async () => {
     const nf = await t.call('GET', '/api/v2/nope');
     expect(nf.status).toBe(404);
-    expect(nf.json.error.code).toBe('route_not_found');
+    expect(errorOf(nf).code).toBe('route_not_found');
     const wrong = await t.call('GET', '/api/v2/test/echo/abc');
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('POST, OPTIONS');

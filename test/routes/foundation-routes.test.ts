@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import availableFs from '../../handlers/fs/routes/available-fs';
 import confGet from '../../handlers/kerberos/routes/conf-get';
 import { makeTestHost, type TestHost } from '../helpers/host';
+import { errorOf } from '../helpers/answers';
 
 let t: TestHost;
 beforeAll(async () => {
@@ -38,7 +39,7 @@ describe('GET /kerberos/conf', () => {
   it('404 with a clear message when the file is absent', async () => {
     const r = await t.call('GET', '/api/v2/kerberos/conf');
     expect(r.status).toBe(404);
-    expect(r.json.error.message).toBe(`krb5.conf not found at ${t.config.paths.krb5Conf}`);
+    expect(errorOf(r).message).toBe(`krb5.conf not found at ${t.config.paths.krb5Conf}`);
   });
 
   it('a file that does not parse is a 502 naming the line, not a 500', async () => {
@@ -46,7 +47,7 @@ describe('GET /kerberos/conf', () => {
     writeFileSync(t.config.paths.krb5Conf, 'includedir /etc/krb5.conf.d\n[realms]\nEXAMPLE = {\n');
     const r = await t.call('GET', '/api/v2/kerberos/conf');
     expect(r.status).toBe(502);
-    expect(r.json.error.code).toBe('bad_gateway');
-    expect(r.json.error.message).toMatch(/line \d+/);
+    expect(errorOf(r).code).toBe('bad_gateway');
+    expect(errorOf(r).message).toMatch(/line \d+/);
   });
 });

@@ -21,6 +21,7 @@ import { demoConfig, seedDemo } from '../../runtime/demo';
 import { createHost, type Host } from '../../runtime/host';
 import { createToken } from '../../runtime/tokens';
 import { distDir, repo } from '../helpers/host';
+import { errorOf } from '../helpers/answers';
 
 const ROUTES = [availableFs, explore, makeDirectory, makeFilesystem, mount, setPermissions, unmount, xxhash, xxhashVerify];
 
@@ -58,10 +59,10 @@ describe('the demo appliance', () => {
     const xfs = await post('make_filesystem', { device: '/dev/sdc', type: 'xfs', options: ['-L', 'archive'] });
     expect(xfs.json).toMatch(/^meta-data=\/dev\/sdc/);
     const sdb = await post('make_filesystem', { device: '/dev/sdb', type: 'ext4' });
-    expect([sdb.status, sdb.json.error.message]).toEqual([409, 'cannot create a filesystem on /dev/sdb: /dev/sdb is mounted at "/srv/data"']);
+    expect([sdb.status, errorOf(sdb).message]).toEqual([409, 'cannot create a filesystem on /dev/sdb: /dev/sdb is mounted at "/srv/data"']);
     const sda = await post('make_filesystem', { device: '/dev/sda', type: 'ext4', force: true });
     expect(sda.status).toBe(409);
-    expect(sda.json.error.details).toEqual({ reason: 'in-use' });
+    expect(errorOf(sda).details).toEqual({ reason: 'in-use' });
   });
 
   it('mounts, unmounts, makes directories, sets ACLs and hashes files', async () => {

@@ -17,6 +17,7 @@ import { wipefsArgv } from '../../handlers/fs/parse/wipefs';
 import { readFixture, type Fixture } from '../../runtime/system/fixture-file';
 import { fixture, makeTestHost, type TestHost } from '../helpers/host';
 import { SwitchableReplay } from './fs-helpers';
+import { errorOf } from '../helpers/answers';
 
 const FIXTURES = resolve(import.meta.dirname, '../../fixtures');
 const recorded = (tool: string, name: string): Fixture => readFixture(join(FIXTURES, tool, `${name}.yaml`));
@@ -134,11 +135,11 @@ describe('POST /fs/make_filesystem', () => {
     use(recorded('lsblk', 'ext4-mounted-twice'), findmnt({ target: '/tmp/ballast-fixtures', source: '/dev/loop0' }), recorded('wipefs', 'ext4'));
     const r = await t.call('POST', '/api/v2/fs/make_filesystem', { body: { device: '/dev/loop0', type: 'ext4', force: true } });
     expect(r.status).toBe(409);
-    expect(r.json.error.code).toBe('conflict');
-    expect(r.json.error.message).toBe(
+    expect(errorOf(r).code).toBe('conflict');
+    expect(errorOf(r).message).toBe(
       'cannot create a filesystem on /dev/loop0: /dev/loop0 is mounted at "/tmp/ballast-fixtures/mnt space", "/tmp/ballast-fixtures"',
     );
-    expect(r.json.error.details).toEqual({ reason: 'mounted' });
+    expect(errorOf(r).details).toEqual({ reason: 'mounted' });
     expect(argvs().some((a) => a[0] === MKFS || a.includes('-a'))).toBe(false);
   });
 
@@ -146,15 +147,15 @@ describe('POST /fs/make_filesystem', () => {
     use(recorded('lsblk', 'partitions-mounted-and-swap'), findmnt(), wipefsNone('/dev/loop1'));
     const r = await t.call('POST', '/api/v2/fs/make_filesystem', { body: { device: '/dev/loop1', type: 'ext4', force: true } });
     expect(r.status).toBe(409);
-    expect(r.json.error.details).toEqual({ reason: 'in-use' });
-    expect(r.json.error.message).toMatch(/holds other devices: \/dev\/loop1p1 \(part\), \/dev\/loop1p2 \(part\).*loop1p2 is swap/);
+    expect(errorOf(r).details).toEqual({ reason: 'in-use' });
+    expect(errorOf(r).message).toMatch(/holds other devices: \/dev\/loop1p1 \(part\), \/dev\/loop1p2 \(part\).*loop1p2 is swap/);
   });
 
   it('refuses a device in use as swap', async () => {
     use(lsblk('/dev/sdc', { name: 'sdc', mountpoints: ['[SWAP]'] }), findmnt(), wipefsNone('/dev/sdc'));
     const r = await t.call('POST', '/api/v2/fs/make_filesystem', { body: { device: '/dev/sdc', type: 'ext4', force: true } });
     expect(r.status).toBe(409);
-    expect(r.json.error).toMatchObject({ message: 'cannot create a filesystem on /dev/sdc: /dev/sdc is in use as swap', details: { reason: 'swap' } });
+    expect(errorOf(r)).toMatchObject({ message: 'cannot create a filesystem on /dev/sdc: /dev/sdc is in use as swap', details: { reason: 'swap' } });
   });
 
   it('refuses a device with a signature unless force; with force wipes it, then formats', async () => {
@@ -163,10 +164,10 @@ describe('POST /fs/make_filesystem', () => {
     use(loop0, findmnt(), ext4);
     const refused = await t.call('POST', '/api/v2/fs/make_filesystem', { body: { device: '/dev/loop0', type: 'xfs' } });
     expect(refused.status).toBe(409);
-    expect(refused.json.error.message).toBe(
+    expect(errorOf(refused).message).toBe(
       'cannot create a filesystem on /dev/loop0: /dev/loop0 already carries ext4 (filesystem) at offset 0x438 (send "force": true to wipe it and format anyway)',
     );
-    expect(refused.json.error.details).toEqual({ reason: 'signature' });
+    expect(errorOf(refused).details).toEqual({ reason: 'signature' });
 
     const wipe = ['/usr/sbin/wipefs', '-a', '-q', '--', '/dev/loop0'];
     const mkfs = [MKFS, '-t', 'xfs', '--', '/dev/loop0'];
@@ -190,13 +191,13 @@ describe('POST /fs/make_filesystem', () => {
     use(notBlock('/dev/nope'));
     const r = await t.call('POST', '/api/v2/fs/make_filesystem', { body: { device: '/dev/nope', type: 'ext4' } });
     expect(r.status).toBe(404);
-    expect(r.json.error.message).toBe('/dev/nope is not a block device (or does not exist)');
+    expect(errorOf(r).message).toBe('/dev/nope is not a block device (or does not exist)');
   });
 
   it('400 for input it will not run: unknown type, type not installed, options outside the whitelist, a force flag, a non-/dev path', async () => {
     use();
-    const bad = async (body: unknown) => (await t.call('POST', '/api/v2/fs/make_filesystem', { body })).json.error;
-    expect((await bad({ device: '/dev/sdb', type: 'zfs' })).issues[0].path).toBe('body.type');
+    const bad = async (body: unknown) => errorOf(await t.call('POST', '/api/v2/fs/make_filesystem', { body }));
+    expect((await bad({ device: '/dev/sdb', type: 'zfs' })).issues![0].path).toBe('body.type');
     expect(await bad({ device: '/dev/sdb', type: 'btrfs' })).toMatchObject({
       message: 'filesystem type btrfs is not available on this box (see GET /fs/available_fs)',
       issues: [{ path: 'body.type', message: 'mkfs.btrfs is not installed' }],
@@ -204,12 +205,12 @@ describe('POST /fs/make_filesystem', () => {
     expect((await bad({ device: '/dev/sdb', type: 'ext4', options: ['-F'] })).issues).toEqual([
       { path: 'body.options', message: expect.stringMatching(/^option "-F" is not allowed for ext4/) },
     ]);
-    expect((await bad({ device: '/dev/sdb', type: 'ext4', options: ['-Ldata'] })).issues[0].message).toBe(
+    expect((await bad({ device: '/dev/sdb', type: 'ext4', options: ['-Ldata'] })).issues![0].message).toBe(
       'option "-Ldata": give the option and its value as two elements, e.g. ["-L", "data"]',
     );
-    expect((await bad({ device: '/dev/sdb', type: 'ext4', options: ['-d', '/etc'] })).issues[0].message).toMatch(/not allowed/);
+    expect((await bad({ device: '/dev/sdb', type: 'ext4', options: ['-d', '/etc'] })).issues![0].message).toMatch(/not allowed/);
     expect((await bad({ device: '/srv/disk.img', type: 'ext4' })).issues).toEqual([{ path: 'body.device', message: 'must be a device path under /dev/' }]);
-    expect((await bad({ device: 'sdb', type: 'ext4' })).issues[0].path).toBe('body.device');
+    expect((await bad({ device: 'sdb', type: 'ext4' })).issues![0].path).toBe('body.device');
     expect((await bad({ device: '/dev/sdb', type: 'ext4', forse: true })).code).toBe('validation_failed');
     expect(argvs()).toEqual([]);
   });
@@ -246,7 +247,7 @@ describe('POST /fs/make_directory', () => {
 
   it('refuses options other than mode, owner and group, joined forms, bad values and relative paths', async () => {
     use();
-    const bad = async (body: unknown) => (await t.call('POST', '/api/v2/fs/make_directory', { body })).json.error.issues;
+    const bad = async (body: unknown) => errorOf(await t.call('POST', '/api/v2/fs/make_directory', { body })).issues!;
     expect(await bad({ destination: '/srv/x', options: ['-D'] })).toEqual([
       { path: 'body.options', message: 'option "-D" is not allowed (allowed: -m/--mode, -o/--owner, -g/--group)' },
     ]);
@@ -266,10 +267,10 @@ describe('POST /fs/make_directory', () => {
     );
     const owner = await t.call('POST', '/api/v2/fs/make_directory', { body: { destination: '/srv/x', options: ['-o', 'nosuch'] } });
     expect(owner.status).toBe(400);
-    expect(owner.json.error.message).toBe('no such user "nosuch"');
+    expect(errorOf(owner).message).toBe('no such user "nosuch"');
     const file = await t.call('POST', '/api/v2/fs/make_directory', { body: { destination: '/srv/file' } });
     expect(file.status).toBe(409);
-    expect(file.json.error.message).toBe('/srv/file (or one of its parents) exists and is not a directory');
+    expect(errorOf(file).message).toBe('/srv/file (or one of its parents) exists and is not a directory');
     expect(await newEvents()).toEqual([]);
   });
 });
@@ -292,13 +293,13 @@ describe('POST /fs/mount', () => {
     use(lsblk('/dev/sdb', { name: 'sdb' }), findmnt({ target: '/srv/data', source: '/dev/sdb', fstype: 'xfs' }));
     const twice = await t.call('POST', '/api/v2/fs/mount', { body: { device: '/dev/sdb', mountpoint: '/srv/other' } });
     expect(twice.status).toBe(409);
-    expect(twice.json.error.message).toBe('cannot mount /dev/sdb on /srv/other: /dev/sdb is already mounted at "/srv/data"');
-    expect(twice.json.error.details).toEqual({ reason: 'already-mounted' });
+    expect(errorOf(twice).message).toBe('cannot mount /dev/sdb on /srv/other: /dev/sdb is already mounted at "/srv/data"');
+    expect(errorOf(twice).details).toEqual({ reason: 'already-mounted' });
 
     use(lsblk('/dev/sdc', { name: 'sdc' }), findmnt({ target: '/srv/data', source: '/dev/sdb', fstype: 'xfs' }));
     const busy = await t.call('POST', '/api/v2/fs/mount', { body: { device: '/dev/sdc', mountpoint: '/srv/data' } });
     expect(busy.status).toBe(409);
-    expect(busy.json.error.details).toEqual({ reason: 'mountpoint-busy' });
+    expect(errorOf(busy).details).toEqual({ reason: 'mountpoint-busy' });
     expect(argvs().some((a) => a[0] === MOUNT)).toBe(false);
   });
 
@@ -306,7 +307,7 @@ describe('POST /fs/mount', () => {
     use(lsblk('/dev/sdc', { name: 'sdc' }), findmnt());
     const r = await t.call('POST', '/api/v2/fs/mount', { body: { device: '/dev/sdc', mountpoint: '/etc' } });
     expect(r.status).toBe(403);
-    expect(r.json.error.message).toBe('/etc is a system mountpoint; the API does not mount over it');
+    expect(errorOf(r).message).toBe('/etc is a system mountpoint; the API does not mount over it');
   });
 
   it('404 for a missing device, and for a missing mountpoint (mount says so)', async () => {
@@ -323,7 +324,7 @@ describe('POST /fs/mount', () => {
     );
     const r = await t.call('POST', '/api/v2/fs/mount', { body: { device: '/dev/sdc', mountpoint: '/srv/nope' } });
     expect(r.status).toBe(404);
-    expect(r.json.error).toMatchObject({
+    expect(errorOf(r)).toMatchObject({
       code: 'not_found',
       message: 'cannot mount /dev/sdc on /srv/nope: the mountpoint does not exist',
       details: { stderr: 'mount: /srv/nope: mount point does not exist.' },
@@ -339,12 +340,12 @@ describe('POST /fs/mount', () => {
     );
     const r = await t.call('POST', '/api/v2/fs/mount', { body: { device: '/dev/sdc', mountpoint: '/srv/x' } });
     expect(r.status).toBe(409);
-    expect(r.json.error.message).toBe('cannot mount /dev/sdc on /srv/x: the device holds no filesystem that can be mounted');
+    expect(errorOf(r).message).toBe('cannot mount /dev/sdc on /srv/x: the device holds no filesystem that can be mounted');
 
     use(lsblk('/dev/sdc', { name: 'sdc' }), findmnt(), fixture([MOUNT, '--', '/dev/sdc', '/srv/x'], '', { code: 1, stderr: 'mount: /srv/x: permission denied.\n' }));
     const other = await t.call('POST', '/api/v2/fs/mount', { body: { device: '/dev/sdc', mountpoint: '/srv/x' } });
     expect(other.status).toBe(502);
-    expect(other.json.error).toMatchObject({ code: 'command_failed', details: { command: [MOUNT, '--', '/dev/sdc', '/srv/x'], exitCode: 1 } });
+    expect(errorOf(other)).toMatchObject({ code: 'command_failed', details: { command: [MOUNT, '--', '/dev/sdc', '/srv/x'], exitCode: 1 } });
   });
 });
 
@@ -370,7 +371,7 @@ describe('POST /fs/unmount', () => {
     use(lsblk('/dev/sdc', { name: 'sdc' }), findmnt({ target: '/srv/data', source: '/dev/sdb' }));
     const wrong = await t.call('POST', '/api/v2/fs/unmount', { body: { device: '/dev/sdc', mountpoint: '/srv/data' } });
     expect(wrong.status).toBe(409);
-    expect(wrong.json.error.message).toBe('cannot unmount /srv/data: "/srv/data" holds /dev/sdb, not /dev/sdc');
+    expect(errorOf(wrong).message).toBe('cannot unmount /srv/data: "/srv/data" holds /dev/sdb, not /dev/sdc');
     expect(argvs().some((a) => a[0] === UMOUNT)).toBe(false);
   });
 
@@ -378,12 +379,12 @@ describe('POST /fs/unmount', () => {
     use(findmnt(), fixture(target('/srv/empty'), '{"filesystems": [{"target": "/"}]}\n'));
     const notMounted = await t.call('POST', '/api/v2/fs/unmount', { body: { mountpoint: '/srv/empty' } });
     expect(notMounted.status).toBe(409);
-    expect(notMounted.json.error).toMatchObject({ message: 'cannot unmount /srv/empty: "/srv/empty" is not mounted', details: { reason: 'not-mounted' } });
+    expect(errorOf(notMounted)).toMatchObject({ message: 'cannot unmount /srv/empty: "/srv/empty" is not mounted', details: { reason: 'not-mounted' } });
 
     use(findmnt(), fixture(target('/srv/nope'), '', { code: 1 }));
     const missing = await t.call('POST', '/api/v2/fs/unmount', { body: { mountpoint: '/srv/nope' } });
     expect(missing.status).toBe(404);
-    expect(missing.json.error.message).toBe('/srv/nope does not exist');
+    expect(errorOf(missing).message).toBe('/srv/nope does not exist');
   });
 
   it('refuses a system mountpoint (403) and one with filesystems below it (409); a busy one is 409', async () => {
@@ -392,11 +393,11 @@ describe('POST /fs/unmount', () => {
     use(findmnt({ target: '/srv/data', source: '/dev/sdb' }, { target: '/srv/data/inner', source: '/dev/sdc' }));
     const below = await t.call('POST', '/api/v2/fs/unmount', { body: { mountpoint: '/srv/data' } });
     expect(below.status).toBe(409);
-    expect(below.json.error.details).toEqual({ reason: 'has-submounts' });
+    expect(errorOf(below).details).toEqual({ reason: 'has-submounts' });
     use(findmnt({ target: '/srv/data', source: '/dev/sdb' }), fixture([UMOUNT, '--', '/srv/data'], '', { code: 32, stderr: 'umount: /srv/data: target is busy.\n' }));
     const busy = await t.call('POST', '/api/v2/fs/unmount', { body: { mountpoint: '/srv/data' } });
     expect(busy.status).toBe(409);
-    expect(busy.json.error.message).toMatch(/^cannot unmount \/srv\/data: the filesystem is busy/);
+    expect(errorOf(busy).message).toMatch(/^cannot unmount \/srv\/data: the filesystem is busy/);
     expect(await newEvents()).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type * as z from 'zod';
 import { exploreResultSchema, type ExploreEntry } from '../../handlers/fs/explore';
 import explore from '../../handlers/fs/routes/explore';
 import setPermissions from '../../handlers/fs/routes/set-permissions';
@@ -16,6 +17,14 @@ import { parseXxhsumSums } from '../../handlers/fs/parse/xxhsum';
 import { readFixture, type Fixture } from '../../runtime/system/fixture-file';
 import { fixture, makeTestHost, type TestHost } from '../helpers/host';
 import { SwitchableReplay } from './fs-helpers';
+import { errorOf } from '../helpers/answers';
+
+/** POST /fs/explore answers (handlers/fs/explore.ts exploreResultSchema) */
+type ExploreResult = z.infer<typeof exploreResultSchema>;
+/** POST /fs/xxhash answers (the route's response schema) */
+interface XxhashAnswer {
+  sums: { hash: string; fileName: string }[];
+}
 
 const FIXTURES = resolve(import.meta.dirname, '../../fixtures');
 const recorded = (tool: string, name: string): Fixture => readFixture(join(FIXTURES, tool, `${name}.yaml`));
@@ -93,11 +102,11 @@ describe('POST /fs/explore', () => {
   it('lists every entry with the stat fields of lstat, recursive children, file_num and total', async () => {
     // Reading a directory the first time after its creation moves its atime (relatime); walk
     // once so the lstat reference below and the answer see the same atime.
-    await t.call('POST', '/api/v2/fs/explore', { body: { fs_path: tree } });
-    const r = await t.call('POST', '/api/v2/fs/explore', { body: { fs_path: tree } });
+    await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: tree } });
+    const r = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: tree } });
     expect(r.status, r.text).toBe(200);
     expect(exploreResultSchema.safeParse(r.json).success).toBe(true);
-    const files = r.json.files as ExploreEntry[];
+    const files = r.json.files;
     expect(files.map((f) => f.name)).toEqual(['a.txt', 'empty', 'link-in', 'link-out', 'odd name ✓', 'sub']);
     const top = byName(files);
     for (const name of Object.keys(top)) {
@@ -125,7 +134,7 @@ describe('POST /fs/explore', () => {
   });
 
   it('depth limits the levels listed; directories not entered say truncated', async () => {
-    const r = await t.call('POST', '/api/v2/fs/explore', { body: { fs_path: tree, depth: 1 } });
+    const r = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: tree, depth: 1 } });
     expect(r.status).toBe(200);
     expect(r.json.total).toBe(6);
     expect(r.json).toMatchObject({ truncated: true, truncatedBy: ['depth'], limits: { depth: 1 } });
@@ -135,13 +144,13 @@ describe('POST /fs/explore', () => {
     expect(top['a.txt'].truncated).toBeUndefined();
     expect(top['link-out'].truncated).toBeUndefined();
 
-    const two = await t.call('POST', '/api/v2/fs/explore', { body: { fs_path: tree, depth: 2 } });
+    const two = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: tree, depth: 2 } });
     expect(byName(byName(two.json.files).sub.children).deeper).toMatchObject({ children: [], truncated: true });
     expect(two.json.total).toBe(8);
   });
 
   it('maxEntries caps the whole tree and says so', async () => {
-    const r = await t.call('POST', '/api/v2/fs/explore', { body: { fs_path: tree, maxEntries: 7 } });
+    const r = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: tree, maxEntries: 7 } });
     expect(r.status).toBe(200);
     expect(r.json.total).toBe(7);
     expect(r.json).toMatchObject({ truncated: true, truncatedBy: ['entries'], limits: { maxEntries: 7 } });
@@ -150,29 +159,29 @@ describe('POST /fs/explore', () => {
   });
 
   it('a trailing slash or a symlinked fs_path inside the roots lists the same tree under the given path', async () => {
-    const r = await t.call('POST', '/api/v2/fs/explore', { body: { fs_path: `${tree}/sub/` } });
+    const r = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: `${tree}/sub/` } });
     expect(r.json.files.map((f: ExploreEntry) => f.path)).toEqual([join(tree, 'sub/b.txt'), join(tree, 'sub/deeper')]);
-    const viaLink = await t.call('POST', '/api/v2/fs/explore', { body: { fs_path: join(tree, 'link-in') } });
+    const viaLink = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: join(tree, 'link-in') } });
     expect(viaLink.json.files.map((f: ExploreEntry) => f.path)).toEqual([join(tree, 'link-in/b.txt'), join(tree, 'link-in/deeper')]);
   });
 
   it('refuses: outside the read roots 403 (also through a symlink), missing 404, a file 400, over the ceiling 400, bad input 400', async () => {
-    const call = (body: unknown) => t.call('POST', '/api/v2/fs/explore', { body });
+    const call = (body: unknown) => t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body });
     const outside = await call({ fs_path: '/etc' });
     expect(outside.status).toBe(403);
-    expect(outside.json.error.message).toBe('/etc is outside the directories explore may read (settings.fs.readRoots)');
+    expect(errorOf(outside).message).toBe('/etc is outside the directories explore may read (settings.fs.readRoots)');
     expect((await call({ fs_path: join(base, 'escape') })).status).toBe(403);
     const missing = await call({ fs_path: join(tree, 'nope') });
     expect(missing.status).toBe(404);
-    expect(missing.json.error.message).toBe(`${join(tree, 'nope')} does not exist`);
+    expect(errorOf(missing).message).toBe(`${join(tree, 'nope')} does not exist`);
     const file = await call({ fs_path: join(tree, 'a.txt') });
     expect(file.status).toBe(400);
-    expect(file.json.error.message).toBe(`${join(tree, 'a.txt')} is not a directory`);
+    expect(errorOf(file).message).toBe(`${join(tree, 'a.txt')} is not a directory`);
     const ceiling = await call({ fs_path: tree, maxEntries: 5000 });
     expect(ceiling.status).toBe(400);
-    expect(ceiling.json.error.message).toBe("maxEntries 5000 is above this host's ceiling of 1000 (settings.fs.exploreMaxEntries)");
-    expect((await call({ fs_path: 'tree' })).json.error.issues).toEqual([{ path: 'body.fs_path', message: 'must be an absolute path' }]);
-    expect((await call({ fs_path: tree, depth: 0 })).json.error.issues[0].path).toBe('body.depth');
+    expect(errorOf(ceiling).message).toBe("maxEntries 5000 is above this host's ceiling of 1000 (settings.fs.exploreMaxEntries)");
+    expect(errorOf((await call({ fs_path: 'tree' }))).issues).toEqual([{ path: 'body.fs_path', message: 'must be an absolute path' }]);
+    expect(errorOf((await call({ fs_path: tree, depth: 0 }))).issues![0].path).toBe('body.depth');
     expect((await call({ fs_path: tree, follow: true })).status).toBe(400);
   });
 
@@ -180,13 +189,13 @@ describe('POST /fs/explore', () => {
     use();
     const before = newEvents().length;
     const tok = await t.token(['fs:read']);
-    const r = await t.call('POST', '/api/v2/fs/explore', { body: { fs_path: tree, depth: 1 }, token: tok });
+    const r = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: tree, depth: 1 }, token: tok });
     expect(r.status).toBe(200);
     expect(argvs()).toEqual([]);
     expect(newEvents().length).toBe(before);
     const audit = t.host.db.prepare("SELECT argv, note FROM audit_log WHERE kind = 'fs/explore' ORDER BY id DESC LIMIT 1").get() as { argv: string; note: string };
     expect(audit).toEqual({ argv: JSON.stringify([tree]), note: '6 entries, truncated by depth' });
-    expect((await t.call('POST', '/api/v2/fs/explore', { body: { fs_path: tree }, token: await t.token(['network:manage']) })).status).toBe(403);
+    expect((await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: tree }, token: await t.token(['network:manage']) })).status).toBe(403);
   });
 });
 
@@ -235,7 +244,7 @@ describe('POST /fs/set_permissions', () => {
 
   it('an entry cannot smuggle an option or a second entry; acls and acl together, or neither, are refused', async () => {
     use();
-    const issues = async (body: unknown) => (await t.call('POST', '/api/v2/fs/set_permissions', { body })).json.error.issues;
+    const issues = async (body: unknown) => errorOf(await t.call('POST', '/api/v2/fs/set_permissions', { body })).issues!;
     expect(await issues({ path: '/srv', acls: ['u:a:rwx,u:b:rwx'] })).toEqual([{ path: 'body.acls.0', message: 'ACL entry "u:a:rwx,u:b:rwx": must be a single entry (no ",")' }]);
     expect((await issues({ path: '/srv', acls: ['--set=u::rwx'] }))[0]).toEqual({ path: 'body.acls.0', message: 'ACL entry "--set=u::rwx": must not start with "-"' });
     expect((await issues({ path: '/srv', acls: ['u:a:rwx\n-b'] }))[0].message).toMatch(/whitespace/);
@@ -252,14 +261,14 @@ describe('POST /fs/set_permissions', () => {
     use(fixture(unknown, '', { code: 2, stderr: 'setfacl: Option -m: Invalid argument near character 20\n' }));
     const r = await t.call('POST', '/api/v2/fs/set_permissions', { body: { path: '/srv/share', acls: ['u:backup:rwx', 'u:nosuchuser:rwx'] } });
     expect(r.status).toBe(400);
-    expect(r.json.error.message).toBe('ACL entry "u:nosuchuser:rwx" was refused by setfacl (unknown user or group?)');
+    expect(errorOf(r).message).toBe('ACL entry "u:nosuchuser:rwx" was refused by setfacl (unknown user or group?)');
 
     const missing = recorded('setfacl', 'error-missing-file');
     use(fixture([SETFACL, '-m', 'user:nobody:rwx', '--', '/srv/missing'], '', { code: 1, stderr: 'setfacl: /srv/missing: No such file or directory\n' }));
     expect(missing.stderr).toMatch(/: No such file or directory\n$/); // the shape the route reads, as recorded
     const nf = await t.call('POST', '/api/v2/fs/set_permissions', { body: { path: '/srv/missing', acls: ['u:nobody:rwx'] } });
     expect(nf.status).toBe(404);
-    expect(nf.json.error.message).toBe('/srv/missing does not exist');
+    expect(errorOf(nf).message).toBe('/srv/missing does not exist');
 
     use(fixture([SETFACL, '-m', 'user:nobody:rwx', '--', '/mnt/fat'], '', { code: 1, stderr: 'setfacl: /mnt/fat: Operation not supported\n' }));
     const fat = await t.call('POST', '/api/v2/fs/set_permissions', { body: { path: '/mnt/fat', acls: ['u:nobody:rwx'] } });
@@ -270,7 +279,7 @@ describe('POST /fs/set_permissions', () => {
     use(fixture([SETFACL, '-d', '-m', 'user:nobody:r', '--', '/srv/file.txt'], '', { code: onFile.code, stderr: onFile.stderr.replace('share/file.txt', '/srv/file.txt') }));
     const file = await t.call('POST', '/api/v2/fs/set_permissions', { body: { path: '/srv/file.txt', acls: ['u:nobody:r'], defaults: true } });
     expect(file.status).toBe(400);
-    expect(file.json.error.message).toBe('/srv/file.txt is not a directory: only directories have a default ACL (drop "defaults")');
+    expect(errorOf(file).message).toBe('/srv/file.txt is not a directory: only directories have a default ACL (drop "defaults")');
   });
 });
 
@@ -287,7 +296,7 @@ describe('POST /fs/xxhash', () => {
     const sums = parseXxhsumSums(rec.stdout, { fileNames: all }).filter((x) => files.includes(x.fileName));
     const argv = ['/usr/bin/xxhsum', '--', ...files];
     use(fixture(argv, sums.map((x) => `${x.hash}  ${x.fileName}\n`).join(''), { stderr: rec.stderr }));
-    const r = await t.call('POST', '/api/v2/fs/xxhash', { body: { filenames: files } });
+    const r = await t.call<XxhashAnswer>('POST', '/api/v2/fs/xxhash', { body: { filenames: files } });
     expect(r.status, r.text).toBe(200);
     expect(argvs()).toEqual([argv]);
     expect(r.json.sums.map((x: { fileName: string }) => x.fileName)).toEqual(files);
@@ -298,8 +307,8 @@ describe('POST /fs/xxhash', () => {
 
   it('a name with a line break is refused before anything runs', async () => {
     use();
-    const r = await t.call('POST', '/api/v2/fs/xxhash', { body: { filenames: ['/data/new\nline.txt'] } });
-    expect(r.json.error.issues).toEqual([{ path: 'body.filenames.0', message: 'must not contain a line break' }]);
+    const r = await t.call<XxhashAnswer>('POST', '/api/v2/fs/xxhash', { body: { filenames: ['/data/new\nline.txt'] } });
+    expect(errorOf(r).issues).toEqual([{ path: 'body.filenames.0', message: 'must not contain a line break' }]);
     expect(argvs()).toEqual([]);
   });
 
@@ -307,7 +316,7 @@ describe('POST /fs/xxhash', () => {
     const rec = recorded('xxhsum', 'h2-two-files');
     use(rec);
     const files = rec.argv.slice(rec.argv.indexOf('--') + 1);
-    const r = await t.call('POST', '/api/v2/fs/xxhash', { body: { fileNames: files, options: ['-H2'] } });
+    const r = await t.call<XxhashAnswer>('POST', '/api/v2/fs/xxhash', { body: { fileNames: files, options: ['-H2'] } });
     expect(r.status, r.text).toBe(200);
     expect(argvs()).toEqual([rec.argv]);
     expect(r.json.sums).toHaveLength(2);
@@ -317,21 +326,21 @@ describe('POST /fs/xxhash', () => {
   it('a missing file is a 404 naming it (not a 5xx); a directory is a 400', async () => {
     const gone = recorded('xxhsum', 'missing-file');
     use(gone);
-    const r = await t.call('POST', '/api/v2/fs/xxhash', { body: { filenames: gone.argv.slice(2) } });
+    const r = await t.call<XxhashAnswer>('POST', '/api/v2/fs/xxhash', { body: { filenames: gone.argv.slice(2) } });
     expect(r.status).toBe(404);
-    expect(r.json.error.message).toBe('cannot hash /tmp/ballast-fixtures/data/gone.txt (No such file or directory)');
-    expect(r.json.error.details).toEqual({ files: [{ fileName: '/tmp/ballast-fixtures/data/gone.txt', reason: 'No such file or directory' }] });
+    expect(errorOf(r).message).toBe('cannot hash /tmp/ballast-fixtures/data/gone.txt (No such file or directory)');
+    expect(errorOf(r).details).toEqual({ files: [{ fileName: '/tmp/ballast-fixtures/data/gone.txt', reason: 'No such file or directory' }] });
 
     const dir = recorded('xxhsum', 'directory');
     use(dir);
-    const d = await t.call('POST', '/api/v2/fs/xxhash', { body: { filenames: ['/tmp/ballast-fixtures/data'] } });
+    const d = await t.call<XxhashAnswer>('POST', '/api/v2/fs/xxhash', { body: { filenames: ['/tmp/ballast-fixtures/data'] } });
     expect(d.status).toBe(400);
-    expect(d.json.error.message).toBe('cannot hash /tmp/ballast-fixtures/data (Is a directory)');
+    expect(errorOf(d).message).toBe('cannot hash /tmp/ballast-fixtures/data (Is a directory)');
   });
 
   it('refuses relative names, unknown options, two algorithms, both keys', async () => {
     use();
-    const issues = async (body: unknown) => (await t.call('POST', '/api/v2/fs/xxhash', { body })).json.error.issues;
+    const issues = async (body: unknown) => errorOf(await t.call<XxhashAnswer>('POST', '/api/v2/fs/xxhash', { body })).issues!;
     expect((await issues({ filenames: ['a.txt'] }))[0]).toEqual({ path: 'body.filenames.0', message: 'must be an absolute path' });
     expect((await issues({ filenames: ['/a'], options: ['--files-from'] }))[0].message).toMatch(/^option "--files-from" is not allowed for generate/);
     expect((await issues({ filenames: ['/a'], options: ['-H0', '-H2'] }))[0].message).toBe('option "-H2": only one algorithm (-H) may be given');
@@ -384,8 +393,8 @@ describe('POST /fs/xxhash_verify', () => {
     use();
     const r = await t.call('POST', '/api/v2/fs/xxhash_verify', { body: { checksumFile: sums } });
     expect(r.status).toBe(400);
-    expect(r.json.error.message).toBe(`checksum file ${sums}: line 2: file name "data/b.txt" is not an absolute path`);
-    expect(r.json.error.details).toEqual({ reason: 'relative-file-name' });
+    expect(errorOf(r).message).toBe(`checksum file ${sums}: line 2: file name "data/b.txt" is not an absolute path`);
+    expect(errorOf(r).details).toEqual({ reason: 'relative-file-name' });
     expect(argvs()).toEqual([]);
   });
 
@@ -395,7 +404,7 @@ describe('POST /fs/xxhash_verify', () => {
     expect((await call({ checksumFile: join(base, 'nope.xxh') })).status).toBe(404);
     expect((await call({ checksumFile: '/etc/passwd' })).status).toBe(403);
     expect((await call({ checksumFile: tree })).status).toBe(400);
-    expect((await call({ checksumFile: join(base, 'ok.xxh'), options: ['-H2'] })).json.error.issues[0].message).toMatch(/not allowed for verify/);
+    expect(errorOf((await call({ checksumFile: join(base, 'ok.xxh'), options: ['-H2'] }))).issues![0].message).toMatch(/not allowed for verify/);
     expect(argvs()).toEqual([]);
   });
 });

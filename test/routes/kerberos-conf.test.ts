@@ -10,6 +10,17 @@ import { parseKrb5Conf } from '../../handlers/kerberos/parse/krb5-conf';
 import { renderKrb5Conf } from '../../handlers/kerberos/render/krb5-conf';
 import { makeTestHost, type TestHost } from '../helpers/host';
 import { InspectingReplay, KERBEROS_ROUTES } from './kerberos-helpers';
+import { errorOf } from '../helpers/answers';
+import type { Krb5Conf } from '../../handlers/kerberos/schemas';
+import type { RealmFile } from '../../handlers/kerberos/requests';
+
+/** GET /kerberos/conf answers (conf-get's response schema) */
+interface ConfAnswer {
+  raw: string;
+  json: Krb5Conf;
+}
+/** GET /kerberos/realm answers (RealmListResponseSchema) */
+type RealmList = Record<string, RealmFile>;
 
 let t: TestHost;
 let replay: InspectingReplay;
@@ -40,10 +51,11 @@ const LAB = '[realms]\n\tLAB.EXAMPLE.COM = {\n\t\tkdc = kdc.lab.example.com:88\n
 const backupOf = (file: string) => join(t.config.stateDir, 'backups', `${realpathSync(dirname(file))}/${file.slice(file.lastIndexOf('/') + 1)}.prev`);
 const events = (kind: string) =>
   (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map((e) => JSON.parse(e.data));
-const issues = (r: { json: { error: { issues?: { path: string; message: string }[] } } }) =>
-  (r.json.error.issues ?? []).map((i) => `${i.path}: ${i.message}`);
+const issues = (r: { json: unknown }) =>
+  (errorOf(r).issues ?? []).map((i) => `${i.path}: ${i.message}`);
 const post = (path: string, body: unknown, token?: string) => t.call('POST', `/api/v2/kerberos${path}`, { body, token });
-const get = (path: string, token?: string) => t.call('GET', `/api/v2/kerberos${path}`, { token });
+/** `T`: the route's answer type (handlers/kerberos/requests.ts), unknown when the test reads no success answer */
+const get = <T = unknown>(path: string, token?: string) => t.call<T>('GET', `/api/v2/kerberos${path}`, { token });
 
 describe('POST /kerberos/conf/update', () => {
   it('writes the full text atomically, keeps the previous file, records the event', async () => {
@@ -57,7 +69,7 @@ describe('POST /kerberos/conf/update', () => {
     expect(readdirSync(dirname(confFile)).filter((n) => n.startsWith('.'))).toEqual([]);
     expect(events('kerberos.conf.updated').slice(before)).toEqual([{}]);
     // GET shows the new file.
-    const g = await get('/conf');
+    const g = await get<ConfAnswer>('/conf');
     expect(g.json.raw).toBe(NEW);
     expect(g.json.json.sections.libdefaults).toEqual({ default_realm: 'CORP.EXAMPLE.COM', dns_lookup_kdc: 'true' });
     // A second update keeps the first one's text.
@@ -89,7 +101,7 @@ describe('POST /kerberos/conf/update', () => {
     for (const conf of wrong) {
       const r = await post('/conf/update', { conf });
       expect(r.status, conf).toBe(400);
-      expect(r.json.error.code).toBe('validation_failed');
+      expect(errorOf(r).code).toBe('validation_failed');
       expect(issues(r)).toEqual(['body.conf: the first line must be `includedir /etc/krb5.conf.d`: it includes every realm file']);
     }
     expect(readFileSync(confFile, 'utf8')).toBe(ORIGINAL);
@@ -123,7 +135,7 @@ describe('realm files', () => {
   it('an empty or absent include directory lists as {}', async () => {
     expect((await get('/realm')).json).toEqual({});
     rmSync(dir, { recursive: true });
-    const r = await get('/realm', reader);
+    const r = await get<RealmList>('/realm', reader);
     expect(r.status).toBe(200);
     expect(r.json).toEqual({});
   });
@@ -181,13 +193,13 @@ describe('realm files', () => {
     );
     expect(written).toBe(renderKrb5Conf(sections));
     expect(parseKrb5Conf(written)).toEqual({ directives: [], sections, finals: [] });
-    expect((await get('/realm/corp/details')).json.json.sections).toEqual(sections);
+    expect((await get<RealmFile>('/realm/corp/details')).json.json?.sections).toEqual(sections);
 
     // The full shape (directives, sections, finals) round-trips too.
     const full = { directives: [], sections: { realms: { 'X.TEST': { kdc: ['k1'] } } }, finals: [['realms', 'X.TEST']] };
     expect((await post('/realm/create', { name: 'x_test-1', conf: full })).status).toBe(200);
     expect(readFileSync(file('x_test-1.conf'), 'utf8')).toBe('[realms]\n\tX.TEST = {\n\t\tkdc = k1\n\t}*\n');
-    expect((await get('/realm/x_test-1/details')).json.json).toEqual(full);
+    expect((await get<RealmFile>('/realm/x_test-1/details')).json.json).toEqual(full);
   });
 
   it('create refuses an existing name (409) and leaves the file as it was', async () => {
@@ -195,7 +207,7 @@ describe('realm files', () => {
     const before = events('kerberos.realm.created').length;
     const r = await post('/realm/create', { name: 'lab', conf: '[realms]\n' });
     expect(r.status).toBe(409);
-    expect(r.json.error).toMatchObject({ code: 'conflict', message: 'realm file lab.conf already exists' });
+    expect(errorOf(r)).toMatchObject({ code: 'conflict', message: 'realm file lab.conf already exists' });
     expect(readFileSync(file('lab.conf'), 'utf8')).toBe(LAB);
     expect(events('kerberos.realm.created').length).toBe(before);
   });
@@ -219,7 +231,7 @@ describe('realm files', () => {
         // `..` segments are resolved by URL parsing before routing, so some never reach the route.
         expect([400, 404], `${m} ${path}`).toContain(r.status);
         if (r.status === 400) expect(issues(r)[0]).toMatch(/^params\.name: /);
-        else expect(r.json.error.code).toBe('route_not_found');
+        else expect(errorOf(r).code).toBe('route_not_found');
       }
     }
     expect(readFileSync(confFile, 'utf8')).toBe(ORIGINAL);
@@ -245,7 +257,7 @@ describe('realm files', () => {
   it('details of an absent file is a 404', async () => {
     const r = await get('/realm/nope/details');
     expect(r.status).toBe(404);
-    expect(r.json.error).toMatchObject({ code: 'not_found', message: 'realm file nope.conf not found' });
+    expect(errorOf(r)).toMatchObject({ code: 'not_found', message: 'realm file nope.conf not found' });
   });
 
   it('update replaces an existing file (keeping the previous one) and never creates one', async () => {
@@ -262,7 +274,7 @@ describe('realm files', () => {
 
     const missing = await post('/realm/nope/update', { conf: LAB });
     expect(missing.status).toBe(404);
-    expect(missing.json.error.message).toBe('realm file nope.conf not found');
+    expect(errorOf(missing).message).toBe('realm file nope.conf not found');
     expect(existsSync(file('nope.conf'))).toBe(false);
     expect((await post('/realm/lab/update', {})).status).toBe(400);
   });
@@ -278,7 +290,7 @@ describe('realm files', () => {
     expect(events('kerberos.realm.deleted').slice(before)).toEqual([{ name: 'lab' }]);
     const again = await post('/realm/lab/delete', {});
     expect(again.status).toBe(404);
-    expect(again.json.error.message).toBe('realm file lab.conf not found');
+    expect(errorOf(again).message).toBe('realm file lab.conf not found');
   });
 
   it('lists what MIT includes: .conf files and bare names, not backups, dotfiles, directories; a broken file shows its error', async () => {
@@ -290,11 +302,11 @@ describe('realm files', () => {
     writeFileSync(file('.hidden.conf'), LAB);
     mkdirSync(file('sub.conf'));
     symlinkSync('/etc/hostname', file('link.conf'));
-    const r = await get('/realm', reader);
+    const r = await get<RealmList>('/realm', reader);
     expect(r.status, r.text).toBe(200);
     expect(Object.keys(r.json)).toEqual(['broken.conf', 'extra', 'lab.conf']);
     expect(r.json['broken.conf']).toEqual({ raw: '[realms]\n\tX = {\n', json: null, error: expect.stringMatching(/^krb5\.conf: line \d+: /) });
-    expect(r.json.extra.json.sections).toEqual({ libdefaults: { forwardable: 'false' } });
+    expect(r.json.extra.json?.sections).toEqual({ libdefaults: { forwardable: 'false' } });
     // The broken one is fixable through the API.
     expect((await get('/realm/broken/details')).json).toEqual(r.json['broken.conf']);
     expect((await post('/realm/broken/update', { conf: LAB })).status).toBe(200);

@@ -12,6 +12,7 @@ import { createHost, type Host } from '../../runtime/host';
 import { createToken } from '../../runtime/tokens';
 import { distDir, repo } from '../helpers/host';
 import { KERBEROS_ROUTES } from './kerberos-helpers';
+import { errorOf } from '../helpers/answers';
 
 let host: Host;
 let token: string;
@@ -69,12 +70,12 @@ describe('the demo appliance', () => {
     });
     const n = await call('POST', '/ticket/obtain', { username: 'nobody', password: 'x' });
     expect(n.status).toBe(400);
-    expect(n.json.error.details.kind).toBe('client-not-found');
+    expect(errorOf(n).details?.kind).toBe('client-not-found');
     const k = await call('POST', '/ticket/obtain', { principal: 'host/nas01.corp.example.com' });
     expect(k.json).toEqual({ message: 'Kerberos ticket obtained for host/nas01.corp.example.com@CORP.EXAMPLE.COM in realm CORP.EXAMPLE.COM' });
     const d = await call('POST', '/ticket/obtain', {});
     expect(d.status).toBe(400);
-    expect(d.json.error.details.kind).toBe('keytab-no-suitable-keys');
+    expect(errorOf(d).details?.kind).toBe('keytab-no-suitable-keys');
   });
 
   it('destroys tickets', async () => {

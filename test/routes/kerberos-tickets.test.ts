@@ -12,6 +12,9 @@ import { readFixture, type Fixture } from '../../runtime/system/fixture-file';
 import { DEFAULT_KINIT_TIMEOUT_MS } from '../../handlers/kerberos/commands';
 import { makeTestHost, repo, type TestHost } from '../helpers/host';
 import { InspectingReplay, KERBEROS_ROUTES, ptyFixture } from './kerberos-helpers';
+import { errorOf } from '../helpers/answers';
+import type * as z from 'zod';
+import type { KeyListResponseSchema, MessageSchema } from '../../handlers/kerberos/requests';
 
 const PASSWORD = 'S3cret pass "with" quotes & spaces';
 const KINIT = '/usr/bin/kinit';
@@ -51,8 +54,8 @@ const krb5Conf = (defaultRealm?: string) => {
 };
 const events = (kind: string) =>
   (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map((e) => JSON.parse(e.data));
-const issues = (r: { json: { error: { issues?: { path: string; message: string }[] } } }) => (r.json.error.issues ?? []).map((i) => i.path);
-const obtain = (body: unknown, token?: string) => t.call('POST', '/api/v2/kerberos/ticket/obtain', { body, token });
+const issues = (r: { json: unknown }) => (errorOf(r).issues ?? []).map((i) => i.path);
+const obtain = (body: unknown, token?: string) => t.call<z.infer<typeof MessageSchema>>('POST', '/api/v2/kerberos/ticket/obtain', { body, token });
 
 beforeEach(() => {
   replay.seen.length = 0;
@@ -99,7 +102,7 @@ describe('POST /kerberos/ticket/obtain with username and password', () => {
     krb5Conf();
     const r = await obtain({ username: 'alice', password: PASSWORD });
     expect(r.status).toBe(409);
-    expect(r.json.error).toMatchObject({ code: 'conflict', message: `no realm given, and ${t.config.paths.krb5Conf} sets no default_realm` });
+    expect(errorOf(r)).toMatchObject({ code: 'conflict', message: `no realm given, and ${t.config.paths.krb5Conf} sets no default_realm` });
     rmSync(t.config.paths.krb5Conf);
     expect((await obtain({ username: 'alice', password: PASSWORD })).status).toBe(409);
     expect(replay.seen).toEqual([]);
@@ -117,8 +120,8 @@ describe('POST /kerberos/ticket/obtain with username and password', () => {
       replay.load([{ ...asPty(rel, argv), once: true }]);
       const r = await obtain({ username: 'alice', password: PASSWORD });
       expect(r.status).toBe(status);
-      expect(r.json.error).toMatchObject({ code, message, details: { command: argv, exitCode: 1, kind } });
-      expect(r.json.error.details.stderr).toContain('kinit: ');
+      expect(errorOf(r)).toMatchObject({ code, message, details: { command: argv, exitCode: 1, kind } });
+      expect(errorOf(r).details?.stderr).toContain('kinit: ');
     });
   }
 
@@ -127,7 +130,7 @@ describe('POST /kerberos/ticket/obtain with username and password', () => {
     replay.load([asPty('kinit/local-client-not-found.yaml', a)]);
     const r = await obtain({ username: 'carol', password: PASSWORD });
     expect(r.status).toBe(400);
-    expect(r.json.error).toMatchObject({
+    expect(errorOf(r)).toMatchObject({
       code: 'bad_request',
       message: "kinit failed: Client 'carol@EXAMPLE.TEST' not found in Kerberos database",
       details: { kind: 'client-not-found', subject: 'carol@EXAMPLE.TEST' },
@@ -139,7 +142,7 @@ describe('POST /kerberos/ticket/obtain with username and password', () => {
     replay.load([asPty('kinit/local-kdc-unreachable.yaml', other)]);
     const r = await obtain({ realm: 'OTHER.TEST', username: 'alice', password: PASSWORD });
     expect(r.status).toBe(502);
-    expect(r.json.error).toMatchObject({
+    expect(errorOf(r)).toMatchObject({
       code: 'command_failed',
       message: "kinit failed for alice@OTHER.TEST: Cannot contact any KDC for realm 'OTHER.TEST'",
       details: { kind: 'kdc-unreachable', subject: 'OTHER.TEST' },
@@ -148,14 +151,14 @@ describe('POST /kerberos/ticket/obtain with username and password', () => {
     replay.load([asPty('kinit/local-realm-unknown.yaml', nowhere)]);
     const u = await obtain({ realm: 'NOWHERE.TEST', username: 'alice', password: PASSWORD });
     expect(u.status).toBe(400);
-    expect(u.json.error.details.kind).toBe('realm-unknown');
+    expect(errorOf(u).details?.kind).toBe('realm-unknown');
   });
 
   it('a kinit that hangs (DNS, a silent KDC) is cut at the hard limit: 504', async () => {
     replay.hanging.add(JSON.stringify(argv));
     const r = await obtain({ username: 'alice', password: PASSWORD });
     expect(r.status).toBe(504);
-    expect(r.json.error).toMatchObject({ code: 'command_timeout', message: 'kinit did not finish within 20 s (is the KDC or its DNS reachable?)', details: { command: argv, timeoutMs: 20000 } });
+    expect(errorOf(r)).toMatchObject({ code: 'command_timeout', message: 'kinit did not finish within 20 s (is the KDC or its DNS reachable?)', details: { command: argv, timeoutMs: 20000 } });
   });
 
   it('the password never appears in a response, the audit log, an event, or a log line, even if the terminal echoes it', async () => {
@@ -172,7 +175,7 @@ describe('POST /kerberos/ticket/obtain with username and password', () => {
       const echoed = await obtain({ username: 'alice', password: PASSWORD });
       answers.push(echoed.text);
       expect(echoed.status).toBe(400);
-      expect(echoed.json.error.details.stderr).toBe('Password for alice@EXAMPLE.TEST: ********\nkinit: Password incorrect while getting initial credentials');
+      expect(errorOf(echoed).details?.stderr).toBe('Password for alice@EXAMPLE.TEST: ********\nkinit: Password incorrect while getting initial credentials');
       replay.load([asPty('kinit/local-password-ok.yaml', argv)]);
       answers.push((await obtain({ username: 'alice', password: PASSWORD })).text);
       // Refused passwords: the validation message must not repeat them either.
@@ -213,7 +216,7 @@ describe('POST /kerberos/ticket/obtain with username and password', () => {
     for (const [body, paths] of cases) {
       const r = await obtain(body);
       expect(r.status, JSON.stringify(body)).toBe(400);
-      expect(r.json.error.code).toBe('validation_failed');
+      expect(errorOf(r).code).toBe('validation_failed');
       expect(issues(r), JSON.stringify(body)).toEqual(paths);
     }
     expect(replay.seen).toEqual([]);
@@ -269,7 +272,7 @@ describe('POST /kerberos/ticket/obtain from a keytab', () => {
     ]);
     const r = await obtain({ path: '/srv/none.keytab', principal: 'host/nas01.example.test' });
     expect(r.status).toBe(404);
-    expect(r.json.error).toMatchObject({
+    expect(errorOf(r)).toMatchObject({
       code: 'not_found',
       message: "kinit failed for host/nas01.example.test@EXAMPLE.TEST: Key table file '/srv/none.keytab' not found",
       details: { command: missing, kind: 'keytab-not-found', subject: '/srv/none.keytab' },
@@ -278,7 +281,7 @@ describe('POST /kerberos/ticket/obtain from a keytab', () => {
     replay.load([as('kinit/local-keytab-no-suitable-keys.yaml', cifs)]);
     const n = await obtain({ principal: 'cifs/nas01.example.test@EXAMPLE.TEST' });
     expect(n.status).toBe(400);
-    expect(n.json.error.details.kind).toBe('keytab-no-suitable-keys');
+    expect(errorOf(n).details?.kind).toBe('keytab-no-suitable-keys');
   });
 
   it('a keytab kinit that hangs is cut at the hard limit: 504', async () => {
@@ -286,7 +289,7 @@ describe('POST /kerberos/ticket/obtain from a keytab', () => {
     replay.hanging.add(JSON.stringify(argv));
     const r = await obtain({ principal: 'host/x@EXAMPLE.TEST' });
     expect(r.status).toBe(504);
-    expect(r.json.error.code).toBe('command_timeout');
+    expect(errorOf(r).code).toBe('command_timeout');
   });
 
   it('refuses paths and principals that could escape or be options, and a realm it cannot honour', async () => {
@@ -339,7 +342,7 @@ describe('GET /kerberos/ticket/list', () => {
     replay.load([{ ...as('klist/local-no-cache.yaml', [KLIST]), once: true }]);
     const r = await t.call('GET', '/api/v2/kerberos/ticket/list');
     expect(r.status).toBe(404);
-    expect(r.json.error).toMatchObject({
+    expect(errorOf(r)).toMatchObject({
       code: 'not_found',
       message: 'klist failed: No credentials cache found (filename: /tmp/ballast-kdc-OyMxlB/krb5cc)',
       details: { command: [KLIST], exitCode: 1, kind: 'no-credentials-cache' },
@@ -352,7 +355,7 @@ describe('GET /kerberos/ticket/list', () => {
     try {
       const r = await t.call('GET', '/api/v2/kerberos/ticket/list');
       expect(r.status).toBe(502);
-      expect(r.json.error).toMatchObject({ code: 'bad_gateway', message: 'could not read the output of klist (line 1)' });
+      expect(errorOf(r)).toMatchObject({ code: 'bad_gateway', message: 'could not read the output of klist (line 1)' });
       // The log names the parser and line, never the output itself.
       expect(logged.mock.calls.map((c) => c.join(' ')).join('\n')).toMatch(/parse error: klist: line 1: /);
       expect(logged.mock.calls.map((c) => c.join(' ')).join('\n')).not.toContain('something else');
@@ -407,7 +410,7 @@ describe('POST /kerberos/key/list', () => {
     const f = as('klist/local-keytab-k-t-e.yaml', argv);
     replay.load([f]);
     const eventsBefore = t.host.db.prepare('SELECT COUNT(*) AS n FROM events').get();
-    const r = await t.call('POST', '/api/v2/kerberos/key/list', { body: {}, token: reader });
+    const r = await t.call<z.infer<typeof KeyListResponseSchema>>('POST', '/api/v2/kerberos/key/list', { body: {}, token: reader });
     expect(r.status, r.text).toBe(200);
     expect(r.json.raw).toBe(f.stdout);
     expect(r.json.json.keytab).toBe('FILE:/tmp/ballast-kdc-OyMxlB/krb5.keytab');
@@ -429,7 +432,7 @@ describe('POST /kerberos/key/list', () => {
     replay.load([as('klist/local-keytab-missing.yaml', missing)]);
     const r = await t.call('POST', '/api/v2/kerberos/key/list', { body: { path: '/tmp/ballast-kdc-OyMxlB/missing.keytab' } });
     expect(r.status).toBe(404);
-    expect(r.json.error).toMatchObject({
+    expect(errorOf(r)).toMatchObject({
       code: 'not_found',
       message: "klist failed: Key table file '/tmp/ballast-kdc-OyMxlB/missing.keytab' not found",
       details: { command: missing, kind: 'keytab-not-found' },
@@ -438,7 +441,7 @@ describe('POST /kerberos/key/list', () => {
     replay.load([as('klist/local-keytab-empty-file.yaml', empty)]);
     const e = await t.call('POST', '/api/v2/kerberos/key/list', { body: { path: '/tmp/ballast-kdc-OyMxlB/empty.keytab' } });
     expect(e.status).toBe(400);
-    expect(e.json.error).toMatchObject({ code: 'bad_request', message: 'klist failed: Unsupported key table format version number', details: { kind: 'keytab-invalid' } });
+    expect(errorOf(e)).toMatchObject({ code: 'bad_request', message: 'klist failed: Unsupported key table format version number', details: { kind: 'keytab-invalid' } });
   });
 
   it('refuses relative paths, .., blanks, a TYPE: prefix and option-like values; runs nothing', async () => {

@@ -19,6 +19,8 @@ import bind from '../../handlers/network/routes/interface-bind';
 import slaves from '../../handlers/network/routes/interface-slaves';
 import unconfigure from '../../handlers/network/routes/interface-unconfigure';
 import { changes, edit, ethtoolAs, ETHTOOL, fails, fx, inet, IP, ipState, ok, records, released, without, type IpRecord } from './network-helpers';
+import type { NetworkInterface } from '../../handlers/network/schemas';
+import { errorOf } from '../helpers/answers';
 
 const DHCLIENT = '/usr/sbin/dhclient';
 const BOND_LINKS = records('ip/link-show-bond-8023ad.yaml');
@@ -120,7 +122,7 @@ describe('round trip: bind → list → slaves → unconfigure', () => {
   it('bind: creates bond0 with the spec defaults, writes its stanza and the ports, answers the bond', async () => {
     change(FREE, BOND);
     t.replay?.load(BIND_ARGV.map(ok));
-    const r = await t.call('POST', '/api/v2/network/interface/bind', { body: { isdhcp: false, address: '10.20.0.10', netmask: '255.255.255.0', mtu: 9000, slaves: 'eno1,eno2' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body: { isdhcp: false, address: '10.20.0.10', netmask: '255.255.255.0', mtu: 9000, slaves: 'eno1,eno2' } });
     expect(r.status, r.text).toBe(200);
     expect(calls()).toEqual(BIND_ARGV);
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED + BOND_STANZAS);
@@ -165,7 +167,7 @@ describe('round trip: bind → list → slaves → unconfigure', () => {
 
   it('list: the ports and the bond, all GOOD, the ports configured as bond-master bond0', async () => {
     boxIs(BOND);
-    const r = await t.call('GET', '/api/v2/network/interface');
+    const r = await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface');
     expect(r.status).toBe(200);
     expect(r.json.map((i: { link: string; status: string; state: string }) => [i.link, i.state, i.status])).toEqual([
       ['eno1', 'up', 'GOOD'],
@@ -178,23 +180,23 @@ describe('round trip: bind → list → slaves → unconfigure', () => {
       config: { mode: 'manual', 'bond-master': 'bond0' },
       ipv4: null,
     });
-    expect(r.json[2].config.slaves).toBe('eno1 eno2');
-    const d = await t.call('GET', '/api/v2/network/interface/bond0/details');
+    expect(r.json[2].config?.slaves).toBe('eno1 eno2');
+    const d = await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface/bond0/details');
     expect(d.json[0]).toEqual(r.json[2]);
   });
 
   it('bind refuses ports that are already enslaved', async () => {
     boxIs(BOND);
-    const r = await t.call('POST', '/api/v2/network/interface/bind', { body: { isdhcp: true, slaves: 'eno2' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body: { isdhcp: true, slaves: 'eno2' } });
     expect(r.status).toBe(409);
-    expect(r.json.error.message).toBe('eno2 is already a port of bond0');
+    expect(errorOf(r).message).toBe('eno2 is already a port of bond0');
     expect(calls()).toEqual([]);
   });
 
   it('slaves (with the usage example\'s `dev`): eno2 released at runtime and in the config', async () => {
     change(BOND, ONE_PORT);
     t.replay?.load([ok([IP, 'link', 'set', 'dev', 'eno2', 'nomaster']), ok([IP, 'link', 'set', 'dev', 'eno2', 'down'])]);
-    const r = await t.call('POST', '/api/v2/network/interface/slaves', { body: { dev: 'bond0', slaves: 'eno1' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/slaves', { body: { dev: 'bond0', slaves: 'eno1' } });
     expect(r.status, r.text).toBe(200);
     expect(calls()).toEqual([
       [IP, 'link', 'set', 'dev', 'eno2', 'nomaster'],
@@ -213,7 +215,7 @@ describe('round trip: bind → list → slaves → unconfigure', () => {
       [IP, 'link', 'set', 'dev', 'eno2', 'master', 'bond0'],
     ];
     t.replay?.load(argv.map(ok));
-    const r = await t.call('POST', '/api/v2/network/interface/slaves', { body: { device: 'bond0', slaves: 'eno1,eno2' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/slaves', { body: { device: 'bond0', slaves: 'eno1,eno2' } });
     expect(r.status, r.text).toBe(200);
     expect(calls()).toEqual(argv);
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED + BOND_STANZAS);
@@ -241,7 +243,7 @@ describe('round trip: bind → list → slaves → unconfigure', () => {
 
   it('list afterwards: two free, unconfigured ports', async () => {
     boxIs(FREE);
-    const r = await t.call('GET', '/api/v2/network/interface');
+    const r = await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface');
     expect(r.json.map((i: { link: string; config: unknown; status: string }) => [i.link, i.config, i.status])).toEqual([
       ['eno1', null, 'GOOD'],
       ['eno2', null, 'GOOD'],
@@ -267,7 +269,7 @@ describe('bind', () => {
     ];
     t.replay?.load(argv.map(ok));
     const body = { isdhcp: 'true', slaves: 'eno1, eno2', mtu: '9000', bond_mode: 'active-backup', bond_xmit_hash_policy: 2, bond_miimon: '50', bond_updelay: 100, bond_downdelay: '0', bond_lacp_rate: 'slow' };
-    const r = await t.call('POST', '/api/v2/network/interface/bind', { body });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body });
     expect(r.status, r.text).toBe(200);
     expect(calls()).toEqual(argv);
     // lacp_rate exists only in 802.3ad mode: neither the kernel nor ifenslave take it otherwise
@@ -284,7 +286,7 @@ describe('bind', () => {
     t.replay?.load(ethtoolAs('bond1', 'ethtool/veth-eth0.yaml', 'ethtool/veth-eth0-i.yaml'));
     const argv = BIND_ARGV.map((a) => a.map((x) => (x === 'bond0' ? 'bond1' : x)));
     t.replay?.load(argv.map(ok));
-    const r = await t.call('POST', '/api/v2/network/interface/bind', { body: { isdhcp: false, address: '10.20.0.10/24', mtu: 9000, slaves: 'eno1,eno2' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body: { isdhcp: false, address: '10.20.0.10/24', mtu: 9000, slaves: 'eno1,eno2' } });
     expect(r.status, r.text).toBe(200);
     expect(calls()).toEqual(argv);
     expect(r.json.link).toBe('bond1');
@@ -301,10 +303,10 @@ describe('bind', () => {
       [IP, 'link', 'del', 'dev', 'bond0'],
     ];
     t.replay?.load(undo.map(ok));
-    const r = await t.call('POST', '/api/v2/network/interface/bind', { body: { isdhcp: false, address: '10.20.0.10/24', slaves: 'eno1,eno2' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body: { isdhcp: false, address: '10.20.0.10/24', slaves: 'eno1,eno2' } });
     expect(r.status).toBe(502);
-    expect(r.json.error.message).toBe('ip failed (exit 2): Error: Device or resource busy; the previous configuration was restored');
-    expect(r.json.error.details.command).toEqual(BIND_ARGV[6]);
+    expect(errorOf(r).message).toBe('ip failed (exit 2): Error: Device or resource busy; the previous configuration was restored');
+    expect(errorOf(r).details?.command).toEqual(BIND_ARGV[6]);
     expect(calls()).toEqual([...BIND_ARGV.slice(0, 7), ...undo]);
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED);
     expect(events('network.bond.created')).toHaveLength(created);
@@ -324,35 +326,35 @@ describe('bind', () => {
   ];
   for (const [what, body, path, message] of invalid) {
     it(`400: ${what}`, async () => {
-      const r = await t.call('POST', '/api/v2/network/interface/bind', { body });
+      const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body });
       expect(r.status).toBe(400);
-      const issue = r.json.error.issues.find((i: { path: string }) => i.path === path);
-      expect(issue?.message ?? r.json.error.message).toMatch(message);
+      const issue = errorOf(r).issues!.find((i: { path: string }) => i.path === path);
+      expect(issue?.message ?? errorOf(r).message).toMatch(message);
       expect(calls()).toEqual([]);
     });
   }
 
   it('404 for a port that does not exist', async () => {
-    const r = await t.call('POST', '/api/v2/network/interface/bind', { body: { isdhcp: true, slaves: 'eno1,eno9' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body: { isdhcp: true, slaves: 'eno1,eno9' } });
     expect(r.status).toBe(404);
-    expect(r.json.error.message).toBe('no network interface eno9');
+    expect(errorOf(r).message).toBe('no network interface eno9');
   });
 
   it('refuses a port carrying the connection, or the box\'s only address, unless forced', async () => {
     boxIs({ links: FREE.links, addrs: edit(FREE.addrs, 'eno2', (r) => (r.addr_info as unknown[]).push(inet('10.0.0.5', 24, '10.0.0.255', 'eno2'))) });
     const via = { [CONNECTION_HEADER]: JSON.stringify({ localAddress: '10.0.0.5' }) };
-    const guarded = await t.call('POST', '/api/v2/network/interface/bind', { body: { isdhcp: true, slaves: 'eno1,eno2' }, headers: via });
+    const guarded = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body: { isdhcp: true, slaves: 'eno1,eno2' }, headers: via });
     expect(guarded.status).toBe(409);
-    expect(guarded.json.error.message).toMatch(/^refusing to enslave eno2: it carries 10\.0\.0\.5, the address this request came in on/);
-    const last = await t.call('POST', '/api/v2/network/interface/bind', { body: { isdhcp: true, slaves: 'eno1,eno2' } });
+    expect(errorOf(guarded).message).toMatch(/^refusing to enslave eno2: it carries 10\.0\.0\.5, the address this request came in on/);
+    const last = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body: { isdhcp: true, slaves: 'eno1,eno2' } });
     expect(last.status).toBe(409);
-    expect(last.json.error.message).toBe('refusing to enslave eno2: it carries 10.0.0.5, the only global IPv4 address of this box; send "force": true to do it anyway');
+    expect(errorOf(last).message).toBe('refusing to enslave eno2: it carries 10.0.0.5, the only global IPv4 address of this box; send "force": true to do it anyway');
     expect(calls()).toEqual([]);
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED);
   });
 
   it('403 without network:manage', async () => {
-    const r = await t.call('POST', '/api/v2/network/interface/bind', { body: { isdhcp: true, slaves: 'eno1' }, token: await t.token(['network:read']) });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body: { isdhcp: true, slaves: 'eno1' }, token: await t.token(['network:read']) });
     expect(r.status).toBe(403);
   });
 });
@@ -365,12 +367,12 @@ describe('slaves and unconfigure, on their own', () => {
   });
 
   it('slaves: 404 unknown bond, 409 not a bond, 400 for device and dev that differ or neither', async () => {
-    expect((await t.call('POST', '/api/v2/network/interface/slaves', { body: { device: 'bond7', slaves: 'eno1' } })).status).toBe(404);
-    const notBond = await t.call('POST', '/api/v2/network/interface/slaves', { body: { device: 'eno1', slaves: 'eno2' } });
+    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/slaves', { body: { device: 'bond7', slaves: 'eno1' } })).status).toBe(404);
+    const notBond = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/slaves', { body: { device: 'eno1', slaves: 'eno2' } });
     expect(notBond.status).toBe(409);
-    expect(notBond.json.error.message).toBe('eno1 is not a bond');
-    expect((await t.call('POST', '/api/v2/network/interface/slaves', { body: { device: 'bond0', dev: 'bond1', slaves: 'eno1' } })).status).toBe(400);
-    expect((await t.call('POST', '/api/v2/network/interface/slaves', { body: { slaves: 'eno1' } })).status).toBe(400);
+    expect(errorOf(notBond).message).toBe('eno1 is not a bond');
+    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/slaves', { body: { device: 'bond0', dev: 'bond1', slaves: 'eno1' } })).status).toBe(400);
+    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/slaves', { body: { slaves: 'eno1' } })).status).toBe(400);
     expect(calls()).toEqual([]);
   });
 
@@ -406,7 +408,7 @@ describe('slaves and unconfigure, on their own', () => {
     const via = { [CONNECTION_HEADER]: JSON.stringify({ localAddress: '10.20.0.10' }) };
     const r = await t.call('POST', '/api/v2/network/interface/bond0/unconfigure', { body: {}, headers: via });
     expect(r.status).toBe(409);
-    expect(r.json.error.details).toEqual({ device: 'bond0', address: '10.20.0.10', action: 'unconfigure' });
+    expect(errorOf(r).details).toEqual({ device: 'bond0', address: '10.20.0.10', action: 'unconfigure' });
     expect(calls()).toEqual([]);
   });
 });

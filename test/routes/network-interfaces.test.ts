@@ -18,6 +18,8 @@ import configure from '../../handlers/network/routes/interface-configure';
 import update from '../../handlers/network/routes/interface-update';
 import unconfigure from '../../handlers/network/routes/interface-unconfigure';
 import { changes, edit, ethtoolAs, fails, inet, IP, ipState, ok, recorded, records, type IpRecord } from './network-helpers';
+import type { NetworkInterface } from '../../handlers/network/schemas';
+import { errorOf, detail } from '../helpers/answers';
 
 const DHCLIENT = '/usr/sbin/dhclient';
 const LINKS = records('ip/link-show-netns.yaml');
@@ -109,7 +111,7 @@ beforeEach(() => {
 
 describe('GET /network/interface', () => {
   it('lists the veths in ifindex order with every field of the spec object', async () => {
-    const r = await t.call('GET', '/api/v2/network/interface');
+    const r = await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface');
     expect(r.status).toBe(200);
     expect(r.json.map((i: { link: string; status: string }) => [i.link, i.status])).toEqual([
       ['eth0', 'GOOD'],
@@ -165,7 +167,7 @@ describe('GET /network/interface', () => {
 
   it('runs the ethtool commands of several interfaces concurrently', async () => {
     slow.maxInFlight = 0;
-    await t.call('GET', '/api/v2/network/interface');
+    await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface');
     const tools = replay.calls.filter((c) => c.argv[0] === '/usr/sbin/ethtool').map((c) => c.argv.slice(1).join(' '));
     expect(tools.sort()).toEqual(['-i eth0', '-i eth1', '-i eth2', '-i eth3', '-i eth4', 'eth0', 'eth1', 'eth2', 'eth3', 'eth4']);
     // the default pool: two interfaces at a time, two commands each
@@ -173,14 +175,14 @@ describe('GET /network/interface', () => {
   });
 
   it('needs network:read', async () => {
-    expect((await t.call('GET', '/api/v2/network/interface', { token: await t.token(['kerberos:read']) })).status).toBe(403);
-    expect((await t.call('GET', '/api/v2/network/interface', { token: await t.token(['network:read']) })).status).toBe(200);
+    expect((await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface', { token: await t.token(['kerberos:read']) })).status).toBe(403);
+    expect((await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface', { token: await t.token(['network:read']) })).status).toBe(200);
   });
 });
 
 describe('GET /network/interface/:device_name/details', () => {
   it('one interface, from the dev-scoped commands', async () => {
-    const r = await t.call('GET', '/api/v2/network/interface/eth4/details');
+    const r = await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface/eth4/details');
     expect(r.status).toBe(200);
     expect(r.json).toHaveLength(1);
     expect(r.json[0]).toMatchObject({ link: 'eth4', ipv4: { type: 'dhcp', address: '10.1.2.3/24', brd: '10.1.2.255', scope: 'global', dynamic: 'eth4' } });
@@ -191,12 +193,12 @@ describe('GET /network/interface/:device_name/details', () => {
   });
 
   it('404 for a device that does not exist (ip says so) or that the listing rule hides', async () => {
-    const r = await t.call('GET', '/api/v2/network/interface/nonexist/details');
+    const r = await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface/nonexist/details');
     expect(r.status).toBe(404);
-    expect(r.json.error.message).toBe('no network interface nonexist');
-    expect((await t.call('GET', '/api/v2/network/interface/br0/details')).status).toBe(404);
-    expect((await t.call('GET', '/api/v2/network/interface/lo/details')).status).toBe(404);
-    expect((await t.call('GET', '/api/v2/network/interface/a%20b/details')).status).toBe(400);
+    expect(errorOf(r).message).toBe('no network interface nonexist');
+    expect((await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface/br0/details')).status).toBe(404);
+    expect((await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface/lo/details')).status).toBe(404);
+    expect((await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface/a%20b/details')).status).toBe(400);
   });
 });
 
@@ -215,7 +217,7 @@ describe('POST /network/interface/configure', () => {
     // the change is decided on the full listing (the recorded box); the answer is read with the
     // dev-scoped commands, which show eth1 as it is after the change
     eth1After();
-    const r = await t.call('POST', '/api/v2/network/interface/configure', { body: { device: 'eth1', isdhcp: false, address: '10.9.8.7', netmask: '255.255.255.0', mtu: 9000 } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'eth1', isdhcp: false, address: '10.9.8.7', netmask: '255.255.255.0', mtu: 9000 } });
     expect(r.status, r.text).toBe(200);
     expect(changes(replay.calls)).toEqual([
       [IP, '-4', 'addr', 'flush', 'dev', 'eth1'],
@@ -235,7 +237,7 @@ describe('POST /network/interface/configure', () => {
 
   it('CIDR address, string mtu and bond/slave pass-through options land in the stanza', async () => {
     replay.load([ok([IP, '-4', 'addr', 'flush', 'dev', 'eth2']), ok([IP, 'addr', 'add', '198.51.100.8/25', 'broadcast', '+', 'dev', 'eth2']), ok([IP, 'link', 'set', 'dev', 'eth2', 'mtu', '1400', 'up'])]);
-    const r = await t.call('POST', '/api/v2/network/interface/configure', {
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', {
       body: { device: 'eth2', isdhcp: false, address: '198.51.100.8/25', mtu: '1400', 'bond-primary': 'eth2', slave_prio: 7, bond_slaves: 'eth0, eth1' },
     });
     expect(r.status, r.text).toBe(200);
@@ -256,7 +258,7 @@ describe('POST /network/interface/configure', () => {
   it('dhcp: stops the old client, flush, up, then the client once', async () => {
     const pid = ['-pf', '/run/dhclient.eth4.pid', '-lf', '/var/lib/dhcp/dhclient.eth4.leases'];
     replay.load([ok([DHCLIENT, '-4', '-x', ...pid, 'eth4']), ok([IP, '-4', 'addr', 'flush', 'dev', 'eth4']), ok([IP, 'link', 'set', 'dev', 'eth4', 'up']), ok([DHCLIENT, '-4', '-1', ...pid, 'eth4'])]);
-    const r = await t.call('POST', '/api/v2/network/interface/configure', { body: { device: 'eth4', isdhcp: true, address: '' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'eth4', isdhcp: true, address: '' } });
     expect(r.status, r.text).toBe(200);
     expect(changes(replay.calls)).toEqual([
       [DHCLIENT, '-4', '-x', ...pid, 'eth4'],
@@ -274,9 +276,9 @@ describe('POST /network/interface/configure', () => {
       fails([IP, 'addr', 'add', '10.1.1.1/24', 'broadcast', '+', 'dev', 'eth0'], 'Error: ipv4: Address already assigned.\n'),
       ok([IP, 'addr', 'add', '192.0.2.10/24', 'broadcast', '192.0.2.255', 'dev', 'eth0']),
     ]);
-    const r = await t.call('POST', '/api/v2/network/interface/configure', { body: { device: 'eth0', isdhcp: false, address: '10.1.1.1/24' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'eth0', isdhcp: false, address: '10.1.1.1/24' } });
     expect(r.status).toBe(502);
-    expect(r.json.error).toMatchObject({
+    expect(errorOf(r)).toMatchObject({
       code: 'command_failed',
       message: 'ip failed (exit 2): Error: ipv4: Address already assigned.; the previous configuration was restored',
       details: {
@@ -300,10 +302,10 @@ describe('POST /network/interface/configure', () => {
       fails([IP, 'addr', 'add', '10.1.1.1/24', 'broadcast', '+', 'dev', 'eth0'], 'Error: boom\n'),
       fails([IP, 'addr', 'add', '192.0.2.10/24', 'broadcast', '192.0.2.255', 'dev', 'eth0'], 'Error: still broken\n'),
     ]);
-    const r = await t.call('POST', '/api/v2/network/interface/configure', { body: { device: 'eth0', isdhcp: false, address: '10.1.1.1/24' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'eth0', isdhcp: false, address: '10.1.1.1/24' } });
     expect(r.status).toBe(502);
-    expect(r.json.error.message).toBe('ip failed (exit 2): Error: boom; rollback incomplete (1 step(s) failed; see details.rollback)');
-    expect(r.json.error.details.rollback.failed).toEqual([{ argv: [IP, 'addr', 'add', '192.0.2.10/24', 'broadcast', '192.0.2.255', 'dev', 'eth0'], error: 'exit 2: Error: still broken' }]);
+    expect(errorOf(r).message).toBe('ip failed (exit 2): Error: boom; rollback incomplete (1 step(s) failed; see details.rollback)');
+    expect(detail(r, 'rollback', 'failed')).toEqual([{ argv: [IP, 'addr', 'add', '192.0.2.10/24', 'broadcast', '192.0.2.255', 'dev', 'eth0'], error: 'exit 2: Error: still broken' }]);
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED_MAIN);
   });
 
@@ -328,9 +330,9 @@ describe('POST /network/interface/configure', () => {
   ];
   for (const [what, body, path, message] of invalid) {
     it(`400: ${what}`, async () => {
-      const r = await t.call('POST', '/api/v2/network/interface/configure', { body });
+      const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body });
       expect(r.status).toBe(400);
-      const issue = r.json.error.issues.find((i: { path: string }) => i.path === path);
+      const issue = errorOf(r).issues!.find((i: { path: string }) => i.path === path);
       expect(issue?.message).toMatch(message);
       expect(changes(replay.calls)).toEqual([]);
       expect(readFileSync(mainFile, 'utf8')).toBe(SEED_MAIN);
@@ -338,10 +340,10 @@ describe('POST /network/interface/configure', () => {
   }
 
   it('404 for an unknown or unlisted device; 403 without network:manage', async () => {
-    expect((await t.call('POST', '/api/v2/network/interface/configure', { body: { device: 'eth7', isdhcp: true } })).status).toBe(404);
-    expect((await t.call('POST', '/api/v2/network/interface/configure', { body: { device: 'br0', isdhcp: true } })).status).toBe(404);
+    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'eth7', isdhcp: true } })).status).toBe(404);
+    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'br0', isdhcp: true } })).status).toBe(404);
     const reader = await t.token(['network:read']);
-    expect((await t.call('POST', '/api/v2/network/interface/configure', { body: { device: 'eth1', isdhcp: true }, token: reader })).status).toBe(403);
+    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'eth1', isdhcp: true }, token: reader })).status).toBe(403);
     expect(changes(replay.calls)).toEqual([]);
   });
 });
@@ -359,10 +361,10 @@ describe('lockout guard', () => {
     for (const [method, path, body, action] of cases) {
       const r = await t.call(method, path, { body, headers });
       expect(r.status, path).toBe(409);
-      expect(r.json.error.message).toBe(
+      expect(errorOf(r).message).toBe(
         `refusing to ${action} eth0: it carries 192.0.2.10, the address this request came in on, so the change would cut this connection; send "force": true to do it anyway`,
       );
-      expect(r.json.error.details).toEqual({ device: 'eth0', address: '192.0.2.10', action });
+      expect(errorOf(r).details).toEqual({ device: 'eth0', address: '192.0.2.10', action });
     }
     expect(changes(replay.calls)).toEqual([]);
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED_MAIN);
@@ -371,9 +373,9 @@ describe('lockout guard', () => {
   it('lets it through with force, and does not guard other interfaces or bringing it up', async () => {
     replay.load([ok([IP, 'link', 'set', 'dev', 'eth0', 'down']), ok([IP, 'link', 'set', 'dev', 'eth0', 'up']), ok([IP, 'link', 'set', 'dev', 'eth2', 'down'])]);
     const headers = via('192.0.2.10');
-    expect((await t.call('POST', '/api/v2/network/interface/eth0/update', { body: { state: 'down', force: true }, headers })).status).toBe(200);
-    expect((await t.call('POST', '/api/v2/network/interface/eth0/update', { body: { state: 'up' }, headers })).status).toBe(200);
-    expect((await t.call('POST', '/api/v2/network/interface/eth2/update', { body: { state: 'down' }, headers })).status).toBe(200);
+    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth0/update', { body: { state: 'down', force: true }, headers })).status).toBe(200);
+    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth0/update', { body: { state: 'up' }, headers })).status).toBe(200);
+    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth2/update', { body: { state: 'down' }, headers })).status).toBe(200);
     expect(changes(replay.calls)).toEqual([
       [IP, 'link', 'set', 'dev', 'eth0', 'down'],
       [IP, 'link', 'set', 'dev', 'eth0', 'up'],
@@ -387,17 +389,17 @@ describe('POST /network/interface/:device_name/update', () => {
     replay.load([ok([IP, 'link', 'set', 'dev', 'eth2', 'up'])]);
     // the answer is read with the dev-scoped commands: they show eth2 up
     replay.load(ipState(edit(LINKS, 'eth2', (r) => (r.flags = ['BROADCAST', 'MULTICAST', 'UP', 'LOWER_UP'])), ADDRS).slice(2));
-    const r = await t.call('POST', '/api/v2/network/interface/eth2/update', { body: { state: 'up' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth2/update', { body: { state: 'up' } });
     expect(r.status, r.text).toBe(200);
     expect(r.json).toMatchObject({ link: 'eth2', state: 'up' });
     expect(changes(replay.calls)).toEqual([[IP, 'link', 'set', 'dev', 'eth2', 'up']]);
     expect(events('network.interface.updated').at(-1)).toEqual({ device: 'eth2', state: 'up' });
 
-    const r409 = await t.call('POST', '/api/v2/network/interface/eth1/update', { body: { state: 'up' } });
+    const r409 = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth1/update', { body: { state: 'up' } });
     expect(r409.status).toBe(409);
-    expect(r409.json.error.message).toBe('eth1 is not configured; configure it first');
-    expect((await t.call('POST', '/api/v2/network/interface/eth1/update', { body: { state: 'sideways' } })).status).toBe(400);
-    expect((await t.call('POST', '/api/v2/network/interface/eth7/update', { body: { state: 'up' } })).status).toBe(404);
+    expect(errorOf(r409).message).toBe('eth1 is not configured; configure it first');
+    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth1/update', { body: { state: 'sideways' } })).status).toBe(400);
+    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth7/update', { body: { state: 'up' } })).status).toBe(404);
   });
 });
 

@@ -8,6 +8,12 @@ import agentDestroy from '../../handlers/notification/routes/agent-destroy';
 import agentTest from '../../handlers/notification/routes/agent-test';
 import eventList from '../../handlers/notification/routes/event-list';
 import { makeTestHost, type TestHost } from '../helpers/host';
+import { errorOf } from '../helpers/answers';
+import type * as z from 'zod';
+import type { Agent, eventSchema } from '../../handlers/notification/schemas';
+
+/** GET /notification/events answers an array of these (event-list's response schema) */
+type NotificationEvent = z.infer<typeof eventSchema>;
 
 /**
  * The notification routes with a real SQLite DB: spec shapes, per-type validation, write-only
@@ -28,12 +34,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const A = '/api/v2/notification/agent';
-const create = (body: unknown, token?: string) => t.call('POST', `${A}/create`, { body, token });
+const create = (body: unknown, token?: string) => t.call<Agent[]>('POST', `${A}/create`, { body, token });
 const stored = (id: number) => t.host.db.prepare('SELECT type, enabled, json FROM notification_agents WHERE id = ?').get(id) as { type: string; enabled: number; json: string } | undefined;
 const eventsOfKind = (kind: string) =>
   (t.host.db.prepare('SELECT id, kind, data, request_id FROM events WHERE kind = ? ORDER BY seq').all(kind) as { id: string; data: string; request_id: string }[]).map((e) => ({ ...e, data: JSON.parse(e.data) }));
 const deliveriesOf = (eventId: string) => t.host.db.prepare('SELECT agent_id, state, attempts FROM deliveries WHERE event_id = ? ORDER BY agent_id').all(eventId);
-const paths = (r: { json: { error: { issues?: { path: string; message: string }[] } } }) => (r.json.error.issues ?? []).map((i) => `${i.path}: ${i.message}`);
+const paths = (r: { json: unknown }) => (errorOf(r).issues ?? []).map((i) => `${i.path}: ${i.message}`);
 
 describe('create, details, list', () => {
   it('creates each type and answers the spec agent, secrets masked; the DB keeps them', async () => {
@@ -64,7 +70,7 @@ describe('create, details, list', () => {
     const plain = await create({ type: 'webhook', enabled: true, json: { url: 'http://127.0.0.1:9/x' } });
     expect(plain.json[0].json).toEqual({ url: 'http://127.0.0.1:9/x' });
 
-    const list = await t.call('GET', A);
+    const list = await t.call<Agent[]>('GET', A);
     expect(list.status).toBe(200);
     expect(list.json.map((x: { id: number; type: string }) => [x.id, x.type])).toEqual([
       [a.id, 'sms'],
@@ -72,7 +78,7 @@ describe('create, details, list', () => {
       [hook.json[0].id, 'webhook'],
       [plain.json[0].id, 'webhook'],
     ]);
-    const details = await t.call('GET', `${A}/${a.id}/details`);
+    const details = await t.call<Agent[]>('GET', `${A}/${a.id}/details`);
     expect(details.status).toBe(200);
     expect(details.json).toEqual([a]);
     for (const s of SECRETS) expect(list.text + details.text).not.toContain(s);
@@ -92,7 +98,7 @@ describe('create, details, list', () => {
   it('400 names every missing or wrong field of the type', async () => {
     const r = await create({ type: 'sms', enabled: true, json: { accountSid: 'nope', fromPhoneNumber: '+15005550006' } });
     expect(r.status).toBe(400);
-    expect(r.json.error.code).toBe('validation_failed');
+    expect(errorOf(r).code).toBe('validation_failed');
     expect(paths(r).sort()).toEqual([
       'body.json.accountSid: must be a Twilio account SID: AC followed by 32 hex digits',
       'body.json.authToken: required',
@@ -128,7 +134,7 @@ describe('update', () => {
   });
 
   it('changes enabled alone; the configuration and its secret stay', async () => {
-    const r = await t.call('POST', `${A}/${id}/update`, { body: { enabled: false } });
+    const r = await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { enabled: false } });
     expect(r.status).toBe(200);
     expect(r.json[0]).toMatchObject({ id, enabled: false, json: { ...SMTP, password: '********' } });
     expect(stored(id)).toEqual({ type: 'smtp', enabled: 0, json: JSON.stringify(SMTP) });
@@ -136,43 +142,43 @@ describe('update', () => {
 
   it('a new json that omits the password, or sends the mask back, keeps the stored one', async () => {
     const { password: _, ...noPassword } = SMTP;
-    const r = await t.call('POST', `${A}/${id}/update`, { body: { json: { ...noPassword, to: 'new@example.test' } } });
+    const r = await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { json: { ...noPassword, to: 'new@example.test' } } });
     expect(r.status, r.text).toBe(200);
     expect(r.json[0].json).toEqual({ ...noPassword, to: 'new@example.test', password: '********' });
     expect(JSON.parse(stored(id)!.json)).toEqual({ ...SMTP, to: 'new@example.test' });
 
-    const back = await t.call('POST', `${A}/${id}/update`, { body: { json: r.json[0].json } });
+    const back = await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { json: r.json[0].json } });
     expect(back.status).toBe(200);
     expect(JSON.parse(stored(id)!.json).password).toBe(SMTP.password);
 
-    await t.call('POST', `${A}/${id}/update`, { body: { json: { ...SMTP, password: 'rotated-pw' } } });
+    await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { json: { ...SMTP, password: 'rotated-pw' } } });
     expect(JSON.parse(stored(id)!.json).password).toBe('rotated-pw');
   });
 
   it('json is checked against the resulting type; a type change needs a json', async () => {
-    const noJson = await t.call('POST', `${A}/${id}/update`, { body: { type: 'webhook' } });
+    const noJson = await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { type: 'webhook' } });
     expect(noJson.status).toBe(400);
     expect(paths(noJson)).toEqual(['body.json: required when type changes']);
 
-    const wrong = await t.call('POST', `${A}/${id}/update`, { body: { type: 'sms', json: { ...SMS, authToken: undefined } } });
+    const wrong = await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { type: 'sms', json: { ...SMS, authToken: undefined } } });
     expect(paths(wrong)).toEqual(['body.json.authToken: required']);
 
-    const bad = await t.call('POST', `${A}/${id}/update`, { body: { json: { host: 'mail.example.test' } } });
+    const bad = await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { json: { host: 'mail.example.test' } } });
     expect(bad.status).toBe(400);
     expect(paths(bad).map((p) => p.split(':')[0]).sort()).toEqual(['body.json.from', 'body.json.port', 'body.json.to', 'body.json.username']);
 
-    const ok = await t.call('POST', `${A}/${id}/update`, { body: { type: 'webhook', enabled: true, json: { url: 'https://x.example.test/h' } } });
+    const ok = await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { type: 'webhook', enabled: true, json: { url: 'https://x.example.test/h' } } });
     expect(ok.status).toBe(200);
     expect(ok.json[0]).toMatchObject({ id, type: 'webhook', enabled: true, json: { url: 'https://x.example.test/h' } });
     expect(stored(id)).toEqual({ type: 'webhook', enabled: 1, json: '{"url":"https://x.example.test/h"}' });
   });
 
   it('an empty update, unknown keys and unknown ids are refused', async () => {
-    expect(paths(await t.call('POST', `${A}/${id}/update`, { body: {} }))).toEqual(['body: give at least one of type, enabled, json']);
-    expect(paths(await t.call('POST', `${A}/${id}/update`, { body: { enabled: true, name: 'x' } }))).toEqual(['body: Unrecognized key: "name"']);
+    expect(paths(await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: {} }))).toEqual(['body: give at least one of type, enabled, json']);
+    expect(paths(await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { enabled: true, name: 'x' } }))).toEqual(['body: Unrecognized key: "name"']);
     const missing = await t.call('POST', `${A}/99999/update`, { body: { enabled: true } });
     expect(missing.status).toBe(404);
-    expect(missing.json.error).toMatchObject({ code: 'not_found', message: 'no notification agent with id 99999' });
+    expect(errorOf(missing)).toMatchObject({ code: 'not_found', message: 'no notification agent with id 99999' });
     expect(paths(await t.call('POST', `${A}/abc/update`, { body: { enabled: true } }))).toEqual(['params.id: must be a positive integer']);
   });
 });
@@ -191,7 +197,7 @@ describe('destroy', () => {
 
 describe('events and the outbox', () => {
   it('create/update/destroy emit events with no secret; only enabled agents get deliveries', async () => {
-    for (const a of (await t.call('GET', A)).json) await t.call('POST', `${A}/${a.id}/destroy`, {});
+    for (const a of (await t.call<Agent[]>('GET', A)).json) await t.call('POST', `${A}/${a.id}/destroy`, {});
     const on = (await create({ type: 'webhook', enabled: true, json: { url: 'https://on.example.test/', secret: WHSEC } })).json[0].id;
     const off = (await create({ type: 'sms', enabled: false, json: SMS })).json[0].id;
 
@@ -227,17 +233,17 @@ describe('events and the outbox', () => {
 
   it('GET /notification/events lists recent events newest first with each delivery', async () => {
     const id = (await create({ type: 'webhook', enabled: true, json: { url: 'https://list.example.test/' } })).json[0].id;
-    await t.call('POST', `${A}/${id}/update`, { body: { json: { url: 'https://list2.example.test/' } } });
-    const r = await t.call('GET', '/api/v2/notification/events?limit=2');
+    await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { json: { url: 'https://list2.example.test/' } } });
+    const r = await t.call<NotificationEvent[]>('GET', '/api/v2/notification/events?limit=2');
     expect(r.status).toBe(200);
     expect(r.json).toHaveLength(2);
     const [upd, cre] = r.json;
     expect(upd).toMatchObject({ kind: 'notification.agent.updated', data: { id, changed: ['json'] }, deliveries: [{ agentId: id, state: 'pending', attempts: 0, lastError: null, deliveredAt: null }] });
     expect(cre).toMatchObject({ kind: 'notification.agent.created', data: { id, type: 'webhook', enabled: true } });
     expect(upd.seq).toBe(cre.seq + 1);
-    expect(new Date(upd.deliveries[0].nextAttemptAt).getTime()).toBeLessThanOrEqual(Date.now());
+    expect(new Date(upd.deliveries[0].nextAttemptAt ?? 0).getTime()).toBeLessThanOrEqual(Date.now());
 
-    const only = await t.call('GET', '/api/v2/notification/events?kind=notification.agent.destroyed');
+    const only = await t.call<NotificationEvent[]>('GET', '/api/v2/notification/events?kind=notification.agent.destroyed');
     expect(only.json.length).toBeGreaterThan(0);
     expect(only.json.every((e: { kind: string }) => e.kind === 'notification.agent.destroyed')).toBe(true);
     expect(paths(await t.call('GET', '/api/v2/notification/events?limit=0'))).toEqual(['query.limit: must be 1-500']);
@@ -258,19 +264,19 @@ describe('permissions and the test route', () => {
     ]) {
       const r = await t.call(m, p, { token: reader, body: m === 'POST' ? { enabled: true } : undefined });
       expect(r.status, p).toBe(403);
-      expect(r.json.error.message).toBe('token lacks permission notification:manage');
+      expect(errorOf(r).message).toBe('token lacks permission notification:manage');
     }
     expect((await t.call('GET', A, { token: await t.token(['network:manage']) })).status).toBe(403);
   });
 
   it('test: 404 for an unknown agent; a refused destination is a 502 that says why, without secrets', async () => {
-    expect((await t.call('GET', `${A}/424242/test`)).json.error).toMatchObject({ code: 'not_found' });
+    expect(errorOf(await t.call('GET', `${A}/424242/test`))).toMatchObject({ code: 'not_found' });
     const port = await closedPort();
     const id = (await create({ type: 'webhook', enabled: false, json: { url: `http://127.0.0.1:${port}/hook?token=abc`, secret: WHSEC } })).json[0].id;
     const r = await t.call('GET', `${A}/${id}/test`);
     expect(r.status).toBe(502);
-    expect(r.json.error.code).toBe('bad_gateway');
-    expect(r.json.error.message).toBe(`the webhook agent ${id} could not send the test message: webhook http://127.0.0.1:${port} is unreachable: connect ECONNREFUSED 127.0.0.1:${port}`);
+    expect(errorOf(r).code).toBe('bad_gateway');
+    expect(errorOf(r).message).toBe(`the webhook agent ${id} could not send the test message: webhook http://127.0.0.1:${port} is unreachable: connect ECONNREFUSED 127.0.0.1:${port}`);
     const audit = t.host.db.prepare("SELECT argv, exit_code, note FROM audit_log WHERE kind = 'notification/test' ORDER BY id DESC LIMIT 1").get();
     expect(audit).toEqual({ argv: JSON.stringify([`agent:${id}`, 'webhook']), exit_code: 1, note: `webhook http://127.0.0.1:${port} is unreachable: connect ECONNREFUSED 127.0.0.1:${port}` });
     expect(r.text).not.toContain('token=abc');

@@ -18,6 +18,8 @@ import { tcArgv } from '../../handlers/traffic/state';
 import { buildListing } from '../../handlers/traffic/listing';
 import type { Vars } from '../../handlers/core/vars';
 import type { D1Database, D1PreparedStatement } from '../../handlers/core/bindings';
+import type { TrafficListing } from '../../handlers/traffic/schemas';
+import { errorOf } from '../helpers/answers';
 
 const TC = '/usr/sbin/tc';
 const BASE = '/api/v2/network/traffic/control';
@@ -74,7 +76,7 @@ const htbOurs = { qtype: 'htb', handler: 1, device: 'veth0', owner: 'root', refc
 describe('GET /network/traffic/control', () => {
   it('a fresh box: every non-loopback device with its tc state, no rules, only the sentinel id', async () => {
     await host([links(), ...fresh(), ...neverUp()]);
-    const r = await t.call('GET', BASE);
+    const r = await t.call<TrafficListing>('GET', BASE);
     expect(r.status).toBe(200);
     expect(r.json).toEqual({
       devices: {
@@ -92,18 +94,18 @@ describe('GET /network/traffic/control', () => {
     await host([links(), ...twoRules(), ...neverUp()]);
     store(rule2, 2, 100);
     store(rule1, 1, 200); // created later: listed later, whatever its id
-    const r = await t.call('GET', BASE);
+    const r = await t.call<TrafficListing>('GET', BASE);
     expect(r.status).toBe(200);
     expect(r.json.rules).toEqual([
       { name: 'replica', ...htbOurs },
       { name: 'backup-target', ...htbOurs },
     ]);
     expect(r.json.ids).toEqual(['0', '2', '1']);
-    expect(r.json.devices.veth0.class.map((c: { classid: string; rate: number }) => [c.classid, c.rate])).toEqual([
+    expect(r.json.devices.veth0.class.map((c) => [c.classid, c.rate])).toEqual([
       ['1:1', 8_000_000],
       ['1:2', 20_000_000],
     ]);
-    expect(r.json.devices.veth0.filter.map((f: { handle: string; flowid: string; matches: { address: string }[] }) => [f.handle, f.flowid, f.matches[0]!.address])).toEqual([
+    expect(r.json.devices.veth0.filter.map((f) => [f.handle, f.flowid, f.matches[0]!.address])).toEqual([
       ['800::1', '1:1', '10.213.77.2'],
       ['800::2', '1:2', '10.213.77.3'],
     ]);
@@ -116,7 +118,7 @@ describe('GET /network/traffic/control', () => {
     await host([links(), ...oneRule(true), ...twoRules(), ...neverUp(), fx('routes/cmd-class-replace-2'), fx('routes/cmd-filter-replace-2')]);
     store(rule1, 1);
     store(rule2, 2);
-    const r = await t.call('GET', BASE);
+    const r = await t.call<TrafficListing>('GET', BASE);
     expect(r.status).toBe(200);
     expect(calls()).toEqual([
       ['/usr/sbin/ip', '-j', 'link', 'show'],
@@ -134,7 +136,7 @@ describe('GET /network/traffic/control', () => {
     await host([links(), ...oneRule(), ...neverUp()]);
     store(rule1, 1);
     store(rule2, 2);
-    const r = await t.call('GET', BASE, { token: await t.token(['network:read']) });
+    const r = await t.call<TrafficListing>('GET', BASE, { token: await t.token(['network:read']) });
     expect(r.status).toBe(200);
     expect(calls()).toEqual([['/usr/sbin/ip', '-j', 'link', 'show'], ...readArgv('veth0'), ...readArgv('veth4')]);
     expect(r.json.devices.veth0.class.map((c: { classid: string }) => c.classid)).toEqual(['1:1']);
@@ -144,7 +146,7 @@ describe('GET /network/traffic/control', () => {
   it('a rule whose device is gone is listed (qtype none) and not touched', async () => {
     await host([links(), ...fresh(), ...neverUp()]);
     store({ ...rule1, device: 'eth9' }, 1);
-    const r = await t.call('GET', BASE);
+    const r = await t.call<TrafficListing>('GET', BASE);
     expect(r.status).toBe(200);
     expect(r.json.rules).toEqual([{ name: 'backup-target', qtype: 'none', handler: 0, device: 'eth9', owner: 'root', refcnt: '0', queue_details: {} }]);
     expect(Object.keys(r.json.devices)).toEqual(['veth0', 'veth4']);
@@ -155,7 +157,7 @@ describe('GET /network/traffic/control', () => {
     const failing = fixture(ROOT, '', { code: 2, stderr: 'RTNETLINK answers: Operation not permitted\n' });
     await host([links(), ...fresh(), ...neverUp(), failing]);
     store(rule1, 1);
-    const r = await t.call('GET', BASE);
+    const r = await t.call<TrafficListing>('GET', BASE);
     expect(r.status).toBe(200);
     expect(r.json.rules[0]).toMatchObject({ name: 'backup-target', qtype: 'noqueue', handler: 0 });
     // stopped at the failing root (no class/filter tried), then read the device again to show it
@@ -164,8 +166,8 @@ describe('GET /network/traffic/control', () => {
 
   it('needs network:read', async () => {
     await host([links(), ...fresh(), ...neverUp()]);
-    expect((await t.call('GET', BASE, { token: await t.token(['kerberos:read']) })).status).toBe(403);
-    expect((await t.call('GET', BASE, { token: await t.token(['network:read']) })).status).toBe(200);
+    expect((await t.call<TrafficListing>('GET', BASE, { token: await t.token(['kerberos:read']) })).status).toBe(403);
+    expect((await t.call<TrafficListing>('GET', BASE, { token: await t.token(['network:read']) })).status).toBe(200);
   });
 });
 
@@ -213,8 +215,8 @@ describe('POST /network/traffic/control/create', () => {
     await host([]);
     const r = await t.call('POST', `${BASE}/create`, { body: { ...rule1, ...over } });
     expect(r.status).toBe(400);
-    expect(r.json.error.code).toBe('validation_failed');
-    expect(r.json.error.issues.map((i: { path: string }) => i.path)).toContain(path);
+    expect(errorOf(r).code).toBe('validation_failed');
+    expect(errorOf(r).issues!.map((i: { path: string }) => i.path)).toContain(path);
     expect(calls()).toEqual([]);
     expect(rows()).toEqual([]);
   });
@@ -224,10 +226,10 @@ describe('POST /network/traffic/control/create', () => {
     store(rule1, 1);
     let r = await t.call('POST', `${BASE}/create`, { body: { ...rule2, name: rule1.name } });
     expect(r.status).toBe(409);
-    expect(r.json.error.message).toBe('a traffic rule named backup-target already exists');
+    expect(errorOf(r).message).toBe('a traffic rule named backup-target already exists');
     r = await t.call('POST', `${BASE}/create`, { body: { ...rule1, name: 'other' } });
     expect(r.status).toBe(409);
-    expect(r.json.error.message).toBe('traffic to 10.213.77.2 on veth0 is already limited by rule backup-target');
+    expect(errorOf(r).message).toBe('traffic to 10.213.77.2 on veth0 is already limited by rule backup-target');
     expect(calls()).toEqual([]);
   });
 
@@ -235,7 +237,7 @@ describe('POST /network/traffic/control/create', () => {
     await host([fx('qdisc-missing-device'), fx('routes/class-missing-device'), fx('routes/filter-missing-device')]);
     const r = await t.call('POST', `${BASE}/create`, { body: { ...rule1, device: 'nosuch0' } });
     expect(r.status).toBe(400);
-    expect(r.json.error.issues).toEqual([{ path: 'body.device', message: 'device nosuch0 does not exist' }]);
+    expect(errorOf(r).issues).toEqual([{ path: 'body.device', message: 'device nosuch0 does not exist' }]);
     expect(rows()).toEqual([]);
   });
 
@@ -243,14 +245,14 @@ describe('POST /network/traffic/control/create', () => {
     await host([...reads('qdisc-htb-foreign', 'class-foreign', 'filter-foreign-two-matches')]);
     let r = await t.call('POST', `${BASE}/create`, { body: { ...rule1, device: 'veth2' } });
     expect(r.status).toBe(409);
-    expect(r.json.error.message).toBe(
+    expect(errorOf(r).message).toBe(
       'device veth2 already has an htb root qdisc (handle 1:, default 0x30) that Ballast did not create; refusing to replace it (remove it by hand if it is not needed)',
     );
     await t.close();
     await host([fx('routes/qdisc-pfifo-admin'), fx('class-empty'), fx('filter-empty')]);
     r = await t.call('POST', `${BASE}/create`, { body: rule1 });
     expect(r.status).toBe(409);
-    expect(r.json.error.message).toMatch(/^device veth0 has a pfifo root qdisc \(handle 800[0-9a-f]:\) that an administrator set up/);
+    expect(errorOf(r).message).toMatch(/^device veth0 has a pfifo root qdisc \(handle 800[0-9a-f]:\) that an administrator set up/);
     expect(calls().filter((a) => !a.includes('show'))).toEqual([]);
     expect(rows()).toEqual([]);
   });
@@ -268,9 +270,9 @@ describe('POST /network/traffic/control/create', () => {
     ]);
     const r = await t.call('POST', `${BASE}/create`, { body: rule1 });
     expect(r.status).toBe(502);
-    expect(r.json.error.code).toBe('command_failed');
-    expect(r.json.error.message).toBe('tc failed (exit 2): RTNETLINK answers: Invalid argument');
-    expect(r.json.error.details.command).toEqual(FILTER1);
+    expect(errorOf(r).code).toBe('command_failed');
+    expect(errorOf(r).message).toBe('tc failed (exit 2): RTNETLINK answers: Invalid argument');
+    expect(errorOf(r).details?.command).toEqual(FILTER1);
     expect(calls()).toEqual([...readArgv('veth0'), ROOT, CLASS1, FILTER1, FILTER_DEL1, CLASS_DEL1, ROOT_DEL]);
     expect(rows()).toEqual([]);
     expect(events()).toEqual([]);
@@ -284,7 +286,7 @@ describe('POST /network/traffic/control/create', () => {
     store(rule1, 1);
     const r = await t.call('POST', `${BASE}/create`, { body: rule2 });
     expect(r.status).toBe(502);
-    expect(r.json.error.details.command).toEqual(CLASS2);
+    expect(errorOf(r).details?.command).toEqual(CLASS2);
     expect(calls().slice(3)).toEqual([CLASS2, filterDel2.argv, classDel2.argv]);
     expect(rows()).toEqual([{ ...rule1, id: 1 }]);
   });
@@ -418,8 +420,8 @@ describe('POST /network/traffic/control/:rule_name/destroy', () => {
     store(rule1, 1);
     const r = await t.call('POST', `${BASE}/backup-target/destroy`);
     expect(r.status).toBe(502);
-    expect(r.json.error.message).toBe('tc failed (exit 2): Error: HTB class in use.');
-    expect(r.json.error.details.command).toEqual(CLASS_DEL1);
+    expect(errorOf(r).message).toBe('tc failed (exit 2): Error: HTB class in use.');
+    expect(errorOf(r).details?.command).toEqual(CLASS_DEL1);
     expect(rows()).toEqual([{ ...rule1, id: 1 }]);
     expect(events()).toEqual([]);
   });
@@ -429,10 +431,10 @@ describe('POST /network/traffic/control/:rule_name/destroy', () => {
     store(rule1, 1);
     let r = await t.call('POST', `${BASE}/nope/destroy`);
     expect(r.status).toBe(404);
-    expect(r.json.error).toMatchObject({ code: 'not_found', message: 'no traffic rule named nope' });
+    expect(errorOf(r)).toMatchObject({ code: 'not_found', message: 'no traffic rule named nope' });
     r = await t.call('POST', `${BASE}/backup-target/destroy`, { body: { name: 'replica' } });
     expect(r.status).toBe(400);
-    expect(r.json.error.issues).toEqual([{ path: 'body.name', message: 'body.name replica does not match the rule name backup-target in the URL' }]);
+    expect(errorOf(r).issues).toEqual([{ path: 'body.name', message: 'body.name replica does not match the rule name backup-target in the URL' }]);
     r = await t.call('POST', `${BASE}/backup-target/destroy`, { body: { name: 'backup-target', id: 1 } });
     expect(r.status).toBe(400);
     expect(calls()).toEqual([]);

@@ -14,6 +14,7 @@ import { reconcileTrafficOnStart } from '../../runtime/areas/traffic';
 import list from '../../handlers/traffic/routes/control-list';
 import type { HostConfig } from '../../runtime/config';
 import { defaultConfig } from '../../runtime/config';
+import type { TrafficListing } from '../../handlers/traffic/schemas';
 
 const TC = '/usr/sbin/tc';
 const fx = (name: string): Fixture => ({ ...readFixture(join(repo, 'fixtures', 'tc', `${name}.yaml`)), scenario: undefined, once: false });
@@ -127,7 +128,7 @@ describe('start-up reconcile', () => {
 describe('the demo appliance', () => {
   it('GET /network/traffic/control answers from fixtures/demo/traffic: eno1 (mq) and eno2, nothing shaped', async () => {
     t = await makeTestHost({ routes: [list], fixtures: loadFixtureDir(join(repo, 'fixtures', 'demo', 'traffic')) });
-    const r = await t.call('GET', '/api/v2/network/traffic/control');
+    const r = await t.call<TrafficListing>('GET', '/api/v2/network/traffic/control');
     expect(r.status).toBe(200);
     expect(Object.keys(r.json.devices)).toEqual(['eno1', 'eno2']);
     const eno1 = r.json.devices.eno1;

@@ -17,7 +17,8 @@ import { appendFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExploreEntry } from '../../handlers/fs/explore';
+import type { exploreResultSchema, ExploreEntry } from '../../handlers/fs/explore';
+import type * as z from 'zod';
 import { parseFindmnt, findmntArgv } from '../../handlers/fs/parse/findmnt';
 import { parseGetfacl } from '../../handlers/fs/parse/getfacl';
 import { parseWipefs, wipefsArgv } from '../../handlers/fs/parse/wipefs';
@@ -25,6 +26,19 @@ import { defaultConfig, mergeConfig } from '../../runtime/config';
 import { backendFor } from '../../runtime/host';
 import { makeTestHost, type TestHost } from '../helpers/host';
 import { createLoopDevice, exec, requireRoot, requireTools, run, type LoopDevice } from './helpers/loop';
+import { errorOf } from '../helpers/answers';
+
+/** POST /fs/explore answers */
+type ExploreResult = z.infer<typeof exploreResultSchema>;
+/** POST /fs/xxhash answers (the route's response schema) */
+interface XxhashAnswer {
+  sums: { hash: string; fileName: string }[];
+}
+/** POST /fs/xxhash_verify answers (the route's response schema) */
+interface XxhashVerifyAnswer {
+  results: { fileName: string; result: 'OK' | 'FAILED' | 'FAILED open or read' }[];
+  verified: boolean;
+}
 
 const FIND = '/usr/bin/find';
 const GETFACL = '/usr/bin/getfacl';
@@ -45,7 +59,8 @@ async function loop(sizeMiB: number): Promise<LoopDevice> {
   loops.push(l);
   return l;
 }
-const api = (path: string, body: unknown) => t.call('POST', `/api/v2/fs/${path}`, { body });
+/** `T`: the route's answer type, unknown when the test reads no success answer */
+const api = <T = unknown>(path: string, body: unknown) => t.call<T>('POST', `/api/v2/fs/${path}`, { body });
 const signatures = async (device: string) => parseWipefs((await run(wipefsArgv(device))).stdout);
 const mountsOf = async (device: string) => parseFindmnt((await exec(findmntArgv({ source: device }))).stdout);
 const lastEvent = () => {
@@ -118,8 +133,8 @@ describe('fs routes on loop devices', () => {
   it('make_filesystem: refuses the device now that it carries ext4, and leaves it alone', async () => {
     const r = await api('make_filesystem', { device: ext4.device, type: 'vfat' });
     expect(r.status).toBe(409);
-    expect(r.json.error.details).toEqual({ reason: 'signature' });
-    expect(r.json.error.message).toMatch(/already carries ext4 \(filesystem\) at offset 0x438.*"force": true/);
+    expect(errorOf(r).details).toEqual({ reason: 'signature' });
+    expect(errorOf(r).message).toMatch(/already carries ext4 \(filesystem\) at offset 0x438.*"force": true/);
     expect((await signatures(ext4.device)).map((s) => s.type)).toEqual(['ext4']);
   });
 
@@ -154,7 +169,7 @@ describe('fs routes on loop devices', () => {
       expect((await api('unmount', { mountpoint: join(work, 'fat') })).status).toBe(200);
     } else {
       expect(m.status).toBe(409);
-      expect(m.json.error.message).toBe(`cannot mount ${fat.device} on ${join(work, 'fat')}: this kernel cannot mount that filesystem type (no driver loaded)`);
+      expect(errorOf(m).message).toBe(`cannot mount ${fat.device} on ${join(work, 'fat')}: this kernel cannot mount that filesystem type (no driver loaded)`);
     }
   });
 
@@ -170,14 +185,14 @@ describe('fs routes on loop devices', () => {
   it('refuses: mkfs on the mounted device (even forced), mounting it twice, a missing mountpoint or device', async () => {
     const mkfs = await api('make_filesystem', { device: ext4.device, type: 'ext4', force: true });
     expect(mkfs.status).toBe(409);
-    expect(mkfs.json.error.details).toEqual({ reason: 'mounted' });
+    expect(errorOf(mkfs).details).toEqual({ reason: 'mounted' });
     mkdirSync(join(work, 'elsewhere'));
     const twice = await api('mount', { device: ext4.device, mountpoint: join(work, 'elsewhere') });
     expect(twice.status).toBe(409);
-    expect(twice.json.error.details).toEqual({ reason: 'already-mounted' });
+    expect(errorOf(twice).details).toEqual({ reason: 'already-mounted' });
     const noDir = await api('mount', { device: other.device, mountpoint: join(work, 'no-such-dir') });
     expect(noDir.status).toBe(404);
-    expect(noDir.json.error.message).toBe(`cannot mount ${other.device} on ${join(work, 'no-such-dir')}: the mountpoint does not exist`);
+    expect(errorOf(noDir).message).toBe(`cannot mount ${other.device} on ${join(work, 'no-such-dir')}: the mountpoint does not exist`);
     expect((await api('mount', { device: '/dev/ballast-no-such-device', mountpoint: join(work, 'elsewhere') })).status).toBe(404);
     expect(await mountsOf(other.device)).toEqual([]);
   });
@@ -197,8 +212,8 @@ describe('fs routes on loop devices', () => {
     await run([PARTX, '-a', parted.device]);
     const held = await api('make_filesystem', { device: parted.device, type: 'ext4', force: true });
     expect(held.status).toBe(409);
-    expect(held.json.error.details).toEqual({ reason: 'in-use' });
-    expect(held.json.error.message).toContain(`${parted.device} holds other devices: ${parted.device}p1 (part), ${parted.device}p2 (part)`);
+    expect(errorOf(held).details).toEqual({ reason: 'in-use' });
+    expect(errorOf(held).message).toContain(`${parted.device} holds other devices: ${parted.device}p1 (part), ${parted.device}p2 (part)`);
 
     const swap = await loop(16);
     await run([MKSWAP, swap.device]);
@@ -206,7 +221,7 @@ describe('fs routes on loop devices', () => {
     swapsOn.push(swap.device);
     const r = await api('make_filesystem', { device: swap.device, type: 'ext4', force: true });
     expect(r.status).toBe(409);
-    expect(r.json.error).toMatchObject({ details: { reason: 'swap' }, message: `cannot create a filesystem on ${swap.device}: ${swap.device} is in use as swap` });
+    expect(errorOf(r)).toMatchObject({ details: { reason: 'swap' }, message: `cannot create a filesystem on ${swap.device}: ${swap.device} is in use as swap` });
     await run([SWAPOFF, swap.device]);
     swapsOn.pop();
   });
@@ -223,7 +238,7 @@ describe('fs routes on loop devices', () => {
     expect(st.gid).toBe(65534);
     const bad = await api('make_directory', { destination: join(mnt(), 'x'), options: ['-o', 'ballast-no-such-user'] });
     expect(bad.status).toBe(400);
-    expect(bad.json.error.message).toBe('no such user "ballast-no-such-user"');
+    expect(errorOf(bad).message).toBe('no such user "ballast-no-such-user"');
   });
 
   it('explore: the same entries and fields as find -printf on the same tree; no way out through a symlink', async () => {
@@ -243,7 +258,7 @@ describe('fs routes on loop devices', () => {
 
     // one walk first: reading a directory the first time moves its atime (relatime)
     await api('explore', { fs_path: root });
-    const r = await api('explore', { fs_path: root });
+    const r = await api<ExploreResult>('explore', { fs_path: root });
     expect(r.status, r.text).toBe(200);
 
     const FIELDS = ['%p', '%D', '%i', '%n', '%U', '%G', '%m', '%y', '%s', '%b', '%T@', '%C@'];
@@ -292,7 +307,7 @@ describe('fs routes on loop devices', () => {
     expect(r.json).toMatchObject({ truncated: true, truncatedBy: ['device'], errors: [] });
 
     // crossing into the ext2 on request
-    const across = await api('explore', { fs_path: root, oneFileSystem: false });
+    const across = await api<ExploreResult>('explore', { fs_path: root, oneFileSystem: false });
     const innerEntry = (across.json.files as ExploreEntry[]).find((e) => e.name === 'inner')!;
     expect(innerEntry.children.map((c) => c.name)).toEqual(['lost+found', 'on-ext2.txt']);
     expect(across.json.truncated).toBe(false);
@@ -324,14 +339,14 @@ describe('fs routes on loop devices', () => {
 
     const unknown = await api('set_permissions', { path: share, acls: ['u:nobody:r', 'u:ballast-no-such-user:rwx'] });
     expect(unknown.status).toBe(400);
-    expect(unknown.json.error.message).toBe('ACL entry "u:ballast-no-such-user:rwx" was refused by setfacl (unknown user or group?)');
+    expect(errorOf(unknown).message).toBe('ACL entry "u:ballast-no-such-user:rwx" was refused by setfacl (unknown user or group?)');
     expect((await api('set_permissions', { path: join(mnt(), 'nope'), acls: ['u:nobody:r'] })).status).toBe(404);
   });
 
   it('xxhash then xxhash_verify; corrupt one file and delete another: results, not errors', async () => {
     const dir = join(mnt(), 'data');
     const files = ['plain.txt', 'with space.txt', 'back\\slash', 'tab\there', 'ünïcødé ✓', 'colon: x', '-dash', ' lead'].map((n) => join(dir, n));
-    const gen = await api('xxhash', { fileNames: files, options: ['-H2'] });
+    const gen = await api<XxhashAnswer>('xxhash', { fileNames: files, options: ['-H2'] });
     expect(gen.status, gen.text).toBe(200);
     // each hash as xxhsum computes it for that file alone
     for (const [i, f] of files.entries()) {
@@ -347,7 +362,7 @@ describe('fs routes on loop devices', () => {
 
     appendFileSync(files[1], 'corrupted');
     rmSync(files[3]);
-    const bad = await api('xxhash_verify', { checksumFile: sums });
+    const bad = await api<XxhashVerifyAnswer>('xxhash_verify', { checksumFile: sums });
     expect(bad.status, bad.text).toBe(200);
     expect(bad.json.verified).toBe(false);
     expect(bad.json.results).toEqual(
@@ -357,11 +372,11 @@ describe('fs routes on loop devices', () => {
     writeFileSync(join(work, 'relative.xxh'), `${gen.json.sums[0].hash}  ${files[0]}\n${gen.json.sums[0].hash}  data/plain.txt\n`);
     const rel = await api('xxhash_verify', { checksumFile: join(work, 'relative.xxh') });
     expect(rel.status).toBe(400);
-    expect(rel.json.error.message).toBe(`checksum file ${join(work, 'relative.xxh')}: line 2: file name "data/plain.txt" is not an absolute path`);
+    expect(errorOf(rel).message).toBe(`checksum file ${join(work, 'relative.xxh')}: line 2: file name "data/plain.txt" is not an absolute path`);
 
     const missing = await api('xxhash', { filenames: [files[0], files[3]] });
     expect(missing.status).toBe(404);
-    expect(missing.json.error.details).toEqual({ files: [{ fileName: files[3], reason: 'No such file or directory' }] });
+    expect(errorOf(missing).details).toEqual({ files: [{ fileName: files[3], reason: 'No such file or directory' }] });
   });
 
   it('unmount: inner then outer, the second without device (the message names it); then 409 and 404', async () => {
@@ -377,7 +392,7 @@ describe('fs routes on loop devices', () => {
 
     const again = await api('unmount', { mountpoint: mnt() });
     expect(again.status).toBe(409);
-    expect(again.json.error.details).toEqual({ reason: 'not-mounted' });
+    expect(errorOf(again).details).toEqual({ reason: 'not-mounted' });
     expect((await api('unmount', { mountpoint: join(work, 'no-such-dir') })).status).toBe(404);
   });
 });

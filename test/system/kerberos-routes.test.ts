@@ -18,6 +18,7 @@ import { makeTestConfig, distDir } from '../helpers/host';
 import { serve, type Serving } from '../../runtime/serve';
 import { createToken } from '../../runtime/tokens';
 import { startKdc, type Kdc } from './helpers/kdc';
+import { errorOf } from '../helpers/answers';
 
 const PASSWORD = 'Sys-t3st "pass" word';
 const OLD_PASSWORD = 'expired-0ld-pw';
@@ -157,7 +158,7 @@ describe('tickets and keys against the KDC', () => {
     const wrong = `${PASSWORD}-not`;
     const r = await call('POST', '/ticket/obtain', { username: 'alice', password: wrong });
     expect(r.status).toBe(400);
-    expect(r.json.error).toMatchObject({
+    expect(errorOf(r)).toMatchObject({
       code: 'bad_request',
       message: 'kinit failed for alice@EXAMPLE.TEST: Password incorrect',
       details: { command: [kdc.bin.kinit, '--', 'alice@EXAMPLE.TEST'], exitCode: 1, kind: 'password-incorrect' },
@@ -178,11 +179,11 @@ describe('tickets and keys against the KDC', () => {
   it('an unknown principal and an expired password are 400s; the expired one does not wait for a new password', async () => {
     const u = await call('POST', '/ticket/obtain', { username: 'carol', password: 'whatever' });
     expect(u.status).toBe(400);
-    expect(u.json.error).toMatchObject({ message: "kinit failed: Client 'carol@EXAMPLE.TEST' not found in Kerberos database", details: { kind: 'client-not-found' } });
+    expect(errorOf(u)).toMatchObject({ message: "kinit failed: Client 'carol@EXAMPLE.TEST' not found in Kerberos database", details: { kind: 'client-not-found' } });
     const started = Date.now();
     const e = await call('POST', '/ticket/obtain', { username: 'old', password: OLD_PASSWORD });
     expect(e.status).toBe(400);
-    expect(e.json.error).toMatchObject({ message: 'kinit failed for old@EXAMPLE.TEST: Password has expired (change it first)', details: { kind: 'password-expired' } });
+    expect(errorOf(e)).toMatchObject({ message: 'kinit failed for old@EXAMPLE.TEST: Password has expired (change it first)', details: { kind: 'password-expired' } });
     expect(Date.now() - started).toBeLessThan(KINIT_TIMEOUT_MS);
     expect(e.text).not.toContain(OLD_PASSWORD);
   });
@@ -190,11 +191,11 @@ describe('tickets and keys against the KDC', () => {
   it('an unreachable KDC is a 502 with kinit\'s reason; a silent one is cut at the hard limit (504)', async () => {
     const r = await call('POST', '/ticket/obtain', { realm: 'OTHER.TEST', username: 'alice', password: PASSWORD });
     expect(r.status).toBe(502);
-    expect(r.json.error).toMatchObject({ code: 'command_failed', message: "kinit failed for alice@OTHER.TEST: Cannot contact any KDC for realm 'OTHER.TEST'", details: { kind: 'kdc-unreachable' } });
+    expect(errorOf(r)).toMatchObject({ code: 'command_failed', message: "kinit failed for alice@OTHER.TEST: Cannot contact any KDC for realm 'OTHER.TEST'", details: { kind: 'kdc-unreachable' } });
     const started = Date.now();
     const h = await call('POST', '/ticket/obtain', { realm: 'SILENT.TEST', username: 'alice', password: PASSWORD });
     expect(h.status).toBe(504);
-    expect(h.json.error).toMatchObject({ code: 'command_timeout', details: { command: [kdc.bin.kinit, '--', 'alice@SILENT.TEST'], timeoutMs: KINIT_TIMEOUT_MS } });
+    expect(errorOf(h)).toMatchObject({ code: 'command_timeout', details: { command: [kdc.bin.kinit, '--', 'alice@SILENT.TEST'], timeoutMs: KINIT_TIMEOUT_MS } });
     expect(Date.now() - started).toBeGreaterThanOrEqual(KINIT_TIMEOUT_MS - 100);
     expect(Date.now() - started).toBeLessThan(KINIT_TIMEOUT_MS + 5000);
   });
@@ -214,7 +215,7 @@ describe('tickets and keys against the KDC', () => {
     expect(p.json.json.keys.map(({ timestamp: _t, ...k }: { timestamp: string }) => k)).toEqual(expected);
     const m = await call('POST', '/key/list', { path: `${kdc.dir}/missing.keytab` }, reader);
     expect(m.status).toBe(404);
-    expect(m.json.error).toMatchObject({ code: 'not_found', message: `klist failed: Key table file '${kdc.dir}/missing.keytab' not found` });
+    expect(errorOf(m)).toMatchObject({ code: 'not_found', message: `klist failed: Key table file '${kdc.dir}/missing.keytab' not found` });
   });
 
   it('obtain from the keytab (default path, bare principal): the cache now holds the host principal', async () => {
@@ -225,7 +226,7 @@ describe('tickets and keys against the KDC', () => {
     expect(l.json.json.defaultPrincipal).toBe('host/nas01.example.test@EXAMPLE.TEST');
     const m = await call('POST', '/ticket/obtain', { path: `${kdc.dir}/missing.keytab`, principal: 'host/nas01.example.test@EXAMPLE.TEST' });
     expect(m.status).toBe(404);
-    expect(m.json.error.details.kind).toBe('keytab-not-found');
+    expect(errorOf(m).details?.kind).toBe('keytab-not-found');
   });
 
   it('destroy empties the cache; list is then a 404 and destroy says there is nothing left', async () => {
@@ -235,7 +236,7 @@ describe('tickets and keys against the KDC', () => {
     expect(existsSync(paths.krb5Ccache)).toBe(false);
     const l = await call('GET', '/ticket/list');
     expect(l.status).toBe(404);
-    expect(l.json.error).toMatchObject({ code: 'not_found', message: `klist failed: No credentials cache found (filename: ${paths.krb5Ccache})` });
+    expect(errorOf(l)).toMatchObject({ code: 'not_found', message: `klist failed: No credentials cache found (filename: ${paths.krb5Ccache})` });
     const again = await call('POST', '/ticket/destroy', {});
     expect(again.json).toEqual({ message: 'No Kerberos tickets to destroy' });
   });

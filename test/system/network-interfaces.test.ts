@@ -25,6 +25,8 @@ import details from '../../handlers/network/routes/interface-details';
 import configure from '../../handlers/network/routes/interface-configure';
 import update from '../../handlers/network/routes/interface-update';
 import unconfigure from '../../handlers/network/routes/interface-unconfigure';
+import type { NetworkInterface } from '../../handlers/network/schemas';
+import { errorOf, detail } from '../helpers/answers';
 
 let ns: Netns;
 let t: TestHost;
@@ -96,7 +98,7 @@ afterAll(async () => {
 
 describe('reading', () => {
   it('GET /network/interface lists the veths (not lo) with their real state', async () => {
-    const r = await t.call('GET', '/api/v2/network/interface');
+    const r = await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface');
     expect(r.status).toBe(200);
     expect(r.json.map((i: { link: string }) => i.link)).toEqual(['eth0', 'eth1', 'eth2']);
     const [eth0, eth1, eth2] = r.json;
@@ -118,18 +120,18 @@ describe('reading', () => {
   });
 
   it('details answers one interface; unknown and unlisted devices are 404', async () => {
-    const r = await t.call('GET', '/api/v2/network/interface/eth2/details');
+    const r = await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface/eth2/details');
     expect(r.status).toBe(200);
     expect(r.json).toHaveLength(1);
     expect(r.json[0]).toMatchObject({ link: 'eth2', phys: { state: 'DOWN' }, settings: { dev: 'eth2', link_detected: false } });
-    expect((await t.call('GET', '/api/v2/network/interface/nosuch0/details')).status).toBe(404);
-    expect((await t.call('GET', '/api/v2/network/interface/lo/details')).status).toBe(404);
+    expect((await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface/nosuch0/details')).status).toBe(404);
+    expect((await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface/lo/details')).status).toBe(404);
   });
 });
 
 describe('configure, update, unconfigure', () => {
   it('configures eth1 static: the kernel has the address and MTU, the stanza is appended', async () => {
-    const r = await t.call('POST', '/api/v2/network/interface/configure', { body: { device: 'eth1', isdhcp: false, address: '10.9.8.7', netmask: '255.255.255.0', mtu: '1400' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'eth1', isdhcp: false, address: '10.9.8.7', netmask: '255.255.255.0', mtu: '1400' } });
     expect(r.status, r.text).toBe(200);
     expect(r.json).toMatchObject({
       link: 'eth1',
@@ -149,7 +151,7 @@ describe('configure, update, unconfigure', () => {
   });
 
   it('re-addresses eth0 where its stanza lives (interfaces.d/eth0) and back again, byte for byte', async () => {
-    const away = await t.call('POST', '/api/v2/network/interface/configure', { body: { device: 'eth0', isdhcp: false, address: '192.0.2.20/24' } });
+    const away = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'eth0', isdhcp: false, address: '192.0.2.20/24' } });
     expect(away.status, away.text).toBe(200);
     expect(away.json.ipv4).toEqual({ type: 'static', address: '192.0.2.20/24', brd: '192.0.2.255', scope: 'global' });
     expect((await real('eth0')).v4.map((a) => `${a.local}/${a.prefixlen}`)).toEqual(['192.0.2.20/24']);
@@ -157,7 +159,7 @@ describe('configure, update, unconfigure', () => {
     // the previous version is kept outside the config tree (a copy in interfaces.d would be sourced)
     expect(readFileSync(join(t.config.stateDir, 'backups', `${eth0File}.prev`), 'utf8')).toBe(SEED_ETH0);
 
-    const back = await t.call('POST', '/api/v2/network/interface/configure', { body: { device: 'eth0', isdhcp: 'false', address: '192.0.2.10', netmask: '24' } });
+    const back = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'eth0', isdhcp: 'false', address: '192.0.2.10', netmask: '24' } });
     expect(back.status, back.text).toBe(200);
     expect((await real('eth0')).v4.map((a) => `${a.local}/${a.prefixlen}`)).toEqual(['192.0.2.10/24']);
     expect(readFileSync(eth0File, 'utf8')).toBe(SEED_ETH0);
@@ -167,12 +169,12 @@ describe('configure, update, unconfigure', () => {
   it('a failing command rolls back the file and the runtime addresses, and names the command', async () => {
     failArgv = `${IP} link set dev eth0 mtu 9000 up`;
     try {
-      const r = await t.call('POST', '/api/v2/network/interface/configure', { body: { device: 'eth0', isdhcp: false, address: '203.0.113.9/24', mtu: 9000 } });
+      const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'eth0', isdhcp: false, address: '203.0.113.9/24', mtu: 9000 } });
       expect(r.status).toBe(502);
-      expect(r.json.error.code).toBe('command_failed');
-      expect(r.json.error.message).toBe('ip failed (exit 2): Error: injected failure; the previous configuration was restored');
-      expect(r.json.error.details.command).toEqual([IP, 'link', 'set', 'dev', 'eth0', 'mtu', '9000', 'up']);
-      expect(r.json.error.details.rollback.failed).toEqual([]);
+      expect(errorOf(r).code).toBe('command_failed');
+      expect(errorOf(r).message).toBe('ip failed (exit 2): Error: injected failure; the previous configuration was restored');
+      expect(errorOf(r).details?.command).toEqual([IP, 'link', 'set', 'dev', 'eth0', 'mtu', '9000', 'up']);
+      expect(detail(r, 'rollback', 'failed')).toEqual([]);
     } finally {
       failArgv = null;
     }
@@ -185,9 +187,9 @@ describe('configure, update, unconfigure', () => {
 
   it('DHCP without a configured client is a 502 before anything is written or run', async () => {
     const before = readFileSync(mainFile, 'utf8');
-    const r = await t.call('POST', '/api/v2/network/interface/configure', { body: { device: 'eth2', isdhcp: true } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'eth2', isdhcp: true } });
     expect(r.status).toBe(502);
-    expect(r.json.error.message).toMatch(/no DHCP client configured \(system\.binaries\.dhclient\)/);
+    expect(errorOf(r).message).toMatch(/no DHCP client configured \(system\.binaries\.dhclient\)/);
     expect(readFileSync(mainFile, 'utf8')).toBe(before);
     expect((await real('eth2')).v4.map((a) => a.local)).toEqual(['198.51.100.7']);
   });
@@ -195,29 +197,29 @@ describe('configure, update, unconfigure', () => {
   it('the lockout guard refuses to re-address the interface carrying the connection, unless forced', async () => {
     const headers = { [CONNECTION_HEADER]: JSON.stringify({ localAddress: '::ffff:192.0.2.10', remoteAddress: '192.0.2.1' }) };
     const body = { device: 'eth0', isdhcp: false, address: '192.0.2.30/24' };
-    const r = await t.call('POST', '/api/v2/network/interface/configure', { body, headers });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body, headers });
     expect(r.status).toBe(409);
-    expect(r.json.error.message).toMatch(/refusing to re-address eth0: it carries 192\.0\.2\.10/);
+    expect(errorOf(r).message).toMatch(/refusing to re-address eth0: it carries 192\.0\.2\.10/);
     expect((await real('eth0')).v4.map((a) => a.local)).toEqual(['192.0.2.10']);
-    const down = await t.call('POST', '/api/v2/network/interface/eth0/update', { body: { state: 'down' }, headers });
+    const down = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth0/update', { body: { state: 'down' }, headers });
     expect(down.status).toBe(409);
     // force: true does it anyway (here: back to the same address)
-    const forced = await t.call('POST', '/api/v2/network/interface/configure', { body: { ...body, address: '192.0.2.10/24', force: true }, headers });
+    const forced = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { ...body, address: '192.0.2.10/24', force: true }, headers });
     expect(forced.status, forced.text).toBe(200);
     expect((await real('eth0')).v4.map((a) => a.local)).toEqual(['192.0.2.10']);
   });
 
   it('update takes eth1 down and up; the next listing shows it; unconfigured eth2 is 409', async () => {
-    const down = await t.call('POST', '/api/v2/network/interface/eth1/update', { body: { state: 'down' } });
+    const down = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth1/update', { body: { state: 'down' } });
     expect(down.status, down.text).toBe(200);
     expect(down.json).toMatchObject({ link: 'eth1', state: 'down', status: 'WARNING' });
     expect((await real('eth1')).flags).not.toContain('UP');
-    const listed = (await t.call('GET', '/api/v2/network/interface')).json.find((i: { link: string }) => i.link === 'eth1');
+    const listed = (await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface')).json.find((i: { link: string }) => i.link === 'eth1');
     expect(listed).toMatchObject({ state: 'down', phys: { state: 'DOWN' }, status: 'WARNING' });
     // addresses survive an admin down/up
     expect((await real('eth1')).v4.map((a) => a.local)).toEqual(['10.9.8.7']);
 
-    const up = await t.call('POST', '/api/v2/network/interface/eth1/update', { body: { state: 'up' } });
+    const up = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth1/update', { body: { state: 'up' } });
     expect(up.status).toBe(200);
     expect((await real('eth1')).flags).toContain('UP');
     expect(events().slice(-2)).toEqual([
@@ -225,9 +227,9 @@ describe('configure, update, unconfigure', () => {
       { kind: 'network.interface.updated', data: { device: 'eth1', state: 'up' } },
     ]);
 
-    const refused = await t.call('POST', '/api/v2/network/interface/eth2/update', { body: { state: 'up' } });
+    const refused = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth2/update', { body: { state: 'up' } });
     expect(refused.status).toBe(409);
-    expect(refused.json.error.message).toBe('eth2 is not configured; configure it first');
+    expect(errorOf(refused).message).toBe('eth2 is not configured; configure it first');
     expect((await real('eth2')).flags).not.toContain('UP');
   });
 
@@ -239,7 +241,7 @@ describe('configure, update, unconfigure', () => {
     expect(eth1.v4).toEqual([]);
     expect(eth1.flags).not.toContain('UP');
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED_MAIN);
-    const listed = (await t.call('GET', '/api/v2/network/interface')).json.find((i: { link: string }) => i.link === 'eth1');
+    const listed = (await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface')).json.find((i: { link: string }) => i.link === 'eth1');
     expect(listed).toMatchObject({ state: 'down', config: null, ipv4: null, status: 'GOOD' });
     expect(events().at(-1)).toEqual({ kind: 'network.interface.unconfigured', data: { device: 'eth1' } });
   });

@@ -6,6 +6,8 @@ import { createToken } from '../../runtime/tokens';
 import { distDir, makeTestConfig } from '../helpers/host';
 import { freePort, makeCert, sleep, startSmtp, startTwilio, waitFor, WebhookReceiver, type SmtpPeer, type TestCert, type TwilioPeer } from '../helpers/notification-peers';
 import type { HostConfig } from '../../runtime/config';
+import { errorOf } from '../helpers/answers';
+import type { Agent } from '../../handlers/notification/schemas';
 
 /**
  * Notification agents against real local peers, through the Node host over HTTP: mail through
@@ -62,18 +64,19 @@ afterAll(async () => {
   await Promise.all([smtpPlain?.close(), smtpStarttls?.close(), smtpTls?.close(), twilio?.close(), hooks.stop()]);
 });
 
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any; text: string }> {
+/** `T`: the route's answer type as the caller states it */
+async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T; text: string }> {
   const r = await fetch(`${s.server.url}/api/v2${path}`, {
     method,
     headers: { token: admin, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await r.text();
-  return { status: r.status, json: text ? JSON.parse(text) : undefined, text };
+  return { status: r.status, json: (text ? JSON.parse(text) : undefined) as T, text };
 }
 
 async function createAgent(type: string, enabled: boolean, json: Record<string, unknown>): Promise<number> {
-  const r = await api('POST', '/notification/agent/create', { type, enabled, json });
+  const r = await api<Agent[]>('POST', '/notification/agent/create', { type, enabled, json });
   expect(r.status, r.text).toBe(200);
   return r.json[0].id;
 }
@@ -122,8 +125,8 @@ describe('smtp', () => {
     expect((await api('POST', `/notification/agent/${id}/update`, { json: { ...noPassword, password: WRONG_MAIL_PASS } })).status).toBe(200);
     const refused = await api('GET', `/notification/agent/${id}/test`);
     expect(refused.status).toBe(502);
-    expect(refused.json.error.code).toBe('bad_gateway');
-    expect(refused.json.error.message).toMatch(new RegExp(`^the smtp agent ${id} could not send the test message: SMTP 127\\.0\\.0\\.1:${smtpPlain.port}: Invalid login: 535`));
+    expect(errorOf(refused).code).toBe('bad_gateway');
+    expect(errorOf(refused).message).toMatch(new RegExp(`^the smtp agent ${id} could not send the test message: SMTP 127\\.0\\.0\\.1:${smtpPlain.port}: Invalid login: 535`));
     expect(smtpPlain.refusedLogins).toContain(MAIL_USER);
   });
 
@@ -132,7 +135,7 @@ describe('smtp', () => {
     const id = await createAgent('smtp', false, smtpJson(smtpTls, { secure: true }));
     const untrusted = await api('GET', `/notification/agent/${id}/test`);
     expect(untrusted.status).toBe(502);
-    expect(untrusted.json.error.message).toMatch(/self[- ]signed certificate/);
+    expect(errorOf(untrusted).message).toMatch(/self[- ]signed certificate/);
     expect(smtpTls.mails).toHaveLength(0);
     await waitFor('the server to see the refused handshake', () => smtpTls.errors.length > 0);
 
@@ -151,7 +154,7 @@ describe('smtp', () => {
     const plain = await createAgent('smtp', false, smtpJson(smtpPlain, { requireTLS: true }));
     const r = await api('GET', `/notification/agent/${plain}/test`);
     expect(r.status).toBe(502);
-    expect(r.json.error.message).toMatch(/STARTTLS/);
+    expect(errorOf(r).message).toMatch(/STARTTLS/);
     expect(smtpPlain.mails).toHaveLength(before);
   });
 
@@ -192,7 +195,7 @@ describe('sms', () => {
     await api('POST', `/notification/agent/${id}/update`, { enabled: false, json: { ...SMS, authToken: WRONG_TWILIO_TOKEN } });
     const r = await api('GET', `/notification/agent/${id}/test`);
     expect(r.status).toBe(502);
-    expect(r.json.error.message).toBe(`the sms agent ${id} could not send the test message: Twilio answered HTTP 401: Authenticate (code 20003)`);
+    expect(errorOf(r).message).toBe(`the sms agent ${id} could not send the test message: Twilio answered HTTP 401: Authenticate (code 20003)`);
     expect(twilio.refused).toBeGreaterThan(0);
   });
 });
@@ -228,13 +231,13 @@ describe('webhook', () => {
     const teapot = await createAgent('webhook', false, { url: hooks.url('/teapot') });
     const r = await api('GET', `/notification/agent/${teapot}/test`);
     expect(r.status).toBe(502);
-    expect(r.json.error.message).toBe(`the webhook agent ${teapot} could not send the test message: webhook ${hooks.url('')} answered HTTP 418`);
+    expect(errorOf(r).message).toBe(`the webhook agent ${teapot} could not send the test message: webhook ${hooks.url('')} answered HTTP 418`);
 
     const port = await freePort();
     const gone = await createAgent('webhook', false, { url: `http://127.0.0.1:${port}/x` });
     const u = await api('GET', `/notification/agent/${gone}/test`);
     expect(u.status).toBe(502);
-    expect(u.json.error.message).toContain(`webhook http://127.0.0.1:${port} is unreachable: connect ECONNREFUSED`);
+    expect(errorOf(u).message).toContain(`webhook http://127.0.0.1:${port} is unreachable: connect ECONNREFUSED`);
   });
 });
 

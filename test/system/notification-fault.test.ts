@@ -8,6 +8,7 @@ import { openDatabase } from '../../runtime/db/database';
 import { createToken } from '../../runtime/tokens';
 import { distDir, makeTestConfig } from '../helpers/host';
 import { freePort, sleep, waitFor, WebhookReceiver } from '../helpers/notification-peers';
+import type { Agent } from '../../handlers/notification/schemas';
 
 /**
  * The fault test: the webhook receiver is down while events are emitted; the host process is
@@ -71,15 +72,16 @@ async function stopHost(h: HostProcess, signal: 'SIGKILL' | 'SIGTERM'): Promise<
   return exited;
 }
 
-async function api(h: HostProcess, method: string, path: string, body?: unknown): Promise<any> {
+/** `T`: the route's answer type as the caller states it */
+async function api<T = unknown>(h: HostProcess, method: string, path: string, body?: unknown): Promise<T> {
   const r = await fetch(`${h.base}${path}`, { method, headers: { token, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = await r.json();
+  const json: unknown = await r.json();
   if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json)}`);
-  return json;
+  return json as T;
 }
 
 type ListedEvent = { id: string; kind: string; deliveries: { agentId: number; state: string; attempts: number; lastError: string | null }[] };
-const deliveriesOf = async (h: HostProcess) => ((await api(h, 'GET', '/notification/events?limit=100')) as ListedEvent[]).flatMap((e) => e.deliveries.map((d) => ({ ...d, eventId: e.id })));
+const deliveriesOf = async (h: HostProcess) => (await api<ListedEvent[]>(h, 'GET', '/notification/events?limit=100')).flatMap((e) => e.deliveries.map((d) => ({ ...d, eventId: e.id })));
 
 describe('fault: receiver down, host killed and restarted', () => {
   it('every event reaches every enabled agent exactly once', async () => {
@@ -89,8 +91,8 @@ describe('fault: receiver down, host killed and restarted', () => {
 
     // 1. Receiver down: agents are created and events emitted; every send is refused.
     const first = await startHost();
-    const a = (await api(first, 'POST', '/notification/agent/create', { type: 'webhook', enabled: true, json: { url: url('/a'), secret: WHSEC } }))[0].id as number;
-    const b = (await api(first, 'POST', '/notification/agent/create', { type: 'webhook', enabled: true, json: { url: url('/b') } }))[0].id as number;
+    const a = (await api<Agent[]>(first, 'POST', '/notification/agent/create', { type: 'webhook', enabled: true, json: { url: url('/a'), secret: WHSEC } }))[0].id;
+    const b = (await api<Agent[]>(first, 'POST', '/notification/agent/create', { type: 'webhook', enabled: true, json: { url: url('/b') } }))[0].id;
     for (let i = 0; i < 2; i++) await api(first, 'POST', `/notification/agent/${a}/update`, { json: { url: url('/a'), secret: WHSEC } });
     await waitFor(
       'every delivery to have failed at least once',

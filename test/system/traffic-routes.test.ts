@@ -29,6 +29,7 @@ import { IP, TC, createVethPair, inNetns, must, requireNetnsTools, run, startRec
 import { parseTcQdisc } from '../../handlers/traffic/parse/tc-qdisc';
 import { parseTcClass } from '../../handlers/traffic/parse/tc-class';
 import { parseTcFilter } from '../../handlers/traffic/parse/tc-filter';
+import type { TrafficListing } from '../../handlers/traffic/schemas';
 
 const cli = join(repo, 'dist/host/cli.mjs');
 const BYTES = 3_000_000;
@@ -82,13 +83,14 @@ async function stopHost(): Promise<void> {
   expect(c.exitCode).toBe(0);
 }
 
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+/** `T`: the route's answer type as the caller states it */
+async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> {
   const r = await fetch(`http://127.0.0.1:${port}/api/v2${path}`, {
     method,
     headers: { token, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: r.status, json: await r.json() };
+  return { status: r.status, json: (await r.json()) as T };
 }
 
 async function transfer(label: string, host: string): Promise<TransferResult> {
@@ -141,7 +143,7 @@ describe('traffic control routes on a real kernel', () => {
   it('first start: nothing stored, nothing run; the listing shows veth0 as it came', async () => {
     await startHost();
     expect(stderr).toContain('traffic: start-up reconcile: no stored rules');
-    const r = await api('GET', '/network/traffic/control');
+    const r = await api<TrafficListing>('GET', '/network/traffic/control');
     expect(r.status).toBe(200);
     expect(r.json).toEqual({
       devices: { veth0: { queue: [{ qtype: 'noqueue', handler: 0, device: 'veth0', owner: 'root', refcnt: '2' }], class: [], filter: [] } },
@@ -158,7 +160,7 @@ describe('traffic control routes on a real kernel', () => {
     expect(s.classes).toEqual([expect.objectContaining({ kind: 'htb', classid: '1:1', parent: null, rate: 8_000_000, ceil: 8_000_000 })]);
     expect(s.filters.map((f) => [f.handle, f.flowid, f.matches.map((m) => `${m.field} ${m.address}/${m.prefix_length}`)])).toEqual([['800::1', '1:1', [`dst ${limitedIp}/32`]]]);
 
-    const l = await api('GET', '/network/traffic/control');
+    const l = await api<TrafficListing>('GET', '/network/traffic/control');
     expect(l.json.rules).toEqual([
       { name: 'limited-peer', qtype: 'htb', handler: 1, device: 'veth0', owner: 'root', refcnt: expect.any(String), queue_details: expect.objectContaining({ r2q: 10, default: '0xba11' }) },
     ]);
@@ -198,7 +200,7 @@ describe('traffic control routes on a real kernel', () => {
     const r = await api('POST', '/network/traffic/control/limited-peer/destroy', { name: 'limited-peer' });
     expect(r).toEqual({ status: 200, json: { id: 1 } });
     expect(tcState()).toEqual({ queues: [expect.objectContaining({ qtype: 'noqueue', handler: 0 })], classes: [], filters: [] });
-    expect((await api('GET', '/network/traffic/control')).json).toMatchObject({ rules: [], ids: ['0'] });
+    expect((await api<TrafficListing>('GET', '/network/traffic/control')).json).toMatchObject({ rules: [], ids: ['0'] });
     expect((await api('POST', '/network/traffic/control/limited-peer/destroy')).status).toBe(404);
 
     const after = await transfer('after destroy', limitedIp);
@@ -210,20 +212,20 @@ describe('traffic control routes on a real kernel', () => {
       expect((await api('POST', '/network/traffic/control/create', { name, device: 'veth0', ip, rate: 2 })).status).toBe(200);
     }
     expect((await api('POST', '/network/traffic/control/a/destroy')).json).toEqual({ id: 1 });
-    const l = await api('GET', '/network/traffic/control');
-    expect(l.json.rules.map((x: { name: string }) => x.name)).toEqual(['b', 'c']);
+    const l = await api<TrafficListing>('GET', '/network/traffic/control');
+    expect(l.json.rules.map((x) => x.name)).toEqual(['b', 'c']);
     expect(l.json.ids).toEqual(['0', '2', '3']);
     expect(tcState().classes.map((c) => c.classid)).toEqual(['1:2', '1:3']);
     // a new rule takes the freed id and is listed last
     expect((await api('POST', '/network/traffic/control/create', { name: 'd', device: 'veth0', ip: '10.213.79.5', rate: 2 })).status).toBe(200);
-    expect((await api('GET', '/network/traffic/control')).json.ids).toEqual(['0', '2', '3', '1']);
+    expect((await api<TrafficListing>('GET', '/network/traffic/control')).json.ids).toEqual(['0', '2', '3', '1']);
   });
 
   it('a filter deleted by hand while the host runs is put back by the next listing', async () => {
     must(inNetns(pair.nsA, [TC, 'filter', 'del', 'dev', 'veth0', 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'handle', '800::2', 'u32']));
     expect(tcState().filters.map((f) => f.handle)).toEqual(['800::1', '800::3']);
-    const l = await api('GET', '/network/traffic/control');
-    expect(l.json.devices.veth0.filter.map((f: { handle: string }) => f.handle)).toEqual(['800::1', '800::2', '800::3']);
+    const l = await api<TrafficListing>('GET', '/network/traffic/control');
+    expect(l.json.devices.veth0.filter.map((f) => f.handle)).toEqual(['800::1', '800::2', '800::3']);
     expect(tcState().filters.find((f) => f.handle === '800::2')!.matches[0]!.address).toBe('10.213.79.3');
     expect(stderr).toContain('traffic: re-applied: /usr/sbin/tc filter replace dev veth0 parent 1: protocol ip prio 1 handle 800::2 u32 match ip dst 10.213.79.3/32 flowid 1:2');
   });
@@ -234,7 +236,7 @@ describe('traffic control routes on a real kernel', () => {
     const names = ['p1', 'p2', 'p3', 'p4'];
     const results = await Promise.all(names.map((name, i) => api('POST', '/network/traffic/control/create', { name, device: 'veth0', ip: `10.213.79.${10 + i}`, rate: 1 })));
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
-    const l = await api('GET', '/network/traffic/control');
+    const l = await api<TrafficListing>('GET', '/network/traffic/control');
     expect([...l.json.ids].sort()).toEqual(['0', '1', '2', '3', '4']);
     const s = tcState();
     expect(s.queues.filter((q) => q.owner === 'root')).toEqual([expect.objectContaining({ qtype: 'htb', handler: 1 })]);
