@@ -62,7 +62,7 @@ describe('host CLI', () => {
     const child = spawn(process.execPath, [cli, 'serve', '--config', cfg], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       const out = await untilOutput(child, /listening on/);
-      const token = /\n  (blt_\S+)\n/.exec(out)?.[1];
+      const token = /\n {2}(blt_\S+)\n/.exec(out)?.[1];
       expect(token).toBeDefined();
       const r = await fetch(`http://127.0.0.1:${port}/api/v2/kerberos/conf`, { headers: { token: token! } });
       expect(r.status).toBe(200);

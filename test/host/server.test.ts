@@ -111,11 +111,13 @@ describe('Node host over real HTTP', () => {
     const { config } = makeTestConfig();
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const srv = await startServer({ config, env: s.host.env, handler: { fetch: async () => (await gate, Response.json({ done: true })) } });
+    let arrived!: () => void;
+    const inHandler = new Promise<void>((r) => (arrived = r));
+    const srv = await startServer({ config, env: s.host.env, handler: { fetch: async () => (arrived(), await gate, Response.json({ done: true })) } });
     const inflight = fetch(`${srv.url}/slow`);
-    await new Promise((r) => setTimeout(r, 50));
-    const stopping = srv.shutdown(5000);
-    setTimeout(release, 100);
+    await inHandler; // the request is in flight: the handler runs and waits on the gate
+    const stopping = srv.shutdown(5000); // closes the listener at once (closing is set synchronously)
+    release();
     const r = await inflight;
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ done: true });

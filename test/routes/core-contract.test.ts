@@ -223,14 +223,18 @@ describe('named locks', () => {
   it('serialise handlers that share a lock, in arrival order', async () => {
     const { withLock } = await import('../../handlers/core/lock');
     const log: string[] = [];
-    const step = (id: string, ms: number) =>
+    // a holds the lock until the handler under another lock has run: b, queued behind a on the
+    // same lock, must not start before a ends; the other lock is not held up by a
+    let releaseA!: () => void;
+    const aMayEnd = new Promise<void>((r) => (releaseA = r));
+    const step = (id: string, until: Promise<void>) =>
       withLock('t', async () => {
         log.push(`start ${id}`);
-        await new Promise((r) => setTimeout(r, ms));
+        await until;
         log.push(`end ${id}`);
         return id;
       });
-    const results = await Promise.all([step('a', 30), step('b', 1), withLock('other', async () => (log.push('other'), 'o'))]);
+    const results = await Promise.all([step('a', aMayEnd), step('b', Promise.resolve()), withLock('other', async () => (log.push('other'), releaseA(), 'o'))]);
     expect(results).toEqual(['a', 'b', 'o']);
     expect(log).toEqual(['start a', 'other', 'end a', 'start b', 'end b']);
     await expect(withLock('t', async () => { throw new Error('x'); })).rejects.toThrow('x');

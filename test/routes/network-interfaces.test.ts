@@ -47,7 +47,7 @@ iface eth9 inet manual
 `;
 const SEED_ETH3 = 'iface eth3 inet static\n    address 203.0.113.5\n    netmask 255.255.255.0\n';
 
-/** The replay back end with a small delay, counting how many commands were in flight at once. */
+/** The replay back end, yielding to the event loop before it answers, counting how many commands were in flight at once. */
 class Slow implements CommandBackend {
   inFlight = 0;
   maxInFlight = 0;
@@ -55,7 +55,8 @@ class Slow implements CommandBackend {
   async exec(argv: string[], opts: ExecOptions): Promise<ExecResult> {
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-    await new Promise((r) => setTimeout(r, 5));
+    // stay in flight until the event loop turns, so the commands the pool started together overlap
+    await new Promise((r) => setImmediate(r));
     try {
       return await this.replay.exec(argv, opts);
     } finally {
