@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ParseError } from '../../../handlers/core/parse-error';
+import { parseError } from '../../helpers/parse-error';
 import { parseGetfacl, parseSetfaclErrors, parseSetfaclTest, unescapeAclName } from '../../../handlers/fs/parse/getfacl';
 
-function lineOf(fn: () => unknown): number | undefined {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ParseError);
-    return (e as ParseError).line;
-  }
-  throw new Error('expected a ParseError');
-}
+const lineOf = (fn: () => unknown): number | undefined => parseError(fn).line;
 
 const BLOCK = '# file: d\n# owner: root\n# group: root\nuser::rwx\ngroup::r-x\nother::r-x\n\n';
 
@@ -20,7 +12,7 @@ describe('parseGetfacl', () => {
     expect(unescapeAclName('back\\\\slash')).toBe('back\\slash');
     expect(unescapeAclName('\\303\\274ber')).toBe('über');
     expect(unescapeAclName('ünï raw')).toBe('ünï raw');
-    expect(() => unescapeAclName('bad\\9')).toThrow(ParseError);
+    parseError(() => unescapeAclName('bad\\9'));
   });
 
   it('reads named owner/group, numeric and odd qualifiers, effective comments after spaces', () => {

@@ -219,7 +219,7 @@ describe('replaceIfaceStanza keeps everything else byte for byte', () => {
   });
 
   it('refuses to rewrite a file ifup would reject', () => {
-    expect(() => replaceIfaceStanza('address 10.0.0.1\n', 'eth0', null)).toThrow(ParseError);
+    parseError(() => replaceIfaceStanza('address 10.0.0.1\n', 'eth0', null));
   });
 });
 

@@ -10,13 +10,14 @@
 import { readFileSync } from 'node:fs';
 import { readFixture } from '../../../runtime/system/fixture-file';
 import { parseKrb5Conf } from '../../../handlers/kerberos/parse/krb5-conf';
-import { parserFor, runParser } from '../../parsers/kerberos/dispatch';
+import { fixtureOutcome } from '../../helpers/fixture-table';
+import { KERBEROS_FIXTURES } from '../../parsers/fixture-tables';
 
 for (const file of process.argv.slice(2)) {
   if (file.endsWith('.conf')) {
     console.log(JSON.stringify(parseKrb5Conf(readFileSync(file, 'utf8')), null, 2));
   } else {
     const f = readFixture(file);
-    console.log(JSON.stringify(runParser(parserFor(f), f), null, 2));
+    console.log(JSON.stringify(fixtureOutcome(KERBEROS_FIXTURES, f), null, 2));
   }
 }

@@ -6,15 +6,8 @@
  *   npx vite-node test/tools/network/draft-expected.ts fixtures/ip/link-show-netns.yaml
  */
 import { readFixture } from '../../../runtime/system/fixture-file';
-import { parserFor, runParser } from '../../parsers/network/dispatch';
-import { ParseError } from '../../../handlers/core/parse-error';
+import { fixtureOutcome } from '../../helpers/fixture-table';
+import { NETWORK_FIXTURES } from '../../parsers/fixture-tables';
 
-for (const file of process.argv.slice(2)) {
-  const f = readFixture(file);
-  try {
-    console.log(JSON.stringify(runParser(parserFor(f), f.stdout), null, 2));
-  } catch (e) {
-    if (e instanceof ParseError) console.log(JSON.stringify({ throws: 'ParseError', line: e.line ?? null }, null, 2));
-    else throw e;
-  }
-}
+// a refusal prints as {"parseError": {"parser", "line"}}, the form expected.json uses
+for (const file of process.argv.slice(2)) console.log(JSON.stringify(fixtureOutcome(NETWORK_FIXTURES, readFixture(file)), null, 2));
