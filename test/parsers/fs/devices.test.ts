@@ -1,6 +1,5 @@
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ParseError } from '../../../handlers/core/parse-error';
 import { checkCanMount, checkCanUnmount, checkDeviceFree, type DeviceFacts } from '../../../handlers/fs/device-free';
 import { findmntArgv, parseFindmnt, splitMountOptions } from '../../../handlers/fs/parse/findmnt';
 import { flattenLsblk, lsblkArgv, parseLsblk } from '../../../handlers/fs/parse/lsblk';

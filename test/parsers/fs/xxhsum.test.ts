@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ParseError } from '../../../handlers/core/parse-error';
 import {
   checkChecksumFile,
   escapeXxhName,

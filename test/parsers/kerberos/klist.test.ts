@@ -1,10 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadFixtureDir, type Fixture } from '../../../runtime/system/fixture-file';
 import { ParseError } from '../../../handlers/core/parse-error';
 import { klistTimeToIso, parseKeytabList, parseKlist, parseKlistCollection } from '../../../handlers/kerberos/parse/klist';
-import { KeytabListSchema, KlistCollectionSchema, KlistSchema, Krb5ErrorSchema } from '../../../handlers/kerberos/schemas';
+import { KeytabListSchema, KlistSchema } from '../../../handlers/kerberos/schemas';
 import { entryFor, runFixtureTable } from '../../helpers/fixture-runner';
 import { KERBEROS_FIXTURES } from '../fixture-tables';
 import { parseError } from '../../helpers/parse-error';

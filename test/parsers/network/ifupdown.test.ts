@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ParseError } from '../../../handlers/core/parse-error';
 import { findInetIface, parseIfupdown } from '../../../handlers/network/parse/ifupdown';
 import {
   ifaceStanzaInput,

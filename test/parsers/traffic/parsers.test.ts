@@ -3,7 +3,6 @@
  * truncated input must throw a ParseError that names the line, never return a half result.
  */
 import { describe, expect, it } from 'vitest';
-import { ParseError } from '../../../handlers/core/parse-error';
 import { JsonObject, parseJsonMulti } from '../../../handlers/traffic/parse/json-multi';
 import { parseTcQdisc } from '../../../handlers/traffic/parse/tc-qdisc';
 import { parseTcClass } from '../../../handlers/traffic/parse/tc-class';
