@@ -6,6 +6,8 @@ import { makeTestHost, distDir, type TestHost } from '../helpers/host';
 import { serve, type Serving } from '../../runtime/serve';
 import { createToken } from '../../runtime/tokens';
 import { makeTestConfig } from '../helpers/host';
+import { jsonOf } from '../helpers/answers';
+import type { Krb5Conf, Krb5Section } from '../../handlers/kerberos/schemas';
 
 /**
  * The built bundles run unchanged in workerd (through Miniflare), with SYSTEM/DB/EVENTS served by
@@ -104,8 +106,8 @@ describe('isolation mode (--isolate) over HTTP', () => {
     const r = await fetch(`${s.server.url}/api/v2/kerberos/conf`, { headers: { token } });
     expect(r.status).toBe(200);
     expect(r.headers.get('x-powered-by')).toBe('Ballast');
-    const body = await r.json();
-    expect(body.json.sections.realms['EXAMPLE.TEST'].kdc).toEqual(['kdc1', 'kdc2']);
+    const body = await jsonOf<{ raw: string; json: Krb5Conf }>(r);
+    expect((body.json.sections.realms['EXAMPLE.TEST'] as Krb5Section).kdc).toEqual(['kdc1', 'kdc2']);
     expect((await fetch(`${s.server.url}/api/v2/kerberos/conf`)).status).toBe(401);
   });
 });

@@ -50,3 +50,13 @@ export function answerOf<S extends z.ZodType>(schema: S, r: { status?: number; j
   if (!p.success) throw new Error(`answer ${r.status ?? ''} does not match its schema: ${p.error.message}\n${JSON.stringify(r.json)}`);
   return r.json as z.infer<S>;
 }
+
+/** A fetch Response's JSON body, typed as the caller states it (`unknown` unless given): never `any`. */
+export async function jsonOf<T = unknown>(r: Response): Promise<T> {
+  return (await r.json()) as T;
+}
+
+/** An error answer of a fetch Response: its status and body, for errorOf. */
+export async function answerFrom(r: Response): Promise<{ status: number; json: unknown }> {
+  return { status: r.status, json: await jsonOf(r) };
+}

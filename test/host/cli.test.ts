@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { repo } from '../helpers/host';
 import { freePort } from '../bench/lib';
+import { jsonOf } from '../helpers/answers';
+import type { Krb5Conf } from '../../handlers/kerberos/schemas';
 
 const cli = join(repo, 'dist/host/cli.mjs');
 const dirs: string[] = [];
@@ -39,7 +41,7 @@ describe('host CLI', () => {
     const out = execFileSync(process.execPath, [cli, 'token', 'create', 'ui', '--perm', 'network:read', '--perm', 'kerberos:manage', '--expires', '30d', '--config', cfg], { encoding: 'utf8' });
     const token = out.trim().split('\n').at(-1)!;
     expect(token).toMatch(/^blt_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
-    const list = JSON.parse(execFileSync(process.execPath, [cli, 'token', 'list', '--json', '--config', cfg], { encoding: 'utf8' }));
+    const list = JSON.parse(execFileSync(process.execPath, [cli, 'token', 'list', '--json', '--config', cfg], { encoding: 'utf8' })) as { expiresAt: string }[];
     expect(list).toHaveLength(1);
     expect(list[0]).toMatchObject({ name: 'ui', permissions: ['network:read', 'kerberos:manage'], revokedAt: null });
     expect(Date.parse(list[0].expiresAt) - Date.now()).toBeGreaterThan(29 * 86_400_000);
@@ -89,7 +91,7 @@ describe('host CLI', () => {
       const r = await fetch(`http://127.0.0.1:${port}/api/v2/kerberos/conf`, { headers: { token } });
       expect(r.status).toBe(200);
       expect(r.headers.get('x-powered-by')).toBe('Ballast Demo Appliance');
-      const body = await r.json();
+      const body = await jsonOf<{ raw: string; json: Krb5Conf }>(r);
       expect(body.raw.split('\n')[0]).toBe('includedir /etc/krb5.conf.d');
       expect(body.json.sections.libdefaults.default_realm).toBe('CORP.EXAMPLE.COM');
       expect((await fetch(`http://127.0.0.1:${port}/api/v2/kerberos/conf`)).status).toBe(401);

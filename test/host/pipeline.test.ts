@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve, type Serving } from '../../runtime/serve';
 import { createToken } from '../../runtime/tokens';
 import { distDir, makeTestConfig } from '../helpers/host';
-import { errorOf } from '../helpers/answers';
+import { errorOf, jsonOf } from '../helpers/answers';
 
 let s: Serving;
 let admin: string;
@@ -78,7 +78,7 @@ describe('request bodies', () => {
   const post = (path: string, body: string) =>
     fetch(`${s.server.url}/api/v2${path}`, { method: 'POST', headers: { token: admin, 'content-type': 'application/json' }, body }).then(async (r) => ({
       status: r.status,
-      json: (await r.json()) as { error: { code: string; message: string; issues?: { path: string }[] } },
+      json: await jsonOf(r),
     }));
 
   it.each([

@@ -10,6 +10,8 @@ import { createToken } from '../../runtime/tokens';
 import { distDir, makeTestConfig } from '../helpers/host';
 import { CONNECTION_HEADER } from '../../handlers/core/route';
 import { privateDir } from '../helpers/tmp';
+import { answerFrom, errorOf, jsonOf } from '../helpers/answers';
+import type { Krb5Conf } from '../../handlers/kerberos/schemas';
 
 const KRB5 = 'includedir /etc/krb5.conf.d\n\n[libdefaults]\n\tdefault_realm = EXAMPLE.TEST\n';
 
@@ -36,7 +38,7 @@ describe('Node host over real HTTP', () => {
     expect(r.headers.get('x-powered-by')).toBe('Ballast');
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
     expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    const body = await r.json();
+    const body = await jsonOf<{ raw: string; json: Krb5Conf }>(r);
     expect(body.raw).toBe(KRB5);
     expect(body.json.sections.libdefaults.default_realm).toBe('EXAMPLE.TEST');
   });
@@ -44,10 +46,10 @@ describe('Node host over real HTTP', () => {
   it('401 / 403 / 404 / 405 are JSON in the one error shape', async () => {
     const none = await fetch(`${base}/kerberos/conf`);
     expect(none.status).toBe(401);
-    expect((await none.json()).error.code).toBe('unauthorized');
+    expect(errorOf(await answerFrom(none)).code).toBe('unauthorized');
     const forbidden = await fetch(`${base}/kerberos/conf`, { headers: { token: reader } });
     expect(forbidden.status).toBe(403);
-    expect((await forbidden.json()).error).toMatchObject({ code: 'forbidden', message: 'token lacks permission kerberos:read' });
+    expect(errorOf(await answerFrom(forbidden))).toMatchObject({ code: 'forbidden', message: 'token lacks permission kerberos:read' });
     const unknown = await fetch(`${base}/no/such/route`, { headers: { token: admin } });
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -69,7 +71,7 @@ describe('Node host over real HTTP', () => {
   it('413 for a body over the limit, answered as JSON', async () => {
     const r = await fetch(`${base}/kerberos/conf`, { method: 'POST', headers: { token: admin, 'content-type': 'application/json' }, body: JSON.stringify({ x: 'a'.repeat(10_000) }) });
     expect(r.status).toBe(413);
-    expect((await r.json()).error.code).toBe('payload_too_large');
+    expect(errorOf(await answerFrom(r)).code).toBe('payload_too_large');
   });
 
   it('GET bodies are mapped onto the query; the URL wins; non-objects are refused', () => {
@@ -103,7 +105,7 @@ describe('Node host over real HTTP', () => {
     const srv = await startServer({ config, env: s.host.env, handler: { fetch: () => new Promise<Response>(() => undefined) } });
     const r = await fetch(`${srv.url}/x`);
     expect(r.status).toBe(504);
-    expect((await r.json()).error.code).toBe('timeout');
+    expect(errorOf(await answerFrom(r)).code).toBe('timeout');
     await srv.shutdown(100);
   });
 
@@ -120,7 +122,7 @@ describe('Node host over real HTTP', () => {
     release();
     const r = await inflight;
     expect(r.status).toBe(200);
-    expect(await r.json()).toEqual({ done: true });
+    expect(await jsonOf(r)).toEqual({ done: true });
     await stopping;
     await expect(fetch(`${srv.url}/again`)).rejects.toThrow();
   });

@@ -21,7 +21,7 @@ import { demoConfig, seedDemo } from '../../runtime/demo';
 import { createHost, type Host } from '../../runtime/host';
 import { createToken } from '../../runtime/tokens';
 import { distDir, repo } from '../helpers/host';
-import { errorOf } from '../helpers/answers';
+import { errorOf, jsonOf } from '../helpers/answers';
 
 const ROUTES = [availableFs, explore, makeDirectory, makeFilesystem, mount, setPermissions, unmount, xxhash, xxhashVerify];
 
@@ -43,12 +43,12 @@ afterAll(async () => {
   rmSync(state, { recursive: true, force: true });
 });
 
-async function post(path: string, body: unknown) {
+async function post<T = unknown>(path: string, body: unknown) {
   const res = await host.app.fetch(
     new Request(`http://demo.local/api/v2/fs/${path}`, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     host.env,
   );
-  return { status: res.status, json: await res.json() };
+  return { status: res.status, json: await jsonOf<T>(res) };
 }
 
 describe('the demo appliance', () => {
@@ -92,9 +92,9 @@ describe('the demo appliance', () => {
   });
 
   it('explores its own root, and nothing outside it', async () => {
-    const r = await post('explore', { fs_path: root, depth: 2 });
+    const r = await post<{ files: ExploreEntry[] }>('explore', { fs_path: root, depth: 2 });
     expect(r.status).toBe(200);
-    const names = (r.json.files as ExploreEntry[]).map((f) => f.name);
+    const names = r.json.files.map((f) => f.name);
     expect(names).toEqual(expect.arrayContaining(['etc', 'usr']));
     expect((await post('explore', { fs_path: '/etc' })).status).toBe(403);
     expect((await post('xxhash_verify', { checksumFile: '/etc/passwd' })).status).toBe(403);

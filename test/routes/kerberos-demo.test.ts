@@ -12,7 +12,14 @@ import { createHost, type Host } from '../../runtime/host';
 import { createToken } from '../../runtime/tokens';
 import { distDir, repo } from '../helpers/host';
 import { KERBEROS_ROUTES } from './kerberos-helpers';
-import { errorOf } from '../helpers/answers';
+import { errorOf, jsonOf } from '../helpers/answers';
+import type { RealmFile, KeyListResponseSchema, TicketListResponseSchema } from '../../handlers/kerberos/requests';
+import type * as z from 'zod';
+import type { Krb5Section } from '../../handlers/kerberos/schemas';
+
+/** The Kerberos routes' answers (their response schemas in handlers/kerberos/requests.ts) */
+type TicketList = z.infer<typeof TicketListResponseSchema>;
+type KeyList = z.infer<typeof KeyListResponseSchema>;
 
 let host: Host;
 let token: string;
@@ -30,17 +37,17 @@ afterAll(async () => {
   rmSync(state, { recursive: true, force: true });
 });
 
-async function call(method: string, path: string, body?: unknown) {
+async function call<T = unknown>(method: string, path: string, body?: unknown) {
   const res = await host.app.fetch(
     new Request(`http://demo.local/api/v2/kerberos${path}`, { method, headers: { token, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }),
     host.env,
   );
-  return { status: res.status, json: await res.json() };
+  return { status: res.status, json: await jsonOf<T>(res) };
 }
 
 describe('the demo appliance', () => {
   it('lists its ticket cache', async () => {
-    const r = await call('GET', '/ticket/list');
+    const r = await call<TicketList>('GET', '/ticket/list');
     expect(r.status).toBe(200);
     expect(r.json.json).toEqual({
       cache: 'FILE:/tmp/krb5cc_0',
@@ -53,9 +60,9 @@ describe('the demo appliance', () => {
   });
 
   it('lists the keys of its default keytab (argv with $ROOT expanded to the demo root)', async () => {
-    const r = await call('POST', '/key/list', {});
+    const r = await call<KeyList>('POST', '/key/list', {});
     expect(r.status).toBe(200);
-    expect(r.json.json.keys.map((k: { kvno: number; principal: string; enctype: string }) => `${k.kvno} ${k.principal} ${k.enctype}`)).toEqual([
+    expect(r.json.json.keys.map((k) => `${k.kvno} ${k.principal} ${k.enctype}`)).toEqual([
       '3 host/nas01.corp.example.com@CORP.EXAMPLE.COM aes256-cts-hmac-sha1-96',
       '3 host/nas01.corp.example.com@CORP.EXAMPLE.COM aes128-cts-hmac-sha1-96',
       '3 nfs/nas01.corp.example.com@CORP.EXAMPLE.COM aes256-cts-hmac-sha1-96',
@@ -85,9 +92,9 @@ describe('the demo appliance', () => {
   it('its seed krb5.conf passes conf/update as it is, and lab.conf is listed', async () => {
     const seed = readFileSync(join(repo, 'fixtures/demo/files/etc/krb5.conf'), 'utf8');
     expect((await call('POST', '/conf/update', { conf: seed })).status).toBe(200);
-    const r = await call('GET', '/realm');
+    const r = await call<Record<string, RealmFile>>('GET', '/realm');
     expect(Object.keys(r.json)).toEqual(['lab.conf']);
-    expect(r.json['lab.conf'].json.sections.realms['LAB.EXAMPLE.COM'].kdc).toEqual(['kdc.lab.example.com:88']);
-    expect((await call('GET', '/realm/lab/details')).json.raw).toBe(readFileSync(join(repo, 'fixtures/demo/files/etc/krb5.conf.d/lab.conf'), 'utf8'));
+    expect((r.json['lab.conf'].json?.sections.realms['LAB.EXAMPLE.COM'] as Krb5Section | undefined)?.kdc).toEqual(['kdc.lab.example.com:88']);
+    expect((await call<RealmFile>('GET', '/realm/lab/details')).json.raw).toBe(readFileSync(join(repo, 'fixtures/demo/files/etc/krb5.conf.d/lab.conf'), 'utf8'));
   });
 });

@@ -14,14 +14,16 @@ import { createToken } from '../../runtime/tokens';
 import { distDir, repo } from '../helpers/host';
 import list from '../../handlers/network/routes/interface-list';
 import details from '../../handlers/network/routes/interface-details';
+import { jsonOf } from '../helpers/answers';
+import type { NetworkInterface } from '../../handlers/network/schemas';
 
 let host: Host;
 let dir: string;
 let token: string;
 
-async function get(path: string) {
+async function get<T = unknown>(path: string) {
   const res = await host.app.fetch(new Request(`http://demo.local${path}`, { headers: { token } }), host.env);
-  return { status: res.status, json: await res.json() };
+  return { status: res.status, json: await jsonOf<T>(res) };
 }
 
 beforeAll(async () => {
@@ -38,16 +40,16 @@ afterAll(async () => {
 
 describe('demo: GET /network/interface', () => {
   it('shows the NICs and the bond with plausible values', async () => {
-    const r = await get('/api/v2/network/interface');
+    const r = await get<NetworkInterface[]>('/api/v2/network/interface');
     expect(r.status).toBe(200);
-    const rows = r.json.map((i: { link: string; state: string; status: string; ipv4: { type: string; address: string } | null; config: { mode: string } | null; settings: { speed: unknown; driver: { name: string } } }) => [
+    const rows = r.json.map((i) => [
       i.link,
       i.state,
       i.status,
       i.ipv4 && `${i.ipv4.type} ${i.ipv4.address}`,
       i.config?.mode ?? null,
-      i.settings.speed,
-      i.settings.driver.name,
+      i.settings?.speed,
+      i.settings?.driver?.name,
     ]);
     expect(rows).toEqual([
       ['eno1', 'up', 'GOOD', 'static 192.168.10.20/24', 'static', 1000, 'igb'],
@@ -75,7 +77,7 @@ describe('demo: GET /network/interface', () => {
 
   it('answers details for each listed interface and 404 for the plumbing', async () => {
     for (const dev of ['eno1', 'eno2', 'eno3', 'eno4', 'eno5', 'bond0']) {
-      const r = await get(`/api/v2/network/interface/${dev}/details`);
+      const r = await get<NetworkInterface[]>(`/api/v2/network/interface/${dev}/details`);
       expect(r.status, dev).toBe(200);
       expect(r.json[0].link).toBe(dev);
     }

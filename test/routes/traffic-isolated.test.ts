@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { readFixture, type Fixture } from '../../runtime/system/fixture-file';
 import { startIsolated, type Isolated } from '../../runtime/isolate';
 import { distDir, makeTestHost, repo, type TestHost } from '../helpers/host';
+import { jsonOf } from '../helpers/answers';
 
 const fx = (name: string, once = false): Fixture => ({ ...readFixture(join(repo, 'fixtures', 'tc', `${name}.yaml`)), scenario: undefined, once });
 
@@ -62,14 +63,14 @@ describe('traffic routes in workerd', () => {
     const body = { name: 'backup-target', device: 'veth0', ip: '10.213.77.2', rate: 1 };
     const c = await iso.fetch(req('POST', '/create', body));
     expect(c.status).toBe(200);
-    expect(await c.json()).toEqual({ error: null, ...body });
+    expect(await jsonOf(c)).toEqual({ error: null, ...body });
     expect(t.host.db.prepare('SELECT name, id FROM traffic_rules').all()).toEqual([{ name: 'backup-target', id: 1 }]);
     const dup = await iso.fetch(req('POST', '/create', body));
     expect(dup.status).toBe(409);
 
     const d = await iso.fetch(req('POST', '/backup-target/destroy', { name: 'backup-target' }));
     expect(d.status).toBe(200);
-    expect(await d.json()).toEqual({ id: 1 });
+    expect(await jsonOf(d)).toEqual({ id: 1 });
     const kinds = t.host.db.prepare('SELECT kind FROM events ORDER BY seq').all();
     expect(kinds).toEqual([{ kind: 'traffic.rule.created' }, { kind: 'traffic.rule.destroyed' }]);
   });

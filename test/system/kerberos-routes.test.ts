@@ -19,6 +19,13 @@ import { serve, type Serving } from '../../runtime/serve';
 import { createToken } from '../../runtime/tokens';
 import { startKdc, type Kdc } from './helpers/kdc';
 import { errorOf } from '../helpers/answers';
+import type { RealmFile, KeyListResponseSchema, TicketListResponseSchema, MessageSchema } from '../../handlers/kerberos/requests';
+import type * as z from 'zod';
+
+/** The Kerberos routes' answers (their response schemas in handlers/kerberos/requests.ts) */
+type TicketList = z.infer<typeof TicketListResponseSchema>;
+type KeyList = z.infer<typeof KeyListResponseSchema>;
+type Message = z.infer<typeof MessageSchema>;
 
 const PASSWORD = 'Sys-t3st "pass" word';
 const OLD_PASSWORD = 'expired-0ld-pw';
@@ -36,12 +43,12 @@ let silentTcp: Server;
 let silentPort: number;
 const etcKrb5 = existsSync('/etc/krb5.conf') ? { text: readFileSync('/etc/krb5.conf', 'utf8'), mtimeMs: statSync('/etc/krb5.conf').mtimeMs } : null;
 
-async function call(method: string, path: string, body?: unknown, tok: string | null = token) {
+async function call<T = unknown>(method: string, path: string, body?: unknown, tok: string | null = token) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (tok) headers.token = tok;
   const res = await fetch(`${s.server.url}/api/v2/kerberos${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
-  return { status: res.status, text, json: JSON.parse(text) };
+  return { status: res.status, text, json: JSON.parse(text) as T };
 }
 
 /** A "KDC" that takes packets and connections and never answers: kinit waits until killed. */
@@ -123,7 +130,7 @@ describe('configuration written through the API is what MIT reads', () => {
       const r = await call('POST', '/realm/create', { name, conf: { realms: { [realm]: { kdc: [at] } } } });
       expect(r.status, r.text).toBe(200);
     }
-    const list = await call('GET', '/realm', undefined, reader);
+    const list = await call<Record<string, RealmFile>>('GET', '/realm', undefined, reader);
     expect(Object.keys(list.json)).toEqual(['example-test.conf', 'other.conf', 'silent.conf']);
     expect(list.json['example-test.conf'].raw).toBe(`[realms]\n\tEXAMPLE.TEST = {\n\t\tkdc = 127.0.0.1:${kdc.kdcPort}\n\t}\n`);
   });
@@ -139,7 +146,7 @@ describe('tickets and keys against the KDC', () => {
 
   it('ticket list shows it, raw and parsed', async () => {
     const before = Date.now();
-    const r = await call('GET', '/ticket/list', undefined, reader);
+    const r = await call<TicketList>('GET', '/ticket/list', undefined, reader);
     expect(r.status, r.text).toBe(200);
     expect(r.json.raw).toMatch(new RegExp(`^Ticket cache: FILE:${paths.krb5Ccache}\nDefault principal: alice@EXAMPLE.TEST\n`));
     const { json } = r.json;
@@ -151,7 +158,7 @@ describe('tickets and keys against the KDC', () => {
     // klist ran with TZ=UTC and the parser read UTC: the start is "now".
     expect(Math.abs(Date.parse(tgt.start) - before)).toBeLessThan(120_000);
     expect(Date.parse(tgt.expires) - Date.parse(tgt.start)).toBe(10 * 3600 * 1000);
-    expect(Date.parse(tgt.renewUntil) - Date.parse(tgt.start)).toBe(7 * 86400 * 1000);
+    expect(Date.parse(tgt.renewUntil ?? '') - Date.parse(tgt.start)).toBe(7 * 86400 * 1000);
   });
 
   it('a wrong password: a clear 400 with kinit\'s reason, and the password is nowhere', async () => {
@@ -205,24 +212,24 @@ describe('tickets and keys against the KDC', () => {
     const expected = ['host', 'nfs'].flatMap((svc) =>
       ['aes256-cts-hmac-sha1-96', 'aes128-cts-hmac-sha1-96'].map((enctype) => ({ kvno: 2, principal: `${svc}/nas01.example.test@EXAMPLE.TEST`, enctype })),
     );
-    const d = await call('POST', '/key/list', {}, reader);
+    const d = await call<KeyList>('POST', '/key/list', {}, reader);
     expect(d.status, d.text).toBe(200);
     expect(d.json.json.keytab).toBe(`FILE:${paths.keytab}`);
-    expect(d.json.json.keys.map(({ timestamp: _t, ...k }: { timestamp: string }) => k)).toEqual(expected);
+    expect(d.json.json.keys.map(({ timestamp: _t, ...k }) => k)).toEqual(expected);
     expect(d.json.raw.split('\n')[0]).toBe(`Keytab name: FILE:${paths.keytab}`);
-    const p = await call('POST', '/key/list', { path: kdc.keytabPath }, reader);
+    const p = await call<KeyList>('POST', '/key/list', { path: kdc.keytabPath }, reader);
     expect(p.status).toBe(200);
-    expect(p.json.json.keys.map(({ timestamp: _t, ...k }: { timestamp: string }) => k)).toEqual(expected);
+    expect(p.json.json.keys.map(({ timestamp: _t, ...k }) => k)).toEqual(expected);
     const m = await call('POST', '/key/list', { path: `${kdc.dir}/missing.keytab` }, reader);
     expect(m.status).toBe(404);
     expect(errorOf(m)).toMatchObject({ code: 'not_found', message: `klist failed: Key table file '${kdc.dir}/missing.keytab' not found` });
   });
 
   it('obtain from the keytab (default path, bare principal): the cache now holds the host principal', async () => {
-    const r = await call('POST', '/ticket/obtain', { principal: 'host/nas01.example.test' });
+    const r = await call<Message>('POST', '/ticket/obtain', { principal: 'host/nas01.example.test' });
     expect(r.status, r.text).toBe(200);
     expect(r.json.message).toBe('Kerberos ticket obtained for host/nas01.example.test@EXAMPLE.TEST in realm EXAMPLE.TEST');
-    const l = await call('GET', '/ticket/list');
+    const l = await call<TicketList>('GET', '/ticket/list');
     expect(l.json.json.defaultPrincipal).toBe('host/nas01.example.test@EXAMPLE.TEST');
     const m = await call('POST', '/ticket/obtain', { path: `${kdc.dir}/missing.keytab`, principal: 'host/nas01.example.test@EXAMPLE.TEST' });
     expect(m.status).toBe(404);
@@ -234,7 +241,7 @@ describe('tickets and keys against the KDC', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.json).toEqual({ message: 'Kerberos tickets destroyed' });
     expect(existsSync(paths.krb5Ccache)).toBe(false);
-    const l = await call('GET', '/ticket/list');
+    const l = await call<TicketList>('GET', '/ticket/list');
     expect(l.status).toBe(404);
     expect(errorOf(l)).toMatchObject({ code: 'not_found', message: `klist failed: No credentials cache found (filename: ${paths.krb5Ccache})` });
     const again = await call('POST', '/ticket/destroy', {});
