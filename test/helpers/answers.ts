@@ -27,12 +27,16 @@ export type ApiErrorBody = ErrorBody['error'];
 /** The `error` of an answer; fails the test when the body is not the error shape. */
 export function errorOf(r: { status?: number; json: unknown }): ApiErrorBody {
   const p = errorBodySchema.safeParse(r.json);
-  if (!p.success) throw new Error(`expected an error answer {error: {code, message, …}}, got ${r.status ?? ''} ${JSON.stringify(r.json)}: ${p.error.message}`);
+  if (!p.success)
+    throw new Error(
+      `expected an error answer {error: {code, message, …}}, got ${r.status ?? ''} ${JSON.stringify(r.json)}: ${p.error.message}`,
+    );
   return p.data.error;
 }
 
 /** `issues[].path` of an error answer (empty when it has none). */
-export const issuePaths = (r: { status?: number; json: unknown }): string[] => (errorOf(r).issues ?? []).map((i) => i.path);
+export const issuePaths = (r: { status?: number; json: unknown }): string[] =>
+  (errorOf(r).issues ?? []).map((i) => i.path);
 
 /** A nested value of an error's `details` (e.g. `detail(r, 'rollback', 'failed')`); undefined when absent. */
 export function detail(r: { status?: number; json: unknown }, ...keys: string[]): unknown {
@@ -47,7 +51,10 @@ export function detail(r: { status?: number; json: unknown }, ...keys: string[])
  */
 export function answerOf<S extends z.ZodType>(schema: S, r: { status?: number; json: unknown }): z.infer<S> {
   const p = schema.safeParse(r.json);
-  if (!p.success) throw new Error(`answer ${r.status ?? ''} does not match its schema: ${p.error.message}\n${JSON.stringify(r.json)}`);
+  if (!p.success)
+    throw new Error(
+      `answer ${r.status ?? ''} does not match its schema: ${p.error.message}\n${JSON.stringify(r.json)}`,
+    );
   return r.json as z.infer<S>;
 }
 

@@ -9,7 +9,15 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { entriesFor, entryFor, expectedFileOf, FIXTURES_DIR, fixturePath, fixturesOf, type FixtureTable } from './fixture-table';
+import {
+  entriesFor,
+  entryFor,
+  expectedFileOf,
+  FIXTURES_DIR,
+  fixturePath,
+  fixturesOf,
+  type FixtureTable,
+} from './fixture-table';
 import { expectedParseError, parseError } from './parse-error';
 
 export * from './fixture-table';
@@ -29,7 +37,8 @@ export function runFixtureTable(table: FixtureTable): void {
       expect(fixtures.length).toBeGreaterThanOrEqual(Math.max(1, table.minFixtures ?? 1));
       const yamls = new Set(fixtures.map((f) => f.file));
       for (const d of table.dirs) {
-        for (const e of walkExpected(join(FIXTURES_DIR, d))) expect(yamls.has(e.replace(/\.expected\.json$/, '.yaml')), `orphan ${relative(FIXTURES_DIR, e)}`).toBe(true);
+        for (const e of walkExpected(join(FIXTURES_DIR, d)))
+          expect(yamls.has(e.replace(/\.expected\.json$/, '.yaml')), `orphan ${relative(FIXTURES_DIR, e)}`).toBe(true);
       }
     });
 
@@ -48,7 +57,8 @@ export function runFixtureTable(table: FixtureTable): void {
         expect(existsSync(expectedFile), `${relative(FIXTURES_DIR, expectedFile)} missing`).toBe(true);
         const expected: unknown = JSON.parse(readFileSync(expectedFile, 'utf8'));
         const refusal = expectedParseError(expected);
-        if (table.refuseFailed && f.code !== 0) expect(refusal, `${path}: a failed command's output is refused, not parsed`).not.toBeNull();
+        if (table.refuseFailed && f.code !== 0)
+          expect(refusal, `${path}: a failed command's output is refused, not parsed`).not.toBeNull();
         if (refusal) {
           parseError(() => entry.parse!(f), refusal);
           return;

@@ -52,7 +52,8 @@ export function entriesFor(table: FixtureTable, f: Fixture): FixtureEntry[] {
 export function entryFor(table: FixtureTable, f: Fixture): FixtureEntry {
   const found = entriesFor(table, f);
   if (found.length === 0) throw new Error(`${fixturePath(f)} has no entry in the ${table.area} fixture table`);
-  if (found.length > 1) throw new Error(`${fixturePath(f)} matches several ${table.area} entries: ${found.map((e) => e.name).join(', ')}`);
+  if (found.length > 1)
+    throw new Error(`${fixturePath(f)} matches several ${table.area} entries: ${found.map((e) => e.name).join(', ')}`);
   return found[0];
 }
 
@@ -62,4 +63,3 @@ export function fixtureOutcome(table: FixtureTable, f: Fixture): unknown {
   if (!parse) throw new Error(`${fixturePath(f)} is a command with no parse`);
   return parseOutcome(() => parse(f));
 }
-

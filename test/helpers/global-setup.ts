@@ -13,7 +13,10 @@ const repo = resolve(import.meta.dirname, '../..');
  * their exit hooks.
  */
 export default function setup(): () => void {
-  execFileSync(process.execPath, [join(repo, 'build.mjs'), '--if-stale'], { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [join(repo, 'build.mjs'), '--if-stale'], {
+    cwd: repo,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const dir = mkdtempSync(join(tmpdir(), 'ballast-run-'));
   process.env.BALLAST_TEST_TMP = dir;
   return () => rmSync(dir, { recursive: true, force: true });

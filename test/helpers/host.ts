@@ -75,7 +75,14 @@ export function makeTestConfig(over: Partial<HostConfig> = {}): { config: HostCo
 export async function makeTestHost(o: TestHostOptions = {}): Promise<TestHost> {
   const { config, state, root } = makeTestConfig(o.config);
   const replay = o.backend ? undefined : new ReplayBackend(o.fixtures ?? []);
-  const host = await createHost({ config, distDir, routes: o.routes, backend: o.backend ?? replay, extraOps: o.extraOps, log: () => undefined });
+  const host = await createHost({
+    config,
+    distDir,
+    routes: o.routes,
+    backend: o.backend ?? replay,
+    extraOps: o.extraOps,
+    log: () => undefined,
+  });
   const admin = await createToken(host.db, 'admin', ['*']);
   let n = 0;
   const t: TestHost = {

@@ -30,11 +30,14 @@ export function parseError(fn: () => unknown, want: ExpectedParseError = {}): Pa
     err = e;
   }
   if (!err) throw new Error('expected a ParseError, got a result');
-  if (want.parser !== undefined && err.parser !== want.parser) throw new Error(`expected a ParseError from ${want.parser}, got one from ${err.parser}: ${err.message}`);
+  if (want.parser !== undefined && err.parser !== want.parser)
+    throw new Error(`expected a ParseError from ${want.parser}, got one from ${err.parser}: ${err.message}`);
   if (want.line !== undefined) {
     const line = err.line ?? null;
-    if (line !== want.line) throw new Error(`expected a ParseError at line ${String(want.line)}, got line ${String(line)}: ${err.message}`);
-    if (line !== null && !err.message.includes(`line ${line}:`)) throw new Error(`the message does not name line ${line}: ${err.message}`);
+    if (line !== want.line)
+      throw new Error(`expected a ParseError at line ${String(want.line)}, got line ${String(line)}: ${err.message}`);
+    if (line !== null && !err.message.includes(`line ${line}:`))
+      throw new Error(`the message does not name line ${line}: ${err.message}`);
   }
   return err;
 }

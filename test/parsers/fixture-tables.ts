@@ -91,7 +91,12 @@ export const FS_FIXTURES: FixtureTable = {
     { name: 'lsblk', match: /^lsblk\//, parse: (f) => parseLsblk(f.stdout), schema: z.array(lsblkDeviceSchema) },
     { name: 'findmnt', match: /^findmnt\//, parse: (f) => parseFindmnt(f.stdout), schema: z.array(mountEntrySchema) },
     { name: 'wipefs', match: /^wipefs\//, parse: (f) => parseWipefs(f.stdout), schema: z.array(wipefsSignatureSchema) },
-    { name: '/proc/swaps', match: /^swaps\//, parse: (f) => parseProcSwaps(f.stdout), schema: z.array(swapEntrySchema) },
+    {
+      name: '/proc/swaps',
+      match: /^swaps\//,
+      parse: (f) => parseProcSwaps(f.stdout),
+      schema: z.array(swapEntrySchema),
+    },
   ],
 };
 
@@ -106,15 +111,30 @@ export const KERBEROS_FIXTURES: FixtureTable = {
   minFixtures: 40,
   check: (f) => assert.match(f.argv[0], /^\/usr\/bin\/(klist|kinit)$/, f.file),
   entries: [
-    { name: 'krb5 error', match: isKrb5Error, parse: (f) => parseKrb5Error(f.stderr, f.stdout), schema: Krb5ErrorSchema.nullable() },
-    { name: 'klist -k', match: (f) => !isKrb5Error(f) && f.argv.includes('-k'), parse: (f) => parseKeytabList(f.stdout), schema: KeytabListSchema },
+    {
+      name: 'krb5 error',
+      match: isKrb5Error,
+      parse: (f) => parseKrb5Error(f.stderr, f.stdout),
+      schema: Krb5ErrorSchema.nullable(),
+    },
+    {
+      name: 'klist -k',
+      match: (f) => !isKrb5Error(f) && f.argv.includes('-k'),
+      parse: (f) => parseKeytabList(f.stdout),
+      schema: KeytabListSchema,
+    },
     {
       name: 'klist -l',
       match: (f) => !isKrb5Error(f) && !f.argv.includes('-k') && f.argv.includes('-l'),
       parse: (f) => parseKlistCollection(f.stdout),
       schema: KlistCollectionSchema,
     },
-    { name: 'klist', match: (f) => !isKrb5Error(f) && !f.argv.includes('-k') && !f.argv.includes('-l'), parse: (f) => parseKlist(f.stdout), schema: KlistSchema },
+    {
+      name: 'klist',
+      match: (f) => !isKrb5Error(f) && !f.argv.includes('-k') && !f.argv.includes('-l'),
+      parse: (f) => parseKlist(f.stdout),
+      schema: KlistSchema,
+    },
   ],
 };
 
@@ -135,15 +155,30 @@ export const NETWORK_FIXTURES: FixtureTable = {
     assert.ok(f.source.length > 20, 'the fixture says where it comes from');
   },
   entries: [
-    { name: 'ip link', match: (f) => f.argv[0] === IP && args(f).includes('link'), parse: (f) => parseIpLink(f.stdout), schema: z.array(ipLinkRecord) },
+    {
+      name: 'ip link',
+      match: (f) => f.argv[0] === IP && args(f).includes('link'),
+      parse: (f) => parseIpLink(f.stdout),
+      schema: z.array(ipLinkRecord),
+    },
     {
       name: 'ip addr',
       match: (f) => f.argv[0] === IP && !args(f).includes('link') && args(f).includes('addr'),
       parse: (f) => parseIpAddr(f.stdout),
       schema: z.array(ipAddrRecord),
     },
-    { name: 'ethtool -i', match: (f) => f.argv[0] === ETHTOOL && f.argv[1] === '-i', parse: (f) => parseEthtoolDriver(f.stdout), schema: ethtoolDriverInfo },
-    { name: 'ethtool', match: (f) => f.argv[0] === ETHTOOL && f.argv[1] !== '-i', parse: (f) => parseEthtool(f.stdout), schema: ethtoolSettings },
+    {
+      name: 'ethtool -i',
+      match: (f) => f.argv[0] === ETHTOOL && f.argv[1] === '-i',
+      parse: (f) => parseEthtoolDriver(f.stdout),
+      schema: ethtoolDriverInfo,
+    },
+    {
+      name: 'ethtool',
+      match: (f) => f.argv[0] === ETHTOOL && f.argv[1] !== '-i',
+      parse: (f) => parseEthtool(f.stdout),
+      schema: ethtoolSettings,
+    },
   ],
 };
 
@@ -179,11 +214,30 @@ export const TRAFFIC_FIXTURES: FixtureTable = {
     },
     // mutating commands (add/replace/del) are the plan's argv, for replay: absolute binary, no parse
     { name: 'tc command', match: (f) => f.argv[0] === TC && !args(f).includes('show'), parse: null },
-    { name: 'failed read, replay only', match: (f) => f.argv[0] === TC && args(f).includes('show') && replayOnly(f), parse: null },
-    { name: 'tc-qdisc', match: (f) => tcShow(f, 'qdisc') && !replayOnly(f), parse: (f) => parseTcQdisc(f.stdout, deviceOf(f)), schema: z.array(QueueEntry) },
+    {
+      name: 'failed read, replay only',
+      match: (f) => f.argv[0] === TC && args(f).includes('show') && replayOnly(f),
+      parse: null,
+    },
+    {
+      name: 'tc-qdisc',
+      match: (f) => tcShow(f, 'qdisc') && !replayOnly(f),
+      parse: (f) => parseTcQdisc(f.stdout, deviceOf(f)),
+      schema: z.array(QueueEntry),
+    },
     // iproute2 6.1 ignores -j for classes: always text
-    { name: 'tc-class', match: (f) => tcShow(f, 'class') && !replayOnly(f), parse: (f) => parseTcClass(f.stdout), schema: z.array(ClassEntry) },
-    { name: 'tc-filter', match: (f) => tcShow(f, 'filter') && f.argv.includes('-j') && !replayOnly(f), parse: (f) => parseTcFilter(f.stdout), schema: z.array(FilterEntry) },
+    {
+      name: 'tc-class',
+      match: (f) => tcShow(f, 'class') && !replayOnly(f),
+      parse: (f) => parseTcClass(f.stdout),
+      schema: z.array(ClassEntry),
+    },
+    {
+      name: 'tc-filter',
+      match: (f) => tcShow(f, 'filter') && f.argv.includes('-j') && !replayOnly(f),
+      parse: (f) => parseTcFilter(f.stdout),
+      schema: z.array(FilterEntry),
+    },
     {
       name: 'tc-filter-text',
       match: (f) => tcShow(f, 'filter') && !f.argv.includes('-j') && !replayOnly(f),

@@ -25,7 +25,12 @@ it('the base replay set (fixtures without a scenario) has one fixture per argv',
 });
 
 describe('xxhsum generate output without a newline inside a name parses the same without the names', () => {
-  const generate = fixtures.filter((f) => fixturePath(f).startsWith('xxhsum/') && !isXxhsumCheck(f.argv) && !xxhsumFileNames(f.argv).some((n) => n.includes('\n')));
+  const generate = fixtures.filter(
+    (f) =>
+      fixturePath(f).startsWith('xxhsum/') &&
+      !isXxhsumCheck(f.argv) &&
+      !xxhsumFileNames(f.argv).some((n) => n.includes('\n')),
+  );
   it('has such fixtures', () => expect(generate.length).toBeGreaterThan(0));
   it.each(generate.map((f) => [fixturePath(f), f] as const))('%s', (_path, f) => {
     const expected: unknown = JSON.parse(readFileSync(expectedFileOf(f), 'utf8'));

@@ -22,7 +22,14 @@ describe('the two readings of one capture agree', () => {
     ['upstream-j-filter-show-u32', 'upstream-filter-show-u32'],
     ['upstream-j-filter-show-u32-two-matches', 'upstream-filter-show-u32-two-matches'],
   ];
-  const byName = new Map(fixtures.map((f) => [fixturePath(f).replace(/^tc\//, '').replace(/\.yaml$/, ''), f]));
+  const byName = new Map(
+    fixtures.map((f) => [
+      fixturePath(f)
+        .replace(/^tc\//, '')
+        .replace(/\.yaml$/, ''),
+      f,
+    ]),
+  );
   for (const [j, t] of pairs) {
     it(`${j} (JSON, duplicate keys) == ${t} (text)`, () => {
       const fj = byName.get(j)!;

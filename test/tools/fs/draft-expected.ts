@@ -11,7 +11,9 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { expectedFileOf, fixtureOutcome, fixturePath, fixturesOf } from '../../helpers/fixture-table';
 import { FS_FIXTURES } from '../../parsers/fixture-tables';
 
-const force = new Set(process.argv.slice(process.argv.indexOf('--force') + 1).filter(() => process.argv.includes('--force')));
+const force = new Set(
+  process.argv.slice(process.argv.indexOf('--force') + 1).filter(() => process.argv.includes('--force')),
+);
 
 for (const f of fixturesOf(FS_FIXTURES)) {
   const path = fixturePath(f);

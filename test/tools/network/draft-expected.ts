@@ -10,4 +10,5 @@ import { fixtureOutcome } from '../../helpers/fixture-table';
 import { NETWORK_FIXTURES } from '../../parsers/fixture-tables';
 
 // a refusal prints as {"parseError": {"parser", "line"}}, the form expected.json uses
-for (const file of process.argv.slice(2)) console.log(JSON.stringify(fixtureOutcome(NETWORK_FIXTURES, readFixture(file)), null, 2));
+for (const file of process.argv.slice(2))
+  console.log(JSON.stringify(fixtureOutcome(NETWORK_FIXTURES, readFixture(file)), null, 2));
