@@ -12,7 +12,7 @@ import { readFixture, type Fixture } from '../../runtime/system/fixture-file';
 import { DEFAULT_KINIT_TIMEOUT_MS } from '../../handlers/kerberos/commands';
 import { makeTestHost, repo, type TestHost } from '../helpers/host';
 import { InspectingReplay, KERBEROS_ROUTES, ptyFixture } from './kerberos-helpers';
-import { errorOf } from '../helpers/answers';
+import { errorOf, issuePaths } from '../helpers/answers';
 import type * as z from 'zod';
 import type { KeyListResponseSchema, MessageSchema } from '../../handlers/kerberos/requests';
 
@@ -54,7 +54,7 @@ const krb5Conf = (defaultRealm?: string) => {
 };
 const events = (kind: string) =>
   (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map((e) => JSON.parse(e.data));
-const issues = (r: { json: unknown }) => (errorOf(r).issues ?? []).map((i) => i.path);
+const issues = issuePaths;
 const obtain = (body: unknown, token?: string) => t.call<z.infer<typeof MessageSchema>>('POST', '/api/v2/kerberos/ticket/obtain', { body, token });
 
 beforeEach(() => {
