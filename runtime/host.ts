@@ -15,6 +15,7 @@ import { RecordBackend } from './system/record';
 import { loadFixtureDir } from './system/fixture-file';
 import { ConfinedFiles, type FileRoot } from './system/files';
 import { SystemService, type HostOp } from './system/service';
+import { PathConfinement } from './system/confine';
 import type { CommandBackend } from './system/types';
 import { BindingServer } from './binding-server';
 import { AREAS } from './areas/index';
@@ -122,9 +123,13 @@ export async function createHost(o: HostOptions): Promise<Host> {
   const hostId = readHostId(config);
   const backend = o.backend ?? backendFor(config);
   const files = new ConfinedFiles(fileRootsOf(config), join(resolve(config.stateDir), 'backups'));
+  const confinement = new PathConfinement(config.system.binaries);
+  // device nodes for mkfs, mount, wipefs: whatever /dev holds (lsblk decides what is a disk)
+  confinement.addRoots('device', ['/dev']);
   const system = new SystemService({
     backend,
     files,
+    confinement,
     db,
     concurrency: config.limits.commandConcurrency,
     queue: config.limits.commandQueue,
@@ -156,6 +161,8 @@ export async function createHost(o: HostOptions): Promise<Host> {
     };
     const instance = a.setup?.(areaHost) ?? {};
     system.register(a.name, instance.ops ?? {});
+    for (const [kind, roots] of Object.entries(instance.confine?.roots ?? {})) confinement.addRoots(kind, roots);
+    for (const [tool, policy] of Object.entries(instance.confine?.commands ?? {})) confinement.addPolicy(tool, policy);
     return { name: a.name, instance };
   });
   system.register('test', o.extraOps ?? {});

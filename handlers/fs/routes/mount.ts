@@ -22,7 +22,9 @@ export default route({
   body,
   response: z.string(),
   async handler({ body, system, vars, events }) {
-    const target = normalisePath(body.mountpoint);
+    // resolved by the host (symlinks followed) and refused unless strictly below a mount root
+    // (settings.fs.mountRoots): what is mounted on, checked, audited and announced is the real path
+    const target = await system.resolvePath(normalisePath(body.mountpoint), 'fs.mount', true);
     const dev = await blockDevice(system, vars, body.device);
     const verdict = checkCanMount({ device: dev.path, mountpoint: target, mounts: await listMounts(system, vars) });
     if (!verdict.ok) {
