@@ -167,6 +167,12 @@ export const deliverySchema = z.object({
   lastAttemptAt: z.string().nullable(),
   lastError: z.string().nullable(),
   deliveredAt: z.string().nullable(),
+  heldBy: z
+    .string()
+    .nullable()
+    .describe(
+      "A pending delivery that waits behind an older one of the same agent: that agent's oldest pending delivery's event id (each agent receives its notifications in event order, so its queue moves on once that one is delivered, failed or cancelled; that delivery's nextAttemptAt says when it is tried next). null for the oldest one itself and for settled deliveries.",
+    ),
 });
 export const eventSchema = z.object({
   id: z.string(),

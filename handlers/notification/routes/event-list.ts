@@ -29,7 +29,7 @@ export default route({
   method: 'GET',
   path: '/notification/events',
   permission: 'notification:read',
-  summary: 'Recent events, newest first, with the delivery state for each agent (extension)',
+  summary: 'Recent events, newest first, with the delivery state for each agent and what holds its queue (extension)',
   query: eventsQuery,
   response: z.array(eventSchema),
   async handler({ db, query }) {
@@ -49,6 +49,25 @@ export default route({
         .bind(JSON.stringify(events.map((e) => e.id)))
         .all<DeliveryRow>()
     ).results;
+    // The head of each listed agent's queue: its oldest pending delivery (SQLite takes the bare
+    // event_id from the row that has the MIN). Its other pending deliveries are held by it.
+    const agents = [...new Set(deliveries.filter((d) => d.state === 'pending').map((d) => d.agent_id))];
+    const heads = new Map<number, string>();
+    if (agents.length > 0) {
+      const rows = (
+        await db
+          .prepare(
+            "SELECT d.agent_id, d.event_id, MIN(e.seq) AS seq FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.state = 'pending' AND d.agent_id IN (SELECT value FROM json_each(?)) GROUP BY d.agent_id",
+          )
+          .bind(JSON.stringify(agents))
+          .all<{ agent_id: number; event_id: string; seq: number }>()
+      ).results;
+      for (const h of rows) heads.set(h.agent_id, h.event_id);
+    }
+    const heldBy = (d: DeliveryRow) => {
+      const head = d.state === 'pending' ? heads.get(d.agent_id) : undefined;
+      return head === undefined || head === d.event_id ? null : head;
+    };
     const byEvent = new Map<string, DeliveryRow[]>();
     for (const d of deliveries) byEvent.set(d.event_id, [...(byEvent.get(d.event_id) ?? []), d]);
     return events.map((e) => ({
@@ -66,6 +85,7 @@ export default route({
         lastAttemptAt: iso(d.last_attempt_at),
         lastError: d.last_error,
         deliveredAt: iso(d.delivered_at),
+        heldBy: heldBy(d),
       })),
     }));
   },

@@ -1,8 +1,8 @@
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDb } from '../../db/database';
 import type { EventsProducer } from '../../events';
-import { notificationOf } from './payload';
-import { deliveryAgent, sendThrough } from './send';
+import { notificationOf, type Notification } from './payload';
+import { deliveryAgent, sendThrough, type DeliveryAgent } from './send';
 import { SendError } from './send-error';
 import type { SendContext } from './senders/context';
 import { backoffMs, type DeliverySettings } from './settings';
@@ -18,12 +18,17 @@ export interface DeliveryWorkerOptions {
   caDir?: string;
   log: (line: string) => void;
   now?: () => number;
+  /** Sends one notification (default: sendThrough); tests put a fake here. */
+  send?: (agent: DeliveryAgent, n: Notification, ctx: SendContext) => Promise<void>;
 }
 
-interface DueRow {
+/** The oldest pending delivery of one agent: the head of its queue. */
+interface HeadRow {
   event_id: string;
   agent_id: number;
+  seq: number;
   attempts: number;
+  next_attempt_at: number;
   kind: string;
   at: number;
   data: string;
@@ -32,8 +37,6 @@ interface DueRow {
   agent_json: string | null;
 }
 
-/** Rows looked at per pass; enough to find work for every free slot behind a few busy agents. */
-const LOOKAHEAD = 256;
 const PRUNE_EVERY_MS = 3600_000;
 
 /**
@@ -45,21 +48,31 @@ const PRUNE_EVERY_MS = 3600_000;
  *   pending ──failed maxAttempts times, or 410─────► failed      (final)
  *   pending ──agent disabled or removed────────────► cancelled   (final)
  *
+ * Each agent is a FIFO queue in event order (`events.seq`): only its oldest pending row (the
+ * head) is ever sent. While the head waits for a retry, the agent's newer rows wait too (the
+ * agent backs off as a whole: its destination is what failed); the queue moves on once the head
+ * is delivered, failed or cancelled. One send per agent is in flight at most, and up to
+ * `concurrency` agents send at once, so a slow or dead destination holds up only itself.
+ *
  * Everything is in the DB, so a restart picks up where the last process stopped. A row in flight
- * is never picked again until its send has settled and been recorded, and each agent has one
- * send in flight at most (so it gets its notifications in event order, and one slow destination
- * holds one slot, not all of them). Only a crash between a successful send and the write that
- * records it can repeat a send: the repeat carries the same event id (webhook-id,
- * X-Ballast-Event-Id), so receivers can drop it.
+ * is never picked again until its send has settled and been recorded. Only a crash between a
+ * successful send and the write that records it can repeat a send, and only the head's: the
+ * repeat carries the same event id (webhook-id, X-Ballast-Event-Id) and sequence, so receivers
+ * can drop it.
+ *
+ * A send already in flight when its agent is disabled or removed is not called back: if it
+ * succeeds it is recorded `delivered` (the destination has it), over the `cancelled` the route
+ * wrote; if it fails it stays `cancelled` and is never retried.
  */
 export class DeliveryWorker {
-  private readonly selectDue: Statement;
-  private readonly nextDue: Statement;
+  private readonly selectHeads: Statement;
   private readonly markDelivered: Statement;
   private readonly markRetry: Statement;
   private readonly markFinal: Statement;
+  private readonly cancelAgent: Statement;
   private readonly prune: Statement;
   private readonly now: () => number;
+  private readonly send: (agent: DeliveryAgent, n: Notification, ctx: SendContext) => Promise<void>;
   /** Sends in flight, by agent id (one per agent). */
   private readonly inFlight = new Map<number, Promise<void>>();
   private started = false;
@@ -67,20 +80,27 @@ export class DeliveryWorker {
   private kicked = false;
   private timer: NodeJS.Timeout | undefined;
   private lastPrune = 0;
+  /** The earliest retry time among the queues that are waiting (null: none). */
+  private nextRetryAt: number | null = null;
 
   constructor(private readonly o: DeliveryWorkerOptions) {
     const db = o.db;
     this.now = o.now ?? Date.now;
-    this.selectDue = db.prepare(`
-      SELECT d.event_id, d.agent_id, d.attempts, e.kind, e.at, e.data,
+    this.send = o.send ?? sendThrough;
+    // One row per agent with pending deliveries: its oldest (SQLite takes the bare columns from
+    // the row that has the MIN). Then the event and the agent of each head.
+    this.selectHeads = db.prepare(`
+      WITH heads AS (
+        SELECT d.agent_id, d.event_id, MIN(e.seq) AS seq, d.attempts, d.next_attempt_at
+        FROM deliveries d JOIN events e ON e.id = d.event_id
+        WHERE d.state = 'pending'
+        GROUP BY d.agent_id)
+      SELECT h.event_id, h.agent_id, h.seq, h.attempts, h.next_attempt_at, e.kind, e.at, e.data,
              a.type AS agent_type, a.enabled AS agent_enabled, a.json AS agent_json
-      FROM deliveries d
-      JOIN events e ON e.id = d.event_id
-      LEFT JOIN notification_agents a ON a.id = d.agent_id
-      WHERE d.state = 'pending' AND d.next_attempt_at <= ?
-      ORDER BY e.seq, d.agent_id
-      LIMIT ${LOOKAHEAD}`);
-    this.nextDue = db.prepare("SELECT MIN(next_attempt_at) AS at FROM deliveries WHERE state = 'pending' AND next_attempt_at > ?");
+      FROM heads h
+      JOIN events e ON e.id = h.event_id
+      LEFT JOIN notification_agents a ON a.id = h.agent_id
+      ORDER BY h.seq, h.agent_id`);
     // No state condition: a send that succeeded is recorded even if the agent was disabled meanwhile.
     this.markDelivered = db.prepare(
       "UPDATE deliveries SET state = 'delivered', attempts = attempts + 1, last_attempt_at = ?, delivered_at = ?, last_error = NULL WHERE event_id = ? AND agent_id = ?",
@@ -91,6 +111,7 @@ export class DeliveryWorker {
     this.markFinal = db.prepare(
       "UPDATE deliveries SET state = ?, attempts = ?, last_attempt_at = ?, last_error = ? WHERE event_id = ? AND agent_id = ? AND state = 'pending'",
     );
+    this.cancelAgent = db.prepare("UPDATE deliveries SET state = 'cancelled', last_error = ? WHERE agent_id = ? AND state = 'pending'");
     this.prune = db.prepare(`
       DELETE FROM events
       WHERE seq <= (SELECT MAX(seq) FROM events) - ?
@@ -142,14 +163,28 @@ export class DeliveryWorker {
     this.schedule();
   }
 
+  /** Sends the heads that are due, oldest event first, on as many free slots as there are. */
   private startDue(): void {
+    const now = this.now();
+    const heads = this.selectHeads.all() as HeadRow[];
     let free = this.o.settings.concurrency - this.inFlight.size;
-    if (free <= 0) return;
-    const due = this.selectDue.all(this.now()) as DueRow[];
+    let nextRetryAt: number | null = null;
     let ctx: SendContext | undefined;
-    for (const row of due) {
-      if (free <= 0) break;
+    for (const row of heads) {
       if (this.inFlight.has(row.agent_id)) continue;
+      if (row.agent_type === null || row.agent_json === null || row.agent_enabled !== 1) {
+        // Only a hand-edited DB gets here (the routes cancel in the same transaction): cancel the
+        // whole queue at once rather than one row per pass.
+        this.cancelAgent.run(row.agent_type === null ? 'agent removed' : 'agent disabled', row.agent_id);
+        this.kick();
+        continue;
+      }
+      if (row.next_attempt_at > now) {
+        // The head waits for its retry, and the agent's newer deliveries with it.
+        if (nextRetryAt === null || row.next_attempt_at < nextRetryAt) nextRetryAt = row.next_attempt_at;
+        continue;
+      }
+      if (free <= 0) continue;
       ctx ??= { settings: this.o.settings, productName: this.o.productName, ca: trustedCas(this.o.caDir) };
       const send = this.deliver(row, ctx)
         .catch((e) => this.o.log(`notification delivery: ${(e as Error)?.stack ?? String(e)}`))
@@ -160,33 +195,26 @@ export class DeliveryWorker {
       this.inFlight.set(row.agent_id, send);
       free--;
     }
+    this.nextRetryAt = nextRetryAt;
   }
 
   private schedule(): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
-    const next = (this.nextDue.get(this.now()) as { at: number | null }).at;
+    const next = this.nextRetryAt;
     const wait = next === null ? this.o.settings.pollIntervalMs : Math.min(Math.max(0, next - this.now()), this.o.settings.pollIntervalMs);
     this.timer = setTimeout(() => this.kick(), wait);
     // The HTTP server keeps a host alive; a pending retry alone must not (tests, CLI).
     this.timer.unref();
   }
 
-  private async deliver(row: DueRow, ctx: SendContext): Promise<void> {
+  private async deliver(row: HeadRow, ctx: SendContext): Promise<void> {
     const attempts = row.attempts + 1;
-    if (row.agent_type === null || row.agent_json === null) {
-      this.markFinal.run('cancelled', row.attempts, null, 'agent removed', row.event_id, row.agent_id);
-      return;
-    }
-    if (row.agent_enabled !== 1) {
-      this.markFinal.run('cancelled', row.attempts, null, 'agent disabled', row.event_id, row.agent_id);
-      return;
-    }
     const started = this.now();
     try {
-      const agent = deliveryAgent(row.agent_id, row.agent_type, row.agent_json);
-      const n = notificationOf({ id: row.event_id, kind: row.kind, at: row.at, data: JSON.parse(row.data) as Record<string, unknown> }, this.o.hostId);
-      await sendThrough(agent, n, ctx);
+      const agent = deliveryAgent(row.agent_id, row.agent_type ?? '', row.agent_json ?? '');
+      const n = notificationOf({ id: row.event_id, seq: row.seq, kind: row.kind, at: row.at, data: JSON.parse(row.data) as Record<string, unknown> }, this.o.hostId);
+      await this.send(agent, n, ctx);
       this.markDelivered.run(started, this.now(), row.event_id, row.agent_id);
     } catch (e) {
       const err = e instanceof SendError ? e : new SendError(`unexpected: ${(e as Error)?.message ?? String(e)}`);
@@ -197,7 +225,7 @@ export class DeliveryWorker {
       } else {
         const delay = backoffMs(this.o.settings, attempts, err.retryAfterMs);
         this.markRetry.run(attempts, started, this.now() + delay, err.message, row.event_id, row.agent_id);
-        this.o.log(`${what}: attempt ${attempts}/${this.o.settings.maxAttempts} failed, next in ${Math.round(delay / 100) / 10} s: ${err.message}`);
+        this.o.log(`${what}: attempt ${attempts}/${this.o.settings.maxAttempts} failed, next in ${Math.round(delay / 100) / 10} s (the agent's newer notifications wait): ${err.message}`);
       }
     }
   }
