@@ -126,7 +126,7 @@ export interface WebhookRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
-  json: { id: string; type: string; timestamp: string; host: string; data: Record<string, unknown> };
+  json: { id: string; sequence?: number; type: string; timestamp: string; host: string; data: Record<string, unknown> };
   /** Standard Webhooks verification with the path's secret; null when the path has none. */
   verified: boolean | null;
 }
