@@ -29,8 +29,10 @@ const SECRETS = {
   '/b': `whsec_${Buffer.from('fault-test-secret-b-0123456789ab').toString('base64')}`,
 } as const;
 type Path = keyof typeof SECRETS;
-/** The receiver answers the first sends on each path with these, then 204. */
-const FIRST_REPLIES: Record<Path, number[]> = { '/a': [503, 503, 503], '/b': [500, 429] };
+/** The receiver answers the first sends on each path with these, then 204 (the first is held until the events are in). */
+const FIRST_REPLIES: Record<Path, number[]> = { '/a': [503, 503, 503], '/b': [503, 429] };
+/** How long the receiver takes to answer: slower than nothing, so that queues build up. */
+const ANSWER_MS = 30;
 
 let config: HostConfig;
 let state: string;
@@ -152,21 +154,25 @@ function arrivalsOf(requests: WebhookRequest[]): { ids: string[]; repeats: numbe
 describe('fault: failing, slow, then absent receiver; host killed twice mid-queue', () => {
   it('every event reaches every agent, in event order, duplicates only right after a kill', async () => {
     const port = await freePort();
-    const receiver = new WebhookReceiver(SECRETS, 15);
-    for (const [path, replies] of Object.entries(FIRST_REPLIES)) receiver.replies.set(path, [...replies, 204]);
+    const receiver = new WebhookReceiver(SECRETS, ANSWER_MS);
+    for (const [path, replies] of Object.entries(FIRST_REPLIES)) receiver.replies.set(path, ['hold', ...replies.slice(1), 204]);
     const url = (p: string) => `http://127.0.0.1:${port}${p}`;
     await receiver.start(port);
     try {
-      // 1. The receiver fails the first sends and then answers slowly; events pile up behind.
+      // 1. The receiver holds the first send of each agent while the events pile up behind it,
+      //    fails it and the next ones, then answers slowly.
       const first = await startHost();
       const a = await createAgent(first, { url: url('/a'), secret: SECRETS['/a'] });
       const b = await createAgent(first, { url: url('/b'), secret: SECRETS['/b'] });
       const other = await createAgent(first, { url: url('/nobody') }, false);
+      await waitFor('the first send of each agent to be held', () => receiver.holding === 2);
       await emit(first, other, 25, url('/nobody'));
+      receiver.release(503);
       await waitFor('a few arrivals on both paths after the failures', () =>
         (['/a', '/b'] as const).every((p) => receiver.on(p).filter((r) => r.answered === 204).length >= 4),
       );
       // Killed mid-queue, while sends are flowing.
+      for (const agent of [a, b]) expect((await deliveriesOf(first, agent)).filter((d) => d.state === 'pending').length).toBeGreaterThan(10);
       await stopHost(first, 'SIGKILL');
       await receiver.stop();
 
