@@ -138,7 +138,10 @@ describe('per-agent FIFO', () => {
     await r.quiet();
 
     await first[0].settle(new SendError('webhook answered HTTP 503'));
-    expect(r.row(e1, a)).toMatchObject({ state: 'pending', attempts: 1, next_attempt_at: r.clock.now + 1000 });
+    expect(r.row(e1, a)).toMatchObject({ state: 'pending', attempts: 1 });
+    // backoff 1000 ms −20 % jitter, capped at backoffMaxMs 1000
+    expect(r.row(e1, a)!.next_attempt_at - r.clock.now).toBeGreaterThanOrEqual(800);
+    expect(r.row(e1, a)!.next_attempt_at - r.clock.now).toBeLessThanOrEqual(1000);
     await r.quiet(); // a's e2 and e3 are due, but wait behind e1
     expect(r.row(e2, a)).toMatchObject({ state: 'pending', attempts: 0 });
 

@@ -49,20 +49,16 @@ export default route({
         .bind(JSON.stringify(events.map((e) => e.id)))
         .all<DeliveryRow>()
     ).results;
-    // The head of each listed agent's queue: its oldest pending delivery (SQLite takes the bare
-    // event_id from the row that has the MIN). Its other pending deliveries are held by it.
+    // The head of each listed agent's queue: its oldest pending delivery (events walked in seq
+    // order, its row probed: index look-ups only). Its other pending deliveries are held by it.
     const agents = [...new Set(deliveries.filter((d) => d.state === 'pending').map((d) => d.agent_id))];
+    const headOf = db.prepare(
+      "SELECT e.id AS event_id FROM events e CROSS JOIN deliveries d ON d.event_id = e.id AND d.agent_id = ? WHERE d.state = 'pending' ORDER BY e.seq LIMIT 1",
+    );
     const heads = new Map<number, string>();
-    if (agents.length > 0) {
-      const rows = (
-        await db
-          .prepare(
-            "SELECT d.agent_id, d.event_id, MIN(e.seq) AS seq FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.state = 'pending' AND d.agent_id IN (SELECT value FROM json_each(?)) GROUP BY d.agent_id",
-          )
-          .bind(JSON.stringify(agents))
-          .all<{ agent_id: number; event_id: string; seq: number }>()
-      ).results;
-      for (const h of rows) heads.set(h.agent_id, h.event_id);
+    for (const agent of agents) {
+      const head = await headOf.bind(agent).first<{ event_id: string }>();
+      if (head) heads.set(agent, head.event_id);
     }
     const heldBy = (d: DeliveryRow) => {
       const head = d.state === 'pending' ? heads.get(d.agent_id) : undefined;

@@ -22,20 +22,25 @@ export interface DeliveryWorkerOptions {
   send?: (agent: DeliveryAgent, n: Notification, ctx: SendContext) => Promise<void>;
 }
 
+interface AgentRow {
+  id: number;
+  type: string;
+  enabled: number;
+  json: string;
+}
+
 /** The oldest pending delivery of one agent: the head of its queue. */
 interface HeadRow {
   event_id: string;
-  agent_id: number;
   seq: number;
   attempts: number;
   next_attempt_at: number;
   kind: string;
   at: number;
   data: string;
-  agent_type: string | null;
-  agent_enabled: number | null;
-  agent_json: string | null;
 }
+
+type Head = HeadRow & { agent: AgentRow };
 
 const PRUNE_EVERY_MS = 3600_000;
 
@@ -65,7 +70,10 @@ const PRUNE_EVERY_MS = 3600_000;
  * wrote; if it fails it stays `cancelled` and is never retried.
  */
 export class DeliveryWorker {
-  private readonly selectHeads: Statement;
+  private readonly selectAgents: Statement;
+  private readonly selectMaxSeq: Statement;
+  private readonly selectHead: Statement;
+  private readonly cancelOrphans: Statement;
   private readonly markDelivered: Statement;
   private readonly markRetry: Statement;
   private readonly markFinal: Statement;
@@ -82,25 +90,33 @@ export class DeliveryWorker {
   private lastPrune = 0;
   /** The earliest retry time among the queues that are waiting (null: none). */
   private nextRetryAt: number | null = null;
+  /**
+   * Per agent, a seq at or below its head's: no pending row of the agent has a lower one. Heads
+   * only move forward (rows leave `pending` and are never put back; new rows are for new events),
+   * so each look at a queue starts here instead of at the oldest retained event.
+   */
+  private readonly cursor = new Map<number, number>();
 
   constructor(private readonly o: DeliveryWorkerOptions) {
     const db = o.db;
     this.now = o.now ?? Date.now;
     this.send = o.send ?? sendThrough;
-    // One row per agent with pending deliveries: its oldest (SQLite takes the bare columns from
-    // the row that has the MIN). Then the event and the agent of each head.
-    this.selectHeads = db.prepare(`
-      WITH heads AS (
-        SELECT d.agent_id, d.event_id, MIN(e.seq) AS seq, d.attempts, d.next_attempt_at
-        FROM deliveries d JOIN events e ON e.id = d.event_id
-        WHERE d.state = 'pending'
-        GROUP BY d.agent_id)
-      SELECT h.event_id, h.agent_id, h.seq, h.attempts, h.next_attempt_at, e.kind, e.at, e.data,
-             a.type AS agent_type, a.enabled AS agent_enabled, a.json AS agent_json
-      FROM heads h
-      JOIN events e ON e.id = h.event_id
-      LEFT JOIN notification_agents a ON a.id = h.agent_id
-      ORDER BY h.seq, h.agent_id`);
+    this.selectAgents = db.prepare('SELECT id, type, enabled, json FROM notification_agents ORDER BY id');
+    this.selectMaxSeq = db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM events');
+    // An agent's head: walk the events in seq order from the agent's cursor and probe its row
+    // (CROSS JOIN keeps events as the outer loop, on the seq index): a few index look-ups per
+    // pass, whatever the number of pending rows.
+    this.selectHead = db.prepare(`
+      SELECT e.id AS event_id, e.seq, e.kind, e.at, e.data, d.attempts, d.next_attempt_at
+      FROM events e CROSS JOIN deliveries d ON d.event_id = e.id AND d.agent_id = ?
+      WHERE e.seq >= ? AND d.state = 'pending'
+      ORDER BY e.seq
+      LIMIT 1`);
+    // Pending rows of an agent that no longer exists: only a hand-edited DB has them (the
+    // destroy route cancels them in the same transaction). Swept at start and with the pruning.
+    this.cancelOrphans = db.prepare(
+      "UPDATE deliveries SET state = 'cancelled', last_error = 'agent removed' WHERE state = 'pending' AND agent_id NOT IN (SELECT id FROM notification_agents)",
+    );
     // No state condition: a send that succeeded is recorded even if the agent was disabled meanwhile.
     this.markDelivered = db.prepare(
       "UPDATE deliveries SET state = 'delivered', attempts = attempts + 1, last_attempt_at = ?, delivered_at = ?, last_error = NULL WHERE event_id = ? AND agent_id = ?",
@@ -163,22 +179,35 @@ export class DeliveryWorker {
     this.schedule();
   }
 
+  /** The head of each agent's queue that has one and no send in flight, oldest event first. */
+  private heads(): Head[] {
+    const agents = this.selectAgents.all() as AgentRow[];
+    const maxSeq = (this.selectMaxSeq.get() as { seq: number }).seq;
+    const heads: Head[] = [];
+    for (const id of this.cursor.keys()) if (!agents.some((a) => a.id === id)) this.cursor.delete(id);
+    for (const agent of agents) {
+      if (this.inFlight.has(agent.id)) continue;
+      const head = this.selectHead.get(agent.id, this.cursor.get(agent.id) ?? 0) as HeadRow | undefined;
+      // Nothing pending up to maxSeq (this pass runs on the thread that records events).
+      this.cursor.set(agent.id, head ? head.seq : maxSeq + 1);
+      if (!head) continue;
+      if (agent.enabled !== 1) {
+        // Only a hand-edited DB gets here (the update route cancels in the same transaction).
+        this.cancelAgent.run('agent disabled', agent.id);
+        continue;
+      }
+      heads.push({ ...head, agent });
+    }
+    return heads.sort((x, y) => x.seq - y.seq || x.agent.id - y.agent.id);
+  }
+
   /** Sends the heads that are due, oldest event first, on as many free slots as there are. */
   private startDue(): void {
     const now = this.now();
-    const heads = this.selectHeads.all() as HeadRow[];
     let free = this.o.settings.concurrency - this.inFlight.size;
     let nextRetryAt: number | null = null;
     let ctx: SendContext | undefined;
-    for (const row of heads) {
-      if (this.inFlight.has(row.agent_id)) continue;
-      if (row.agent_type === null || row.agent_json === null || row.agent_enabled !== 1) {
-        // Only a hand-edited DB gets here (the routes cancel in the same transaction): cancel the
-        // whole queue at once rather than one row per pass.
-        this.cancelAgent.run(row.agent_type === null ? 'agent removed' : 'agent disabled', row.agent_id);
-        this.kick();
-        continue;
-      }
+    for (const row of this.heads()) {
       if (row.next_attempt_at > now) {
         // The head waits for its retry, and the agent's newer deliveries with it.
         if (nextRetryAt === null || row.next_attempt_at < nextRetryAt) nextRetryAt = row.next_attempt_at;
@@ -189,10 +218,10 @@ export class DeliveryWorker {
       const send = this.deliver(row, ctx)
         .catch((e) => this.o.log(`notification delivery: ${(e as Error)?.stack ?? String(e)}`))
         .finally(() => {
-          this.inFlight.delete(row.agent_id);
+          this.inFlight.delete(row.agent.id);
           this.kick();
         });
-      this.inFlight.set(row.agent_id, send);
+      this.inFlight.set(row.agent.id, send);
       free--;
     }
     this.nextRetryAt = nextRetryAt;
@@ -208,23 +237,24 @@ export class DeliveryWorker {
     this.timer.unref();
   }
 
-  private async deliver(row: HeadRow, ctx: SendContext): Promise<void> {
+  private async deliver(row: Head, ctx: SendContext): Promise<void> {
     const attempts = row.attempts + 1;
     const started = this.now();
+    const agentId = row.agent.id;
     try {
-      const agent = deliveryAgent(row.agent_id, row.agent_type ?? '', row.agent_json ?? '');
+      const agent = deliveryAgent(agentId, row.agent.type, row.agent.json);
       const n = notificationOf({ id: row.event_id, seq: row.seq, kind: row.kind, at: row.at, data: JSON.parse(row.data) as Record<string, unknown> }, this.o.hostId);
       await this.send(agent, n, ctx);
-      this.markDelivered.run(started, this.now(), row.event_id, row.agent_id);
+      this.markDelivered.run(started, this.now(), row.event_id, agentId);
     } catch (e) {
       const err = e instanceof SendError ? e : new SendError(`unexpected: ${(e as Error)?.message ?? String(e)}`);
-      const what = `notification ${row.kind} (event ${row.event_id}) to agent ${row.agent_id} (${row.agent_type})`;
+      const what = `notification ${row.kind} (event ${row.event_id}) to agent ${agentId} (${row.agent.type})`;
       if (err.permanent || attempts >= this.o.settings.maxAttempts) {
-        this.markFinal.run('failed', attempts, started, err.message, row.event_id, row.agent_id);
+        this.markFinal.run('failed', attempts, started, err.message, row.event_id, agentId);
         this.o.log(`${what} failed for good after ${attempts} attempt(s): ${err.message}`);
       } else {
         const delay = backoffMs(this.o.settings, attempts, err.retryAfterMs);
-        this.markRetry.run(attempts, started, this.now() + delay, err.message, row.event_id, row.agent_id);
+        this.markRetry.run(attempts, started, this.now() + delay, err.message, row.event_id, agentId);
         this.o.log(`${what}: attempt ${attempts}/${this.o.settings.maxAttempts} failed, next in ${Math.round(delay / 100) / 10} s (the agent's newer notifications wait): ${err.message}`);
       }
     }
@@ -234,6 +264,7 @@ export class DeliveryWorker {
     const now = this.now();
     if (now - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = now;
+    this.cancelOrphans.run();
     this.prune.run(this.o.settings.retainEvents);
   }
 }
