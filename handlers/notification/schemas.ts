@@ -4,7 +4,7 @@ import * as z from 'zod';
  * Notification agents: the spec's resource (id, hostid, type, enabled, json, unix_time,
  * createdAt, updatedAt) and the per-type configuration in `json`. These schemas are the one
  * source for validating input, for the response shapes, and for the host's delivery code
- * (runtime/delivery reads stored configurations through them too).
+ * (runtime/areas/notification/ reads stored configurations through them too).
  */
 
 export const AGENT_TYPES = ['sms', 'smtp', 'webhook'] as const;
