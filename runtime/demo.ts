@@ -22,7 +22,12 @@ export function demoConfig(repo: string, port: number, stateDir = process.env.BA
     // Demo fixtures write `$ROOT/etc/...` where a command names a configured path.
     system: { ...base.system, mode: 'replay', fixtures: [resolve(repo, 'fixtures/demo')], fixtureAliases: { $ROOT: root } },
     // explore and the checksum-file reader read the demo's own files, not the machine's
-    settings: { demo: true, fs: { readRoots: [root] } },
+    settings: {
+      demo: true,
+      fs: { readRoots: [root] },
+      // homes from the (replayed) user database live under the demo root; files keep the demo's owner
+      keys: { homeRoots: [join(root, 'home'), join(root, 'root')], userRoot: root, setOwner: false, commentHost: 'nas01' },
+    },
   });
 }
 

@@ -34,7 +34,7 @@ export default route({
       summary: 'Authorize a backup host for alice, restricted to one command from one network',
       body: {
         user: 'alice',
-        key: 'from="10.0.8.0/24",command="/usr/local/bin/backup-receive",restrict ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILY0Ta/8ndYwbjFULl9dxCOP5pZAB+qHN3oV4ULMB/xB backup@vault01',
+        key: 'from="10.0.8.0/24",command="/usr/local/bin/backup-receive",restrict ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK1VARsg9gxZaq6VedNAqHTI4N2EARHphOP5q9n6zqpH backup@vault01',
       },
     },
   ],
