@@ -9,9 +9,11 @@ import { KeyEntrySchema } from '../schemas';
 const MIN_RSA_BITS = 1024;
 
 function validKeyLine(text: string): KeyLine {
+  const line = text.replace(/^[ \t]+|[ \t]+$/g, '');
+  if (line.startsWith('#')) throw validationFailed('body.key', 'is a comment line, not a key');
   let k: KeyLine;
   try {
-    k = parseKeyLine(text.replace(/^[ \t]+|[ \t]+$/g, ''));
+    k = parseKeyLine(line);
   } catch (e) {
     if (e instanceof KeyLineError) throw validationFailed('body.key', e.message);
     throw e;
