@@ -228,6 +228,20 @@ describe('POST /system/keys/auth/add', () => {
   });
 });
 
+describe('files it will not rewrite', () => {
+  it('a file that is not UTF-8 is a 409 and left alone; a file over maxFileBytes is a 413', async () => {
+    mkdirSync(rootSsh);
+    const file = join(rootSsh, 'authorized_keys');
+    const latin1 = Buffer.concat([Buffer.from(`${key('ed25519')} J`), Buffer.from([0xf6]), Buffer.from('rg\n')]);
+    writeFileSync(file, latin1);
+    const r = await add({ key: key('ecdsa256') });
+    expect([r.status, r.json.error.message]).toEqual([409, '/root/.ssh/authorized_keys is not UTF-8 text; it is left as it is']);
+    expect(readFileSync(file).equals(latin1)).toBe(true);
+    writeFileSync(file, `# ${'x'.repeat(1024 * 1024)}\n`);
+    expect((await list()).status).toBe(413);
+  });
+});
+
 describe('POST /system/keys/auth/remove', () => {
   it('removes by fingerprint (with or without MD5:, any case); other lines stay byte for byte', async () => {
     mkdirSync(aliceSsh);
@@ -344,6 +358,16 @@ describe('GET /system/keys/pub/generate', () => {
     expect(mode(join(rootSsh, 'id_ed25519'))).toBe(0o600);
     expect(readdirSync(rootSsh).sort()).toEqual(['id_ed25519', 'id_ed25519.pub']);
     expect(events('keys.public.regenerated').length).toBe(before);
+  });
+
+  it('puts back a pair that a run which died had moved aside, before generating', async () => {
+    mkdirSync(rootSsh);
+    writeFileSync(join(rootSsh, '.id_ed25519.ballast-prev'), 'OLD PRIVATE\n', { mode: 0o600 });
+    writeFileSync(join(rootSsh, '.id_ed25519.pub.ballast-prev'), `${key('ed25519')}\n`);
+    t.replay!.load([fixture(keygenArgv('root', join(rootSsh, 'id_ed25519'), 'root@nas01'), '', { once: true })]);
+    expect((await t.call('GET', '/api/v2/system/keys/pub/generate')).status).toBe(200);
+    expect(readdirSync(rootSsh).sort()).toEqual(['id_ed25519', 'id_ed25519.pub']);
+    expect(readFileSync(join(rootSsh, 'id_ed25519'), 'utf8')).toBe('OLD PRIVATE\n');
   });
 
   it('HEAD is 405 (a GET with a side effect), a reader gets 403, and a symlinked key file is refused', async () => {

@@ -31,6 +31,7 @@ import {
   type ReadResult,
   type WriteResult,
 } from '../../../handlers/keys/contract';
+import { withLock } from '../../../handlers/core/lock';
 import type { ExecResult } from '../../../handlers/core/system';
 import type { SqliteDb } from '../../db/database';
 import type { HostOp, SystemService } from '../../system/service';
@@ -81,25 +82,6 @@ function isInside(p: string, root: string): boolean {
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
-/** One chain of promises per key: work on one ~/.ssh never interleaves. */
-class Mutexes {
-  private readonly tails = new Map<string, Promise<void>>();
-  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((r) => (release = r));
-    const tail = previous.then(() => mine);
-    this.tails.set(key, tail);
-    await previous;
-    try {
-      return await fn();
-    } finally {
-      release();
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    }
-  }
-}
-
 async function fsyncDir(dir: string): Promise<void> {
   const fh = await fsp.open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
   try {
@@ -111,7 +93,6 @@ async function fsyncDir(dir: string): Promise<void> {
 
 export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
   const s = o.settings;
-  const locks = new Mutexes();
   const audit = o.db.prepare('INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, NULL, ?)');
   const commentHost = s.commentHost ?? hostname();
 
@@ -189,7 +170,14 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
     } catch (e) {
       if (errno(e) !== 'EEXIST') throw e;
     }
-    const fh = await fsp.open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    let fh;
+    try {
+      fh = await fsp.open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    } catch (e) {
+      // replaced by a link or a file between the mkdir and the open
+      if (errno(e) === 'ELOOP' || errno(e) === 'ENOTDIR') throw new SystemRefusal('forbidden', `${join(u.shownHome, '.ssh')} is not a directory: refused`);
+      throw e;
+    }
     try {
       await fh.chmod(0o700);
       if (s.setOwner) await fh.chown(u.uid, u.gid);
@@ -266,7 +254,7 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
       const shown = join(u.shownHome, '.ssh', AUTHORIZED_KEYS);
       if (bytes.length > s.maxFileBytes) throw new SystemRefusal('payload_too_large', `${shown} would be larger than ${s.maxFileBytes} bytes`);
       const dir = join(u.home, '.ssh');
-      return locks.run(dir, async () => {
+      return withLock(`keys-op:${dir}`, async () => {
         const dirStat = await ensureSshDir(u);
         const file = join(dir, AUTHORIZED_KEYS);
         const current = await readKeyFile(file, shown);
@@ -305,7 +293,7 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
       const req = payloadOf(generatePayload, GENERATE_OP, payload);
       const u = await resolveUser(req.user, requestId);
       const dir = join(u.home, '.ssh');
-      return locks.run(dir, async () => {
+      return withLock(`keys-op:${dir}`, async () => {
         await ensureSshDir(u);
         const pair = [KEY_FILE, `${KEY_FILE}.pub`].map((n) => ({
           path: join(dir, n),
