@@ -26,6 +26,13 @@ const ALICE = { uid: 4242, gid: 4242 };
 const GETENT = '/usr/bin/getent';
 
 const key = (name: string) => readFileSync(join(repo, 'fixtures/ssh-keygen', `${name}.pub`), 'utf8').trim();
+/** An ssh-rsa blob (e = 65537) whose modulus is `bytes` long with the top bit clear. */
+const rsaBlob = (bytes: number) => {
+  const str = (b: Buffer) => Buffer.concat([Buffer.from([0, 0, b.length >> 8, b.length & 255]), b]);
+  const n = Buffer.alloc(bytes, 0xab);
+  n[0] = 0x7f;
+  return Buffer.concat([str(Buffer.from('ssh-rsa')), str(Buffer.from([1, 0, 1])), str(n)]).toString('base64');
+};
 const md5Of = (name: string) => readFileSync(join(repo, 'fixtures/ssh-keygen', `${name}.md5`), 'utf8').split(' ')[1].slice(4);
 
 let t: TestHost;
@@ -206,6 +213,8 @@ describe('POST /system/keys/auth/add', () => {
       [{ key: `frobnicate ${key('ecdsa256')}` }, 'body.key: unknown option frobnicate'],
       [{ key: `command="/bin/sh ${key('ecdsa256')}` }, 'body.key: the options have an unterminated double quote'],
       [{ key: key('dsa') }, 'body.key: ssh-dss (DSA) keys are disabled by OpenSSH (removed in OpenSSH 10)'],
+      [{ key: `ssh-rsa ${rsaBlob(96)} small` }, 'body.key: RSA keys need at least 1024 bits (this one has 767)'],
+      [{ key: `ssh-rsa ${rsaBlob(2049)}` }, 'body.key: RSA keys have at most 16384 bits (this one has 16391)'],
       [{ key: `${key('ecdsa256')}\n${key('rsa3072')}` }, 'body.key: must be one line: no line break or NUL'],
       [{ key: `${key('ecdsa256')} a\u001bb` }, 'body.key: must not contain control characters'],
       [{ key: `${key('ecdsa256')} ${'x'.repeat(8192)}` }, 'body.key: Too big: expected string to have <=8192 characters'],

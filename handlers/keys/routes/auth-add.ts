@@ -7,6 +7,8 @@ import { KeyEntrySchema } from '../schemas';
 
 /** sshd's RequiredRSASize default (OpenSSH 9.1+): smaller RSA keys are refused at login. */
 const MIN_RSA_BITS = 1024;
+/** OpenSSH's SSHBUF/RSA limit (SSH_RSA_MAXIMUM_MODULUS_SIZE). */
+const MAX_RSA_BITS = 16384;
 
 function validKeyLine(text: string): KeyLine {
   const line = text.replace(/^[ \t]+|[ \t]+$/g, '');
@@ -20,6 +22,7 @@ function validKeyLine(text: string): KeyLine {
   }
   if (k.algo.startsWith('ssh-dss')) throw validationFailed('body.key', 'ssh-dss (DSA) keys are disabled by OpenSSH (removed in OpenSSH 10)');
   if (k.algo.includes('rsa') && k.bits < MIN_RSA_BITS) throw validationFailed('body.key', `RSA keys need at least ${MIN_RSA_BITS} bits (this one has ${k.bits})`);
+  if (k.algo.includes('rsa') && k.bits > MAX_RSA_BITS) throw validationFailed('body.key', `RSA keys have at most ${MAX_RSA_BITS} bits (this one has ${k.bits})`);
   return k;
 }
 
