@@ -21,9 +21,13 @@ export function demoConfig(repo: string, port: number, stateDir = process.env.BA
     paths,
     // Demo fixtures write `$ROOT/etc/...` where a command names a configured path.
     system: { ...base.system, mode: 'replay', fixtures: [resolve(repo, 'fixtures/demo')], fixtureAliases: { $ROOT: root } },
-    // explore and the checksum-file reader read the demo's own files, not the machine's
-    // explore stays in the demo's own files; the replayed checksums name /srv/data
-    settings: { demo: true, fs: { readRoots: [root, '/srv/data'] } },
+    settings: {
+      demo: true,
+      // explore stays in the demo's own files; the replayed checksums name /srv/data
+      fs: { readRoots: [root, '/srv/data'] },
+      // homes from the (replayed) user database live under the demo root; files keep the demo's owner
+      keys: { homeRoots: [join(root, 'home'), join(root, 'root')], userRoot: root, setOwner: false, commentHost: 'nas01' },
+    },
   });
 }
 
