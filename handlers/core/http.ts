@@ -10,6 +10,12 @@ export interface ResponseStyle {
   poweredBy?: boolean;
 }
 
+/**
+ * The spec's exception for the S3 routes: `Content-Type: application/string; charset=utf-8` and no
+ * `X-Powered-By`. The body is still JSON text; a route's errors carry the same headers.
+ */
+export const S3_STYLE: ResponseStyle = { contentType: 'application/string; charset=utf-8', poweredBy: false };
+
 export function baseHeaders(vars: Vars | undefined, requestId: string, style: ResponseStyle = {}): Headers {
   const h = new Headers();
   h.set('content-type', style.contentType ?? JSON_CONTENT_TYPE);
@@ -35,8 +41,9 @@ export function jsonResponse(value: unknown, status: number, headers: Headers, h
   return res;
 }
 
-export function errorResponse(err: ApiError, vars: Vars | undefined, requestId: string, head = false): Response {
-  const headers = baseHeaders(vars, requestId);
+/** `style`: a route's response style, so its errors carry the same headers as its answers. */
+export function errorResponse(err: ApiError, vars: Vars | undefined, requestId: string, head = false, style?: ResponseStyle): Response {
+  const headers = baseHeaders(vars, requestId, style);
   if (err.headers) for (const [k, v] of Object.entries(err.headers)) headers.set(k, v);
   const body: ErrorBody = err.body(requestId);
   return jsonResponse(body, err.status, headers, head);

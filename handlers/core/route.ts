@@ -80,6 +80,8 @@ export interface RouteMeta {
   summary: string;
   sideEffects?: boolean;
   examples?: RouteExample[];
+  /** The answer's content type when the route's style sets one (S3); absent = JSON's. */
+  contentType?: string;
 }
 
 export interface RouteModule {
@@ -202,6 +204,7 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
   const meta: RouteMeta = { method: spec.method, path, permission: spec.permission, summary: spec.summary };
   if (spec.sideEffects) meta.sideEffects = true;
   if (spec.examples?.length) meta.examples = spec.examples;
+  if (spec.style?.contentType) meta.contentType = spec.style.contentType;
   const headSafe = !spec.sideEffects;
 
   async function fetch(request: Request, env: Env, ctx: ExecutionContext = noopCtx): Promise<Response> {
@@ -249,7 +252,7 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
       }
       return jsonResponse(result, 200, baseHeaders(vars, requestId, spec.style), isHead);
     } catch (e) {
-      return errorResponse(toApiError(e, requestId), vars, requestId, isHead);
+      return errorResponse(toApiError(e, requestId), vars, requestId, isHead, spec.style);
     }
   }
 
