@@ -22,8 +22,8 @@ export function demoConfig(repo: string, port: number, stateDir = process.env.BA
     // Demo fixtures write `$ROOT/etc/...` where a command names a configured path.
     system: { ...base.system, mode: 'replay', fixtures: [resolve(repo, 'fixtures/demo')], fixtureAliases: { $ROOT: root } },
     // explore and the checksum-file reader read the demo's own files, not the machine's
-    // S3 shares are made of the demo's own directories (seeded under var/demo/root/srv)
-    settings: { demo: true, fs: { readRoots: [root] }, s3: { shareRoots: [join(root, 'srv')] } },
+    // S3 share paths are seen from the demo root (`/srv/media` is var/demo/root/srv/media)
+    settings: { demo: true, fs: { readRoots: [root] }, s3: { pathRoot: root } },
   });
 }
 

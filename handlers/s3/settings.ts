@@ -23,7 +23,13 @@ const commandWord = z
 export const DEFAULT_SERVER_COMMAND = ['/usr/local/bin/minio', 'server', '{path}', '--address', ':{port}'];
 
 export const s3Settings = z.strictObject({
-  /** Directories below which shares may be made (the real path must be one of them or under one). */
+  /**
+   * The directory share paths are seen from: `/` on a real box. The demo sets its own root
+   * (var/demo/root), so `/srv/media` there means var/demo/root/srv/media and stays `/srv/media` in
+   * answers and environment files.
+   */
+  pathRoot: z.string().regex(/^\/[^\0\n\r]*$/, 'an absolute path').default('/'),
+  /** Directories shares may be made of: the real path (symlinks resolved) must be one of them or under one. */
   shareRoots: z
     .array(z.string().regex(/^\/[^\0\n\r]*$/, 'an absolute path'))
     .min(1)
