@@ -63,16 +63,19 @@ export interface Step {
   error?: string;
 }
 
-async function command(sys: SystemClient, argv: string[], steps: Step[], label: string): Promise<boolean> {
+/** Runs one step; a best-effort step that fails is recorded as ok with the error marked ignored. */
+async function command(sys: SystemClient, argv: string[], steps: Step[], label: string, bestEffort = false): Promise<boolean> {
+  let error: string | undefined;
   try {
     const r = await sys.exec(argv);
-    const ok = r.code === 0 && !r.timedOut;
-    steps.push(ok ? { step: label, ok } : { step: label, ok, error: `exit ${r.code}: ${r.stderr.trim().split('\n')[0] ?? ''}` });
-    return ok;
+    if (r.code !== 0 || r.timedOut) error = r.timedOut ? 'timed out' : `exit ${r.code}: ${r.stderr.trim().split('\n')[0] ?? ''}`;
   } catch (e) {
-    steps.push({ step: label, ok: false, error: e instanceof Error ? e.message : String(e) });
-    return false;
+    error = e instanceof Error ? e.message : String(e);
   }
+  if (error === undefined) steps.push({ step: label, ok: true });
+  else if (bestEffort) steps.push({ step: label, ok: true, error: `ignored: ${error}` });
+  else steps.push({ step: label, ok: false, error });
+  return error === undefined;
 }
 
 async function remove(sys: SystemClient, path: string, steps: Step[]): Promise<boolean> {
@@ -105,10 +108,10 @@ export async function undoCreate(sys: SystemClient, vars: Vars, share: string, p
   const systemctl = bin(vars, 'systemctl');
   const unit = serviceName(share);
   const steps: Step[] = [];
-  if (!progress || progress.started) await command(sys, [systemctl, 'stop', '--', unit], steps, `systemctl stop ${unit}`);
+  if (!progress || progress.started) await command(sys, [systemctl, 'stop', '--', unit], steps, `systemctl stop ${unit}`, true);
   let ok = true;
   if (!progress || progress.enabled) {
-    const disabled = await command(sys, [systemctl, 'disable', '--', unit], steps, `systemctl disable ${unit}`);
+    const disabled = await command(sys, [systemctl, 'disable', '--', unit], steps, `systemctl disable ${unit}`, !progress);
     if (progress) ok = disabled;
   }
   if (!progress || progress.envWritten) ok = (await remove(sys, envPath(vars, share), steps)) && ok;
@@ -145,8 +148,8 @@ export async function finishDelete(sys: SystemClient, vars: Vars, share: string)
   const systemctl = bin(vars, 'systemctl');
   const unit = serviceName(share);
   const steps: Step[] = [];
-  await command(sys, [systemctl, 'stop', '--', unit], steps, `systemctl stop ${unit}`);
-  await command(sys, [systemctl, 'disable', '--', unit], steps, `systemctl disable ${unit}`);
+  await command(sys, [systemctl, 'stop', '--', unit], steps, `systemctl stop ${unit}`, true);
+  await command(sys, [systemctl, 'disable', '--', unit], steps, `systemctl disable ${unit}`, true);
   let ok = await remove(sys, envPath(vars, share), steps);
   ok = (await remove(sys, envPrevPath(vars, share), steps)) && ok;
   ok = (await remove(sys, unitPath(vars, share), steps)) && ok;
