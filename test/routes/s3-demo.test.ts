@@ -64,10 +64,10 @@ describe('the demo appliance answers every S3 example', () => {
     }
   }
 
-  it('after the examples: projects and scratch exist, media is gone with its directory kept, backup has its new secret', async () => {
+  it('after the examples: projects and lab exist, media is gone with its directory kept, backup has its new secret', async () => {
     const res = await host.app.fetch(new Request('http://demo.local/api/v2/s3/list', { headers: { token } }), host.env);
     const shares = (await res.json()) as Record<string, { path: string; rootPassword: string; enabled: boolean }>;
-    expect(Object.keys(shares).sort()).toEqual(['backup', 'projects', 'scratch']);
+    expect(Object.keys(shares).sort()).toEqual(['backup', 'lab', 'projects']);
     expect(shares.projects.path).toBe('/srv/projects');
     expect(shares.projects.rootPassword).toBe('**************ey');
     expect(shares.backup.enabled).toBe(false);

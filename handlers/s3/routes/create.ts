@@ -28,7 +28,7 @@ export default route({
     },
     {
       summary: 'weak credentials: created, with warnings that the service will not start',
-      body: { shareName: 'scratch', path: '/srv/scratch', port: '9300', rootUser: 'ab', rootPassword: 'short' },
+      body: { shareName: 'lab', path: '/srv/lab', port: '9300', rootUser: 'ab', rootPassword: 'short' },
     },
     {
       summary: 'port 9000 is the media share\'s',

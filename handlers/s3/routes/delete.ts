@@ -5,6 +5,7 @@ import { commandFailed } from '../../core/system';
 import { bin } from '../../core/vars';
 import { beginIntent, endIntent, finishDelete } from '../journal';
 import { envPath, envPrevPath, serviceName, unitPath } from '../names';
+import { emptyObject } from '../../core/schemas';
 import { DeleteParamsSchema } from '../requests';
 import { DeletedSchema } from '../schemas';
 
@@ -18,6 +19,7 @@ export default route({
   summary: 'Delete an S3 share: stop and disable its service, remove the unit and the environment file, daemon-reload; the exported directory is untouched. Only version v2 exists',
   style: S3_STYLE,
   params: DeleteParamsSchema,
+  body: emptyObject,
   response: DeletedSchema,
   lock: 's3',
   examples: [
