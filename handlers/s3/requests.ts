@@ -13,7 +13,7 @@ const credential = (what: string) =>
 
 export const PortSchema = z
   .string()
-  .regex(/^[0-9]{4,5}$/, 'port: a number 1024-65535 written as a string')
+  .regex(/^[1-9][0-9]{3,4}$/, 'port: a number 1024-65535 written as a string, without leading zeros')
   .refine((p) => Number(p) >= 1024 && Number(p) <= 65535, 'port: 1024-65535')
   .describe('TCP port, 1024-65535, as a string; not used by another share nor by a listening socket');
 

@@ -140,6 +140,7 @@ describe('POST /s3/create', () => {
       [{ shareName: 'a b' }, 'body.shareName'],
       [{ port: '80' }, 'body.port'],
       [{ port: '65536' }, 'body.port'],
+      [{ port: '09000' }, 'body.port'],
       [{ port: 9000 }, 'body.port'],
       [{ path: 'srv/media' }, 'body.path'],
       [{ path: join(data, 'nosuch') }, 'body.path'],
