@@ -1,5 +1,5 @@
 /** Reading shares: unit file + environment file + `systemctl is-enabled`. */
-import { conflict, notFound } from '../core/errors';
+import { badGateway, conflict, notFound } from '../core/errors';
 import { ParseError } from '../core/parse-error';
 import type { SystemClient } from '../core/system';
 import { bin, path, type Vars } from '../core/vars';
@@ -43,11 +43,24 @@ export interface EnvValues {
 
 /** The environment file's text and values (empty strings for values it lacks), or null when absent. */
 export async function readEnv(c: Ctx, settings: S3Settings, share: string): Promise<{ text: string; values: EnvValues } | null> {
-  const text = await c.system.readFile(envPath(c.vars, share));
+  const p = envPath(c.vars, share);
+  if (!(await isRegularFile(c, p))) return null;
+  const text = await c.system.readFile(p);
   if (text === null) return null;
   const env = parseEnvFile(text);
   const n = settings.env;
   return { text, values: { rootUser: env[n.rootUser] ?? '', rootPassword: env[n.rootPassword] ?? '', path: env[n.path] ?? '', port: env[n.port] ?? '' } };
+}
+
+/**
+ * false when absent; a 502 for anything but a regular file (a FIFO would block the read). The
+ * host resolves symlinks before it stats (one leading out of the configured directories is a 403).
+ */
+async function isRegularFile(c: Ctx, p: string): Promise<boolean> {
+  const st = await c.system.stat(p);
+  if (st === null) return false;
+  if (st.type !== 'file') throw badGateway(`${p} is not a regular file (${st.type}); it was not written by this service`);
+  return true;
 }
 
 export async function isEnabled(c: Ctx, share: string): Promise<boolean> {
@@ -62,7 +75,8 @@ export async function isEnabled(c: Ctx, share: string): Promise<boolean> {
 /** One share with the clear password, raw and conf; 404 when its unit file does not exist. */
 export async function readShare(c: Ctx, share: string): Promise<ShareDetails> {
   const settings = s3SettingsOf(c.vars);
-  const raw = await c.system.readFile(unitPath(c.vars, share));
+  const file = unitPath(c.vars, share);
+  const raw = (await isRegularFile(c, file)) ? await c.system.readFile(file) : null;
   if (raw === null) throw notFound(`no S3 share ${share}`);
   const unit = parseUnit(raw);
   const [env, enabled] = await Promise.all([readEnv(c, settings, share), isEnabled(c, share)]);

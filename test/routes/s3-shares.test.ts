@@ -4,6 +4,7 @@
  * private share root). Asserts the exact argv, the files written (bytes and modes), masking,
  * the permission on details, the S3 headers (success and errors), events and rollbacks.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -278,6 +279,20 @@ describe('GET /s3/list and /s3/{share_name}/details', () => {
     expect([none.status, errorOf(none.json).message]).toEqual([404, 'no S3 share nosuch']);
     const bad = await get('/api/v2/s3/..%2Fetc/details');
     expect([bad.status, errorOf(bad.json).issues?.[0]?.path]).toEqual([400, 'params.share_name']);
+  });
+
+  it('an environment file that is a FIFO (502) or a symlink out of the configured directories (403) is never read', async () => {
+    await createMedia();
+    const envFile = join(envDir, 'media.env');
+    rmSync(envFile);
+    execFileSync('/usr/bin/mkfifo', ['-m', '600', envFile]);
+    const r = await get('/api/v2/s3/media/details');
+    expect([r.status, errorOf(r.json).message]).toEqual([502, `${envFile} is not a regular file (other); it was not written by this service`]);
+    rmSync(envFile);
+    symlinkSync('/etc/shadow', envFile);
+    const l = await get('/api/v2/s3/list');
+    // a link leading outside the configured directories is refused by the host's confinement
+    expect([l.status, errorOf(l.json).code]).toEqual([403, 'forbidden']);
   });
 
   it('a broken environment file is a 502 naming the line, never the secret', async () => {
