@@ -248,6 +248,15 @@ describe('GET /s3/list and /s3/{share_name}/details', () => {
     ]);
   });
 
+  it('a missing token is a 401 with the S3 headers; a wrong method (answered before the route runs) has the default ones', async () => {
+    const r = await t.call('GET', '/api/v2/s3/list', { token: null });
+    expect([r.status, errorOf(r.json).code]).toEqual([401, 'unauthorized']);
+    expectS3Headers(r.headers);
+    const m = await t.call('PUT', '/api/v2/s3/list');
+    expect(m.status).toBe(405);
+    expect(m.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  });
+
   it('an empty unit directory lists nothing; other units there are not shares', async () => {
     writeFileSync(join(unitDir, 'ssh.service'), '[Service]\nExecStart=/usr/sbin/sshd\n');
     writeFileSync(join(unitDir, 's3-.service'), '[Service]\n');
