@@ -26,12 +26,13 @@ export async function settleS3Intents(host: Pick<AreaHost<S3Settings>, 'env' | '
   for (const intent of intents) {
     try {
       const r = await settleIntent(sys, host.vars, db, intent);
+      // recorded before the log line, so a line seen means the event is stored too
+      await host.events.send({ kind: 's3.share.recovered', data: { shareName: intent.shareName, op: intent.op, outcome: r.outcome, complete: r.complete } });
       const failed = r.steps.filter((s) => !s.ok).map((s) => `${s.step}: ${s.error ?? 'failed'}`);
       log(
         `s3: unfinished ${intent.op} of share ${intent.shareName} (request ${intent.requestId ?? '-'}) ${r.complete ? r.outcome : `not fully ${r.outcome}; retried at next start`}` +
           `: ${r.steps.map((s) => s.step).join('; ')}${failed.length ? ` — failed: ${failed.join('; ')}` : ''}`,
       );
-      await host.events.send({ kind: 's3.share.recovered', data: { shareName: intent.shareName, op: intent.op, outcome: r.outcome, complete: r.complete } });
     } catch (e) {
       log(`s3: settling the unfinished ${intent.op} of share ${intent.shareName} failed: ${String(e)}`);
     }
