@@ -38,7 +38,8 @@ export const s3Settings = z.strictObject({
   serverCommand: z
     .array(commandWord)
     .min(1)
-    .refine((a) => a[0].startsWith('/') && !a[0].includes('{'), 'the first word must be the absolute path of the server executable')
+    .refine((a) => /^\/[A-Za-z0-9_./@+-]+$/.test(a[0]), 'the first word must be the absolute path of the server executable (letters, digits, _ . / @ + -)')
+    .refine((a) => !a.includes(';'), 'a word ";" cannot be written into ExecStart=')
     .default(DEFAULT_SERVER_COMMAND),
   /** Names of the variables the environment file sets. */
   env: z

@@ -96,6 +96,14 @@ describe('unit renderer', () => {
     expect(() => renderUnit({ shareName: 'x', envFile: '/etc/ballast s3/x.env', settings })).toThrow(RenderError);
     expect(() => renderUnit({ shareName: 'x', envFile: '/etc/%n/x.env', settings })).toThrow(RenderError);
   });
+  it('the host refuses settings it could not render', () => {
+    expect(s3Settings.safeParse({ serverCommand: ['minio', 'server'] }).success).toBe(false);
+    expect(s3Settings.safeParse({ serverCommand: ['/opt/my server/bin'] }).success).toBe(false);
+    expect(s3Settings.safeParse({ serverCommand: ['/bin/s3', ';', '/bin/evil'] }).success).toBe(false);
+    expect(s3Settings.safeParse({ serverCommand: ['/bin/s3', 'a\nb'] }).success).toBe(false);
+    expect(s3Settings.safeParse({ env: { rootUser: 'A', rootPassword: 'A' } }).success).toBe(false);
+    expect(s3Settings.safeParse({ user: '-root' }).success).toBe(false);
+  });
   it('renders the configured user, group and command', () => {
     const settings = s3Settings.parse({ user: 's3user', group: 's3', serverCommand: ['/opt/s3/bin/server', '--data={path}', '--port', '{port}'], env: { rootUser: 'AK', rootPassword: 'SK', path: 'DIR', port: 'PORT' } });
     const unit = parseUnit(renderUnit({ shareName: 'x', envFile: '/etc/ballast/s3/x.env', settings }));
