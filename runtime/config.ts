@@ -13,7 +13,8 @@ export interface HostConfig {
   productName: string;
   hostId?: string;
   listen: { host: string; port: number };
-  tls?: { cert: string; key: string };
+  /** HTTPS: the certificate, its key, and optionally the intermediate(s) sent after it. */
+  tls?: { cert: string; key: string; chain?: string };
   stateDir: string;
   paths: Record<string, string>;
   /** Locations file operations may touch; defaults to the directories and files in `paths`. */
@@ -115,6 +116,11 @@ export function validateConfig(cfg: HostConfig): void {
     if (typeof p !== 'string' || !p.startsWith('/')) throw new Error(`config: ${what} must be an absolute path (got ${JSON.stringify(p)})`);
   };
   abs('stateDir', cfg.stateDir);
+  if (cfg.tls) {
+    abs('tls.cert', cfg.tls.cert);
+    abs('tls.key', cfg.tls.key);
+    if (cfg.tls.chain !== undefined) abs('tls.chain', cfg.tls.chain);
+  }
   for (const [k, v] of Object.entries(cfg.paths)) abs(`paths.${k}`, v);
   for (const [k, v] of Object.entries(cfg.system.binaries)) abs(`system.binaries.${k}`, v);
   if (!['live', 'replay', 'record'].includes(cfg.system.mode)) throw new Error(`config: system.mode must be live, replay or record`);

@@ -22,7 +22,12 @@ export function demoConfig(repo: string, port: number, stateDir = process.env.BA
     // Demo fixtures write `$ROOT/etc/...` where a command names a configured path.
     system: { ...base.system, mode: 'replay', fixtures: [resolve(repo, 'fixtures/demo')], fixtureAliases: { $ROOT: root } },
     // explore and the checksum-file reader read the demo's own files, not the machine's
-    settings: { demo: true, fs: { readRoots: [root] } },
+    // certificate: a short commit window to try ingest → rollback; regenerate's fixed names
+    settings: {
+      demo: true,
+      fs: { readRoots: [root] },
+      certificate: { commitWindowSeconds: 30, hostName: 'demo-appliance', addresses: ['192.0.2.10'] },
+    },
   });
 }
 

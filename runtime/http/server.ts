@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
+import type { SecureContextOptions } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { ApiError, internalError } from '../../handlers/core/errors';
 import { BODY_TEXT, errorResponse, requestIdOf } from '../../handlers/core/http';
@@ -159,7 +160,7 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
   };
 
   const server = config.tls
-    ? https.createServer({ cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) }, (req, res) => void onRequest(req, res))
+    ? https.createServer(tlsFiles(config.tls), (req, res) => void onRequest(req, res))
     : http.createServer((req, res) => void onRequest(req, res));
   server.keepAliveTimeout = 5000;
   server.headersTimeout = 30_000;
@@ -177,7 +178,7 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
         url: `${scheme}://${hostPart}:${port}`,
         reloadTls() {
           if (!config.tls || !(server instanceof https.Server)) return;
-          server.setSecureContext({ cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) });
+          server.setSecureContext(tlsFiles(config.tls));
         },
         async shutdown(graceMs = config.limits.requestTimeoutMs) {
           if (closing) return;
@@ -195,6 +196,23 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
       });
     });
   });
+}
+
+/**
+ * The certificate (followed by the intermediate chain file when it exists) and the key, read now:
+ * new connections get them, open ones keep what they negotiated.
+ */
+export function tlsFiles(tls: NonNullable<HostConfig['tls']>): SecureContextOptions {
+  let cert = readFileSync(tls.cert, 'utf8');
+  if (tls.chain) {
+    try {
+      const chain = readFileSync(tls.chain, 'utf8');
+      cert = (cert.endsWith('\n') ? cert : `${cert}\n`) + chain;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
+  return { cert, key: readFileSync(tls.key) };
 }
 
 class TimeoutError extends Error {}

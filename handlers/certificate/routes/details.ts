@@ -1,0 +1,24 @@
+import { notFound } from '../../core/errors';
+import { route } from '../../core/route';
+import { TrustDetailsParamsSchema } from '../requests';
+import { TrustDetailsResponse } from '../schemas';
+import { existingTrustFile } from '../trust';
+
+export default route({
+  method: 'GET',
+  path: '/certificate/:name/details',
+  permission: 'certificate:read',
+  summary: 'PEM text of one trusted certificate (name with or without .crt)',
+  params: TrustDetailsParamsSchema,
+  response: TrustDetailsResponse,
+  examples: [
+    { summary: 'the demo corporate root CA', params: { name: 'corp-root-ca' } },
+    { summary: 'an unknown name', params: { name: 'nosuch-ca.crt' }, status: 404 },
+  ],
+  async handler({ params, system, vars }) {
+    const file = await existingTrustFile(system, vars, params.name);
+    const certificate = await system.readFile(file);
+    if (certificate === null) throw notFound(`no trusted certificate named ${params.name}`);
+    return { certificate };
+  },
+});
