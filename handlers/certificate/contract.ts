@@ -103,6 +103,19 @@ export const inspectResult = z.object({
 });
 export type InspectResult = z.output<typeof inspectResult>;
 
+/**
+ * Read a trusted certificate or a TLS piece: the host names the file itself (from the configured
+ * paths), opens it without following symlinks and refuses anything but a regular file (409).
+ */
+export const READ_OP = 'certificate/read';
+export const readPayload = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('trusted'), name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/).refine((s) => !s.includes('..')) }),
+  z.strictObject({ kind: z.literal('piece'), piece: z.enum(PIECES) }),
+]);
+export type ReadPayload = z.input<typeof readPayload>;
+export const readResult = z.object({ path: z.string(), content: z.string().nullable().describe('null: the file does not exist') });
+export type ReadResult = z.output<typeof readResult>;
+
 /** Validate and swap in new TLS pieces, start the commit window. */
 export const INGEST_OP = 'certificate/ingest';
 export const ingestPayload = z.strictObject({

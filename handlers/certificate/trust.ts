@@ -1,7 +1,7 @@
 import { ApiError, notFound, validationFailed } from '../core/errors';
 import type { SystemClient } from '../core/system';
 import { bin, path, type Vars } from '../core/vars';
-import type { CertInfo } from './contract';
+import { READ_OP, type CertInfo, type ReadPayload, type ReadResult } from './contract';
 
 /** `<caCertificates>/<name>.crt` (name already validated by `trustName`). */
 export function trustFile(vars: Vars, name: string): string {
@@ -21,13 +21,11 @@ export function updateArgv(vars: Vars, fresh: boolean): string[] {
   ];
 }
 
-/** The trust store file of `name`, which must exist and be a regular file. */
-export async function existingTrustFile(system: SystemClient, vars: Vars, name: string): Promise<string> {
-  const file = trustFile(vars, name);
-  const st = await system.stat(file);
-  if (!st) throw notFound(`no trusted certificate named ${name}`);
-  if (st.type !== 'file') throw new ApiError('conflict', `${name}.crt is not a regular file (${st.type}); it is not managed here`);
-  return file;
+/** The trust store file of `name` and its text; 404 when absent, 409 when not a regular file. */
+export async function readTrusted(system: SystemClient, name: string): Promise<{ path: string; content: string }> {
+  const r = await system.op<ReadResult>(READ_OP, { kind: 'trusted', name } satisfies ReadPayload);
+  if (r.content === null) throw notFound(`no trusted certificate named ${name}`);
+  return { path: r.path, content: r.content };
 }
 
 /**

@@ -63,6 +63,6 @@ export default defineArea<CertificateSettings>({
     } catch (e) {
       host.log(`certificate: could not recover the TLS commit window: ${e instanceof Error ? e.message : String(e)}`);
     }
-    return { ops: certificateOps(manager), onStop: () => manager.stop() };
+    return { ops: certificateOps(manager, host.config.paths.caCertificates), onStop: () => manager.stop() };
   },
 });

@@ -1,8 +1,7 @@
-import { notFound } from '../../core/errors';
 import { route } from '../../core/route';
 import { TrustDetailsParamsSchema } from '../requests';
 import { TrustDetailsResponse } from '../schemas';
-import { existingTrustFile } from '../trust';
+import { readTrusted } from '../trust';
 
 export default route({
   method: 'GET',
@@ -15,10 +14,7 @@ export default route({
     { summary: 'the demo corporate root CA', params: { name: 'corp-root-ca' } },
     { summary: 'an unknown name', params: { name: 'nosuch-ca.crt' }, status: 404 },
   ],
-  async handler({ params, system, vars }) {
-    const file = await existingTrustFile(system, vars, params.name);
-    const certificate = await system.readFile(file);
-    if (certificate === null) throw notFound(`no trusted certificate named ${params.name}`);
-    return { certificate };
+  async handler({ params, system }) {
+    return { certificate: (await readTrusted(system, params.name)).content };
   },
 });

@@ -2,7 +2,7 @@ import { route } from '../../core/route';
 import { parseUpdateCaCertificates } from '../parse/update-ca-certificates';
 import { TrustRemoveBodySchema } from '../requests';
 import { TrustUpdateResponse } from '../schemas';
-import { existingTrustFile, updateArgv } from '../trust';
+import { readTrusted, updateArgv } from '../trust';
 
 export default route({
   method: 'POST',
@@ -14,7 +14,7 @@ export default route({
   lock: 'certificate-trust',
   examples: [{ summary: 'stop trusting the partner CA', body: { name: 'partner-ca' } }],
   async handler({ body, system, vars, events }) {
-    const file = await existingTrustFile(system, vars, body.name);
+    const file = (await readTrusted(system, body.name)).path;
     await system.removeFile(file, { backup: true });
     const argv = updateArgv(vars, true);
     let output: string;

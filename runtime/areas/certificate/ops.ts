@@ -14,6 +14,9 @@ import {
   INGEST_OP,
   INSPECT_OP,
   PIECES,
+  READ_OP,
+  readPayload,
+  type ReadResult,
   REGENERATE_OP,
   ingestPayload,
   inspectPayload,
@@ -29,7 +32,8 @@ import type { HostOp, SystemService } from '../../system/service';
 import type { ExecResult } from '../../system/types';
 import { SystemRefusal } from '../../system/types';
 import { checkPieces, inspectPem, keyProblem } from './x509';
-import { TlsFileStore, type Journal } from './tls-store';
+import { readRegular, TlsFileStore, type Journal } from './tls-store';
+import { join } from 'node:path';
 
 function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
   const r = schema.safeParse(p);
@@ -97,6 +101,10 @@ export class TlsManager {
     if (j.deadline <= Date.now()) return this.rollback(j, 'the commit window ran out while the host was down', undefined);
     this.o.log(`certificate: a commit is due by ${new Date(j.deadline).toISOString()}; the previous certificate comes back if none arrives`);
     this.arm(j.deadline);
+  }
+
+  path(piece: Piece): string {
+    return this.o.store.path(piece);
   }
 
   stop(): void {
@@ -269,8 +277,14 @@ export function hostAddresses(): string[] {
   return out;
 }
 
-export function certificateOps(m: TlsManager): Record<string, HostOp> {
+export function certificateOps(m: TlsManager, trustDir: string): Record<string, HostOp> {
   return {
+    [READ_OP]: async (payload): Promise<ReadResult> => {
+      const req = payloadOf(readPayload, READ_OP, payload);
+      const path = req.kind === 'trusted' ? join(trustDir, `${req.name}.crt`) : m.path(req.piece);
+      const r = readRegular(path, req.kind === 'trusted' ? `${req.name}.crt` : `the ${req.piece} file`);
+      return { path, content: r ? r.data.toString('utf8') : null };
+    },
     [INSPECT_OP]: async (payload) => inspectPem(payloadOf(inspectPayload, INSPECT_OP, payload).pem),
     [INGEST_OP]: async (payload, requestId) => m.ingest(payloadOf(ingestPayload, INGEST_OP, payload).pieces, requestId),
     [COMMIT_OP]: async (_payload, requestId) => m.commit(requestId),
