@@ -260,10 +260,12 @@ describe('the commit window', () => {
 describe('regenerate', () => {
   let c: Ctx;
   const genpkey = readFixture(join(repo, 'fixtures/demo/certificate/openssl-genpkey-p256.yaml'));
-  const req = readFixture(join(repo, 'fixtures/demo/certificate/openssl-req-self-signed.yaml'));
+  const reqDemo = readFixture(join(repo, 'fixtures/demo/certificate/openssl-req-self-signed.yaml'));
+  let req = reqDemo;
   const systemctl = ['/usr/bin/systemctl', 'restart', '--', 'certificate-test-web.service', 'certificate-test-s3.service'];
   beforeAll(async () => {
     c = await open({ hostName: 'demo-appliance', addresses: ['192.0.2.10'], restartUnits: ['certificate-test-web.service', 'certificate-test-s3.service'] });
+    req = { ...reqDemo, argv: reqDemo.argv.map((a) => a.replace('$ROOT', c.t.root)) };
   });
   afterAll(() => c.t.close());
 
@@ -277,12 +279,14 @@ describe('regenerate', () => {
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
     expect(c.t.replay!.calls.map((x) => [x.argv, x.stdin])).toEqual([
       [genpkey.argv, undefined],
-      [req.argv, '<stdin>'],
+      [req.argv, undefined],
       [systemctl, undefined],
     ]);
     expect(c.pieces()).toEqual({ server: new X509Certificate(req.stdout).toString(), private_key: genpkey.stdout });
     expect(statSync(c.file('private_key')).mode & 0o777).toBe(0o600);
     expect(existsSync(journalOf(c.t))).toBe(false);
+    expect(existsSync(`${c.file('private_key')}.new`)).toBe(false);
+    expect(req.argv).toContain(`${c.file('private_key')}.new`);
     expect(c.events('certificate.regenerated').at(-1)).toMatchObject({ subject: 'CN=demo-appliance', keyType: 'ecdsa-p256', restarted: ['certificate-test-web.service', 'certificate-test-s3.service'] });
     // the audit names the files and the SANs, never key material
     const audit = c.t.host.db.prepare("SELECT argv, note FROM audit_log WHERE kind = 'certificate/regenerate'").all() as { argv: string; note: string }[];

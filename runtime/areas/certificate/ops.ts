@@ -32,7 +32,7 @@ import type { HostOp, SystemService } from '../../system/service';
 import type { ExecResult } from '../../system/types';
 import { SystemRefusal } from '../../system/types';
 import { checkPieces, inspectPem, keyProblem } from './x509';
-import { readRegular, TlsFileStore, type Journal } from './tls-store';
+import { atomicWriteSync, readRegular, removeSync, TlsFileStore, type Journal } from './tls-store';
 import { join } from 'node:path';
 
 function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
@@ -93,6 +93,7 @@ export class TlsManager {
    * a pending window gets its timer again.
    */
   recover(): void {
+    removeSync(stagedKeyPath(this.o.store.path('private_key')));
     const stale = this.o.store.removeStaleTemps();
     if (stale.length) this.o.log(`certificate: removed ${stale.length} temp file(s) of interrupted writes`);
     const j = this.o.store.journal();
@@ -207,15 +208,24 @@ export class TlsManager {
       } catch (e) {
         return { ok: false, failure: failure(genArgv, { ...gen, stderr: '' }, `openssl genpkey printed no usable key (${e instanceof Error ? e.message : String(e)})`) };
       }
+      // openssl reads the key from a file: a 0600 staging file beside the key file (never argv;
+      // stdin is a socket openssl cannot open as /dev/stdin)
+      const staged = stagedKeyPath(this.o.store.path('private_key'));
       const reqArgv = [
-        this.o.openssl, 'req', '-new', '-x509', '-key', '/dev/stdin', '-sha256', '-days', String(s.validityDays),
+        this.o.openssl, 'req', '-new', '-x509', '-key', staged, '-sha256', '-days', String(s.validityDays),
         '-subj', `/CN=${name}`,
         '-addext', `subjectAltName=${sans.join(',')}`,
         '-addext', 'basicConstraints=critical,CA:FALSE',
         '-addext', `keyUsage=critical,${s.keyType.startsWith('rsa') ? 'digitalSignature,keyEncipherment' : 'digitalSignature'}`,
         '-addext', 'extendedKeyUsage=serverAuth',
       ];
-      const req = await this.exec(reqArgv, keyPem, requestId);
+      let req: ExecResult;
+      atomicWriteSync(staged, keyPem, 0o600);
+      try {
+        req = await this.exec(reqArgv, undefined, requestId);
+      } finally {
+        removeSync(staged);
+      }
       if (req.code !== 0) return { ok: false, failure: failure(reqArgv, req, 'openssl could not sign the certificate') };
       let cert: X509Certificate;
       try {
@@ -244,6 +254,9 @@ export class TlsManager {
     return (await this.o.system.handle('exec', { argv, ...(stdin === undefined ? {} : { stdin }) }, requestId)) as ExecResult;
   }
 }
+
+/** Where regenerate stages the new key for `openssl req -key` (removed right after). */
+export const stagedKeyPath = (keyFile: string) => `${keyFile}.new`;
 
 const KEYGEN_ARGS: Record<KeyType, string[]> = {
   'ecdsa-p256': ['-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256'],

@@ -36,7 +36,7 @@ ca new-intermediate '/O=Example Corp/CN=Example Corp TLS Issuing 2026' new-root
 leaf new-server demo-appliance.corp.example.com new-intermediate
 # regenerate: what `openssl genpkey` and `openssl req` answer in the demo (see fixtures/demo/certificate)
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 > regen.key
-openssl req -new -x509 -key /dev/stdin -sha256 -days 825 -subj /CN=demo-appliance \
+openssl req -new -x509 -key regen.key -sha256 -days 825 -subj /CN=demo-appliance \
   -addext subjectAltName=DNS:demo-appliance,IP:192.0.2.10 -addext basicConstraints=critical,CA:FALSE \
-  -addext keyUsage=critical,digitalSignature -addext extendedKeyUsage=serverAuth < regen.key > regen.crt
+  -addext keyUsage=critical,digitalSignature -addext extendedKeyUsage=serverAuth > regen.crt
 rm -f ./*.csr ./*.ext ./*.srl
