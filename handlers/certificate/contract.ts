@@ -141,7 +141,15 @@ export const commitResult = z.object({ pieces: z.array(z.enum(PIECES)) });
 /** New self-signed leaf and key, root and intermediate removed, TLS reloaded. */
 export const REGENERATE_OP = 'certificate/regenerate';
 export const regenerateResult = z.union([
-  z.object({ ok: z.literal(true), subject: z.string(), notAfter: z.string(), keyType: z.enum(KEY_TYPES), sans: z.array(z.string()) }),
+  z.object({
+    ok: z.literal(true),
+    subject: z.string(),
+    notAfter: z.string(),
+    keyType: z.enum(KEY_TYPES),
+    sans: z.array(z.string()),
+    /** an ingest was waiting for a commit: the regenerated pieces replace it and end its window */
+    endedWindow: z.boolean(),
+  }),
   /** openssl failed: the route answers 502 command_failed with these details (nothing changed) */
   z.object({ ok: z.literal(false), failure: z.object({ command: z.array(z.string()), exitCode: z.number(), stderr: z.string(), message: z.string() }) }),
 ]);

@@ -72,6 +72,17 @@ describe('the demo appliance, every example of every certificate route', () => {
     }
     expect(n).toBeGreaterThanOrEqual(8);
   });
+
+  it('ingest → retrieve → commit (the commit example answers {} once an ingest waits)', async () => {
+    const ingestEx = CERTIFICATE_ROUTES.find((r) => r.meta.path.endsWith('/certificate/ingest'))!.meta.examples![0];
+    const r = await call(d, 'POST', '/api/v2/certificate/ingest', ingestEx.body);
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ confirmationTimeout: 30 });
+    const now = await call(d, 'POST', '/api/v2/certificate/retrieve', { pieces: { intermediate: true } });
+    expect(now.json).toEqual([{ piece: 'intermediate', output: new X509Certificate(DEMO_NEW_CHAIN.intermediate).toString() }]);
+    expect(await call(d, 'POST', '/api/v2/certificate/commit', {})).toEqual({ status: 200, json: {} });
+    expect(await call(d, 'POST', '/api/v2/certificate/commit', {})).toMatchObject({ status: 409 });
+  });
 });
 
 describe('the demo appliance, scenarios', () => {

@@ -9,8 +9,8 @@ import regenerate from '../../handlers/certificate/routes/regenerate';
 import remove from '../../handlers/certificate/routes/remove';
 import retrieve from '../../handlers/certificate/routes/retrieve';
 
-/** Every certificate route, in the order the demo examples make sense (ingest before commit). */
-export const CERTIFICATE_ROUTES: RouteModule[] = [list, details, add, remove, retrieve, ingest, commit, regenerate];
+/** Every certificate route, in the order of dist/manifest.json (by path), as an example runner meets them. */
+export const CERTIFICATE_ROUTES: RouteModule[] = [list, details, add, commit, ingest, regenerate, remove, retrieve];
 
 export const errorBody = z.object({
   error: z.object({

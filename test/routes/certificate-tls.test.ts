@@ -137,8 +137,6 @@ describe('ingest and commit', () => {
     const again = await c.call('POST', '/ingest', { pieces: pki.a });
     expect([again.status, errorCode(again.json)]).toEqual([409, 'conflict']);
     expect(errorMessage(again.json)).toMatch(/^an ingested certificate is waiting for a commit until /);
-    const regen = await c.call('POST', '/regenerate');
-    expect(regen.status).toBe(409);
 
     expect(await c.call('POST', '/commit', {})).toMatchObject({ status: 200, json: {} });
     expect(existsSync(journalOf(c.t))).toBe(false);
@@ -287,11 +285,22 @@ describe('regenerate', () => {
     expect(existsSync(journalOf(c.t))).toBe(false);
     expect(existsSync(`${c.file('private_key')}.new`)).toBe(false);
     expect(req.argv).toContain(`${c.file('private_key')}.new`);
-    expect(c.events('certificate.regenerated').at(-1)).toMatchObject({ subject: 'CN=demo-appliance', keyType: 'ecdsa-p256', restarted: ['certificate-test-web.service', 'certificate-test-s3.service'] });
+    expect(c.events('certificate.regenerated').at(-1)).toMatchObject({ subject: 'CN=demo-appliance', keyType: 'ecdsa-p256', restarted: ['certificate-test-web.service', 'certificate-test-s3.service'], endedWindow: false });
     // the audit names the files and the SANs, never key material
     const audit = c.t.host.db.prepare("SELECT argv, note FROM audit_log WHERE kind = 'certificate/regenerate'").all() as { argv: string; note: string }[];
     expect(audit.at(-1)?.note).toMatch(/^ecdsa-p256, CN=demo-appliance, DNS:demo-appliance,IP:192\.0\.2\.10, until /);
     expect(JSON.stringify(c.t.host.db.prepare('SELECT * FROM audit_log').all())).not.toContain('PRIVATE KEY');
+  });
+
+  it('supersedes a pending ingest: its window ends, nothing is rolled back later', async () => {
+    c.seed(pki.a);
+    expect((await c.call('POST', '/ingest', { pieces: pki.b })).status).toBe(200);
+    c.t.replay!.load([{ ...genpkey, once: true }, { ...req, once: true }, fixture(systemctl, '', { once: true })]);
+    expect((await c.call('POST', '/regenerate', {})).status).toBe(204);
+    expect(existsSync(journalOf(c.t))).toBe(false);
+    expect(c.pieces()).toEqual({ server: new X509Certificate(req.stdout).toString(), private_key: genpkey.stdout });
+    expect(c.events('certificate.regenerated').at(-1)).toMatchObject({ endedWindow: true });
+    expect((await c.call('POST', '/commit', {})).status).toBe(409);
   });
 
   it('502 naming openssl when it fails; nothing changes', async () => {

@@ -9,7 +9,7 @@ export default route({
   method: 'POST',
   path: '/certificate/regenerate',
   permission: 'certificate:manage',
-  summary: 'New self-signed server certificate and key (root and intermediate removed), TLS reloaded, the configured units restarted; 204',
+  summary: 'New self-signed server certificate and key (root and intermediate removed; a pending ingest is superseded), TLS reloaded, the configured units restarted; 204',
   response: RegenerateResponse,
   examples: [{ summary: 'a fresh self-signed certificate', status: 204 }],
   async handler({ system, vars, events, requestId }) {
@@ -22,12 +22,12 @@ export default route({
         await system.run([bin(vars, 'systemctl'), 'restart', '--', ...units]);
         restarted.push(...units);
       } catch (e) {
-        await events.send({ kind: 'certificate.regenerated', data: { subject: r.subject, keyType: r.keyType, notAfter: r.notAfter, restarted } });
+        await events.send({ kind: 'certificate.regenerated', data: { subject: r.subject, keyType: r.keyType, notAfter: r.notAfter, restarted, endedWindow: r.endedWindow } });
         if (e instanceof ApiError) throw new ApiError(e.code, `the certificate was regenerated, but restarting ${units.join(', ')} failed: ${e.message}`, { details: e.details });
         throw e;
       }
     }
-    await events.send({ kind: 'certificate.regenerated', data: { subject: r.subject, keyType: r.keyType, notAfter: r.notAfter, restarted } });
+    await events.send({ kind: 'certificate.regenerated', data: { subject: r.subject, keyType: r.keyType, notAfter: r.notAfter, restarted, endedWindow: r.endedWindow } });
     return new Response(null, { status: 204, headers: baseHeaders(vars, requestId) });
   },
 });

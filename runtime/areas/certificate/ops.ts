@@ -190,8 +190,9 @@ export class TlsManager {
 
   regenerate(requestId: string | undefined): Promise<RegenerateResult> {
     return this.serial(async (): Promise<RegenerateResult> => {
+      // a pending ingest is superseded: its pieces are replaced, so there is nothing to roll back to
       const pending = this.o.store.journal();
-      if (pending) throw new SystemRefusal('conflict', pendingMessage(pending));
+      if (pending && pending.kind !== 'ingest') throw new SystemRefusal('conflict', pendingMessage(pending));
       const s = this.o.settings;
       const name = s.hostName ?? hostname();
       const addresses = s.addresses ?? hostAddresses();
@@ -235,6 +236,9 @@ export class TlsManager {
         return { ok: false, failure: failure(reqArgv, { ...req, stderr: '' }, `openssl req printed no usable certificate (${e instanceof Error ? e.message : String(e)})`) };
       }
       const changes: Partial<Record<Piece, string | undefined>> = { server: cert.toString(), private_key: keyPem, intermediate: undefined, root: undefined };
+      // (the rollback timer waits for this op: both run one at a time)
+      const endedWindow = this.o.store.journal()?.kind === 'ingest';
+      this.stop();
       const j = this.o.store.begin('regenerate', Date.now(), [...PIECES]);
       try {
         this.o.store.apply(changes);
@@ -245,8 +249,8 @@ export class TlsManager {
       }
       this.o.store.finish();
       const notAfter = new Date(cert.validTo).toISOString();
-      this.record(REGENERATE_OP, requestId, PIECES.map((p) => this.o.store.path(p)), `${s.keyType}, CN=${name}, ${sans.join(',')}, until ${notAfter}`);
-      return { ok: true, subject: `CN=${name}`, notAfter, keyType: s.keyType, sans };
+      this.record(REGENERATE_OP, requestId, PIECES.map((p) => this.o.store.path(p)), `${s.keyType}, CN=${name}, ${sans.join(',')}, until ${notAfter}${endedWindow ? '; ended the pending commit window' : ''}`);
+      return { ok: true, subject: `CN=${name}`, notAfter, keyType: s.keyType, sans, endedWindow };
     });
   }
 
