@@ -176,6 +176,15 @@ describe('HTTPS from the piece files, in process', () => {
     expect(await open.get()).toBe('HTTP/1.1 200 OK');
   });
 
+  it('without an intermediate only the server certificate is sent', async () => {
+    expect((await https(s.server.port, 'POST', '/certificate/ingest', token, { pieces: { intermediate: '', root: '' } })).status).toBe(200);
+    expect(await servedChain(s.server.port)).toEqual({ server: fp(pki.b.server), issuer: '' });
+    expect((await https(s.server.port, 'POST', '/certificate/commit', token, {})).status).toBe(200);
+    expect((await https(s.server.port, 'POST', '/certificate/ingest', token, { pieces: { intermediate: pki.b.intermediate, root: pki.b.root } })).status).toBe(200);
+    expect((await https(s.server.port, 'POST', '/certificate/commit', token, {})).status).toBe(200);
+    expect(await servedChain(s.server.port)).toEqual({ server: fp(pki.b.server), issuer: fp(pki.b.intermediate) });
+  });
+
   it('an ingest TLS would refuse is a 400 and HTTPS keeps serving what it served', async () => {
     const r = await https(s.server.port, 'POST', '/certificate/ingest', token, { pieces: { private_key: pki.otherKey } });
     expect(r.status).toBe(400);

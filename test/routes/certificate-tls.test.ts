@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { X509Certificate } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PIECES, PIECE_PATH_KEY, type Piece } from '../../handlers/certificate/contract';
 import { createHost, type Host } from '../../runtime/host';
@@ -99,6 +99,8 @@ describe('retrieve', () => {
     const r = await c.call('POST', '/retrieve', { pieces: { private_key: true, server: true, root: true, intermediate: false } });
     expect(r).toMatchObject({ status: 200, json: [{ piece: 'root', output: '' }, { piece: 'server', output: pki.a.server }, { piece: 'private_key', output: pki.a.private_key }] });
     expect((await c.call('POST', '/retrieve', { pieces: {} })).json).toEqual([]);
+    const audit = c.t.host.db.prepare("SELECT argv, note FROM audit_log WHERE kind = 'certificate/read'").all();
+    expect(audit).toEqual([{ argv: JSON.stringify([c.file('private_key')]), note: 'private key read' }]);
   });
 
   it('the private key needs certificate:manage; the certificates only certificate:read', async () => {
@@ -213,6 +215,22 @@ describe('the commit window', () => {
     expect(existsSync(journalOf(c.t))).toBe(false);
     const late = await c.call('POST', '/commit');
     expect(late.status).toBe(409);
+  });
+
+  it('a replaced file keeps its owner and group; the rollback restores mode, owner and group', async () => {
+    c = await open({ commitWindowSeconds: 0.3 });
+    c.seed(pki.a);
+    // a key shared with a service's group (daemon, gid 1), as some boxes do
+    chownSync(c.file('private_key'), 0, 1);
+    chmodSync(c.file('private_key'), 0o640);
+    const rolled = nextEvent(c.t.host, 'certificate.rolled_back');
+    expect((await c.call('POST', '/ingest', { pieces: pki.b })).status).toBe(200);
+    const during = statSync(c.file('private_key'));
+    expect([during.mode & 0o777, during.uid, during.gid]).toEqual([0o600, 0, 1]);
+    await rolled;
+    const after = statSync(c.file('private_key'));
+    expect([after.mode & 0o777, after.uid, after.gid]).toEqual([0o640, 0, 1]);
+    expect(c.pieces()).toEqual(pki.a);
   });
 
   it('survives a restart: rolled back at start when the deadline passed, on time when it has not', async () => {

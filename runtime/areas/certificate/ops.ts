@@ -79,7 +79,7 @@ export class TlsManager {
     return run;
   }
 
-  private record(op: string, requestId: string | undefined, paths: string[], note: string): void {
+  record(op: string, requestId: string | undefined, paths: string[], note: string): void {
     this.audit.run(Date.now(), requestId ?? null, op, JSON.stringify(paths), note);
   }
 
@@ -161,7 +161,7 @@ export class TlsManager {
       const seconds = this.o.settings.commitWindowSeconds;
       const j = this.o.store.begin('ingest', Date.now() + seconds * 1000, given);
       try {
-        this.o.store.apply(changes);
+        this.o.store.apply(changes, j.previous);
         this.reload();
       } catch (e) {
         this.rollback(j, `the swap failed: ${e instanceof Error ? e.message : String(e)}`, requestId);
@@ -241,7 +241,7 @@ export class TlsManager {
       this.stop();
       const j = this.o.store.begin('regenerate', Date.now(), [...PIECES]);
       try {
-        this.o.store.apply(changes);
+        this.o.store.apply(changes, j.previous);
         this.reload();
       } catch (e) {
         this.rollback(j, `the swap failed: ${e instanceof Error ? e.message : String(e)}`, requestId);
@@ -296,10 +296,12 @@ export function hostAddresses(): string[] {
 
 export function certificateOps(m: TlsManager, trustDir: string): Record<string, HostOp> {
   return {
-    [READ_OP]: async (payload): Promise<ReadResult> => {
+    [READ_OP]: async (payload, requestId): Promise<ReadResult> => {
       const req = payloadOf(readPayload, READ_OP, payload);
       const path = req.kind === 'trusted' ? join(trustDir, `${req.name}.crt`) : m.path(req.piece);
       const r = readRegular(path, req.kind === 'trusted' ? `${req.name}.crt` : `the ${req.piece} file`);
+      // who read the private key is worth knowing (never what it is)
+      if (req.kind === 'piece' && req.piece === 'private_key') m.record(READ_OP, requestId, [path], r ? 'private key read' : 'private key absent');
       return { path, content: r ? r.data.toString('utf8') : null };
     },
     [INSPECT_OP]: async (payload) => inspectPem(payloadOf(inspectPayload, INSPECT_OP, payload).pem),

@@ -15,6 +15,7 @@
 import {
   closeSync,
   constants,
+  fchownSync,
   fstatSync,
   fsyncSync,
   lstatSync,
@@ -40,7 +41,7 @@ const journalSchema = z.object({
   startedAt: z.number(),
   /** the pieces the change touched */
   changed: z.array(z.enum(PIECES)),
-  previous: z.record(z.enum(PIECES), z.object({ present: z.boolean(), mode: z.number().optional() })),
+  previous: z.record(z.enum(PIECES), z.object({ present: z.boolean(), mode: z.number().optional(), uid: z.number().optional(), gid: z.number().optional() })),
 });
 export type Journal = z.output<typeof journalSchema>;
 
@@ -58,7 +59,7 @@ function fsyncDir(dir: string): void {
 const TMP_MARK = '.certificate-tmp-';
 
 /** temp file beside `path`, fsync, rename over it, fsync the directory. */
-export function atomicWriteSync(path: string, data: string | Buffer, mode: number): void {
+export function atomicWriteSync(path: string, data: string | Buffer, mode: number, owner?: { uid: number; gid: number }): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = join(dirname(path), `.${basename(path)}${TMP_MARK}${randomBytes(6).toString('hex')}`);
   const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
@@ -66,6 +67,7 @@ export function atomicWriteSync(path: string, data: string | Buffer, mode: numbe
     const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     let off = 0;
     while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    if (owner) fchownSync(fd, owner.uid, owner.gid);
     fsyncSync(fd);
   } catch (e) {
     closeSync(fd);
@@ -96,7 +98,7 @@ export function removeSync(path: string): void {
  * A regular file's bytes and mode, or undefined when it does not exist. Symlinks, FIFOs, devices
  * and sockets are refused (opened with O_NOFOLLOW|O_NONBLOCK, checked on the open descriptor).
  */
-export function readRegular(path: string, what: string): { data: Buffer; mode: number } | undefined {
+export function readRegular(path: string, what: string): { data: Buffer; mode: number; uid: number; gid: number } | undefined {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -109,7 +111,7 @@ export function readRegular(path: string, what: string): { data: Buffer; mode: n
     const st = fstatSync(fd);
     if (!st.isFile()) throw new SystemRefusal('conflict', `${what} (${path}) is not a regular file`);
     if (st.size > 1024 * 1024) throw new SystemRefusal('conflict', `${what} (${path}) is larger than 1 MiB`);
-    return { data: readFileSync(fd), mode: st.mode & 0o7777 };
+    return { data: readFileSync(fd), mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
   } finally {
     closeSync(fd);
   }
@@ -167,7 +169,7 @@ export class TlsFileStore {
     const previous = {} as Journal['previous'];
     for (const p of PIECES) {
       const r = readRegular(this.path(p), `the ${p} file`);
-      previous[p] = r ? { present: true, mode: r.mode } : { present: false };
+      previous[p] = r ? { present: true, mode: r.mode, uid: r.uid, gid: r.gid } : { present: false };
       if (r) atomicWriteSync(join(this.previousDir, p), r.data, 0o600);
     }
     const j: Journal = { kind, deadline, startedAt: Date.now(), changed, previous };
@@ -175,21 +177,28 @@ export class TlsFileStore {
     return j;
   }
 
-  /** Write (or, for undefined, remove) the given pieces. */
-  apply(pieces: Partial<Record<Piece, string | undefined>>): void {
+  /**
+   * Write (or, for undefined, remove) the given pieces: certificates 0644, the key 0600; a file
+   * that is replaced keeps its owner and group (a key shared with a service group stays so).
+   */
+  apply(pieces: Partial<Record<Piece, string | undefined>>, previous?: Journal['previous']): void {
     for (const p of PIECES) {
       if (!(p in pieces)) continue;
       const text = pieces[p];
+      const prev = previous?.[p];
       if (text === undefined) removeSync(this.path(p));
-      else atomicWriteSync(this.path(p), text, MODE[p]);
+      else atomicWriteSync(this.path(p), text, MODE[p], prev?.uid !== undefined && prev.gid !== undefined ? { uid: prev.uid, gid: prev.gid } : undefined);
     }
   }
 
-  /** Put the journal's previous pieces back (contents and modes). Idempotent. */
+  /** Put the journal's previous pieces back (contents, modes, owner and group). Idempotent. */
   restore(j: Journal): void {
     for (const p of PIECES) {
       const prev = j.previous[p];
-      if (prev?.present) atomicWriteSync(this.path(p), readFileSync(join(this.previousDir, p)), prev.mode ?? MODE[p]);
+      if (prev?.present) {
+        const owner = prev.uid !== undefined && prev.gid !== undefined ? { uid: prev.uid, gid: prev.gid } : undefined;
+        atomicWriteSync(this.path(p), readFileSync(join(this.previousDir, p)), prev.mode ?? MODE[p], owner);
+      }
       else if (prev) removeSync(this.path(p));
     }
   }
