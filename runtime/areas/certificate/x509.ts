@@ -12,11 +12,30 @@ export interface PemBlock {
   text: string;
 }
 
-const BLOCK = /-----BEGIN ([A-Z0-9 ]{1,64})-----\r?\n[\s\S]*?\r?\n-----END \1-----/g;
+const BEGIN = /^-----BEGIN ([A-Z0-9 ]{1,64})-----$/;
 
-/** The PEM blocks of a text, in order (their content is not decoded here). */
+/**
+ * The PEM blocks of a text, in order (their content is not decoded here). One pass over the lines
+ * (a regex with a lazy body and a back-reference goes quadratic on many unterminated BEGIN lines);
+ * a block without its END line is dropped, text between blocks is ignored.
+ */
 export function pemBlocks(text: string): PemBlock[] {
-  return [...text.matchAll(BLOCK)].map((m) => ({ label: m[1], text: `${m[0]}\n` }));
+  const out: PemBlock[] = [];
+  const lines = text.split('\n');
+  let label: string | undefined;
+  let start = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i].trim();
+    const begin = BEGIN.exec(l);
+    if (begin) {
+      label = begin[1];
+      start = i;
+    } else if (label !== undefined && l === `-----END ${label}-----`) {
+      out.push({ label, text: `${lines.slice(start, i + 1).map((x) => x.trim()).join('\n')}\n` });
+      label = undefined;
+    }
+  }
+  return out;
 }
 
 export function certInfo(c: X509Certificate): CertInfo {
