@@ -241,8 +241,9 @@ describe('the commit window', () => {
     await c.t.host.close();
     const journal = JSON.parse(readFileSync(journalOf(c.t), 'utf8')) as { deadline: number };
     writeFileSync(journalOf(c.t), JSON.stringify({ ...journal, deadline: Date.now() - 1000 }));
-    // a temp file of an interrupted write is cleaned up too
+    // a temp file of an interrupted write and a staged regenerate key are cleaned up too
     writeFileSync(join(dirname(c.file('server')), '.server.crt.certificate-tmp-0123456789ab'), 'partial');
+    writeFileSync(`${c.file('private_key')}.new`, 'staged', { mode: 0o600 });
     const logs: string[] = [];
     const again = await createHost({ config: c.t.config, distDir, routes: CERTIFICATE_ROUTES, backend: new ReplayBackend([]), log: (l) => logs.push(l) });
     const restarted = { ...c.t, host: again };
@@ -269,6 +270,20 @@ describe('the commit window', () => {
     c = { ...c3, t: { ...c3.t, close: () => third.close().then(() => rmSync(c3.t.config.stateDir, { recursive: true, force: true })) } };
     expect(c.pieces().server).toBe(norm(pki.b.server));
     await nextEvent(third, 'certificate.rolled_back');
+    expect(c.pieces()).toEqual(pki.a);
+  });
+
+  it('a change that stopped before its journal: copies of the previous pieces are removed at start, the files stay', async () => {
+    c = await open();
+    c.seed(pki.a);
+    const prev = join(c.t.config.stateDir, 'certificate', 'previous');
+    mkdirSync(prev, { recursive: true });
+    writeFileSync(join(prev, 'private_key'), pki.a.private_key);
+    await c.t.host.close();
+    const again = await createHost({ config: c.t.config, distDir, routes: CERTIFICATE_ROUTES, backend: new ReplayBackend([]), log: () => undefined });
+    const state = c.t.config.stateDir;
+    c = { ...ctxOf({ ...c.t, host: again }, c.file), t: { ...c.t, host: again, close: () => again.close().then(() => rmSync(state, { recursive: true, force: true })) } };
+    expect(existsSync(prev)).toBe(false);
     expect(c.pieces()).toEqual(pki.a);
   });
 });

@@ -97,7 +97,11 @@ export class TlsManager {
     const stale = this.o.store.removeStaleTemps();
     if (stale.length) this.o.log(`certificate: removed ${stale.length} temp file(s) of interrupted writes`);
     const j = this.o.store.journal();
-    if (!j) return;
+    if (!j) {
+      // copies of a change that stopped before its journal was written (the files were not touched)
+      this.o.store.discardPrevious();
+      return;
+    }
     if (j.kind === 'regenerate') return this.rollback(j, 'the host stopped while regenerating the certificate', undefined);
     if (j.deadline <= Date.now()) return this.rollback(j, 'the commit window ran out while the host was down', undefined);
     this.o.log(`certificate: a commit is due by ${new Date(j.deadline).toISOString()}; the previous certificate comes back if none arrives`);

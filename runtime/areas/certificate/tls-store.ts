@@ -203,6 +203,11 @@ export class TlsFileStore {
     }
   }
 
+  /** Remove the copies of the previous pieces (no journal refers to them). */
+  discardPrevious(): void {
+    rmSync(this.previousDir, { recursive: true, force: true });
+  }
+
   /** Forget the previous pieces: the change stays (commit) or was undone (after restore). */
   finish(): void {
     removeSync(this.journalFile);
