@@ -186,6 +186,25 @@ describe('ingest and commit', () => {
     expect((await c.call('POST', '/ingest', { pieces: { server: pki.a.server, extra: 'x' } })).status).toBe(400);
   });
 
+  it('a TLS reload that fails puts the previous pieces back and answers 400', async () => {
+    c.seed(pki.a);
+    let reloads = 0;
+    c.t.host.setTlsReloader(() => {
+      reloads++;
+      if (reloads === 1) throw new Error('reload refused');
+    });
+    try {
+      const r = await c.call('POST', '/ingest', { pieces: pki.b });
+      expect([r.status, errorMessage(r.json)]).toEqual([400, 'the new pieces could not be served (reload refused); the previous ones were restored']);
+      expect(reloads).toBe(2);
+      expect(c.pieces()).toEqual(pki.a);
+      expect(existsSync(journalOf(c.t))).toBe(false);
+      expect(c.events('certificate.rolled_back').at(-1)).toEqual({ reason: 'the swap failed: reload refused', pieces: [...PIECES] });
+    } finally {
+      c.t.host.setTlsReloader(() => undefined);
+    }
+  });
+
   it('403 for a read token on ingest, commit and regenerate', async () => {
     const reader = await c.t.token(['certificate:read']);
     expect((await c.call('POST', '/ingest', { pieces: pki.b }, reader)).status).toBe(403);
