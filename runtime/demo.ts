@@ -25,10 +25,12 @@ export function demoConfig(repo: string, port: number, stateDir = process.env.BA
       demo: true,
       // explore stays in the demo's own files; the replayed checksums name /srv/data
       fs: { readRoots: [root, '/srv/data'] },
-      // homes from the (replayed) user database live under the demo root; files keep the demo's owner
       // S3 share paths are seen from the demo root (`/srv/media` is var/demo/root/srv/media)
       s3: { pathRoot: root },
+      // homes from the (replayed) user database live under the demo root; files keep the demo's owner
       keys: { homeRoots: [join(root, 'home'), join(root, 'root')], userRoot: root, setOwner: false, commentHost: 'nas01' },
+      // certificate: a short commit window to try ingest → rollback; regenerate's fixed names
+      certificate: { commitWindowSeconds: 30, hostName: 'demo-appliance', addresses: ['192.0.2.10'] },
     },
   });
 }
