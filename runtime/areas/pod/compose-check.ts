@@ -146,11 +146,11 @@ export async function checkCompose(p: ValidatePayload, c: CheckContext): Promise
   const bad = (issues: ValidateIssue[]): ValidateResult => ({ ok: false, status: 400, message: issues.map((i) => `${i.path}: ${i.message}`).join('; '), issues });
   let doc: unknown = p.fileContents;
   if (typeof doc === 'string') {
-    const d = parseDocument(doc, { uniqueKeys: true, prettyErrors: false });
+    const d = parseDocument(doc, { uniqueKeys: true, prettyErrors: true, merge: true });
     if (d.errors.length) {
       const e = d.errors[0];
       const at = e.linePos?.[0];
-      return bad([{ path: 'fileContents', message: `not valid YAML${at ? ` (line ${at.line}, column ${at.col})` : ''}: ${e.message.split('\n')[0]}` }]);
+      return bad([{ path: 'fileContents', message: `not valid YAML${at ? ` (line ${at.line}, column ${at.col})` : ''}: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}` }]);
     }
     try {
       doc = d.toJS({ maxAliasCount: 50 });
