@@ -40,7 +40,7 @@ export default route({
     const s = podSettings(vars);
     const ref = podRef(vars, s, params.name);
     await requirePod(system, ref);
-    const lines = query.lines ?? s.logDefaultLines;
+    const lines = query.lines ?? Math.min(s.logDefaultLines, s.logMaxLines);
     if (lines > s.logMaxLines) {
       throw validationFailed('query.lines', `at most ${s.logMaxLines} (settings.pod.logMaxLines)`);
     }
