@@ -6,7 +6,7 @@ import * as z from 'zod';
 import { absolutePath } from '../core/schemas';
 
 /** Lower-case compose project words: docker compose v2 refuses anything else in `-p`. */
-export const POD_WORD = /^[a-z0-9][a-z0-9_-]{0,47}$/;
+export const POD_WORD = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
 /** A capability name as compose writes it (`NET_ADMIN`, `CAP_NET_ADMIN`). */
 const CAPABILITY = /^(CAP_)?[A-Z_]{2,32}$/;
