@@ -146,7 +146,13 @@ export async function checkCompose(p: ValidatePayload, c: CheckContext): Promise
   const bad = (issues: ValidateIssue[]): ValidateResult => ({ ok: false, status: 400, message: issues.map((i) => `${i.path}: ${i.message}`).join('; '), issues });
   let doc: unknown = p.fileContents;
   if (typeof doc === 'string') {
-    const d = parseDocument(doc, { uniqueKeys: true, prettyErrors: true, merge: true });
+    let d: ReturnType<typeof parseDocument>;
+    try {
+      d = parseDocument(doc, { uniqueKeys: true, prettyErrors: true, merge: true });
+    } catch (e) {
+      // e.g. a stack overflow on absurd nesting: still the caller's bad input, not our failure
+      return bad([{ path: 'fileContents', message: `not usable YAML: ${(e as Error).message.split('\n')[0]}` }]);
+    }
     if (d.errors.length) {
       const e = d.errors[0];
       const at = e.linePos?.[0];
