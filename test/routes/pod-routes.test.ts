@@ -275,6 +275,18 @@ describe('config', () => {
     });
   });
 
+  it('asks blkid when lsblk has no udev data', async () => {
+    await host([
+      lsblk('/dev/loop7', '{"blockdevices":[{"path":"/dev/loop7","type":"loop","fstype":null,"uuid":null}]}'),
+      ok(['/usr/sbin/blkid', '-p', '-o', 'export', '--', '/dev/loop7'], 'DEVNAME=/dev/loop7\nUUID=72c9d572-723e-49cd-8263-f9176ab9cd41\nVERSION=1.0\nBLOCK_SIZE=1024\nTYPE=ext4\nUSAGE=filesystem\n'),
+      findmnt('/srv/data', '/srv/data'),
+      ok([SC, 'daemon-reload']),
+      ok([SC, 'restart', '--', 'docker.service']),
+    ]);
+    expect((await t.call('POST', '/api/v2/pod/config', { body: { configJson: {}, podImageFs: '/dev/loop7', podDataFs: '/srv/data' } })).status).toBe(200);
+    expect(readFileSync(t.config.paths.fstab, 'utf8')).toContain('UUID=72c9d572-723e-49cd-8263-f9176ab9cd41 /var/lib/docker ext4 defaults,nofail 0 2 # ballast:pod-images\n');
+  });
+
   it('puts both files back when the engine does not restart', async () => {
     await host([
       findmnt('/srv/images', '/srv/images'),
@@ -297,6 +309,7 @@ describe('config', () => {
     await host([
       lsblk('/dev/sdz', '', 32),
       lsblk('/dev/sdb', '{"blockdevices":[{"path":"/dev/sdb","type":"disk","fstype":null,"uuid":null}]}'),
+      ok(['/usr/sbin/blkid', '-p', '-o', 'export', '--', '/dev/sdb'], '', { code: 2 }),
       findmnt('/home/x', '/home/x'),
       findmnt('/srv/nomount', null),
       findmnt('/srv', '/srv'),

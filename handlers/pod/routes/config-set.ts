@@ -3,7 +3,7 @@ import { validationFailed } from '../../core/errors';
 import type { SystemClient } from '../../core/system';
 import { bin, path, type Vars } from '../../core/vars';
 import type { PodSettings } from '../contract';
-import { parseFindmntOne, parseLsblkOne } from '../parse/block';
+import { parseBlkidExport, parseFindmntOne, parseLsblkOne } from '../parse/block';
 import { podSettings } from '../pod';
 import { upsertFstab, type NewFstabEntry } from '../render/fstab';
 import { ConfigBody } from '../requests';
@@ -19,8 +19,18 @@ async function checkFs(system: SystemClient, vars: Vars, s: PodSettings, field: 
     const r = await system.exec([bin(vars, 'lsblk'), '-J', '-d', '-o', 'PATH,TYPE,FSTYPE,UUID', '--', p]);
     if (r.code !== 0) throw validationFailed(`body.${field}`, `${p} is not a block device`);
     const b = parseLsblkOne(r.stdout);
-    if (!b.fstype) throw validationFailed(`body.${field}`, `${p} has no filesystem (make one with POST /fs/make_filesystem)`);
-    return { kind: 'block', spec: b.uuid ? `UUID=${b.uuid}` : b.path, fstype: b.fstype };
+    let { fstype, uuid } = b;
+    if (!fstype) {
+      // lsblk reads udev's database; without udev (containers, early boot) only a probe knows
+      const probe = await system.exec([bin(vars, 'blkid'), '-p', '-o', 'export', '--', p]);
+      const k = probe.code === 0 ? parseBlkidExport(probe.stdout) : {};
+      if (k.USAGE === 'filesystem' && k.TYPE) {
+        fstype = k.TYPE;
+        uuid = k.UUID ?? null;
+      }
+    }
+    if (!fstype) throw validationFailed(`body.${field}`, `${p} has no filesystem (make one with POST /fs/make_filesystem)`);
+    return { kind: 'block', spec: uuid ? `UUID=${uuid}` : b.path, fstype };
   }
   const r = await system.exec([bin(vars, 'findmnt'), '-J', '-o', 'TARGET,SOURCE,FSTYPE', '--mountpoint', p]);
   if (r.code !== 0) throw validationFailed(`body.${field}`, `${p} is neither a block device (/dev/…) nor a mount point`);
