@@ -1,8 +1,8 @@
 /**
  * Writes the pod area's fstab entries: each is one line ending in a marker comment
  * (`# ballast:pod-data`, `# ballast:pod-images`). An existing line with the same marker, or with
- * the same mountpoint, is replaced in place; otherwise the line is appended. Every other line
- * is kept byte for byte.
+ * the same mountpoint, is replaced in place; otherwise the line is appended. Lines with a marker in
+ * `remove` are dropped. Every other line is kept byte for byte.
  */
 import { encodeFstab, parseFstab } from '../parse/fstab';
 
@@ -19,8 +19,10 @@ export interface NewFstabEntry {
 export const fstabLine = (e: NewFstabEntry) =>
   `${encodeFstab(e.fs_spec)} ${encodeFstab(e.fs_file)} ${e.fs_vfstype} ${e.fs_mntops.join(',')} ${e.fs_freq} ${e.fs_passno} # ballast:${e.marker}`;
 
-export function upsertFstab(text: string, entries: NewFstabEntry[]): string {
+export function upsertFstab(text: string, entries: NewFstabEntry[], remove: NewFstabEntry['marker'][] = []): string {
   let lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
+  // a role that is no longer an fstab mount (images on a mounted path): its old line goes
+  lines = lines.filter((l) => !remove.some((m) => l.trimEnd().endsWith(`# ballast:${m}`)));
   for (const e of entries) {
     const parsed = parseFstab(lines.join('\n'));
     const byMarker = lines.findIndex((l) => l.trimEnd().endsWith(`# ballast:${e.marker}`));

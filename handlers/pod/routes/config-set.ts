@@ -81,7 +81,7 @@ export default route({
 
     const daemonFile = path(vars, 'dockerDaemonJson');
     const fstabFile = path(vars, 'fstab');
-    const fstab = upsertFstab((await system.readFile(fstabFile)) ?? '', entries);
+    const fstab = upsertFstab((await system.readFile(fstabFile)) ?? '', entries, image.kind === 'mount' ? ['pod-images'] : []);
     const systemctl = bin(vars, 'systemctl');
     const hadDaemon = (await system.readFile(daemonFile)) !== null;
     await system.writeFile(daemonFile, `${JSON.stringify(daemon, null, 2)}\n`, { backup: true, mode: 0o644 });
