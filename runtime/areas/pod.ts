@@ -19,5 +19,10 @@ export default defineArea<PodSettings>({
     fstab: { default: '/etc/fstab', kind: 'file' },
   },
   binaries: { dockerCompose: '/usr/bin/docker-compose', podmanCompose: '/usr/bin/podman-compose' },
-  setup: (host) => ({ ops: podOps({ settings: host.settings, db: host.db, podData: host.config.paths.podData }) }),
+  setup: (host) => {
+    // compose commands pass settings.pod.env; the host refuses names missing from system.envAllow
+    const refused = Object.keys(host.settings.env).filter((k) => !host.config.system.envAllow.includes(k));
+    if (refused.length) host.log(`pod: settings.pod.env names ${refused.join(', ')}, which system.envAllow lacks: every compose command will be refused (403)`);
+    return { ops: podOps({ settings: host.settings, db: host.db, podData: host.config.paths.podData }) };
+  },
 });
