@@ -112,3 +112,12 @@ export const removePayload = z.strictObject({ project: z.string().regex(POD_WORD
 export interface RemoveResult {
   removed: boolean;
 }
+
+// ---- host op: pod/resolve ---------------------------------------------------------------
+
+/** realpath of a path's longest existing prefix, the rest appended (where a mount would land). */
+export const RESOLVE_OP = 'pod/resolve';
+export const resolvePayload = z.strictObject({ path: absolutePath });
+export interface ResolveResult {
+  real: string;
+}

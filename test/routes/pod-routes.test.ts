@@ -313,6 +313,8 @@ describe('config', () => {
       findmnt('/home/x', '/home/x'),
       findmnt('/srv/nomount', null),
       findmnt('/srv', '/srv'),
+      lsblk('/dev/sdc', '{"blockdevices":[{"path":"/dev/sdc","type":"disk","fstype":"xfs","uuid":"u-1"}]}'),
+      findmnt('/srv/data', '/srv/data'),
     ]);
     const post = (b: unknown) => t.call('POST', '/api/v2/pod/config', { body: b });
     const issue = async (b: unknown) => {
@@ -326,6 +328,11 @@ describe('config', () => {
     expect((await issue({ configJson: {}, podImageFs: '/srv/nomount', podDataFs: '/srv/data' }))[2]).toMatch(/neither a block device/);
     expect((await issue({ configJson: {}, podImageFs: '/srv', podDataFs: '/srv/data' }))[2]).toMatch(/not under the mount roots/);
     expect((await issue({ configJson: {}, podImageFs: '/srv/a', podDataFs: '/srv/a' })).slice(0, 2)).toEqual([400, 'body.podDataFs']);
+    // a device for images is mounted at data-root at boot: never over a system directory
+    for (const root of ['/etc', '/usr/lib/docker', '/srv']) {
+      const r = await issue({ configJson: { 'data-root': root }, podImageFs: '/dev/sdc', podDataFs: '/srv/data' });
+      expect([root, r[0], r[1]]).toEqual([root, 400, 'body.configJson.data-root']);
+    }
     expect(existsSync(t.config.paths.dockerDaemonJson)).toBe(false);
   });
 });

@@ -2,12 +2,14 @@ import { route } from '../../core/route';
 import { validationFailed } from '../../core/errors';
 import type { SystemClient } from '../../core/system';
 import { bin, path, type Vars } from '../../core/vars';
-import type { PodSettings } from '../contract';
+import { RESOLVE_OP, type PodSettings, type ResolveResult } from '../contract';
 import { parseBlkidExport, parseFindmntOne, parseLsblkOne } from '../parse/block';
 import { podSettings } from '../pod';
 import { upsertFstab, type NewFstabEntry } from '../render/fstab';
 import { ConfigBody } from '../requests';
 import { PodConfigResultSchema } from '../schemas';
+
+const DEFAULT_DATA_ROOT = '/var/lib/docker';
 
 type Fs = { kind: 'block'; spec: string; fstype: string } | { kind: 'mount'; target: string };
 
@@ -70,7 +72,12 @@ export default route({
       }
       daemon['data-root'] = image.target;
     } else {
-      const root = (daemon['data-root'] as string | undefined) ?? '/var/lib/docker';
+      const root = (daemon['data-root'] as string | undefined) ?? DEFAULT_DATA_ROOT;
+      // the device gets mounted there at boot: the engine's default place, or under the mount roots
+      const real = (await system.op<ResolveResult>(RESOLVE_OP, { path: root })).real;
+      if (real !== DEFAULT_DATA_ROOT && !s.mountRoots.some((r) => under(real, r) && real !== r)) {
+        throw validationFailed('body.configJson.data-root', `${root} resolves to ${real}: a device for images is mounted at ${DEFAULT_DATA_ROOT} or under the mount roots (${s.mountRoots.join(', ')})`);
+      }
       entries.push({ marker: 'pod-images', fs_spec: image.spec, fs_file: root, fs_vfstype: image.fstype, fs_mntops: ['defaults', 'nofail'], fs_freq: 0, fs_passno: 2 });
     }
     entries.push(

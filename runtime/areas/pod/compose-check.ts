@@ -47,7 +47,7 @@ function ajvIssue(e: ErrorObject): ValidateIssue {
 }
 
 /** realpath of the longest existing prefix, the rest appended (like the SYSTEM file checks). */
-function resolveExisting(p: string): string {
+export function resolveExisting(p: string): string {
   const parts = resolve(p).split('/').filter(Boolean);
   for (let i = parts.length; i >= 0; i--) {
     try {

@@ -2,6 +2,7 @@
  * The pod area's host operations (registered through runtime/areas/pod.ts):
  *   pod/validate  compose file validation (compose-check.ts); reads only the pod's own current
  *                 compose file and /proc/net
+ *   pod/resolve   realpath of a path's longest existing prefix (where an fstab mount would land)
  *   pod/remove    removes one pod directory `<paths.podData>/<prefix>-pod-<name>` (never a symlink,
  *                 never anything but a direct child of the pod data location)
  * Both are audited (project, outcome; never file contents).
@@ -9,11 +10,11 @@
 import { lstat, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type * as z from 'zod';
-import { REMOVE_OP, removePayload, VALIDATE_OP, validatePayload, type PodSettings, type RemoveResult } from '../../../handlers/pod/contract';
+import { REMOVE_OP, removePayload, RESOLVE_OP, resolvePayload, VALIDATE_OP, validatePayload, type PodSettings, type RemoveResult, type ResolveResult } from '../../../handlers/pod/contract';
 import type { SqliteDb } from '../../db/database';
 import type { HostOp } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
-import { checkCompose, hostListeners } from './compose-check';
+import { checkCompose, hostListeners, resolveExisting } from './compose-check';
 
 function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
   const r = schema.safeParse(p);
@@ -41,6 +42,11 @@ export function podOps(o: PodOpsOptions): Record<string, HostOp> {
       const r = await checkCompose(req, { settings: o.settings, podData: o.podData, listeners: o.listeners ?? (() => hostListeners()) });
       audit.run(Date.now(), requestId ?? null, VALIDATE_OP, JSON.stringify([req.project]), Math.round(performance.now() - started), r.ok ? 'valid' : `refused: ${r.issues.length} issue(s)`);
       return r;
+    },
+
+    [RESOLVE_OP]: async (payload): Promise<ResolveResult> => {
+      const req = payloadOf(resolvePayload, RESOLVE_OP, payload);
+      return { real: resolveExisting(req.path) };
     },
 
     [REMOVE_OP]: async (payload, requestId): Promise<RemoveResult> => {
