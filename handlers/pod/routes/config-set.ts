@@ -32,7 +32,11 @@ async function checkFs(system: SystemClient, vars: Vars, s: PodSettings, field: 
       }
     }
     if (!fstype) throw validationFailed(`body.${field}`, `${p} has no filesystem (make one with POST /fs/make_filesystem)`);
-    return { kind: 'block', spec: uuid ? `UUID=${uuid}` : b.path, fstype };
+    // both end up in an fstab line: one plain word each
+    if (!/^[A-Za-z0-9_.+-]{1,32}$/.test(fstype)) throw validationFailed(`body.${field}`, `${p}: unexpected filesystem type ${JSON.stringify(fstype)}`);
+    const spec = uuid && /^[A-Za-z0-9-]{1,64}$/.test(uuid) ? `UUID=${uuid}` : b.path;
+    if (!/^\/dev\/[A-Za-z0-9_./:-]+$/.test(spec) && !spec.startsWith('UUID=')) throw validationFailed(`body.${field}`, `${p}: unexpected device path ${JSON.stringify(b.path)}`);
+    return { kind: 'block', spec, fstype };
   }
   const r = await system.exec([bin(vars, 'findmnt'), '-J', '-o', 'TARGET,SOURCE,FSTYPE', '--mountpoint', p]);
   if (r.code !== 0) throw validationFailed(`body.${field}`, `${p} is neither a block device (/dev/…) nor a mount point`);
