@@ -111,6 +111,10 @@ export async function podExists(system: SystemClient, ref: PodRef): Promise<bool
 }
 
 export async function readCompose(system: SystemClient, ref: PodRef): Promise<Record<string, unknown> | null> {
+  // a container bind-mounting its pod directory could leave a FIFO or a link there: read files only
+  const st = await system.stat(ref.composeFile);
+  if (st === null) return null;
+  if (st.type !== 'file') throw conflict(`${ref.composeFile} is not a regular file (${st.type}); it is not read`);
   const text = await system.readFile(ref.composeFile);
   if (text === null) return null;
   try {

@@ -356,3 +356,16 @@ describe('permissions and recipes', () => {
     expect((await t.call('GET', '/api/v2/pod', { token: none })).status).toBe(403);
   });
 });
+
+describe('special files in a pod directory', () => {
+  it('a FIFO in place of the compose file is never read (details, and the own-ports check of test)', async () => {
+    await host([], { checkHostPorts: true });
+    mkdirSync(paths().dir('web'), { recursive: true });
+    const { execFileSync } = await import('node:child_process');
+    execFileSync('/usr/bin/mkfifo', [paths().compose('web')]);
+    const r = await t.call('GET', '/api/v2/pod/web/details');
+    expect([r.status, r.json.error.message]).toEqual([409, `${paths().compose('web')} is not a regular file (other); it is not read`]);
+    const u = await t.call('POST', '/api/v2/pod/web/test', { body: { fileContents: { version: '3.8', services: { a: { image: 'x', ports: ['1:80'] } } } } });
+    expect([u.status, u.json.exists]).toEqual([200, true]);
+  });
+});

@@ -12,8 +12,8 @@
  *   5. published host ports: no duplicates, and none the host already listens on.
  * Every issue names its JSON path (`fileContents.services.web.privileged`).
  */
-import { realpathSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { constants, realpathSync } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
 import { isAbsolute, resolve, sep } from 'node:path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -278,6 +278,18 @@ function portsOfCompose(data: Obj | null): { key: string; path: string }[] {
   return out;
 }
 
+/** A regular file's text (no FIFO, device or symlink: O_NONBLOCK|O_NOFOLLOW, checked after open), at most 1 MiB. */
+async function readRegular(path: string): Promise<string> {
+  const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    const st = await fh.stat();
+    if (!st.isFile() || st.size > 1024 * 1024) throw new Error(`${path} is not a regular file of at most 1 MiB`);
+    return await fh.readFile('utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
 async function portClashes(data: Obj, p: ValidatePayload, c: CheckContext): Promise<ValidateIssue[]> {
   const out: ValidateIssue[] = [];
   const mine = portsOfCompose(data);
@@ -291,7 +303,7 @@ async function portClashes(data: Obj, p: ValidatePayload, c: CheckContext): Prom
   let own = new Set<string>();
   if (p.ignoreOwnPorts) {
     try {
-      const current = JSON.parse(await readFile(resolve(c.podData, p.project, 'compose.json'), 'utf8')) as Obj;
+      const current = JSON.parse(await readRegular(resolve(c.podData, p.project, 'compose.json'))) as Obj;
       own = new Set(portsOfCompose(current).map((x) => x.key));
     } catch {
       // no current file: nothing of ours is listening
