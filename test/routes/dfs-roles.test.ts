@@ -19,7 +19,7 @@ const LCTL = '/usr/sbin/lctl';
 const LNETCTL = '/usr/sbin/lnetctl';
 
 type Json = Record<string, unknown> & { error?: { code: string; message: string; details?: Record<string, unknown> } };
-async function get(t: TestHost, path: string, token?: string): Promise<{ status: number; json: Json }> {
+async function get(t: TestHost, path: string, token?: string | null): Promise<{ status: number; json: Json }> {
   const r = await t.call('GET', `/api/v2/dfs${path}`, { token });
   return { status: r.status, json: r.json as Json };
 }
