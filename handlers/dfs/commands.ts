@@ -99,9 +99,8 @@ export async function runLnetctl(system: SystemClient, vars: Vars, args: string[
   const argv = lnetctl(vars, ...args);
   const r = await exec(system, vars, argv, 'lnetctlMs');
   if (r.code !== 0) throw lnetctlFailure(argv, r, what);
-  // lnetctl 2.12-2.15 can exit 0 after printing an error block
-  const errs = lnetctlErrors({ ...r, stdout: r.stdout.startsWith('show:') ? r.stdout : '' });
-  if (errs.length) throw lnetctlFailure(argv, { ...r, stderr: r.stdout }, what);
+  // some lnetctl releases exit 0 after printing an error block (`show: - net: errno: …`) on stdout
+  if (lnetctlErrors({ ...r, stderr: '' }).length) throw lnetctlFailure(argv, { ...r, stderr: '' }, what);
   return r;
 }
 

@@ -18,11 +18,12 @@ export default route({
     // NIDs never start with '-' (validated), and lctl's command parser does not take '--'
     const argv = lctl(vars, 'ping', params.nid);
     const r = await exec(system, vars, argv, 'pingMs');
-    const out = parseLctlPing(`${r.stdout}\n${r.code === 0 ? '' : r.stderr}`);
     if (r.code !== 0) {
-      if (out.failures.length === 0) throw commandFailed(argv, r);
-      return { warnings: out.failures.map((f) => `failed to ping ${f.nid}: ${f.error}`).join('\n'), raw: r.stdout + r.stderr, parsed: out.nids };
+      // "failed to ping <nid>: <strerror>": stdout on the netlink path (2.15+), stderr on the ioctl path
+      const failures = `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => /^failed to ping \S+: /.test(l.trim())).map((l) => l.trim());
+      if (failures.length === 0) throw commandFailed(argv, r);
+      return { warnings: failures.join('\n'), raw: r.stdout + r.stderr, parsed: [] };
     }
-    return { warnings: r.stderr.trim(), raw: r.stdout, parsed: out.nids };
+    return { warnings: r.stderr.trim(), raw: r.stdout, parsed: parseLctlPing(r.stdout).nids };
   },
 });
