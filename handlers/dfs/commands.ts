@@ -134,7 +134,14 @@ export async function persistMount(system: SystemClient, vars: Vars, spec: strin
   return true;
 }
 
-/** `install -d -m 0755 -- <dir>`: the mount point (idempotent). */
+/**
+ * `install -d -m 0755 -- <dir>`: the mount point (idempotent). `dir` is `<configured root>/<strict
+ * name>`; the host resolves it first (symlinks followed) and refuses one that leaves the configured
+ * roots (403), so a link planted there cannot point the mount at /etc. Anything there that is not
+ * a directory is a 409.
+ */
 export async function makeMountPoint(system: SystemClient, vars: Vars, dir: string): Promise<void> {
+  const st = await system.stat(dir);
+  if (st && st.type !== 'dir') throw new ApiError('conflict', `${dir} exists and is not a directory`);
   await run(system, vars, [bin(vars, 'install'), '-d', '-m', '0755', '--', dir], 'lctlMs');
 }

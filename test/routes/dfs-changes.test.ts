@@ -247,3 +247,16 @@ describe('FLR synchronisation configuration', () => {
     expect((await t.call('GET', '/api/v2/dfs/flr/get')).status).toBe(502);
   });
 });
+
+describe('mount points stay under their configured roots', () => {
+  it('a symlink planted at <clientMountRoot>/<fsName> pointing outside is refused (403), a file is a 409, nothing runs', async () => {
+    const { symlinkSync } = await import('node:fs');
+    mkdirSync(p('dfsClientMountRoot'), { recursive: true });
+    symlinkSync('/etc', join(p('dfsClientMountRoot'), 'evil'));
+    writeFileSync(join(p('dfsClientMountRoot'), 'afile'), '');
+    const r = await post('/fs/mount', { fsName: 'evil', lnetId: '10.0.0.1@tcp' });
+    expect(r.status).toBe(403);
+    expect((await post('/fs/mount', { fsName: 'afile', lnetId: '10.0.0.1@tcp' })).status).toBe(409);
+    expect(argvs().filter((a) => a[0] !== MOUNT || a.length > 3)).toEqual([]);
+  });
+});
