@@ -6,7 +6,12 @@ import * as z from 'zod';
 
 const ms = (def: number, max: number) => z.number().int().min(100).max(max).default(def);
 
-/** Per-command time limits (milliseconds). A command past its limit answers 504 with what it printed so far. */
+/**
+ * Per-command time limits (milliseconds). A command past its limit answers 504 with what it printed
+ * so far. The host caps them too: a command at 10 × `limits.commandTimeoutMs` (300 s by default), a
+ * request at `limits.requestTimeoutMs` (120 s): the defaults keep a whole create route (mkfs.lustre
+ * + mount) inside the request limit; raise both together.
+ */
 export const dfsTimeouts = z
   .strictObject({
     /** lctl dl / get_param (procfs reads: fast unless the node is wedged). */
@@ -20,9 +25,9 @@ export const dfsTimeouts = z
     /** zpool / zfs listings. */
     zfsMs: ms(20_000, 300_000),
     /** mkfs.lustre (ZFS dataset creation and property writes). */
-    mkfsMs: ms(600_000, 3_600_000),
+    mkfsMs: ms(60_000, 3_600_000),
     /** mount -t lustre (a client mount waits for the MGS; a target mount registers with it). */
-    mountMs: ms(180_000, 1_800_000),
+    mountMs: ms(45_000, 1_800_000),
     /** systemctl restart of the FLR synchronisation service. */
     systemctlMs: ms(60_000, 600_000),
   })

@@ -30,6 +30,14 @@ export const lnetConfig = z.strictObject({
       z.strictObject({
         'net type': z.string().refine((s) => s === 'lo' || LNET_NAME_RE.test(s), 'must be lo or an LNet network (tcp, tcp1, o2ib…)'),
         'local NI(s)': z.array(localNi).min(1).max(32),
+      })
+      .superRefine((n, ctx) => {
+        // a NI belongs to its net: 10.0.0.1@tcp1 under `net type: tcp1` (tcp0 is tcp)
+        const norm = (x: string) => x.replace(/^([a-z]+\d?[a-z]*?)0$/, '$1');
+        n['local NI(s)'].forEach((ni, i) => {
+          const net = ni.nid.slice(ni.nid.indexOf('@') + 1);
+          if (norm(net) !== norm(n['net type'])) ctx.addIssue({ code: 'custom', path: ['local NI(s)', i, 'nid'], message: `${ni.nid} is not on ${n['net type']}` });
+        });
       }),
     )
     .min(1)

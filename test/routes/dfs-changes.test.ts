@@ -96,6 +96,7 @@ describe('LNet changes', () => {
       { net: [{ 'net type': 'tcp1', 'local NI(s)': [{ ...ni, CPT: '[0,1]; rm -rf /' }] }] },
       { net: [{ 'net type': 'tcp1', 'local NI(s)': [{ ...ni, interfaces: { x: 'eth2' } }] }] },
       { net: [{ 'net type': 'tcp1', 'local NI(s)': [{ ...ni, 'bogus key': 1 }] }] },
+      { net: [{ 'net type': 'tcp1', 'local NI(s)': [{ ...ni, nid: '10.20.0.11@o2ib1' }] }] },
     ];
     for (const body of bad) expect((await post('/lnet/import_config', body)).status, JSON.stringify(body)).toBe(400);
     expect(argvs()).toEqual([]);
