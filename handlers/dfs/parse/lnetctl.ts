@@ -89,8 +89,12 @@ export interface Network {
 export interface LocalNiDetail extends LocalNi {
   detail: Record<string, unknown>;
 }
+export interface NetworkDetail {
+  net_type: string;
+  local_ni_s: LocalNiDetail[];
+}
 
-function toNetworks(v: unknown, what: string): (Network & { local_ni_s: LocalNiDetail[] })[] {
+function toNetworks(v: unknown, what: string): NetworkDetail[] {
   if (v === null || v === undefined) return [];
   if (!Array.isArray(v)) throw new ParseError(what, 'net: is not a list');
   return v.map((n, i) => {
@@ -113,7 +117,7 @@ function toNetworks(v: unknown, what: string): (Network & { local_ni_s: LocalNiD
 }
 
 /** `lnetctl net show [-v N]`: the networks; `errors` when lnetctl printed `show:` errors instead. */
-export function parseNetShow(text: string): { networks: (Network & { local_ni_s: LocalNiDetail[] })[]; errors: LnetError[] } {
+export function parseNetShow(text: string): { networks: NetworkDetail[]; errors: LnetError[] } {
   const blocks = lnetBlocks(text, 'lnetctl net show');
   const errors = lnetErrors(blocks);
   const net = blocks.find((b) => b.key === 'net');
@@ -177,7 +181,7 @@ export function parsePeerShow(text: string): { peers: Peer[]; errors: LnetError[
 }
 
 export interface LnetExport {
-  net: (Network & { local_ni_s: LocalNiDetail[] })[];
+  net: NetworkDetail[];
   peer: Peer[];
   global: Record<string, unknown>;
   /** route/routing/buffers as printed. */

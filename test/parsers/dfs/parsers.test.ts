@@ -159,3 +159,17 @@ describe('names and the FLR file', () => {
     expect(parseError(() => parseFlrConfig('{"max_history_size":1,"run_interval":1,"directories":[],"x":1}')).parser).toBe('flr config');
   });
 });
+
+describe('the lnetctl YAML renderer', () => {
+  it('renders what net show would print, and reads back the same networks', async () => {
+    const { renderLnetYaml } = await import('../../../handlers/dfs/render/lnet-yaml');
+    const cfg = { net: [{ 'net type': 'lo', 'local NI(s)': [{ nid: '0@lo', status: 'up' as const }] }, { 'net type': 'o2ib1', 'local NI(s)': [{ nid: '192.168.1.2@o2ib1', status: 'up' as const, interfaces: { '0': 'ib0' }, 'lnd tunables': null, 'health stats': { 'health value': 1000 } }] }] };
+    const y = renderLnetYaml(cfg);
+    expect(y).toBe('net:\n    - net type: lo\n      local NI(s):\n          - nid: 0@lo\n            status: up\n    - net type: o2ib1\n      local NI(s):\n          - nid: 192.168.1.2@o2ib1\n            status: up\n            interfaces:\n                0: ib0\n            lnd tunables:\n            health stats:\n                health value: 1000\n');
+    const back = parseNetShow(y).networks;
+    expect(back.map((n) => [n.net_type, n.local_ni_s.map((x) => [x.nid, x.interfaces, x.detail])])).toEqual([
+      ['lo', [['0@lo', undefined, {}]]],
+      ['o2ib1', [['192.168.1.2@o2ib1', { '0': 'ib0' }, { 'lnd tunables': null, 'health stats': { 'health value': 1000 } }]]],
+    ]);
+  });
+});
