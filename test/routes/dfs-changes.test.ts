@@ -215,6 +215,41 @@ describe('creating targets on ZFS', () => {
   });
 });
 
+describe('reformatting the MGT', () => {
+  it('stops the running MGS (umount of its listed mount point), passes --reformat, starts it again', async () => {
+    const h = await makeTestHost({ routes: DFS_ROUTES, fixtures: loadFixtureDir(join(repo, 'fixtures', 'dfs', 'mgs')) });
+    try {
+      const dir = join(h.config.paths.dfsTargetMountRoot, 'MGS');
+      const mkfs = [MKFS, '--mgs', '--backfstype=zfs', '--reformat', '--', 'mgspool/mgs'];
+      const out = readFileSync(join(repo, 'fixtures/demo/dfs/mkfs-mgs-reformat.yaml'), 'utf8');
+      const stdout = (await import('yaml')).parse(out).stdout as string;
+      h.replay!.load([
+        fixture(['/usr/sbin/zpool', 'list', '--', 'mgspool'], 'NAME SIZE ALLOC FREE HEALTH\nmgspool 1G 1M 1G ONLINE\n'),
+        fixture([MOUNT, '-t', 'lustre'], 'mgspool/mgs on /lustre/MGS type lustre (ro,svname=MGS,nosvc,mgs,osd=osd-zfs)\n'),
+        ok(['/usr/bin/umount', '--', '/lustre/MGS']),
+        ok(mkfs, stdout),
+        ok([INSTALL, '-d', '-m', '0755', '--', dir]),
+        ok([MOUNT, '-t', 'lustre', '--', 'mgspool/mgs', dir]),
+      ]);
+      const r = await h.call('POST', '/api/v2/dfs/fs/create_mgs', { body: { poolName: 'mgspool', reformat: true } });
+      expect(r.status, JSON.stringify(r.json)).toBe(200);
+      expect(h.replay!.calls.map((c) => c.argv)).toEqual([
+        ['/usr/sbin/zpool', 'list', '--', 'mgspool'],
+        ['/usr/sbin/lctl', 'dl'],
+        [MOUNT, '-t', 'lustre'],
+        ['/usr/bin/umount', '--', '/lustre/MGS'],
+        mkfs,
+        [INSTALL, '-d', '-m', '0755', '--', dir],
+        [MOUNT, '-t', 'lustre', '--', 'mgspool/mgs', dir],
+      ]);
+      const no = await h.call('POST', '/api/v2/dfs/fs/create_mgs', { body: { poolName: 'mgspool', reformat: false } });
+      expect(no.status).toBe(409);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
 describe('FLR synchronisation configuration', () => {
   const body = { max_history_size: 500, run_interval: 60, directories: ['/mnt/lustre/demofs/a/', '/mnt/lustre//demofs/b'] };
 
