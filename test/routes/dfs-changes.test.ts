@@ -46,6 +46,12 @@ describe('LNet changes', () => {
     expect(events('dfs.lnet.added')).toEqual([]);
   });
 
+  it('an error block on stdout with exit 0 (some lnetctl releases) is still an error', async () => {
+    t.replay!.load([fixture([LNETCTL, 'net', 'show'], 'show:\n    - net:\n          errno: -100\n          descr: "cannot get networks: Network is down"\n')]);
+    const r = await t.call('GET', '/api/v2/dfs/lnet');
+    expect([r.status, r.json.error.details]).toEqual([409, { command: [LNETCTL, 'net', 'show'], errno: -100 }]);
+  });
+
   it('refuses bad names field by field, before running anything', async () => {
     for (const body of [{ lnetName: 'eth0', faceName: 'eth0' }, { lnetName: 'tcp1', faceName: '../x' }, { lnetName: 'tcp1', faceName: '-eth0' }, { lnetName: 'lo', faceName: 'lo' }, { lnetName: 'tcp1' }, { lnetName: 'tcp1', faceName: 'eth1', extra: 1 }]) {
       const r = await post('/lnet/add', body);
