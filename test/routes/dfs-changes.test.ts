@@ -93,6 +93,15 @@ describe('LNet changes', () => {
     expect(events('dfs.lnet.config_imported')).toEqual([{}]);
   });
 
+  it('import_config: a refused import leaves no file behind (or the previous one)', async () => {
+    const file = join(p('dfsLnetImportDir'), 'lnet-import.yaml');
+    t.replay!.load([fixture([LNETCTL, 'import', file], '', { code: 1, stderr: 'import:\n    - net:\n          errno: -22\n          descr: "cannot add network: Invalid argument"\n' })]);
+    const r = await post('/lnet/import_config', CONFIG);
+    expect([r.status, r.json.error.message]).toEqual([400, 'lnetctl import refused the configuration: cannot add network: Invalid argument']);
+    expect(existsSync(file)).toBe(false);
+    expect(events('dfs.lnet.config_imported')).toEqual([]);
+  });
+
   it('import_config refuses what is not an LNet configuration', async () => {
     const ni = CONFIG.net[0]['local NI(s)'][0];
     const bad = [

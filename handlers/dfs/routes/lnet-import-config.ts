@@ -20,8 +20,15 @@ export default route({
   examples: [{ summary: 'import tcp1 on eth2', body: LNET_EXAMPLE }],
   async handler({ body, system, vars, events }) {
     const file = `${dfsPath(vars, 'lnetImportDir')}/${LNET_IMPORT_FILE}`;
-    await system.writeFile(file, renderLnetYaml(body), { mode: 0o600, backup: true });
-    await runLnetctl(system, vars, ['import', file], 'lnetctl import refused the configuration');
+    const w = await system.writeFile(file, renderLnetYaml(body), { mode: 0o600, backup: true });
+    try {
+      await runLnetctl(system, vars, ['import', file], 'lnetctl import refused the configuration');
+    } catch (e) {
+      // the file keeps what was imported last
+      if (w.backupPath) await system.restoreFile(file);
+      else await system.removeFile(file);
+      throw e;
+    }
     await events.send({ kind: 'dfs.lnet.config_imported', data: {} });
     return file;
   },
