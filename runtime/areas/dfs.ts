@@ -1,0 +1,23 @@
+import { dfsSettings, type DfsSettings } from '../../handlers/dfs/contract';
+import { defineArea } from './types';
+
+/**
+ * Distributed filesystem (Lustre): everything runs as commands (lctl, lnetctl, lfs, mkfs.lustre,
+ * zpool/zfs, mount, systemctl) and confined file writes; no host ops of its own.
+ */
+export default defineArea<DfsSettings>({
+  name: 'dfs',
+  settings: dfsSettings,
+  paths: {
+    fstab: { default: '/etc/fstab', kind: 'file' },
+    dfsClientMountRoot: { default: '/mnt/lustre', kind: 'dir' },
+    dfsTargetMountRoot: { default: '/lustre', kind: 'dir' },
+    dfsLnetImportDir: { default: '/var/lib/ballast/lnet', kind: 'dir' },
+    dfsFlrConfig: { default: '/etc/lustre/flr-sync.json', kind: 'file' },
+  },
+  binaries: {
+    mkfsLustre: '/usr/sbin/mkfs.lustre',
+    zpool: '/usr/sbin/zpool',
+    zfs: '/usr/sbin/zfs',
+  },
+});
