@@ -276,6 +276,7 @@ describe('FLR synchronisation configuration', () => {
     expect(r.json).toEqual(want);
     expect(readFileSync(p('dfsFlrConfig'), 'utf8')).toBe(`${JSON.stringify(want, null, 2)}\n`);
     expect(argvs()).toEqual([['/usr/bin/systemctl', 'restart', '--', 'lustre-flr-sync.service']]);
+    expect(events('dfs.flr.updated')).toEqual([{ maxHistorySize: 500, runInterval: 60, directories: 2 }]);
     expect((await t.call('GET', '/api/v2/dfs/flr/get')).json).toEqual(want);
   });
 
@@ -287,6 +288,7 @@ describe('FLR synchronisation configuration', () => {
     const r = await post('/flr/update', body);
     expect([r.status, r.json.error.message]).toEqual([502, 'the FLR service did not restart (previous configuration restored): Failed to restart lustre-flr-sync.service: Unit lustre-flr-sync.service not found.']);
     expect(readFileSync(p('dfsFlrConfig'), 'utf8')).toBe(before);
+    expect(events('dfs.flr.updated')).toEqual([]);
   });
 
   it('refuses bad values and paths, and reads a broken file as 502', async () => {

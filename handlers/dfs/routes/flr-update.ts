@@ -20,7 +20,7 @@ export default route({
   response: flrConfig,
   lock: 'dfs-flr',
   examples: [{ summary: 'sync two project trees every 10 minutes', body: { max_history_size: 2000, run_interval: 600, directories: ['/mnt/lustre/demofs/projects', '/mnt/lustre/demofs/shared'] } }],
-  async handler({ body, system, vars }) {
+  async handler({ body, system, vars, events }) {
     // The directories are written for the service, never opened here: absolute, no `..`, normalised.
     const dirs = body.directories.map((d) => normaliseDir(d));
     if (new Set(dirs).size !== dirs.length) throw new ApiError('validation_failed', 'directories repeat once normalised', { issues: [{ path: 'body.directories', message: 'must not repeat' }] });
@@ -38,6 +38,7 @@ export default route({
       else await system.removeFile(file);
       throw commandFailed(argv, r, `the FLR service did not restart (previous configuration restored): ${r.stderr.trim().split('\n')[0] ?? ''}`);
     }
+    await events.send({ kind: 'dfs.flr.updated', data: { maxHistorySize: cfg.max_history_size, runInterval: cfg.run_interval, directories: cfg.directories.length } });
     return cfg;
   },
 });
