@@ -29,6 +29,8 @@ export function demoConfig(repo: string, port: number, stateDir = process.env.BA
       s3: { pathRoot: root },
       // homes from the (replayed) user database live under the demo root; files keep the demo's owner
       keys: { homeRoots: [join(root, 'home'), join(root, 'root')], userRoot: root, setOwner: false, commentHost: 'nas01' },
+      // dfs: the demo MGS runs at /lustre/MGS (its recorded mount table), outside the demo root
+      dfs: { extraMountRoots: ['/lustre'] },
       // certificate: a short commit window to try ingest → rollback; regenerate's fixed names
       certificate: { commitWindowSeconds: 30, hostName: 'demo-appliance', addresses: ['192.0.2.10'] },
     },

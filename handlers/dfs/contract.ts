@@ -46,6 +46,12 @@ export const dfsSettings = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9_=.,-]{1,200}$/, 'must be comma-separated mount options without spaces')
     .default('defaults,_netdev'),
+  /**
+   * Directories besides paths.dfsClientMountRoot and paths.dfsTargetMountRoot where this node's
+   * Lustre targets are mounted (e.g. an MGS set up by hand at /mnt/mgs), so that create_mgs with
+   * reformat may unmount it. The host refuses mount/umount anywhere else.
+   */
+  extraMountRoots: z.array(z.string().regex(/^\/[^\0]*$/, 'must be an absolute path')).default([]),
 });
 export type DfsSettings = z.output<typeof dfsSettings>;
 

@@ -22,8 +22,11 @@ export interface PathOperand {
   strictlyBelow?: boolean;
 }
 
-/** The path operands of one argv, or a string saying why this argv shape is refused. */
-export type CommandPolicy = (argv: readonly string[], stdin: string | undefined) => PathOperand[] | string;
+/**
+ * The path operands of one argv; a string saying why an argv of this policy's shape is refused;
+ * or null when the argv is not one this policy describes (another area's policy may).
+ */
+export type CommandPolicy = (argv: readonly string[], stdin: string | undefined) => PathOperand[] | string | null;
 
 /** Operands after the first `--` (the product puts every user operand there). */
 export function operandsAfterDashDash(argv: readonly string[]): { index: number; value: string }[] | undefined {
@@ -70,7 +73,8 @@ export function realRoots(roots: readonly string[]): string[] {
 
 export class PathConfinement {
   private readonly roots = new Map<string, string[]>();
-  private readonly policies = new Map<string, { tool: string; policy: CommandPolicy }>();
+  /** Per binary, every area's policy: an argv runs when one of them accepts all its operands. */
+  private readonly policies = new Map<string, { tool: string; policy: CommandPolicy }[]>();
 
   /** `binaries` maps tool keys (`mount`) to the configured absolute binaries. */
   constructor(private readonly binaries: Record<string, string>) {}
@@ -83,8 +87,7 @@ export class PathConfinement {
     const binary = this.binaries[tool];
     // a tool with no configured binary is not on the allow-list: it cannot run at all
     if (!binary) return;
-    if (this.policies.has(binary)) throw new Error(`two command policies for ${binary}`);
-    this.policies.set(binary, { tool, policy });
+    this.policies.set(binary, [...(this.policies.get(binary) ?? []), { tool, policy }]);
   }
 
   rootsOf(kind: string): readonly string[] {
@@ -105,15 +108,28 @@ export class PathConfinement {
 
   /** The argv to run: path operands resolved and checked. */
   check(argv: readonly string[], stdin: string | undefined): string[] {
-    const entry = this.policies.get(argv[0] ?? '');
-    if (!entry) return [...argv];
-    const operands = entry.policy(argv, stdin);
-    if (typeof operands === 'string') throw new SystemRefusal('forbidden', `${entry.tool}: ${operands}`);
-    const out = [...argv];
-    for (const o of operands) {
-      const real = this.resolve(o.path, o.kind, o.strictlyBelow);
-      if (o.argvIndex !== undefined) out[o.argvIndex] = real;
+    const entries = this.policies.get(argv[0] ?? '');
+    if (!entries) return [...argv];
+    const refusals: SystemRefusal[] = [];
+    for (const entry of entries) {
+      const operands = entry.policy(argv, stdin);
+      if (operands === null) continue;
+      if (typeof operands === 'string') {
+        refusals.push(new SystemRefusal('forbidden', `${entry.tool}: ${operands}`));
+        continue;
+      }
+      try {
+        const out = [...argv];
+        for (const o of operands) {
+          const real = this.resolve(o.path, o.kind, o.strictlyBelow);
+          if (o.argvIndex !== undefined) out[o.argvIndex] = real;
+        }
+        return out;
+      } catch (e) {
+        if (!(e instanceof SystemRefusal)) throw e;
+        refusals.push(e);
+      }
     }
-    return out;
+    throw refusals[0] ?? new SystemRefusal('forbidden', `${entries[0].tool}: this host never runs ${entries[0].tool} with these arguments`);
   }
 }

@@ -212,7 +212,8 @@ describe('creating targets on ZFS', () => {
   });
 
   it('create_mgs: refused where an MGS runs unless reformat; without reformat no --reformat', async () => {
-    const h = await makeTestHost({ routes: DFS_ROUTES, fixtures: loadFixtureDir(join(repo, 'fixtures', 'dfs', 'mgs')) });
+    // the recorded MGS is mounted at /lustre/MGS, outside the test's private target root
+    const h = await makeTestHost({ routes: DFS_ROUTES, fixtures: loadFixtureDir(join(repo, 'fixtures', 'dfs', 'mgs')), config: { settings: { dfs: { extraMountRoots: ['/lustre'] } } } });
     try {
       h.replay!.load([fixture(['/usr/sbin/zpool', 'list', '--', 'mgspool'], 'NAME SIZE ALLOC FREE HEALTH\nmgspool 1G 1M 1G ONLINE\n')]);
       const r = await h.call('POST', '/api/v2/dfs/fs/create_mgs', { body: { poolName: 'mgspool' } });
@@ -232,7 +233,8 @@ describe('creating targets on ZFS', () => {
 
 describe('reformatting the MGT', () => {
   it('stops the running MGS (umount of its listed mount point), passes --reformat, starts it again', async () => {
-    const h = await makeTestHost({ routes: DFS_ROUTES, fixtures: loadFixtureDir(join(repo, 'fixtures', 'dfs', 'mgs')) });
+    // the recorded MGS is mounted at /lustre/MGS, outside the test's private target root
+    const h = await makeTestHost({ routes: DFS_ROUTES, fixtures: loadFixtureDir(join(repo, 'fixtures', 'dfs', 'mgs')), config: { settings: { dfs: { extraMountRoots: ['/lustre'] } } } });
     try {
       const dir = join(h.config.paths.dfsTargetMountRoot, 'MGS');
       const mkfs = [MKFS, '--mgs', '--backfstype=zfs', '--reformat', '--', 'mgspool/mgs'];

@@ -28,7 +28,6 @@ export default route({
     const dev = await blockDevice(system, vars, body.device);
     const verdict = checkCanMount({ device: dev.path, mountpoint: target, mounts: await listMounts(system, vars) });
     if (!verdict.ok) {
-      if (verdict.code === 'protected') throw new ApiError('forbidden', `${target} is a system mountpoint; the API does not mount over it`);
       throw new ApiError('conflict', `cannot mount ${body.device} on ${target}: ${verdict.reason}`, { details: { reason: verdict.code } });
     }
     // The filesystem type is probed by mount (libblkid). A missing mountpoint is mount's own

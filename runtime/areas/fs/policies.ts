@@ -5,9 +5,9 @@
  */
 import { operandsAfterDashDash, type CommandPolicy, type PathOperand } from '../../system/confine';
 
-const after = (argv: readonly string[], kind: string, count?: number, strictlyBelow = false): PathOperand[] | string => {
+const after = (argv: readonly string[], kind: string, count?: number, strictlyBelow = false): PathOperand[] | string | null => {
   const ops = operandsAfterDashDash(argv);
-  if (!ops || ops.length === 0) return 'its operands must follow --';
+  if (!ops || ops.length === 0) return null;
   if (count !== undefined && ops.length !== count) return `expected ${count} operand(s) after --, got ${ops.length}`;
   return ops.map((o) => ({ path: o.value, kind, argvIndex: o.index, strictlyBelow }));
 };
@@ -29,7 +29,9 @@ export function checksumListNames(text: string): string[] | string {
 }
 
 export const fsCommandPolicies: Record<string, CommandPolicy> = {
+  // mount -- <device> <mountpoint> (nothing between the binary and --)
   mount: (argv) => {
+    if (argv[1] !== '--') return null;
     const ops = operandsAfterDashDash(argv);
     if (!ops || ops.length !== 2) return 'expected -- <device> <mountpoint>';
     return [
