@@ -9,7 +9,7 @@
  * symlink swapped in afterwards cannot redirect it and the audit names the real target. An argv
  * a policy does not recognise is refused: a policy describes the only shapes the product builds.
  */
-import { realpathSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { posix } from 'node:path';
 import { SystemRefusal } from './types';
 
@@ -20,6 +20,8 @@ export interface PathOperand {
   argvIndex?: number;
   /** the operand must be strictly below a root, never a root itself (mountpoints) */
   strictlyBelow?: boolean;
+  /** a file the command reads: a FIFO, socket or device would block it, so it is refused */
+  readsFile?: boolean;
 }
 
 /**
@@ -69,6 +71,18 @@ export function realRoots(roots: readonly string[]): string[] {
       return r;
     }
   });
+}
+
+function refuseSpecialFile(real: string, shown: string): void {
+  let st;
+  try {
+    st = lstatSync(real);
+  } catch {
+    return; // missing: the command says so
+  }
+  if (st.isFIFO() || st.isSocket() || st.isCharacterDevice() || st.isBlockDevice()) {
+    throw new SystemRefusal('bad_request', `${shown} is not a regular file`);
+  }
 }
 
 export class PathConfinement {
@@ -122,6 +136,7 @@ export class PathConfinement {
         const out = [...argv];
         for (const o of operands) {
           const real = this.resolve(o.path, o.kind, o.strictlyBelow);
+          if (o.readsFile) refuseSpecialFile(real, o.path);
           if (o.argvIndex !== undefined) out[o.argvIndex] = real;
         }
         return out;

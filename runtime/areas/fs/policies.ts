@@ -48,8 +48,9 @@ export const fsCommandPolicies: Record<string, CommandPolicy> = {
     if (argv.includes('-c')) {
       if (operandsAfterDashDash(argv)?.length) return 'xxhsum -c reads its list from stdin only';
       const names = checksumListNames(stdin ?? '');
-      return typeof names === 'string' ? names : names.map((path) => ({ path, kind: 'fs.read' }));
+      return typeof names === 'string' ? names : names.map((path) => ({ path, kind: 'fs.read', readsFile: true }));
     }
-    return after(argv, 'fs.read');
+    const ops = after(argv, 'fs.read');
+    return Array.isArray(ops) ? ops.map((o) => ({ ...o, readsFile: true })) : ops;
   },
 };
