@@ -15,7 +15,8 @@ export interface HostConfig {
   productName: string;
   hostId?: string;
   listen: { host: string; port: number };
-  tls?: { cert: string; key: string };
+  /** HTTPS: the certificate, its key, and optionally the intermediate(s) sent after it. */
+  tls?: { cert: string; key: string; chain?: string };
   stateDir: string;
   paths: Record<string, string>;
   /** Locations file operations may touch; defaults to the directories and files in `paths`. */
@@ -115,7 +116,8 @@ const sections = {
   productName: plainText,
   hostId: plainText.optional(),
   listen: z.strictObject({ host: z.string().min(1), port: z.number().int().min(0).max(65535) }),
-  tls: z.strictObject({ cert: absolute, key: absolute }).optional(),
+  // chain: the intermediate certificate(s) served after cert (the certificate area's pieces)
+  tls: z.strictObject({ cert: absolute, key: absolute, chain: absolute.optional() }).optional(),
   stateDir: absolute,
   paths: z.strictObject(Object.fromEntries(Object.keys(areaPaths()).map((k) => [k, absolute]))),
   fileRoots: z.array(absolute).optional(),

@@ -1,12 +1,12 @@
 import { issuesOf, issuesText } from '../handlers/core/errors';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createApp, type App, type AppEntry } from '../handlers/core/app';
 import type { Env } from '../handlers/core/bindings';
 import type { RouteModule, Method } from '../handlers/core/route';
 import type { Vars } from '../handlers/core/vars';
-import { dbFile, readHostId, READ_ONLY_PATH_KEYS, type HostConfig } from './config';
+import { dbFile, DIRECTORY_PATH_KEYS, readHostId, READ_ONLY_PATH_KEYS, type HostConfig } from './config';
 import { openDatabase, SqliteD1, type SqliteDb } from './db/database';
 import { EventsProducer } from './events';
 import { LiveBackend } from './system/exec-live';
@@ -15,6 +15,7 @@ import { RecordBackend } from './system/record';
 import { loadFixtureDir } from './system/fixture-file';
 import { ConfinedFiles, type FileRoot } from './system/files';
 import { SystemService, type HostOp } from './system/service';
+import { PathConfinement } from './system/confine';
 import type { CommandBackend } from './system/types';
 import { BindingServer } from './binding-server';
 import { AREAS } from './areas/index';
@@ -122,9 +123,18 @@ export async function createHost(o: HostOptions): Promise<Host> {
   const hostId = readHostId(config);
   const backend = o.backend ?? backendFor(config);
   const files = new ConfinedFiles(fileRootsOf(config), join(resolve(config.stateDir), 'backups'));
+  // an atomic write interrupted by a crash leaves its temp file beside the target: remove them
+  // before anything writes (the targets themselves are whole, old or new)
+  const directoryKeys = new Set(DIRECTORY_PATH_KEYS);
+  const configDirs = Object.entries(config.paths).map(([k, p]) => (directoryKeys.has(k) ? p : dirname(p)));
+  for (const p of files.removeStaleTemps(configDirs)) log(`removed a temp file an interrupted write left: ${p}`);
+  const confinement = new PathConfinement(config.system.binaries);
+  // device nodes for mkfs, mount, wipefs: whatever /dev holds (lsblk decides what is a disk)
+  confinement.addRoots('device', ['/dev']);
   const system = new SystemService({
     backend,
     files,
+    confinement,
     db,
     concurrency: config.limits.commandConcurrency,
     queue: config.limits.commandQueue,
@@ -156,6 +166,8 @@ export async function createHost(o: HostOptions): Promise<Host> {
     };
     const instance = a.setup?.(areaHost) ?? {};
     system.register(a.name, instance.ops ?? {});
+    for (const [kind, roots] of Object.entries(instance.confine?.roots ?? {})) confinement.addRoots(kind, roots);
+    for (const [tool, policy] of Object.entries(instance.confine?.commands ?? {})) confinement.addPolicy(tool, policy);
     return { name: a.name, instance };
   });
   system.register('test', o.extraOps ?? {});

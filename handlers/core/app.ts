@@ -51,14 +51,26 @@ export function createApp(entries: AppEntry[]): App {
     if (e.method === 'GET' && e.sideEffects) p.headSafe = false;
     byPath.set(e.path, p);
   }
+  // Paths can overlap (`/pod/:name/set` and `/pod/suggested/:name`): a path serves the request
+  // when it has the method; else the next matching path is tried, and the first match that lacks
+  // the method answers OPTIONS or 405.
+  const serves = (entry: PathEntry, method: string) => entry.byMethod.has(method === 'HEAD' && entry.headSafe ? 'GET' : method);
   const router = Router<IRequest, [], Matched>();
-  for (const [path, entry] of byPath) router.all(path, (req: IRequest) => ({ entry, params: req.params }));
+  for (const [path, entry] of byPath) {
+    router.all(path, (req: IRequest) => {
+      const m = { entry, params: { ...req.params } };
+      if (req.method !== 'OPTIONS' && serves(entry, req.method)) return m;
+      (req as IRequest & { first?: Matched }).first ??= m;
+      return undefined;
+    });
+  }
 
   async function handle(call: Call, env: Env, ctx?: ExecutionContext): Promise<Reply> {
     const vars = env?.VARS;
     const isHead = call.method === 'HEAD';
     try {
-      const matched = (await router.fetch({ method: call.method, url: call.url.href } as IRequest)) as Matched | undefined;
+      const probe = { method: call.method, url: call.url.href } as IRequest & { first?: Matched };
+      const matched = ((await router.fetch(probe)) as Matched | undefined) ?? probe.first;
       if (!matched) throw new ApiError('route_not_found', `no route ${call.method} ${call.url.pathname}`);
       const { entry, params } = matched;
       if (call.method === 'OPTIONS') return preflightReply(vars, call.requestId, entry.methods, entry.headSafe);

@@ -11,6 +11,12 @@ export interface ResponseStyle {
   poweredBy?: boolean;
 }
 
+/**
+ * The spec's exception for the S3 routes: `Content-Type: application/string; charset=utf-8` and no
+ * `X-Powered-By`. The body is still JSON text; a route's errors carry the same headers.
+ */
+export const S3_STYLE: ResponseStyle = { contentType: 'application/string; charset=utf-8', poweredBy: false };
+
 /** The headers of every answer, errors included (lower-case names). */
 export function baseHeaders(vars: Vars | undefined, requestId: string, style: ResponseStyle = {}): Record<string, string> {
   const h: Record<string, string> = {
@@ -28,6 +34,7 @@ export function jsonReply(value: unknown, status: number, headers: Record<string
   return { status, headers, body: head ? null : JSON.stringify(value) };
 }
 
+/** `style`: a route's response style, so its errors carry the same headers as its answers. */
 export function errorReply(err: ApiError, vars: Vars | undefined, requestId: string, head = false, style?: ResponseStyle): Reply {
   const headers = baseHeaders(vars, requestId, style);
   if (err.headers) for (const [k, v] of Object.entries(err.headers)) headers[k.toLowerCase()] = v;

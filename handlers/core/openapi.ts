@@ -12,13 +12,14 @@ export function openapi(routes: RouteModule[], info: { title: string; version: s
     for (const [name, s] of Object.entries(ps?.properties ?? {})) params.push({ name, in: 'path', required: true, schema: s });
     const qs = schema(r.schemas.query, 'input') as { properties?: Record<string, unknown>; required?: string[] } | undefined;
     for (const [name, s] of Object.entries(qs?.properties ?? {})) params.push({ name, in: 'query', required: qs?.required?.includes(name) ?? false, schema: s });
+    const type = r.meta.contentType ?? 'application/json';
     const op: Record<string, unknown> = {
       summary: r.meta.summary,
       'x-permission': r.meta.permission,
       parameters: params,
       responses: {
-        '200': { description: 'success', content: { 'application/json': { schema: schema(r.schemas.response, 'output') } } },
-        default: { description: 'error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        '200': { description: 'success', content: { [type]: { schema: schema(r.schemas.response, 'output') } } },
+        default: { description: 'error', content: { [type]: { schema: { $ref: '#/components/schemas/Error' } } } },
       },
       security: [{ token: [] }],
     };

@@ -75,6 +75,8 @@ export interface RouteMeta {
   summary: string;
   sideEffects?: boolean;
   examples?: RouteExample[];
+  /** The answer's content type when the route's style sets one (S3); absent = JSON's. */
+  contentType?: string;
 }
 
 export interface RouteModule {
@@ -174,6 +176,7 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
   const meta: RouteMeta = { method: spec.method, path, permission: spec.permission, summary: spec.summary };
   if (spec.sideEffects) meta.sideEffects = true;
   if (spec.examples?.length) meta.examples = spec.examples;
+  if (spec.style?.contentType) meta.contentType = spec.style.contentType;
   const headSafe = !spec.sideEffects;
 
   async function handle(call: Call, rawParams: Record<string, string>, env: Env, ctx: ExecutionContext = noopCtx): Promise<Reply> {

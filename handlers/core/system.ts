@@ -125,6 +125,14 @@ export class SystemClient {
     return r.stat;
   }
 
+  /**
+   * The real path of an operand the route is about to hand a command, checked against the roots
+   * of its kind (403 outside): lets a route answer early and record the resolved path.
+   */
+  async resolvePath(path: string, kind: string, strictlyBelow = false): Promise<string> {
+    return (await this.call<{ path: string }>('resolve', { path, kind, strictlyBelow })).path;
+  }
+
   /** Generic host operation for area-specific capabilities (e.g. fs/explore). */
   op<T>(name: string, payload: unknown): Promise<T> {
     return this.call<T>(name, payload);

@@ -94,26 +94,6 @@ export function checkDeviceFree(facts: DeviceFacts): CheckResult {
 // mount / unmount
 // ---------------------------------------------------------------------------------------------
 
-/**
- * Mountpoints the API never unmounts or mounts over, whatever the caller's permissions: losing
- * any of them takes the appliance (and this API) down.
- */
-export const PROTECTED_MOUNTPOINTS: ReadonlySet<string> = new Set([
-  '/',
-  '/boot',
-  '/boot/efi',
-  '/dev',
-  '/dev/pts',
-  '/dev/shm',
-  '/etc',
-  '/home',
-  '/proc',
-  '/run',
-  '/sys',
-  '/tmp',
-  '/usr',
-  '/var',
-]);
 
 /** `/a/b/` → `/a/b`; mount targets are compared as findmnt prints them (no trailing slash). */
 function normaliseTarget(p: string): string {
@@ -126,7 +106,6 @@ export function checkCanMount(facts: {
   mounts: readonly MountEntry[];
 }): CheckResult {
   const target = normaliseTarget(facts.mountpoint);
-  if (PROTECTED_MOUNTPOINTS.has(target)) return refuse('protected', `${target} is a system mountpoint`);
   const onTarget = facts.mounts.find((m) => m.target === target);
   if (onTarget) {
     return refuse('mountpoint-busy', `${JSON.stringify(target)} is already a mountpoint (of ${onTarget.source})`);
@@ -148,7 +127,6 @@ export function checkCanUnmount(facts: {
   mounts: readonly MountEntry[];
 }): CheckResult {
   const target = normaliseTarget(facts.mountpoint);
-  if (PROTECTED_MOUNTPOINTS.has(target)) return refuse('protected', `${target} is a system mountpoint`);
   // findmnt lists stacked mounts in order; the last one on a target is the visible one
   const onTarget = facts.mounts.filter((m) => m.target === target);
   if (onTarget.length === 0) return refuse('not-mounted', `${JSON.stringify(target)} is not mounted`);

@@ -31,17 +31,25 @@ export const EXPLORE_ENTRY_CEILING = 100_000;
 /** What any request may ask for at all; the configured ceiling is usually lower. */
 export const EXPLORE_ABSOLUTE_MAX_ENTRIES = 5_000_000;
 
+/** Where data filesystems live on an appliance: the default of every fs root list. */
+export const DEFAULT_DATA_ROOTS = ['/mnt', '/srv', '/media', '/data'];
+
 /**
- * `settings.fs` of the host config (all optional):
- *   readRoots          directories explore and the checksum-file reader may read below
- *                      (default ["/"]: an operator tool on its own appliance; narrow it if the
- *                      API is exposed to less trusted callers)
+ * `settings.fs` of the host config (all optional). Every path an fs route touches is resolved by
+ * the host (symlinks followed) and must lie under the roots of its use (allow-lists):
+ *   mountRoots         mountpoints of mount/unmount, strictly below one of these
+ *   writeRoots         directories make_directory creates and set_permissions changes (default: mountRoots)
+ *   readRoots          what explore walks, xxhash hashes and xxhash_verify reads and checks (default: mountRoots)
  *   exploreMaxEntries  the largest maxEntries a request may ask for
  */
-export const fsSettingsSchema = z.strictObject({
-  readRoots: z.array(absolutePath).min(1).default(['/']),
-  exploreMaxEntries: z.number().int().min(1).max(EXPLORE_ABSOLUTE_MAX_ENTRIES).default(EXPLORE_ENTRY_CEILING),
-});
+export const fsSettingsSchema = z
+  .strictObject({
+    mountRoots: z.array(absolutePath).min(1).default(DEFAULT_DATA_ROOTS),
+    writeRoots: z.array(absolutePath).min(1).optional(),
+    readRoots: z.array(absolutePath).min(1).optional(),
+    exploreMaxEntries: z.number().int().min(1).max(EXPLORE_ABSOLUTE_MAX_ENTRIES).default(EXPLORE_ENTRY_CEILING),
+  })
+  .transform((s) => ({ ...s, writeRoots: s.writeRoots ?? s.mountRoots, readRoots: s.readRoots ?? s.mountRoots }));
 export type FsSettings = z.infer<typeof fsSettingsSchema>;
 
 export const exploreBody = z.strictObject({

@@ -4,7 +4,7 @@ import * as z from 'zod';
  * Notification agents: the spec's resource (id, hostid, type, enabled, json, unix_time,
  * createdAt, updatedAt) and the per-type configuration in `json`. These schemas are the one
  * source for validating input, for the response shapes, and for the host's delivery code
- * (runtime/delivery reads stored configurations through them too).
+ * (runtime/areas/notification/ reads stored configurations through them too).
  */
 
 export const AGENT_TYPES = ['sms', 'smtp', 'webhook'] as const;
@@ -167,6 +167,12 @@ export const deliverySchema = z.object({
   lastAttemptAt: z.string().nullable(),
   lastError: z.string().nullable(),
   deliveredAt: z.string().nullable(),
+  heldBy: z
+    .string()
+    .nullable()
+    .describe(
+      "A pending delivery that waits behind an older one of the same agent: that agent's oldest pending delivery's event id (each agent receives its notifications in event order, so its queue moves on once that one is delivered, failed or cancelled; that delivery's nextAttemptAt says when it is tried next). null for the oldest one itself and for settled deliveries.",
+    ),
 });
 export const eventSchema = z.object({
   id: z.string(),

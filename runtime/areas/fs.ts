@@ -1,5 +1,6 @@
 import { fsSettingsSchema, type FsSettings } from '../../handlers/fs/contract';
 import { fsOps } from './fs/ops';
+import { fsCommandPolicies } from './fs/policies';
 import { defineArea } from './types';
 
 /** Filesystem utilities: the bounded explore walk and the checksum-file reader run in the host. */
@@ -10,5 +11,11 @@ export default defineArea<FsSettings>({
     sbin: { default: '/usr/sbin', kind: 'dir', readOnly: true },
     sbinLegacy: { default: '/sbin', kind: 'dir', readOnly: true },
   },
-  setup: (host) => ({ ops: fsOps({ settings: host.settings, db: host.db }) }),
+  setup: (host) => ({
+    ops: fsOps({ settings: host.settings, db: host.db }),
+    confine: {
+      roots: { 'fs.mount': host.settings.mountRoots, 'fs.write': host.settings.writeRoots, 'fs.read': host.settings.readRoots },
+      commands: fsCommandPolicies,
+    },
+  }),
 });

@@ -4,9 +4,14 @@ import traffic from './traffic';
 import kerberos from './kerberos';
 import fs from './fs';
 import notification from './notification';
+import keys from './keys';
+import s3 from './s3';
+import certificate from './certificate';
+import pod from './pod';
+import dfs from './dfs';
 
 /** Every area the host serves. Adding an area: its module here, its routes under handlers/<area>/. */
-export const AREAS: readonly AreaModule<unknown>[] = [network, traffic, kerberos, fs, notification];
+export const AREAS: readonly AreaModule<unknown>[] = [network, traffic, kerberos, fs, notification, keys, s3, certificate, pod, dfs];
 
 /** The named locations of all areas; two areas may name one location only with the same default. */
 export function areaPaths(areas: readonly AreaModule<unknown>[] = AREAS): Record<string, AreaPath & { areas: string[] }> {

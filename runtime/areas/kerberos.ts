@@ -1,10 +1,17 @@
 import { kerberosSettings, type KerberosSettings } from '../../handlers/kerberos/contract';
 import { defineArea } from './types';
+import { kerberosCommandPolicies } from './kerberos/policies';
 
 /** Kerberos: configuration files, keytab and the ticket cache the routes work on. */
 export default defineArea<KerberosSettings>({
   name: 'kerberos',
   settings: kerberosSettings,
+  setup: (host) => ({
+    confine: {
+      roots: { 'kerberos.keytab': [host.config.paths.keytab, ...host.settings.keytabRoots] },
+      commands: kerberosCommandPolicies,
+    },
+  }),
   paths: {
     krb5Conf: { default: '/etc/krb5.conf', kind: 'file' },
     krb5ConfD: { default: '/etc/krb5.conf.d', kind: 'dir' },

@@ -4,6 +4,7 @@ import type { Vars } from '../../handlers/core/vars';
 import type { HostConfig } from '../config';
 import type { SqliteDb } from '../db/database';
 import type { EventsProducer } from '../events';
+import type { CommandPolicy } from '../system/confine';
 import type { HostOp, SystemService } from '../system/service';
 
 /**
@@ -36,6 +37,11 @@ export interface AreaHost<S> {
 
 /** What an area runs on one host: its ops and its start/stop hooks, sharing whatever state they need. */
 export interface AreaInstance {
+  /**
+   * The path kinds the area's commands touch and their roots, and per binary (tool key) the
+   * policy finding the path operands; the SYSTEM binding refuses anything outside (confine.ts).
+   */
+  confine?: { roots?: Record<string, readonly string[]>; commands?: Record<string, CommandPolicy> };
   /** Host operations routes reach with `system.op(name, payload)`; names start with `<area>/`. */
   ops?: Record<string, HostOp>;
   /** After the HTTP server listens (not awaited by start-up: log, never throw). */

@@ -97,4 +97,18 @@ export const migrations: Migration[] = [
       CREATE INDEX deliveries_agent ON deliveries(agent_id, state);
     `,
   },
+  {
+    version: 3,
+    name: 's3: intent journal of share changes (kill -9 safety)',
+    // One row per share change in flight: written before the first change, deleted after the
+    // last; the s3 area settles what is left at host start (handlers/s3/journal.ts).
+    sql: `
+      CREATE TABLE s3_intents (
+        share_name TEXT PRIMARY KEY,
+        op TEXT NOT NULL CHECK (op IN ('create', 'update', 'delete')),
+        request_id TEXT,
+        started_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

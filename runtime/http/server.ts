@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
+import type { SecureContextOptions } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { ApiError, internalError } from '../../handlers/core/errors';
 import { errorReply } from '../../handlers/core/http';
@@ -156,7 +157,7 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
   };
 
   const server = config.tls
-    ? https.createServer({ cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) }, (req, res) => void onRequest(req, res))
+    ? https.createServer(tlsFiles(config.tls), (req, res) => void onRequest(req, res))
     : http.createServer((req, res) => void onRequest(req, res));
   // What Node's parser rejects never reaches onRequest: answer it in the same JSON error shape.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
@@ -190,7 +191,7 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
         url: `${scheme}://${hostPart}:${port}`,
         reloadTls() {
           if (!config.tls || !(server instanceof https.Server)) return;
-          server.setSecureContext({ cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) });
+          server.setSecureContext(tlsFiles(config.tls));
         },
         async shutdown(graceMs = config.limits.requestTimeoutMs) {
           if (closing) return;
@@ -208,6 +209,23 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
       });
     });
   });
+}
+
+/**
+ * The certificate (followed by the intermediate chain file when it exists) and the key, read now:
+ * new connections get them, open ones keep what they negotiated.
+ */
+export function tlsFiles(tls: NonNullable<HostConfig['tls']>): SecureContextOptions {
+  let cert = readFileSync(tls.cert, 'utf8');
+  if (tls.chain) {
+    try {
+      const chain = readFileSync(tls.chain, 'utf8');
+      cert = (cert.endsWith('\n') ? cert : `${cert}\n`) + chain;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
+  return { cert, key: readFileSync(tls.key) };
 }
 
 class TimeoutError extends Error {}

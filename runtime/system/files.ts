@@ -1,4 +1,4 @@
-import { promises as fsp, constants, readFileSync, realpathSync } from 'node:fs';
+import { promises as fsp, closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readdirSync, realpathSync, unlinkSync } from 'node:fs';
 import { dirname, basename, join, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { DirEntry, FileStat, WriteResult } from '../../handlers/core/system';
@@ -42,15 +42,36 @@ export class ConfinedFiles {
 
   async read(path: unknown): Promise<{ content: string | null }> {
     const p = await this.check(path);
-    try {
-      // Config files are small; the sync read costs microseconds where fs/promises costs four
-      // thread-pool round trips per file.
-      return { content: readFileSync(p, 'utf8') };
-    } catch (e) {
-      if (isErrno(e, 'ENOENT')) return { content: null };
-      if (isErrno(e, 'EISDIR')) throw new SystemRefusal('conflict', `is a directory: ${path}`);
-      throw e;
+    const data = readRegular(p, path as string);
+    return { content: data === null ? null : data.toString('utf8') };
+  }
+
+  /**
+   * Removes the temp files an interrupted atomic write leaves (`.<name>.tmp-<hex>`) in these
+   * directories; answers what it removed. Run at start, before anything writes.
+   */
+  removeStaleTemps(dirs: readonly string[]): string[] {
+    const removed: string[] = [];
+    for (const dir of new Set(dirs)) {
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        if (!TEMP_NAME.test(name)) continue;
+        const p = join(dir, name);
+        try {
+          if (!lstatSync(p).isFile()) continue;
+          unlinkSync(p);
+          removed.push(p);
+        } catch {
+          // gone already, or not ours to remove
+        }
+      }
     }
+    return removed;
   }
 
   backupPathOf(real: string): string {
@@ -61,55 +82,56 @@ export class ConfinedFiles {
     if (typeof content !== 'string') throw new SystemRefusal('bad_request', 'content must be a string');
     const p = await this.check(path, true);
     await fsp.mkdir(dirname(p), { recursive: true });
-    let previous: Buffer | null = null;
-    try {
-      previous = await fsp.readFile(p);
-    } catch (e) {
-      if (!isErrno(e, 'ENOENT')) throw e;
-    }
+    const previous = readRegular(p, path as string);
     if (opts.exclusive && previous !== null) throw new SystemRefusal('conflict', `already exists: ${path}`);
     const out: WriteResult = { path: p };
-    if (opts.backup && previous !== null) {
-      out.backupPath = this.backupPathOf(p);
-      await atomicWrite(out.backupPath, previous, 0o600);
-    }
     const st = previous !== null ? await fsp.stat(p) : null;
+    if (opts.backup && previous !== null && st) {
+      out.backupPath = this.backupPathOf(p);
+      await this.keep(out.backupPath, previous, st);
+    }
     const mode = opts.mode ?? (st ? st.mode & 0o7777 : 0o644);
     if (opts.exclusive) {
       await atomicCreate(p, Buffer.from(content, 'utf8'), mode, path as string);
       return out;
     }
-    await atomicWrite(p, Buffer.from(content, 'utf8'), mode);
+    // a replaced file keeps its owner (the service may not be the only one reading it)
+    await atomicWrite(p, Buffer.from(content, 'utf8'), mode, st ? { uid: st.uid, gid: st.gid } : undefined);
     return out;
+  }
+
+  /** The backup (0600: it may hold secrets) and, beside it, the original's mode and owner. */
+  private async keep(backupPath: string, data: Buffer, st: { mode: number; uid: number; gid: number }): Promise<void> {
+    await atomicWrite(backupPath, data, 0o600);
+    await atomicWrite(`${backupPath}.meta`, Buffer.from(JSON.stringify({ mode: st.mode & 0o7777, uid: st.uid, gid: st.gid })), 0o600);
   }
 
   /** Put back the version kept by the last write/remove with backup. */
   async restore(path: unknown): Promise<{ restored: boolean }> {
     const p = await this.check(path, true);
-    let prev: Buffer;
+    const backup = this.backupPathOf(p);
+    const prev = readRegular(backup, backup);
+    if (prev === null) return { restored: false };
+    // the original's mode and owner, as kept with the backup (older backups: the current file's)
+    let meta: { mode: number; uid: number; gid: number } | undefined;
     try {
-      prev = await fsp.readFile(this.backupPathOf(p));
-    } catch (e) {
-      if (isErrno(e, 'ENOENT')) return { restored: false };
-      throw e;
+      meta = JSON.parse(readFileSync(`${backup}.meta`, 'utf8')) as { mode: number; uid: number; gid: number };
+    } catch {
+      const st = await fsp.stat(p).catch(() => null);
+      if (st) meta = { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
     }
-    await atomicWrite(p, prev, 0o644);
+    await atomicWrite(p, prev, meta?.mode ?? 0o644, meta);
     return { restored: true };
   }
 
   async remove(path: unknown, opts: { backup?: boolean }): Promise<{ removed: boolean; backupPath?: string }> {
     const p = await this.check(path, true);
-    let previous: Buffer;
-    try {
-      previous = await fsp.readFile(p);
-    } catch (e) {
-      if (isErrno(e, 'ENOENT')) return { removed: false };
-      throw e;
-    }
+    const previous = readRegular(p, path as string);
+    if (previous === null) return { removed: false };
     const out: { removed: boolean; backupPath?: string } = { removed: true };
     if (opts.backup) {
       out.backupPath = this.backupPathOf(p);
-      await atomicWrite(out.backupPath, previous, 0o600);
+      await this.keep(out.backupPath, previous, await fsp.stat(p));
     }
     await fsp.unlink(p);
     await fsyncDir(dirname(p));
@@ -146,13 +168,42 @@ export class ConfinedFiles {
   }
 }
 
+/** What an interrupted atomic write leaves behind (writeTemp's names). */
+const TEMP_NAME = /^\..+\.tmp-[0-9a-f]{12}$/;
+
+/**
+ * A regular file's bytes, or null when it does not exist. Anything else (a FIFO, a device, a
+ * socket) is refused without blocking: opened non-blocking and without following a last-moment
+ * symlink, and the opened inode must be the one lstat saw.
+ */
+export function readRegular(real: string, shown: string): Buffer | null {
+  let before;
+  try {
+    before = lstatSync(real);
+  } catch (e) {
+    if (isErrno(e, 'ENOENT') || isErrno(e, 'ENOTDIR')) return null;
+    throw e;
+  }
+  if (before.isDirectory()) throw new SystemRefusal('conflict', `is a directory: ${shown}`);
+  if (!before.isFile()) throw new SystemRefusal('bad_request', `not a regular file: ${shown}`);
+  const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.ino !== before.ino || st.dev !== before.dev) throw new SystemRefusal('conflict', `${shown} changed while it was being read`);
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** A complete, fsynced copy of `data` beside `path`, under a temporary name. */
-async function writeTemp(path: string, data: Buffer, mode: number): Promise<string> {
+async function writeTemp(path: string, data: Buffer, mode: number, owner?: { uid: number; gid: number }): Promise<string> {
   await fsp.mkdir(dirname(path), { recursive: true });
   const tmp = join(dirname(path), `.${basename(path)}.tmp-${randomBytes(6).toString('hex')}`);
   const fh = await fsp.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
   try {
     await fh.writeFile(data);
+    if (owner) await fh.chown(owner.uid, owner.gid);
     await fh.chmod(mode);
     await fh.sync();
   } catch (e) {
@@ -164,8 +215,8 @@ async function writeTemp(path: string, data: Buffer, mode: number): Promise<stri
   return tmp;
 }
 
-export async function atomicWrite(path: string, data: Buffer, mode: number): Promise<void> {
-  const tmp = await writeTemp(path, data, mode);
+export async function atomicWrite(path: string, data: Buffer, mode: number, owner?: { uid: number; gid: number }): Promise<void> {
+  const tmp = await writeTemp(path, data, mode, owner);
   try {
     await fsp.rename(tmp, path);
   } catch (e) {

@@ -2,15 +2,18 @@ import type { SqliteDb } from '../db/database';
 import type { CommandBackend } from './types';
 import { SystemRefusal } from './types';
 import type { ConfinedFiles } from './files';
+import type { PathConfinement } from './confine';
 import { Semaphore } from './semaphore';
 
 export type HostOp = (payload: Record<string, unknown>, requestId: string | undefined) => Promise<unknown>;
 
-const BUILT_IN_OPS = new Set(['exec', 'pty', 'file/read', 'file/write', 'file/restore', 'file/remove', 'file/list', 'file/stat']);
+const BUILT_IN_OPS = new Set(['exec', 'pty', 'resolve', 'file/read', 'file/write', 'file/restore', 'file/remove', 'file/list', 'file/stat']);
 
 export interface SystemServiceOptions {
   backend: CommandBackend;
   files: ConfinedFiles;
+  /** Path operands of commands, checked against each area's roots (confine.ts). */
+  confinement?: PathConfinement;
   db: SqliteDb;
   concurrency: number;
   queue: number;
@@ -59,12 +62,21 @@ export class SystemService {
     }
   };
 
+  /** argv as a list of strings, path operands resolved and confined. */
+  private argvOf(p: Record<string, unknown>): string[] {
+    const argv = p.argv;
+    if (!Array.isArray(argv) || argv.length === 0 || !argv.every((a): a is string => typeof a === 'string' && !a.includes('\0'))) {
+      throw new SystemRefusal('bad_request', 'argv must be a non-empty list of strings without NUL');
+    }
+    return this.o.confinement ? this.o.confinement.check(argv, typeof p.stdin === 'string' ? p.stdin : undefined) : argv;
+  }
+
   async handle(op: string, p: Record<string, unknown>, requestId?: string): Promise<unknown> {
     const f = this.o.files;
     switch (op) {
-      case 'exec':
+      case 'exec': {
+        const argv = this.argvOf(p);
         return this.sem.run(async () => {
-          const argv = p.argv as string[];
           const r = await this.o.backend.exec(argv, {
             stdin: p.stdin as string | undefined,
             timeoutMs: p.timeoutMs as number | undefined,
@@ -74,9 +86,10 @@ export class SystemService {
           this.audit.run(Date.now(), requestId ?? null, 'exec', JSON.stringify(argv), r.code, r.durationMs, r.timedOut ? 'timeout' : null);
           return r;
         });
-      case 'pty':
+      }
+      case 'pty': {
+        const argv = this.argvOf(p);
         return this.sem.run(async () => {
-          const argv = p.argv as string[];
           const dialogue = Array.isArray(p.dialogue) ? (p.dialogue as { expect: string; send: string; secret?: boolean }[]) : [];
           const r = await this.o.backend.pty(argv, dialogue, {
             timeoutMs: p.timeoutMs as number | undefined,
@@ -85,6 +98,13 @@ export class SystemService {
           this.audit.run(Date.now(), requestId ?? null, 'pty', JSON.stringify(argv), r.code, r.durationMs, r.timedOut ? 'timeout' : null);
           return r;
         });
+      }
+      case 'resolve': {
+        // a route's early answer for a path it will hand to a command (same rule as exec)
+        if (!this.o.confinement) throw new SystemRefusal('not_implemented', 'this host has no path confinement');
+        if (typeof p.path !== 'string' || typeof p.kind !== 'string') throw new SystemRefusal('bad_request', 'resolve needs path and kind');
+        return { path: this.o.confinement.resolve(p.path, p.kind, p.strictlyBelow === true) };
+      }
       case 'file/read':
         return f.read(p.path);
       case 'file/write': {

@@ -126,9 +126,14 @@ export interface WebhookRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
-  json: { id: string; type: string; timestamp: string; host: string; data: Record<string, unknown> };
+  json: { id: string; sequence?: number; type: string; timestamp: string; host: string; data: Record<string, unknown> };
   /** Standard Webhooks verification with the path's secret; null when the path has none. */
   verified: boolean | null;
+  /**
+   * The status of the answer once it was handed to the network (so the sender may have it);
+   * undefined while held, or when the connection was closed before an answer went out.
+   */
+  answered?: number;
 }
 
 /** What the receiver answers: a status, or 'hold' to keep the request open until release(). */
@@ -144,6 +149,8 @@ export class WebhookReceiver {
   constructor(
     /** Per path: the whsec_ secret the receiver verifies with. */
     private readonly secrets: Record<string, string> = {},
+    /** Answer each request this much later (a slow destination), in ms. */
+    private readonly delayMs = 0,
   ) {}
 
   /** Listens on `port` (0: any free one); answers the port. */
@@ -189,11 +196,18 @@ export class WebhookReceiver {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       const body = Buffer.concat(chunks).toString('utf8');
       const secret = this.secrets[path];
-      this.requests.push({ path, headers: req.headers, body, json: JSON.parse(body), verified: secret ? verifyStandardWebhook(secret, req.headers, body) : null });
+      const request: WebhookRequest = { path, headers: req.headers, body, json: JSON.parse(body), verified: secret ? verifyStandardWebhook(secret, req.headers, body) : null };
+      this.requests.push(request);
+      res.on('finish', () => (request.answered = res.statusCode));
       const queue = this.replies.get(path) ?? [204];
       const reply = queue.length > 1 ? queue.shift()! : queue[0];
       if (reply === 'hold') this.held.push(res);
-      else res.writeHead(reply).end();
+      else if (this.delayMs > 0) {
+        // a slow destination, not a wait of the test's: stop() may close the connection first
+        setTimeout(() => {
+          if (!req.socket.destroyed) res.writeHead(reply).end();
+        }, this.delayMs);
+      } else res.writeHead(reply).end();
     });
   }
 }

@@ -303,11 +303,14 @@ describe('POST /fs/mount', () => {
     expect(argvs().some((a) => a[0] === MOUNT)).toBe(false);
   });
 
-  it('403 for a system mountpoint', async () => {
-    use(lsblk('/dev/sdc', { name: 'sdc' }), findmnt());
-    const r = await t.call('POST', '/api/v2/fs/mount', { body: { device: '/dev/sdc', mountpoint: '/etc' } });
-    expect(r.status).toBe(403);
-    expect(errorOf(r).message).toBe('/etc is a system mountpoint; the API does not mount over it');
+  it('403 for a mountpoint outside the mount roots (an allow-list), before any command runs', async () => {
+    const before = argvs().length;
+    for (const mountpoint of ['/etc', '/etc/.', '/./etc', '/usr/sbin', '/srv', '/']) {
+      const r = await t.call('POST', '/api/v2/fs/mount', { body: { device: '/dev/sdc', mountpoint } });
+      expect([r.status, mountpoint]).toEqual([403, mountpoint]);
+      expect(errorOf(r).message).toMatch(/ is outside the fs\.mount roots this host allows \(\/mnt, \/srv, \/media, \/data\)$/);
+    }
+    expect(argvs().slice(before)).toEqual([]);
   });
 
   it('404 for a missing device, and for a missing mountpoint (mount says so)', async () => {

@@ -50,7 +50,8 @@ beforeAll(async () => {
   t = await makeTestHost({
     routes: [explore, setPermissions, xxhash, xxhashVerify],
     backend,
-    config: { settings: { fs: { readRoots: [base], exploreMaxEntries: 1000 } } },
+    // the recorded fixtures name files under /tmp/ballast-fixtures and /data
+    config: { settings: { fs: { readRoots: [base, '/tmp/ballast-fixtures', '/data'], writeRoots: ['/srv', '/mnt', '/tmp/ballast-fixtures'], exploreMaxEntries: 1000 } } },
   });
 });
 afterAll(async () => {

@@ -35,8 +35,10 @@ const refusal = (p: Promise<unknown>) =>
   );
 
 describe('settings.fs', () => {
-  it('defaults: everything under / readable, 100 000 entries at most', () => {
-    expect(fsSettings({})).toEqual({ readRoots: ['/'], exploreMaxEntries: 100_000 });
+  it('defaults: the data roots for mounting, writing and reading, 100 000 entries at most', () => {
+    const data = ['/mnt', '/srv', '/media', '/data'];
+    expect(fsSettings({})).toEqual({ mountRoots: data, writeRoots: data, readRoots: data, exploreMaxEntries: 100_000 });
+    expect(fsSettings({ fs: { mountRoots: ['/tank'] } })).toEqual({ mountRoots: ['/tank'], writeRoots: ['/tank'], readRoots: ['/tank'], exploreMaxEntries: 100_000 });
   });
 
   it('a wrong key or value stops the host at start, naming it', () => {

@@ -38,7 +38,8 @@ let reader: string;
 
 beforeAll(async () => {
   replay = new InspectingReplay();
-  t = await makeTestHost({ routes: KERBEROS_ROUTES, backend: replay });
+  // the recorded keytab fixtures name /etc/samba/nas.keytab , /srv/none.keytab and the recording KDC's /tmp/ballast-kdc-OyMxlB
+  t = await makeTestHost({ routes: KERBEROS_ROUTES, backend: replay, config: { settings: { kerberos: { keytabRoots: ['/etc/samba', '/srv', '/tmp/ballast-kdc-OyMxlB'] } } } });
   ccache = `FILE:${t.config.paths.krb5Ccache}`;
   keytab = t.config.paths.keytab;
   reader = await t.token(['kerberos:read']);

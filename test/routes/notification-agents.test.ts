@@ -242,6 +242,13 @@ describe('events and the outbox', () => {
     expect(cre).toMatchObject({ kind: 'notification.agent.created', data: { id, type: 'webhook', enabled: true } });
     expect(upd.seq).toBe(cre.seq + 1);
     expect(new Date(upd.deliveries[0].nextAttemptAt ?? 0).getTime()).toBeLessThanOrEqual(Date.now());
+    // No worker runs here: both are pending, and the agent's queue is held by its oldest one.
+    expect(upd.deliveries[0].heldBy).toBe(cre.id);
+    expect(cre.deliveries.find((d) => d.agentId === id)).toMatchObject({ state: 'pending', heldBy: null });
+    // The head is found even when it is outside the listed window.
+    expect((await t.call<NotificationEvent[]>('GET', '/api/v2/notification/events?limit=1')).json[0].deliveries[0]).toMatchObject({ agentId: id, heldBy: cre.id });
+    t.host.db.prepare("UPDATE deliveries SET state = 'failed' WHERE event_id = ? AND agent_id = ?").run(cre.id, id);
+    expect((await t.call<NotificationEvent[]>('GET', '/api/v2/notification/events?limit=1')).json[0].deliveries[0]).toMatchObject({ agentId: id, state: 'pending', heldBy: null });
 
     const only = await t.call<NotificationEvent[]>('GET', '/api/v2/notification/events?kind=notification.agent.destroyed');
     expect(only.json.length).toBeGreaterThan(0);

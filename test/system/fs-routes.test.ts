@@ -13,7 +13,7 @@
  * Everything lives in private temporary directories and loop devices made by helpers/loop.ts;
  * afterAll turns swap off and the harness unmounts and detaches even when a test failed.
  */
-import { appendFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,7 +91,7 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'ballast-fs-system-'));
   const live = backendFor(mergeConfig(defaultConfig(), { system: { ...defaultConfig().system, mode: 'live' } }));
   // the built bundles (dist/), as the host serves them; explore may read only our work dir
-  t = await makeTestHost({ backend: live, config: { settings: { fs: { readRoots: [work] } } } });
+  t = await makeTestHost({ backend: live, config: { settings: { fs: { mountRoots: [work] } } } });
   // available_fs and make_filesystem read the helper names from the configured sbin
   for (const type of ['ext4', 'xfs', 'vfat']) writeFileSync(join(t.config.paths.sbin, `mkfs.${type}`), '');
 });
@@ -195,6 +195,36 @@ describe('fs routes on loop devices', () => {
     expect(errorOf(noDir).message).toBe(`cannot mount ${other.device} on ${join(work, 'no-such-dir')}: the mountpoint does not exist`);
     expect((await api('mount', { device: '/dev/ballast-no-such-device', mountpoint: join(work, 'elsewhere') })).status).toBe(404);
     expect(await mountsOf(other.device)).toEqual([]);
+  });
+
+  it('mount refuses system directories however they are named (dot segments, symlinks): 403, nothing mounted', async () => {
+    symlinkSync('/etc', join(work, 'etclink'));
+    symlinkSync('/usr/sbin', join(work, 'sbinlink'));
+    for (const mountpoint of ['/etc', '/etc/.', '/./etc', '/usr/.', '/usr/sbin', '/etc/ssh', '/root', '/var/lib/ballast', '/sbin', join(work, 'etclink'), join(work, 'sbinlink'), '/']) {
+      const r = await api('mount', { device: other.device, mountpoint });
+      expect([r.status, mountpoint]).toEqual([403, mountpoint]);
+      expect(r.json.error.code).toBe('forbidden');
+    }
+    expect(await mountsOf(other.device)).toEqual([]);
+    const audited = t.host.db.prepare("SELECT argv FROM audit_log WHERE argv LIKE '%mount%'").all() as { argv: string }[];
+    expect(audited.map((a) => JSON.parse(a.argv) as string[]).filter((a) => a[0].endsWith('/mount') && !a.at(-1)!.startsWith(work))).toEqual([]);
+  });
+
+  it('paths outside the roots never reach a command: setfacl, install -d, xxhsum on /etc/shadow are 403 and the file is unchanged', async () => {
+    const before = await exec(['/usr/bin/getfacl', '-p', '--', '/etc/shadow']);
+    const beforeStat = statSync('/etc/shadow');
+    const acl = await api('set_permissions', { path: '/etc/shadow', acls: ['u:nobody:rwx'] });
+    expect([acl.status, acl.json.error.code]).toEqual([403, 'forbidden']);
+    const viaLink = await api('set_permissions', { path: join(work, 'etclink', 'shadow'), acls: ['u:nobody:rwx'] });
+    expect([viaLink.status, viaLink.json.error.code]).toEqual([403, 'forbidden']);
+    const dir = await api('make_directory', { destination: '/etc/shadow' });
+    expect([dir.status, dir.json.error.code]).toEqual([403, 'forbidden']);
+    const hash = await api('xxhash', { filenames: ['/etc/shadow'] });
+    expect([hash.status, hash.json.error.code]).toEqual([403, 'forbidden']);
+    expect((await exec(['/usr/bin/getfacl', '-p', '--', '/etc/shadow'])).stdout).toBe(before.stdout);
+    expect(statSync('/etc/shadow').mtimeMs).toBe(beforeStat.mtimeMs);
+    const audited = t.host.db.prepare('SELECT argv FROM audit_log').all() as { argv: string }[];
+    expect(audited.filter((a) => a.argv.includes('/etc/shadow'))).toEqual([]);
   });
 
   it('make_filesystem: refuses a device holding partitions, and one in use as swap', async () => {

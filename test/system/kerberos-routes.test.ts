@@ -10,8 +10,8 @@
  * A missing krb5kdc makes beforeAll throw: these tests fail, they never skip.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createSocket, type Socket } from 'node:dgram';
 import { createServer, type Server } from 'node:net';
 import { makeTestConfig, distDir } from '../helpers/host';
@@ -78,7 +78,7 @@ beforeAll(async () => {
   // Only the Kerberos tools may run in this test.
   config.system.binaries = { kinit: kdc.bin.kinit, klist: kdc.bin.klist, kdestroy: kdc.bin.kdestroy };
   config.system.env = { KRB5_CONFIG: config.paths.krb5Conf };
-  config.settings = { kerberos: { kinitTimeoutMs: KINIT_TIMEOUT_MS }, traffic: { reconcileOnStart: false } };
+  config.settings = { kerberos: { kinitTimeoutMs: KINIT_TIMEOUT_MS, keytabRoots: [kdc.dir] }, traffic: { reconcileOnStart: false } };
   paths = config.paths;
   // The cache lives in /tmp on a box (krb5cc_0, where root's other Kerberos clients look), and a
   // box has a /tmp; the private root needs one too, or kinit cannot store the ticket.
@@ -205,6 +205,18 @@ describe('tickets and keys against the KDC', () => {
     expect(errorOf(h)).toMatchObject({ code: 'command_timeout', details: { command: [kdc.bin.kinit, '--', 'alice@SILENT.TEST'], timeoutMs: KINIT_TIMEOUT_MS } });
     expect(Date.now() - started).toBeGreaterThanOrEqual(KINIT_TIMEOUT_MS - 100);
     expect(Date.now() - started).toBeLessThan(KINIT_TIMEOUT_MS + 5000);
+  });
+
+  it('keytabs outside the configured keytab roots never reach klist or kinit: 403, nothing run', async () => {
+    const before = (s.host.db.prepare('SELECT COUNT(*) AS n FROM audit_log').get() as { n: number }).n;
+    symlinkSync('/etc/shadow', join(kdc.dir, 'shadow-link.keytab'));
+    for (const path of ['/etc/shadow', join(kdc.dir, 'shadow-link.keytab')]) {
+      const list = await call('POST', '/key/list', { path }, reader);
+      expect([list.status, list.json.error.code, path]).toEqual([403, 'forbidden', path]);
+      const obtain = await call('POST', '/ticket/obtain', { path, principal: 'host/nas01.example.test' });
+      expect([obtain.status, obtain.json.error.code, path]).toEqual([403, 'forbidden', path]);
+    }
+    expect((s.host.db.prepare('SELECT COUNT(*) AS n FROM audit_log').get() as { n: number }).n).toBe(before);
   });
 
   it('key list: klist -k -t -e of the default keytab and of a given path; a missing keytab is a 404', async () => {

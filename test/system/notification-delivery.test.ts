@@ -31,7 +31,7 @@ let smtpPlain: SmtpPeer;
 let smtpStarttls: SmtpPeer;
 let smtpTls: SmtpPeer;
 let twilio: TwilioPeer;
-const hooks = new WebhookReceiver({ '/signed': WHSEC, '/flaky': WHSEC, '/dead': WHSEC });
+const hooks = new WebhookReceiver({ '/signed': WHSEC, '/flaky': WHSEC, '/dead': WHSEC, '/once': WHSEC });
 let config: HostConfig;
 let s: Serving;
 let admin: string;
@@ -162,11 +162,13 @@ describe('smtp', () => {
     const id = await createAgent('smtp', true, smtpJson(smtpPlain));
     const created = eventAbout('notification.agent.created', id);
     const eventId = s.host.events.record({ kind: 's3.share.created', data: { shareName: 'media', port: '9000' } });
+    const seq = (s.host.db.prepare('SELECT seq FROM events WHERE id = ?').get(eventId) as { seq: number }).seq;
 
     const mail = await waitFor('the s3 mail', () => smtpPlain.mails.find((m) => m.headers['x-ballast-event-id'] === eventId));
     expect(mail).toMatchObject({ from: 'ballast@appliance.test', to: ['ops@example.test', 'oncall@example.test'], user: MAIL_USER });
     expect(mail.subject).toBe('[Ballast test-host] S3 share created');
     expect(mail.headers['x-ballast-event-type']).toBe('s3.share.created');
+    expect(mail.headers['x-ballast-event-sequence']).toBe(String(seq));
     expect(mail.text).toContain('S3 share created on test-host.');
     expect(mail.text).toContain('Event: s3.share.created');
     expect(mail.text).toContain(`Id:    ${eventId}`);
@@ -205,11 +207,11 @@ describe('webhook', () => {
     const signed = await createAgent('webhook', true, { url: hooks.url('/signed'), secret: WHSEC });
     const plain = await createAgent('webhook', true, { url: hooks.url('/plain') });
     const eventId = s.host.events.record({ kind: 'network.interface.updated', data: { name: 'eth0', state: 'up' } });
-    const at = (s.host.db.prepare('SELECT at FROM events WHERE id = ?').get(eventId) as { at: number }).at;
+    const { at, seq } = s.host.db.prepare('SELECT at, seq FROM events WHERE id = ?').get(eventId) as { at: number; seq: number };
 
     const a = await waitFor('signed delivery', () => hooks.on('/signed').find((r) => r.headers['webhook-id'] === eventId));
     const b = await waitFor('plain delivery', () => hooks.on('/plain').find((r) => r.headers['webhook-id'] === eventId));
-    const expected = { id: eventId, type: 'network.interface.updated', timestamp: new Date(at).toISOString(), host: 'test-host', data: { name: 'eth0', state: 'up' } };
+    const expected = { id: eventId, sequence: seq, type: 'network.interface.updated', timestamp: new Date(at).toISOString(), host: 'test-host', data: { name: 'eth0', state: 'up' } };
     expect(a.json).toEqual(expected);
     expect(a.body).toBe(JSON.stringify(expected));
     expect(a.verified).toBe(true);
@@ -222,6 +224,7 @@ describe('webhook', () => {
     expect((await api('GET', `/notification/agent/${signed}/test`)).status).toBe(200);
     const test = hooks.on('/signed').at(-1)!;
     expect(test.json).toMatchObject({ type: 'notification.test', host: 'test-host', data: { agentId: signed } });
+    expect(test.json.sequence).toBeUndefined(); // not an event
     expect(test.verified).toBe(true);
     await waitFor('delivered', () => delivery(eventId, plain)?.state === 'delivered');
   });
@@ -298,6 +301,12 @@ describe('outbox', () => {
     // The receiver still has not answered, and mutating routes answer all the same.
     const r = await api('POST', `/notification/agent/${slow}/update`, { json: { url: hooks.url('/hold') } });
     expect(r.status).toBe(200);
+    // The events route says what holds the slow agent's queue: its oldest pending notification.
+    const updated = eventAbout('notification.agent.updated', slow);
+    const listed = (await api('GET', '/notification/events?limit=5')).json as { id: string; deliveries: { agentId: number; state: string; heldBy: string | null }[] }[];
+    const about = (e: string) => listed.find((x) => x.id === e)!.deliveries.find((d) => d.agentId === slow);
+    expect(about(updated)).toMatchObject({ state: 'pending', heldBy: created });
+    expect(about(created)).toMatchObject({ state: 'pending', heldBy: null });
     const fast = await createAgent('webhook', true, { url: hooks.url('/fast') });
     const fastCreated = eventAbout('notification.agent.created', fast);
     await waitFor('the other agent served meanwhile', () => delivery(fastCreated, fast)?.state === 'delivered');
@@ -309,6 +318,44 @@ describe('outbox', () => {
     await waitFor('the slow agent caught up', () => delivery(created, slow)?.state === 'delivered' && delivery(fastCreated, slow)?.state === 'delivered');
     // One send in flight per agent: it got its notifications in event order.
     expect(hooks.on('/hold').map((x) => x.json.type)).toEqual(['notification.agent.created', 'notification.agent.updated', 'notification.agent.created']);
+  });
+});
+
+describe('order', () => {
+  it('a failed send holds the agent’s newer notifications: they arrive after its retry, in event order', async () => {
+    // The issue's minimal case: the receiver answers 503 once; arrivals must be 1, 1, 2, 3, 4, 5.
+    hooks.replies.set('/once', ['hold', 204]);
+    const id = await createAgent('webhook', true, { url: hooks.url('/once'), secret: WHSEC });
+    const created = eventAbout('notification.agent.created', id);
+    await waitFor('the first send to be held', () => hooks.holding === 1);
+    const later = [1, 2, 3, 4].map((i) => s.host.events.record({ kind: 'network.interface.updated', data: { name: `eth${i}`, state: 'up' } }));
+    hooks.release(503);
+    await waitFor('all delivered', () => [created, ...later].every((e) => delivery(e, id)?.state === 'delivered'));
+    const got = hooks.on('/once');
+    expect(got.map((r) => r.headers['webhook-id'])).toEqual([created, created, ...later]);
+    // The retry carries the same sequence; after it, each notification's is higher than the last.
+    const seqs = got.map((r) => r.json.sequence ?? -1);
+    expect(seqs[0]).toBeGreaterThan(0);
+    expect(seqs[1]).toBe(seqs[0]);
+    for (let i = 2; i < seqs.length; i++) expect(seqs[i]).toBeGreaterThan(seqs[i - 1]);
+    expect(got.every((r) => r.verified === true)).toBe(true);
+    expect(delivery(created, id)).toEqual({ state: 'delivered', attempts: 2, last_error: null });
+  });
+
+  it('a send in flight when its agent is disabled is recorded delivered; the rest is cancelled and never sent', async () => {
+    hooks.replies.set('/inflight', ['hold', 204]);
+    const id = await createAgent('webhook', true, { url: hooks.url('/inflight') });
+    const created = eventAbout('notification.agent.created', id);
+    await waitFor('the first send to be held', () => hooks.holding === 1);
+    const queued = s.host.events.record({ kind: 'network.interface.updated', data: { name: 'eth9', state: 'up' } });
+    expect((await api('POST', `/notification/agent/${id}/update`, { enabled: false })).status).toBe(200);
+    expect(delivery(created, id)).toMatchObject({ state: 'cancelled', attempts: 0 });
+    hooks.release(204);
+    await waitFor('the in-flight send recorded', () => delivery(created, id)?.state === 'delivered');
+    expect(delivery(created, id)).toEqual({ state: 'delivered', attempts: 1, last_error: null });
+    expect(delivery(queued, id)).toEqual({ state: 'cancelled', attempts: 0, last_error: 'agent disabled' });
+    await sleep(300); // several backoff periods and polls: time for a wrong send to show
+    expect(hooks.on('/inflight').map((r) => r.headers['webhook-id'])).toEqual([created]);
   });
 });
 

@@ -22,11 +22,12 @@ export default route({
   body,
   response: z.string(),
   async handler({ body, system, vars, events }) {
-    const target = normalisePath(body.mountpoint);
+    // resolved by the host (symlinks followed) and refused unless strictly below a mount root
+    // (settings.fs.mountRoots): what is mounted on, checked, audited and announced is the real path
+    const target = await system.resolvePath(normalisePath(body.mountpoint), 'fs.mount', true);
     const dev = await blockDevice(system, vars, body.device);
     const verdict = checkCanMount({ device: dev.path, mountpoint: target, mounts: await listMounts(system, vars) });
     if (!verdict.ok) {
-      if (verdict.code === 'protected') throw new ApiError('forbidden', `${target} is a system mountpoint; the API does not mount over it`);
       throw new ApiError('conflict', `cannot mount ${body.device} on ${target}: ${verdict.reason}`, { details: { reason: verdict.code } });
     }
     // The filesystem type is probed by mount (libblkid). A missing mountpoint is mount's own

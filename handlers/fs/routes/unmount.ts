@@ -22,13 +22,13 @@ export default route({
   body,
   response: z.string(),
   async handler({ body, system, vars, events }) {
-    const target = normalisePath(body.mountpoint);
+    // only strictly below a mount root (settings.fs.mountRoots), as the host resolves it
+    const target = await system.resolvePath(normalisePath(body.mountpoint), 'fs.mount', true);
     // a given device is compared as findmnt names it: resolve /dev/disk/by-* links first
     const device = body.device === undefined ? undefined : (await blockDevice(system, vars, body.device)).path;
     const mounts = await listMounts(system, vars);
     const verdict = checkCanUnmount({ mountpoint: target, device, mounts });
     if (!verdict.ok) {
-      if (verdict.code === 'protected') throw new ApiError('forbidden', `${target} is a system mountpoint; the API does not unmount it`);
       if (verdict.code === 'not-mounted' && !(await pathExists(system, vars, target))) {
         throw new ApiError('not_found', `${target} does not exist`);
       }

@@ -29,7 +29,7 @@ export default route({
   method: 'GET',
   path: '/notification/events',
   permission: 'notification:read',
-  summary: 'Recent events, newest first, with the delivery state for each agent (extension)',
+  summary: 'Recent events, newest first, with the delivery state for each agent and what holds its queue (extension)',
   query: eventsQuery,
   response: z.array(eventSchema),
   async handler({ db, query }) {
@@ -49,6 +49,21 @@ export default route({
         .bind(JSON.stringify(events.map((e) => e.id)))
         .all<DeliveryRow>()
     ).results;
+    // The head of each listed agent's queue: its oldest pending delivery (events walked in seq
+    // order, its row probed: index look-ups only). Its other pending deliveries are held by it.
+    const agents = [...new Set(deliveries.filter((d) => d.state === 'pending').map((d) => d.agent_id))];
+    const headOf = db.prepare(
+      "SELECT e.id AS event_id FROM events e CROSS JOIN deliveries d ON d.event_id = e.id AND d.agent_id = ? WHERE d.state = 'pending' ORDER BY e.seq LIMIT 1",
+    );
+    const heads = new Map<number, string>();
+    for (const agent of agents) {
+      const head = await headOf.bind(agent).first<{ event_id: string }>();
+      if (head) heads.set(agent, head.event_id);
+    }
+    const heldBy = (d: DeliveryRow) => {
+      const head = d.state === 'pending' ? heads.get(d.agent_id) : undefined;
+      return head === undefined || head === d.event_id ? null : head;
+    };
     const byEvent = new Map<string, DeliveryRow[]>();
     for (const d of deliveries) byEvent.set(d.event_id, [...(byEvent.get(d.event_id) ?? []), d]);
     return events.map((e) => ({
@@ -66,6 +81,7 @@ export default route({
         lastAttemptAt: iso(d.last_attempt_at),
         lastError: d.last_error,
         deliveredAt: iso(d.delivered_at),
+        heldBy: heldBy(d),
       })),
     }));
   },

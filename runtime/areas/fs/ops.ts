@@ -8,7 +8,8 @@
 import { issuesOf, issuesText } from '../../../handlers/core/errors';
 import { realpathSync } from 'node:fs';
 import type * as z from 'zod';
-import { open, realpath } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, open, realpath } from 'node:fs/promises';
 import { EXPLORE_OP, exploreOpPayload, type FsSettings } from '../../../handlers/fs/contract';
 import { READ_TEXT_MAX_BYTES, READ_TEXT_OP, readTextPayload, type ReadTextResult } from '../../../handlers/fs/contract';
 import type { SqliteDb } from '../../db/database';
@@ -69,11 +70,14 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
       if (!roots.some((r) => isInside(real, r))) {
         throw new SystemRefusal('forbidden', `${req.path} is outside the directories this host may read (settings.fs.readRoots)`);
       }
-      // open first, then check what was opened: no window between the check and the read
-      const fh = await open(real, 'r');
+      // a FIFO, device or socket would block a thread-pool thread forever: refuse it before
+      // opening, open without blocking or following a last-moment link, and check the inode
+      const before = await lstat(real);
+      if (!before.isFile()) throw new SystemRefusal('bad_request', `${req.path} is not a regular file`);
+      const fh = await open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
       try {
         const st = await fh.stat();
-        if (!st.isFile()) throw new SystemRefusal('bad_request', `${req.path} is not a regular file`);
+        if (!st.isFile() || st.ino !== before.ino || st.dev !== before.dev) throw new SystemRefusal('conflict', `${req.path} changed while it was being read`);
         if (st.size > max) throw new SystemRefusal('payload_too_large', `${req.path} is larger than ${max} bytes`);
         // one byte more than allowed, to notice a file that grew past the limit after the stat
         const buf = Buffer.alloc(Math.min(st.size, max) + 1);

@@ -2,12 +2,18 @@ import { randomUUID } from 'node:crypto';
 
 /**
  * The notification every agent delivers for one event. Webhooks receive it as the JSON body
- * (the Standard Webhooks payload shape `type`/`timestamp`/`data`, plus `id` and `host`); mail and
- * SMS render it as text.
+ * (the Standard Webhooks payload shape `type`/`timestamp`/`data`, plus `id`, `sequence` and
+ * `host`); mail and SMS render it as text.
  */
 export interface Notification {
   /** The event id: stable across retries (the webhook-id, the mail's X-Ballast-Event-Id). */
   id: string;
+  /**
+   * The event's `seq`: increases with every event this host records (gaps where an event went to
+   * no agent), so a receiver can order and deduplicate (the mail's X-Ballast-Event-Sequence).
+   * Absent on the test message, which is not an event.
+   */
+  sequence?: number;
   /** The event kind, e.g. `s3.share.created`. */
   type: string;
   /** When the event happened, ISO 8601 UTC. */
@@ -19,6 +25,7 @@ export interface Notification {
 
 export interface StoredEvent {
   id: string;
+  seq: number;
   kind: string;
   at: number;
   data: Record<string, unknown>;
@@ -27,7 +34,7 @@ export interface StoredEvent {
 export const TEST_KIND = 'notification.test';
 
 export function notificationOf(e: StoredEvent, hostId: string): Notification {
-  return { id: e.id, type: e.kind, timestamp: new Date(e.at).toISOString(), host: hostId, data: e.data };
+  return { id: e.id, sequence: e.seq, type: e.kind, timestamp: new Date(e.at).toISOString(), host: hostId, data: e.data };
 }
 
 /** The test route's message: never stored as an event, so it has its own id. */

@@ -34,7 +34,11 @@ export async function sendMail(cfg: SmtpConfig, n: Notification, ctx: SendContex
       to: cfg.to,
       subject: subjectOf(n, ctx.productName),
       text: mailTextOf(n, ctx.productName),
-      headers: { 'X-Ballast-Event-Id': n.id, 'X-Ballast-Event-Type': n.type },
+      headers: {
+        'X-Ballast-Event-Id': n.id,
+        'X-Ballast-Event-Type': n.type,
+        ...(n.sequence === undefined ? {} : { 'X-Ballast-Event-Sequence': String(n.sequence) }),
+      },
     });
   } catch (e) {
     throw new SendError(`SMTP ${cfg.host}:${port}: ${(e as Error)?.message ?? String(e)}`);

@@ -1,0 +1,48 @@
+import { ApiError, conflict, validationFailed } from '../../core/errors';
+import { route } from '../../core/route';
+import { INSPECT_OP, type InspectResult } from '../contract';
+import { DEMO_LAB_CA } from '../examples';
+import { parseUpdateCaCertificates } from '../parse/update-ca-certificates';
+import { TrustAddBodySchema } from '../requests';
+import { TrustUpdateResponse } from '../schemas';
+import { trustFile, trustProblem, updateArgv } from '../trust';
+
+export default route({
+  method: 'POST',
+  path: '/certificate/add',
+  permission: 'certificate:manage',
+  summary: 'Add a CA certificate to the trust store as <name>.crt and run update-ca-certificates',
+  body: TrustAddBodySchema,
+  response: TrustUpdateResponse,
+  lock: 'certificate-trust',
+  examples: [{ summary: 'trust the lab CA', body: { name: 'lab-ca', certificate: DEMO_LAB_CA } }],
+  async handler({ body, system, vars, events }) {
+    const info = await system.op<InspectResult>(INSPECT_OP, { pem: body.certificate });
+    if (info.error) throw validationFailed('body.certificate', info.error);
+    const keys = info.otherBlocks.filter((l) => l.includes('PRIVATE KEY'));
+    if (keys.length) throw validationFailed('body.certificate', 'contains a private key; the trust store takes certificates only (and the key is now exposed: replace it)');
+    if (info.otherBlocks.length) throw validationFailed('body.certificate', `holds a ${info.otherBlocks[0]} block; only CERTIFICATE blocks are accepted`);
+    const problem = trustProblem(info.certificates, { allowLeaf: body.allowLeaf, allowExpired: body.allowExpired, now: new Date() });
+    if (problem) throw problem;
+    const file = trustFile(vars, body.name);
+    try {
+      await system.writeFile(file, info.normalized, { mode: 0o644, exclusive: true });
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 409) throw conflict(`a trusted certificate named ${body.name} already exists`);
+      throw e;
+    }
+    const argv = updateArgv(vars, false);
+    let output: string;
+    try {
+      const r = await system.run(argv);
+      parseUpdateCaCertificates(r.stdout, r.stderr);
+      output = r.stdout;
+    } catch (e) {
+      // the store must not keep a certificate the tool did not take in
+      await system.removeFile(file);
+      throw e;
+    }
+    await events.send({ kind: 'certificate.trusted.added', data: { name: body.name } });
+    return output;
+  },
+});

@@ -1,0 +1,123 @@
+/**
+ * What the pod routes and the host's pod area module (runtime/areas/pod.ts) share: the settings
+ * schema (`settings.pod`), the host operations' names, payloads and results.
+ */
+import * as z from 'zod';
+import { absolutePath } from '../core/schemas';
+
+/** Lower-case compose project words: docker compose v2 refuses anything else in `-p`. */
+export const POD_WORD = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
+/** A capability name as compose writes it (`NET_ADMIN`, `CAP_NET_ADMIN`). */
+const CAPABILITY = /^(CAP_)?[A-Z_]{2,32}$/;
+
+export const COMPOSE_FLAVOURS = ['compose-v2', 'docker-compose-v1', 'podman-compose'] as const;
+export type ComposeFlavour = (typeof COMPOSE_FLAVOURS)[number];
+
+const allowSchema = z.strictObject({
+  /** `privileged: true` in a service */
+  privileged: z.boolean().default(false),
+  /** `network_mode: host` */
+  hostNetwork: z.boolean().default(false),
+  /** `pid: host`, `ipc: host`, `uts: host`, `userns_mode: host` */
+  hostNamespaces: z.boolean().default(false),
+  /** capabilities a service may add with cap_add (upper case, without CAP_) */
+  capabilities: z.array(z.string().regex(CAPABILITY)).default([]),
+  /** `devices:` and `security_opt` entries that turn confinement off (unconfined, label=disable) */
+  devices: z.boolean().default(false),
+});
+
+/**
+ * `settings.pod` of the host config (all optional; see handlers/pod/README.md):
+ *   prefix            pods are named `<prefix>-pod-<name>` (compose project, unit, directory)
+ *   composeCommand    argv of the compose tool; [/usr/bin/docker, compose] (compose v2),
+ *                     [/usr/bin/docker-compose] (1.x) or [/usr/bin/podman-compose]
+ *   composeFlavour    how to ask for and read `ps`; derived from composeCommand when absent
+ *   env               environment of every compose command and of the pod units (DOCKER_HOST…);
+ *                     each name must also be in system.envAllow
+ *   engineUnit        the container engine's unit, restarted by POST /pod/config
+ *   dataMountpoint    the pod data mount location as /etc/fstab names it (normally equal to
+ *                     paths.podData, which tests and the demo move under a private root)
+ *   bindRoots         directories bind mounts may come from besides paths.podData
+ *   mountRoots        where a podImageFs / podDataFs given as a mounted path must lie
+ *   allow             what compose files may ask for beyond the safe defaults
+ *   checkHostPorts    refuse published host ports the host already listens on
+ *   logDefaultLines / logMaxLines / logMaxBytes   bounds of GET /pod/{name}/log
+ *   composeTimeoutMs  time limit of compose up/down/kill and systemctl start/stop
+ */
+export const podSettingsSchema = z.strictObject({
+  prefix: z.string().regex(/^[a-z0-9][a-z0-9_]{0,23}$/, 'prefix: lower-case letters, digits and _').default('ballast'),
+  composeCommand: z
+    .array(z.string().min(1).regex(/^[^\0\n]+$/))
+    .min(1)
+    .refine((a) => a[0].startsWith('/'), 'composeCommand[0] must be an absolute binary')
+    .default(['/usr/bin/docker', 'compose']),
+  composeFlavour: z.enum(COMPOSE_FLAVOURS).optional(),
+  env: z.record(z.string().regex(ENV_NAME), z.string().regex(/^[^\0\n]*$/)).default({}),
+  engineUnit: z.string().regex(/^[A-Za-z0-9@_.-]+\.service$/).default('docker.service'),
+  dataMountpoint: absolutePath.default('/srv/pods'),
+  bindRoots: z.array(absolutePath).default([]),
+  mountRoots: z.array(absolutePath).min(1).default(['/srv', '/mnt', '/media', '/data']),
+  allow: allowSchema.default({ privileged: false, hostNetwork: false, hostNamespaces: false, capabilities: [], devices: false }),
+  checkHostPorts: z.boolean().default(true),
+  logDefaultLines: z.number().int().min(1).max(100_000).default(200),
+  logMaxLines: z.number().int().min(1).max(100_000).default(5000),
+  logMaxBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  composeTimeoutMs: z.number().int().min(1000).max(3_600_000).default(300_000),
+});
+export type PodSettings = z.output<typeof podSettingsSchema>;
+
+export function flavourOf(s: Pick<PodSettings, 'composeCommand' | 'composeFlavour'>): ComposeFlavour {
+  if (s.composeFlavour) return s.composeFlavour;
+  const base = s.composeCommand[0].slice(s.composeCommand[0].lastIndexOf('/') + 1);
+  if (base === 'docker-compose') return 'docker-compose-v1';
+  if (base === 'podman-compose') return 'podman-compose';
+  return 'compose-v2';
+}
+
+/** The compose file of a pod, inside its directory under paths.podData. */
+export const COMPOSE_FILE_NAME = 'compose.json';
+
+// ---- host op: pod/validate --------------------------------------------------------------
+
+export const VALIDATE_OP = 'pod/validate';
+
+export const validatePayload = z.strictObject({
+  /** `<prefix>-pod-<name>`: the host derives the pod directory (relative bind sources) from it */
+  project: z.string().regex(POD_WORD),
+  /** an object, or YAML/JSON text */
+  fileContents: z.unknown(),
+  /** services to add (from recipes), keyed by service name; a name already present is a conflict */
+  merge: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  /** update: ports the pod's current compose file publishes are not clashes with the host */
+  ignoreOwnPorts: z.boolean().optional(),
+  /** require `version` (set/update, per the spec) */
+  requireVersion: z.boolean().optional(),
+});
+export type ValidatePayload = z.infer<typeof validatePayload>;
+
+export interface ValidateIssue {
+  /** `fileContents.services.web.privileged` */
+  path: string;
+  message: string;
+}
+export type ValidateResult =
+  | { ok: true; data: Record<string, unknown> }
+  | { ok: false; status: 400 | 409; message: string; issues: ValidateIssue[] };
+
+// ---- host op: pod/remove ----------------------------------------------------------------
+
+export const REMOVE_OP = 'pod/remove';
+export const removePayload = z.strictObject({ project: z.string().regex(POD_WORD) });
+export interface RemoveResult {
+  removed: boolean;
+}
+
+// ---- host op: pod/resolve ---------------------------------------------------------------
+
+/** realpath of a path's longest existing prefix, the rest appended (where a mount would land). */
+export const RESOLVE_OP = 'pod/resolve';
+export const resolvePayload = z.strictObject({ path: absolutePath });
+export interface ResolveResult {
+  real: string;
+}

@@ -1,0 +1,168 @@
+/** What the pod routes share: names and paths of a pod, its commands, its state from systemd. */
+import { ApiError, badGateway, conflict, notFound, validationFailed } from '../core/errors';
+import type { SystemClient } from '../core/system';
+import { bin, path, type Vars } from '../core/vars';
+import { COMPOSE_FILE_NAME, flavourOf, podSettingsSchema, VALIDATE_OP, type PodSettings, type ValidateResult } from './contract';
+import { parseFstab, type FstabEntry } from './parse/fstab';
+import { parseSystemctlShow, unitState, type PodServiceState } from './parse/systemctl-show';
+import { recipeByName, recipeServices } from './recipes/index';
+import { renderUnit } from './render/unit';
+
+export function podSettings(vars: Vars): PodSettings {
+  return podSettingsSchema.parse(vars.settings.pod ?? {});
+}
+
+export interface PodRef {
+  /** `<prefix>-pod-<name>`: compose project, directory name, unit name without `.service` */
+  project: string;
+  unit: string;
+  dir: string;
+  composeFile: string;
+  unitFile: string;
+}
+
+const RESERVED = new Set(['suggested', 'config']);
+
+/** `web` and `ballast-pod-web` name the same pod (the prefix is not added twice). */
+export function podRef(vars: Vars, s: PodSettings, name: string): PodRef {
+  const head = `${s.prefix}-pod-`;
+  const short = name.startsWith(head) ? name.slice(head.length) : name;
+  if (short === '') throw validationFailed('params.name', `the pod name after ${head} is empty`);
+  // GET /pod/suggested/… and /pod/config would shadow a pod of that name
+  if (RESERVED.has(short)) throw validationFailed('params.name', `${short} is reserved (it is a route under /pod)`);
+  const project = `${head}${short}`;
+  if (project.length > 63) throw validationFailed('params.name', `${project} is longer than 63 characters`);
+  const dir = `${path(vars, 'podData')}/${project}`;
+  return { project, unit: `${project}.service`, dir, composeFile: `${dir}/${COMPOSE_FILE_NAME}`, unitFile: `${path(vars, 'podUnitDir')}/${project}.service` };
+}
+
+export function composeArgv(s: PodSettings, ref: PodRef, sub: string[]): string[] {
+  return [...s.composeCommand, '-p', ref.project, '-f', ref.composeFile, ...sub];
+}
+
+/** `ps` per flavour: compose v2 and podman-compose print JSON, docker-compose 1.x only a table. */
+export function psArgs(s: PodSettings): string[] {
+  switch (flavourOf(s)) {
+    case 'compose-v2':
+      return ['ps', '-a', '--format', 'json'];
+    case 'podman-compose':
+      return ['ps', '--format', 'json']; // podman-compose lists stopped containers itself (podman ps -a)
+    case 'docker-compose-v1':
+      return ['ps', '-a'];
+  }
+}
+
+export const execEnv = (s: PodSettings) => (Object.keys(s.env).length ? { env: s.env } : {});
+
+/** Everything the tool printed, stdout then stderr (compose writes its progress to stderr). */
+export const outputOf = (r: { stdout: string; stderr: string }) => [r.stdout.trim(), r.stderr.trim()].filter((x) => x !== '').join('\n');
+
+export function unitText(vars: Vars, s: PodSettings, ref: PodRef): string {
+  return renderUnit({
+    project: ref.project,
+    dir: ref.dir,
+    composeArgv: (sub) => composeArgv(s, ref, sub),
+    engineUnit: s.engineUnit,
+    env: s.env,
+    timeoutSec: Math.ceil(s.composeTimeoutMs / 1000),
+    productName: vars.productName,
+  });
+}
+
+export interface ServiceInfo {
+  id: string;
+  state: PodServiceState;
+  locked: boolean;
+}
+
+const SHOW_PROPS = '--property=Id,LoadState,ActiveState,SubState,UnitFileState';
+
+/** One `systemctl show` for all the units; every unit asked for gets an answer. */
+export async function serviceStates(system: SystemClient, vars: Vars, units: string[]): Promise<Map<string, ServiceInfo>> {
+  const out = new Map<string, ServiceInfo>();
+  if (units.length === 0) return out;
+  const r = await system.run([bin(vars, 'systemctl'), 'show', '--no-pager', SHOW_PROPS, '--', ...units]);
+  const blocks = parseSystemctlShow(r.stdout);
+  units.forEach((u, i) => {
+    // systemctl prints the blocks in the order asked; Id confirms it
+    const b = blocks.find((x) => x.Id === u) ?? blocks[i];
+    out.set(u, { id: u, ...unitState(b) });
+  });
+  return out;
+}
+
+export async function readFstab(system: SystemClient, vars: Vars): Promise<FstabEntry[]> {
+  return parseFstab((await system.readFile(path(vars, 'fstab'))) ?? '');
+}
+
+/** The container system is configured once /etc/fstab has an entry for the pod data mount location. */
+export async function podDataEntry(system: SystemClient, vars: Vars, s: PodSettings): Promise<FstabEntry | undefined> {
+  return (await readFstab(system, vars)).find((e) => e.fs_file === s.dataMountpoint);
+}
+
+export async function requireConfigured(system: SystemClient, vars: Vars, s: PodSettings): Promise<void> {
+  if (!(await podDataEntry(system, vars, s))) {
+    throw conflict('container system not configured', { hint: 'POST /pod/config first (it writes the pod data mount to fstab)' });
+  }
+}
+
+export async function podExists(system: SystemClient, ref: PodRef): Promise<boolean> {
+  return (await system.stat(ref.composeFile)) !== null;
+}
+
+export async function readCompose(system: SystemClient, ref: PodRef): Promise<Record<string, unknown> | null> {
+  // a container bind-mounting its pod directory could leave a FIFO or a link there: read files only
+  const st = await system.stat(ref.composeFile);
+  if (st === null) return null;
+  if (st.type !== 'file') throw conflict(`${ref.composeFile} is not a regular file (${st.type}); it is not read`);
+  const text = await system.readFile(ref.composeFile);
+  if (text === null) return null;
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  throw badGateway(`${ref.composeFile} is not a JSON compose file (edited by hand?); update the pod to rewrite it`);
+}
+
+export async function requirePod(system: SystemClient, ref: PodRef): Promise<Record<string, unknown>> {
+  const c = await readCompose(system, ref);
+  if (!c) throw notFound(`pod ${ref.project} does not exist`);
+  return c;
+}
+
+/** The services of the named recipes, keyed by service name; a name two recipes use is a 409. */
+export function recipesToMerge(names: string[] | undefined, project: string): Record<string, Record<string, unknown>> | undefined {
+  if (!names?.length) return undefined;
+  const out: Record<string, Record<string, unknown>> = {};
+  names.forEach((n, i) => {
+    const r = recipeByName(n);
+    if (!r) throw validationFailed(`body.recipes.${i}`, `unknown recipe ${n} (GET /pod/suggested lists them)`);
+    for (const [k, v] of Object.entries(recipeServices(r, project))) {
+      if (out[k]) throw conflict(`service ${k} of recipe ${n} is already defined by another recipe`);
+      out[k] = v;
+    }
+  });
+  return out;
+}
+
+/** The host validates (schema, limits, ports) and answers the compose object to store. */
+export async function validateCompose(
+  system: SystemClient,
+  o: { project: string; fileContents: unknown; merge?: Record<string, Record<string, unknown>>; ignoreOwnPorts?: boolean; requireVersion?: boolean },
+): Promise<Record<string, unknown>> {
+  const r = await system.op<ValidateResult>(VALIDATE_OP, o);
+  if (r.ok) return r.data;
+  if (r.status === 409) throw conflict(r.message);
+  const issues = r.issues.map((i) => ({ path: `body.${i.path}`, message: i.message }));
+  throw new ApiError('validation_failed', `invalid body.fileContents: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+}
+
+export async function detail(system: SystemClient, vars: Vars, ref: PodRef, compose: Record<string, unknown>) {
+  const st = await serviceStates(system, vars, [ref.unit]);
+  const svc = st.get(ref.unit) ?? { id: ref.unit, state: 'disabled' as const, locked: false };
+  return { name: ref.project, compose_file: compose as { version?: string; services: Record<string, Record<string, unknown>> }, service: [svc] };
+}
+
+export const composeJson = (data: Record<string, unknown>) => `${JSON.stringify(data, null, 2)}\n`;

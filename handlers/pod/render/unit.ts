@@ -1,0 +1,63 @@
+/**
+ * The systemd unit of a pod: a oneshot service whose start is `compose up -d` and whose stop is
+ * `compose down` for the pod's project and compose file (handlers/pod/README.md "The unit").
+ */
+
+/** One systemd command-line word: quoted when needed; `%` and `$` escaped so systemd expands nothing. */
+export function unitWord(w: string): string {
+  const esc = w.replace(/%/g, '%%').replace(/\$/g, '$$$$');
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(esc)) return esc;
+  return `"${esc.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+export interface UnitInput {
+  project: string;
+  dir: string;
+  composeArgv: (sub: string[]) => string[];
+  engineUnit: string;
+  env: Record<string, string>;
+  timeoutSec: number;
+  productName: string;
+}
+
+export function renderUnit(u: UnitInput): string {
+  const line = (argv: string[]) => argv.map(unitWord).join(' ');
+  const env = Object.entries(u.env)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, v]) => `Environment=${unitWord(`${k}=${v}`)}`);
+  return [
+    '[Unit]',
+    `Description=${u.productName.replace(/[\n%]/g, ' ')} pod ${u.project}`,
+    `Requires=${u.engineUnit}`,
+    `After=${u.engineUnit} network-online.target`,
+    'Wants=network-online.target',
+    `RequiresMountsFor=${unitWord(u.dir)}`,
+    '',
+    '[Service]',
+    'Type=oneshot',
+    'RemainAfterExit=yes',
+    `WorkingDirectory=${unitWord(u.dir)}`,
+    ...env,
+    `ExecStart=${line(u.composeArgv(['up', '-d', '--remove-orphans']))}`,
+    `ExecStop=${line(u.composeArgv(['down']))}`,
+    `TimeoutStartSec=${u.timeoutSec}`,
+    `TimeoutStopSec=${u.timeoutSec}`,
+    '',
+    '[Install]',
+    'WantedBy=multi-user.target',
+    '',
+  ].join('\n');
+}
+
+/** The words of the unit's ExecStart line (what the system test runs directly, without systemd). */
+export function execStartOf(unitText: string): string[] {
+  const l = unitText.split('\n').find((x) => x.startsWith('ExecStart='));
+  if (!l) return [];
+  const words: string[] = [];
+  const re = /"((?:[^"\\]|\\.)*)"|(\S+)/g;
+  for (const m of l.slice('ExecStart='.length).matchAll(re)) {
+    const w = m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2];
+    words.push(w.replace(/%%/g, '%').replace(/\$\$/g, '$'));
+  }
+  return words;
+}

@@ -1,0 +1,96 @@
+/** Request shapes of the pod routes. */
+import * as z from 'zod';
+import { absolutePath } from '../core/schemas';
+
+/**
+ * A pod name in the path: lower-case letters, digits, `_` and `-` (compose project names),
+ * starting with a letter or digit. A name that already carries `<prefix>-pod-` is not prefixed
+ * twice (README "Names").
+ */
+export const PodNameParams = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'pod name: 1-63 of a-z 0-9 _ -, starting with a letter or digit').describe('pod name, with or without the `<prefix>-pod-` prefix'),
+});
+
+export const RecipeNameParams = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'recipe name: a-z 0-9 -').describe('recipe name'),
+});
+
+const fileContents = z
+  .union([z.record(z.string(), z.unknown()), z.string().min(1).max(512 * 1024)])
+  .describe('the compose file: an object (version, services, …) or its YAML/JSON text');
+
+const recipes = z
+  .array(z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'recipe name: a-z 0-9 -'))
+  .max(16)
+  .refine((a) => new Set(a).size === a.length, 'a recipe is named twice')
+  .describe('recipe names whose services are merged into the compose file (a service name taken twice is a 409)');
+
+export const SetBody = z.strictObject({ fileContents, recipes: recipes.optional() });
+export const UpdateBody = z.strictObject({ fileContents, recipes: recipes.optional() });
+export const TestBody = z.strictObject({ fileContents });
+
+export const LogQuery = z.strictObject({
+  lines: z
+    .string()
+    .regex(/^[1-9][0-9]{0,5}$/, 'lines: a positive whole number')
+    .transform(Number)
+    .optional()
+    .describe('newest lines to return (default settings.pod.logDefaultLines, at most logMaxLines)'),
+  since: z
+    .string()
+    .max(64)
+    .regex(
+      /^(\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2})?)?|-\d{1,6} ?(s|sec|seconds?|m|min|minutes?|h|hours?|d|days?|w|weeks?)|today|yesterday|now)$/,
+      'since: YYYY-MM-DD[ HH:MM[:SS]], -<n><unit> (e.g. -1h, -30min), today, yesterday or now',
+    )
+    .optional()
+    .describe('only entries at or after this time (journalctl --since)'),
+});
+
+/** Keys of daemon.json the appliance accepts, with their types (dockerd 20.10 flags). */
+const str = z.string().max(4096);
+const strList = z.array(str).max(256);
+export const DaemonJsonSchema = z.strictObject({
+  'data-root': absolutePath.optional(),
+  'exec-root': absolutePath.optional(),
+  'storage-driver': z.enum(['overlay2', 'fuse-overlayfs', 'btrfs', 'zfs', 'vfs', 'devicemapper']).optional(),
+  'storage-opts': strList.optional(),
+  'log-driver': z.enum(['json-file', 'local', 'journald', 'syslog', 'none']).optional(),
+  'log-opts': z.record(z.string(), str).optional(),
+  'log-level': z.enum(['debug', 'info', 'warn', 'error', 'fatal']).optional(),
+  'live-restore': z.boolean().optional(),
+  'default-address-pools': z.array(z.strictObject({ base: str, size: z.number().int().min(1).max(32) })).max(64).optional(),
+  bip: str.optional(),
+  mtu: z.number().int().min(68).max(65535).optional(),
+  dns: strList.optional(),
+  'dns-search': strList.optional(),
+  'dns-opts': strList.optional(),
+  'registry-mirrors': strList.optional(),
+  'insecure-registries': strList.optional(),
+  'max-concurrent-downloads': z.number().int().min(1).max(64).optional(),
+  'max-concurrent-uploads': z.number().int().min(1).max(64).optional(),
+  'shutdown-timeout': z.number().int().min(0).max(3600).optional(),
+  'exec-opts': strList.optional(),
+  'default-ulimits': z.record(z.string(), z.strictObject({ Name: str, Hard: z.number().int(), Soft: z.number().int() })).optional(),
+  icc: z.boolean().optional(),
+  iptables: z.boolean().optional(),
+  ip6tables: z.boolean().optional(),
+  'ip-forward': z.boolean().optional(),
+  'ip-masq': z.boolean().optional(),
+  ipv6: z.boolean().optional(),
+  'userland-proxy': z.boolean().optional(),
+  'no-new-privileges': z.boolean().optional(),
+  'userns-remap': str.optional(),
+  debug: z.boolean().optional(),
+  experimental: z.boolean().optional(),
+  features: z.record(z.string(), z.boolean()).optional(),
+});
+
+/** A filesystem: an existing block device (`/dev/…`) or a mounted path under settings.pod.mountRoots. */
+const fsRef = absolutePath.refine((p) => !/[\s\\#]/.test(p), 'must not contain blanks, backslashes or #');
+
+export const ConfigBody = z.strictObject({
+  configJson: DaemonJsonSchema.describe('the engine daemon.json to write (known keys only, typed)'),
+  podImageFs: fsRef.describe('where images live: a block device with a filesystem, mounted at data-root through fstab, or a mounted path used as data-root'),
+  podDataFs: fsRef.describe('the pod data filesystem: a block device, or a mounted path bind-mounted at the pod data mount location'),
+});

@@ -1,0 +1,49 @@
+import { route } from '../../core/route';
+import { notFound } from '../../core/errors';
+import { commandFailed } from '../../core/system';
+import { bin } from '../../core/vars';
+import { REMOVE_OP, type RemoveResult } from '../contract';
+import { composeArgv, execEnv, outputOf, podExists, podRef, podSettings } from '../pod';
+import { PodNameParams } from '../requests';
+import { DestroySchema } from '../schemas';
+
+export default route({
+  method: 'POST',
+  path: '/pod/:name/destroy',
+  permission: 'pod:manage',
+  summary: 'Stop and disable the pod\'s unit, `compose down` its containers and network, remove the unit file and the pod directory',
+  params: PodNameParams,
+  response: DestroySchema,
+  lock: 'pod',
+  examples: [
+    { summary: 'destroy the disabled pod', params: { name: 'backup' } },
+    { summary: 'an unknown pod', params: { name: 'nosuchpod' }, status: 404 },
+  ],
+  async handler({ params, system, vars, events }) {
+    const s = podSettings(vars);
+    const ref = podRef(vars, s, params.name);
+    const hasUnit = (await system.stat(ref.unitFile)) !== null;
+    if (!(await podExists(system, ref)) && !hasUnit) {
+      throw notFound(`pod ${ref.project} does not exist`);
+    }
+    const systemctl = bin(vars, 'systemctl');
+    // stop runs the unit's ExecStop (compose down); a unit systemd never loaded answers 5: not an error here
+    const stop = await system.exec([systemctl, 'stop', '--', ref.unit], { timeoutMs: s.composeTimeoutMs });
+    const disable = await system.exec([systemctl, 'disable', '--', ref.unit]);
+    let containerResponse = '';
+    if (await podExists(system, ref)) {
+      const argv = composeArgv(s, ref, ['down', '--remove-orphans']);
+      const down = await system.exec(argv, { timeoutMs: s.composeTimeoutMs, ...execEnv(s) });
+      if (down.code !== 0) throw commandFailed(argv, down, `compose down of ${ref.project} failed (exit ${down.code}); the pod was kept`);
+      containerResponse = outputOf(down);
+    }
+    const unitRemoved = (await system.removeFile(ref.unitFile)).removed;
+    const files = await system.op<RemoveResult>(REMOVE_OP, { project: ref.project });
+    await system.run([systemctl, 'daemon-reload']);
+    await events.send({ kind: 'pod.destroyed', data: { name: ref.project, recipes: [] } });
+    return {
+      containerResponse,
+      serviceResponse: { id: ref.unit, stopped: stop.code === 0, disabled: disable.code === 0, unitFileRemoved: unitRemoved, podFilesRemoved: files.removed },
+    };
+  },
+});

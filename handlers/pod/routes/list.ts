@@ -1,0 +1,31 @@
+import * as z from 'zod';
+import { route } from '../../core/route';
+import { path } from '../../core/vars';
+import { COMPOSE_FILE_NAME } from '../contract';
+import { podSettings, serviceStates } from '../pod';
+import { PodSummarySchema } from '../schemas';
+
+export default route({
+  method: 'GET',
+  path: '/pod',
+  permission: 'pod:read',
+  summary: 'The pods (directories `<prefix>-pod-<name>` under the pod data location holding a compose file), each with its systemd service state',
+  response: z.array(PodSummarySchema),
+  examples: [{ summary: 'the demo has one online and one disabled pod' }],
+  async handler({ system, vars }) {
+    const s = podSettings(vars);
+    const root = path(vars, 'podData');
+    const entries = (await system.listDir(root)) ?? [];
+    const head = `${s.prefix}-pod-`;
+    const names: string[] = [];
+    for (const e of entries) {
+      if (e.type !== 'dir' || !e.name.startsWith(head) || e.name.length === head.length) continue;
+      if ((await system.stat(`${root}/${e.name}/${COMPOSE_FILE_NAME}`))?.type === 'file') names.push(e.name);
+    }
+    const states = await serviceStates(system, vars, names.map((n) => `${n}.service`));
+    return names.map((n) => {
+      const st = states.get(`${n}.service`);
+      return { name: n, service: st ?? { id: `${n}.service`, state: 'disabled' as const, locked: false } };
+    });
+  },
+});

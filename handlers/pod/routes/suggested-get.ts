@@ -1,0 +1,24 @@
+import { route } from '../../core/route';
+import { notFound } from '../../core/errors';
+import { recipeByName } from '../recipes/index';
+import { RecipeNameParams } from '../requests';
+import { RecipeSchema } from '../schemas';
+
+export default route({
+  method: 'GET',
+  path: '/pod/suggested/:name',
+  permission: 'pod:read',
+  summary: 'One recipe: description, images, version and its services',
+  params: RecipeNameParams,
+  response: RecipeSchema,
+  examples: [
+    { summary: 'the web server recipe', params: { name: 'web-server' } },
+    { summary: 'the S3 gateway recipe', params: { name: 's3-gateway' } },
+    { summary: 'an unknown recipe', params: { name: 'nosuchrecipe' }, status: 404 },
+  ],
+  async handler({ params }) {
+    const r = recipeByName(params.name);
+    if (!r) throw notFound(`no recipe ${params.name}`);
+    return r;
+  },
+});

@@ -1,0 +1,59 @@
+import { route } from '../../core/route';
+import { S3_STYLE } from '../../core/http';
+import { conflict, notFound } from '../../core/errors';
+import { bin } from '../../core/vars';
+import { beginIntent, endIntent, undoUpdate, withRollback } from '../journal';
+import { envPath, envPrevPath, serviceName, unitPath } from '../names';
+import { renderEnvFile } from '../render/env-file';
+import { credentialWarnings, ShareParamsSchema, UpdateBodySchema } from '../requests';
+import { ShareChangedSchema } from '../schemas';
+import { readEnv } from '../shares';
+import { s3SettingsOf } from '../settings';
+
+export default route({
+  method: 'POST',
+  path: '/s3/:share_name/update',
+  permission: 's3:manage',
+  summary: 'Change the root user and/or root password of an S3 share: rewrite its environment file (0600) and restart its service',
+  style: S3_STYLE,
+  params: ShareParamsSchema,
+  body: UpdateBodySchema,
+  response: ShareChangedSchema,
+  lock: 's3',
+  examples: [
+    { summary: 'new secret key for the demo share backup', params: { share_name: 'backup' }, body: { rootPassword: 'N3w-Backup-Secret' } },
+    { summary: 'an unknown share', params: { share_name: 'nosuch' }, body: { rootUser: 'someone' }, status: 404 },
+  ],
+  async handler({ params, body, system, vars, db, events, requestId }) {
+    const settings = s3SettingsOf(vars);
+    const name = params.share_name;
+    const svc = serviceName(name);
+    if ((await system.stat(unitPath(vars, name))) === null) throw notFound(`no S3 share ${name}`);
+    const old = await readEnv({ system, vars }, settings, name);
+    if (!old) throw conflict(`S3 share ${name} has no environment file (${envPath(vars, name)}); delete and create it again`, { shareName: name });
+    const rootUser = body.rootUser ?? old.values.rootUser;
+    const rootPassword = body.rootPassword ?? old.values.rootPassword;
+    const envText = renderEnvFile({ shareName: name, rootUser, rootPassword, path: old.values.path, port: old.values.port, env: settings.env });
+
+    // a previous version left by an update whose clean-up failed must not be restored by this one
+    await system.removeFile(envPrevPath(vars, name));
+    if (!(await beginIntent(db, name, 'update', requestId))) {
+      throw conflict(`an unfinished change of S3 share ${name} is pending; the host settles it at its next start`, { shareName: name });
+    }
+    try {
+      await system.writeFile(envPrevPath(vars, name), old.text, { mode: 0o600 });
+      await system.writeFile(envPath(vars, name), envText, { mode: 0o600 });
+      await system.run([bin(vars, 'systemctl'), 'restart', '--', svc]);
+    } catch (e) {
+      const undo = await undoUpdate(system, vars, name);
+      if (undo.complete) await endIntent(db, name);
+      throw withRollback(e, `update of S3 share ${name}`, undo, 'the previous environment file was put back');
+    }
+    await system.removeFile(envPrevPath(vars, name));
+    await endIntent(db, name);
+    const changed = (['rootUser', 'rootPassword'] as const).filter((k) => body[k] !== undefined);
+    await events.send({ kind: 's3.share.updated', data: { shareName: name, changed } });
+    const warnings = credentialWarnings(rootUser, rootPassword);
+    return { shareName: name, serviceName: svc, raw: envText, ...(warnings.length ? { warnings } : {}) };
+  },
+});

@@ -1,0 +1,240 @@
+/**
+ * The appliance's own TLS pieces on disk, and the durable commit window.
+ *
+ * A change (ingest, regenerate) first copies all four piece files into
+ * `<stateDir>/certificate/previous/`, then writes `<stateDir>/certificate/journal.json`
+ * (atomically: its presence is the commit point of "a change is under way"), then swaps the
+ * pieces and reloads TLS. Commit deletes the journal; the timer, or the next start when the
+ * deadline passed while the host was down, puts the previous files back (contents and modes),
+ * reloads TLS and sends `certificate.rolled_back`. A regenerate journal is deleted as soon as its
+ * swap is complete, so one found at start means a crash mid-swap: it is rolled back at once.
+ *
+ * File work here is synchronous: the files are small, and at start it must be finished before
+ * the HTTP server reads the certificate.
+ */
+import {
+  closeSync,
+  constants,
+  fchownSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
+import * as z from 'zod';
+import { PIECES, type Piece } from '../../../handlers/certificate/contract';
+import { SystemRefusal } from '../../system/types';
+
+const journalSchema = z.object({
+  kind: z.enum(['ingest', 'regenerate']),
+  /** ms since the epoch; rollback is due from then on */
+  deadline: z.number(),
+  startedAt: z.number(),
+  /** the pieces the change touched */
+  changed: z.array(z.enum(PIECES)),
+  previous: z.record(z.enum(PIECES), z.object({ present: z.boolean(), mode: z.number().optional(), uid: z.number().optional(), gid: z.number().optional() })),
+});
+export type Journal = z.output<typeof journalSchema>;
+
+export const isErrno = (e: unknown, code: string) => typeof e === 'object' && e !== null && (e as { code?: string }).code === code;
+
+function fsyncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const TMP_MARK = '.certificate-tmp-';
+
+/** temp file beside `path`, fsync, rename over it, fsync the directory. */
+export function atomicWriteSync(path: string, data: string | Buffer, mode: number, owner?: { uid: number; gid: number }): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = join(dirname(path), `.${basename(path)}${TMP_MARK}${randomBytes(6).toString('hex')}`);
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+  try {
+    const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    if (owner) fchownSync(fd, owner.uid, owner.gid);
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  closeSync(fd);
+  try {
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  fsyncDir(dirname(path));
+}
+
+export function removeSync(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (e) {
+    if (isErrno(e, 'ENOENT')) return;
+    throw e;
+  }
+  fsyncDir(dirname(path));
+}
+
+/**
+ * A regular file's bytes and mode, or undefined when it does not exist. Symlinks, FIFOs, devices
+ * and sockets are refused (opened with O_NOFOLLOW|O_NONBLOCK, checked on the open descriptor).
+ */
+export function readRegular(path: string, what: string): { data: Buffer; mode: number; uid: number; gid: number } | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (e) {
+    if (isErrno(e, 'ENOENT')) return undefined;
+    if (isErrno(e, 'ELOOP')) throw new SystemRefusal('conflict', `${what} (${path}) is a symbolic link; refusing to use it`);
+    throw e;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new SystemRefusal('conflict', `${what} (${path}) is not a regular file`);
+    if (st.size > 1024 * 1024) throw new SystemRefusal('conflict', `${what} (${path}) is larger than 1 MiB`);
+    return { data: readFileSync(fd), mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface TlsFiles {
+  paths: Record<Piece, string>;
+  /** `<stateDir>/certificate` */
+  dir: string;
+}
+
+export const MODE: Record<Piece, number> = { root: 0o644, intermediate: 0o644, server: 0o644, private_key: 0o600 };
+
+export class TlsFileStore {
+  readonly journalFile: string;
+  readonly previousDir: string;
+
+  constructor(private readonly f: TlsFiles) {
+    this.journalFile = join(f.dir, 'journal.json');
+    this.previousDir = join(f.dir, 'previous');
+  }
+
+  path(piece: Piece): string {
+    return this.f.paths[piece];
+  }
+
+  /** The current text of every piece that exists. */
+  current(): Partial<Record<Piece, string>> {
+    const out: Partial<Record<Piece, string>> = {};
+    for (const p of PIECES) {
+      const r = readRegular(this.path(p), `the ${p} file`);
+      if (r) out[p] = r.data.toString('utf8');
+    }
+    return out;
+  }
+
+  journal(): Journal | undefined {
+    let text: string;
+    try {
+      text = readFileSync(this.journalFile, 'utf8');
+    } catch (e) {
+      if (isErrno(e, 'ENOENT')) return undefined;
+      throw e;
+    }
+    const r = journalSchema.safeParse(JSON.parse(text));
+    if (!r.success) throw new Error(`${this.journalFile} is not a certificate journal: ${r.error.message}`);
+    return r.data;
+  }
+
+  /** Copy every piece aside and write the journal: from here on a crash rolls back. */
+  begin(kind: Journal['kind'], deadline: number, changed: Piece[]): Journal {
+    rmSync(this.previousDir, { recursive: true, force: true });
+    mkdirSync(this.f.dir, { recursive: true, mode: 0o700 });
+    mkdirSync(this.previousDir, { recursive: true, mode: 0o700 });
+    const previous = {} as Journal['previous'];
+    for (const p of PIECES) {
+      const r = readRegular(this.path(p), `the ${p} file`);
+      previous[p] = r ? { present: true, mode: r.mode, uid: r.uid, gid: r.gid } : { present: false };
+      if (r) atomicWriteSync(join(this.previousDir, p), r.data, 0o600);
+    }
+    const j: Journal = { kind, deadline, startedAt: Date.now(), changed, previous };
+    atomicWriteSync(this.journalFile, JSON.stringify(j), 0o600);
+    return j;
+  }
+
+  /**
+   * Write (or, for undefined, remove) the given pieces: certificates 0644, the key 0600; a file
+   * that is replaced keeps its owner and group (a key shared with a service group stays so).
+   */
+  apply(pieces: Partial<Record<Piece, string | undefined>>, previous?: Journal['previous']): void {
+    for (const p of PIECES) {
+      if (!(p in pieces)) continue;
+      const text = pieces[p];
+      const prev = previous?.[p];
+      if (text === undefined) removeSync(this.path(p));
+      else atomicWriteSync(this.path(p), text, MODE[p], prev?.uid !== undefined && prev.gid !== undefined ? { uid: prev.uid, gid: prev.gid } : undefined);
+    }
+  }
+
+  /** Put the journal's previous pieces back (contents, modes, owner and group). Idempotent. */
+  restore(j: Journal): void {
+    for (const p of PIECES) {
+      const prev = j.previous[p];
+      if (prev?.present) {
+        const owner = prev.uid !== undefined && prev.gid !== undefined ? { uid: prev.uid, gid: prev.gid } : undefined;
+        atomicWriteSync(this.path(p), readFileSync(join(this.previousDir, p)), prev.mode ?? MODE[p], owner);
+      }
+      else if (prev) removeSync(this.path(p));
+    }
+  }
+
+  /** Remove the copies of the previous pieces (no journal refers to them). */
+  discardPrevious(): void {
+    rmSync(this.previousDir, { recursive: true, force: true });
+  }
+
+  /** Forget the previous pieces: the change stays (commit) or was undone (after restore). */
+  finish(): void {
+    removeSync(this.journalFile);
+    rmSync(this.previousDir, { recursive: true, force: true });
+  }
+
+  /** Temp files of interrupted writes (ours only: `.<name>.certificate-tmp-*`). */
+  removeStaleTemps(): string[] {
+    const removed: string[] = [];
+    const dirs = new Set([...PIECES.map((p) => dirname(this.path(p))), this.f.dir]);
+    for (const d of dirs) {
+      let names: string[];
+      try {
+        names = readdirSync(d);
+      } catch {
+        continue;
+      }
+      for (const n of names) {
+        if (n.startsWith('.') && n.includes(TMP_MARK)) {
+          const p = join(d, n);
+          if (lstatSync(p).isFile()) {
+            rmSync(p, { force: true });
+            removed.push(p);
+          }
+        }
+      }
+    }
+    return removed;
+  }
+}

@@ -1,0 +1,28 @@
+import { podSettingsSchema, type PodSettings } from '../../handlers/pod/contract';
+import { podOps } from './pod/ops';
+import { defineArea } from './types';
+
+/**
+ * Containerization: pods are compose projects run by systemd units. The host validates compose
+ * files (ajv over the Compose Specification schema, which route isolates cannot compile, plus
+ * the appliance limits) and removes pod directories.
+ */
+export default defineArea<PodSettings>({
+  name: 'pod',
+  settings: podSettingsSchema,
+  paths: {
+    /** the pod data mount location: one directory per pod holding its compose file and data */
+    podData: { default: '/srv/pods', kind: 'dir' },
+    /** where the pods' systemd units are written */
+    podUnitDir: { default: '/etc/systemd/system', kind: 'dir' },
+    dockerDaemonJson: { default: '/etc/docker/daemon.json', kind: 'file' },
+    fstab: { default: '/etc/fstab', kind: 'file' },
+  },
+  binaries: { dockerCompose: '/usr/bin/docker-compose', podmanCompose: '/usr/bin/podman-compose' },
+  setup: (host) => {
+    // compose commands pass settings.pod.env; the host refuses names missing from system.envAllow
+    const refused = Object.keys(host.settings.env).filter((k) => !host.config.system.envAllow.includes(k));
+    if (refused.length) host.log(`pod: settings.pod.env names ${refused.join(', ')}, which system.envAllow lacks: every compose command will be refused (403)`);
+    return { ops: podOps({ settings: host.settings, db: host.db, podData: host.config.paths.podData }) };
+  },
+});

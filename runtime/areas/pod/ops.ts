@@ -1,0 +1,75 @@
+/**
+ * The pod area's host operations (registered through runtime/areas/pod.ts):
+ *   pod/validate  compose file validation (compose-check.ts); reads only the pod's own current
+ *                 compose file and /proc/net
+ *   pod/resolve   realpath of a path's longest existing prefix (where an fstab mount would land)
+ *   pod/remove    removes one pod directory `<paths.podData>/<prefix>-pod-<name>` (never a symlink,
+ *                 never anything but a direct child of the pod data location)
+ * Both are audited (project, outcome; never file contents).
+ */
+import { lstat, realpath, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type * as z from 'zod';
+import { REMOVE_OP, removePayload, RESOLVE_OP, resolvePayload, VALIDATE_OP, validatePayload, type PodSettings, type RemoveResult, type ResolveResult } from '../../../handlers/pod/contract';
+import type { SqliteDb } from '../../db/database';
+import type { HostOp } from '../../system/service';
+import { SystemRefusal } from '../../system/types';
+import { checkCompose, hostListeners, resolveExisting } from './compose-check';
+
+function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
+  const r = schema.safeParse(p);
+  if (!r.success) {
+    throw new SystemRefusal('bad_request', `${op}: ${r.error.issues.map((i) => `${i.path.map(String).join('.') || 'payload'}: ${i.message}`).join('; ')}`);
+  }
+  return r.data;
+}
+
+export interface PodOpsOptions {
+  settings: PodSettings;
+  db: SqliteDb;
+  podData: string;
+  /** tests: a fixed set of `port/proto` the host "listens" on */
+  listeners?: () => Promise<Set<string>>;
+}
+
+export function podOps(o: PodOpsOptions): Record<string, HostOp> {
+  const audit = o.db.prepare('INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, ?, ?)');
+  const prefix = `${o.settings.prefix}-pod-`;
+  return {
+    [VALIDATE_OP]: async (payload, requestId) => {
+      const req = payloadOf(validatePayload, VALIDATE_OP, payload);
+      const started = performance.now();
+      const r = await checkCompose(req, { settings: o.settings, podData: o.podData, listeners: o.listeners ?? (() => hostListeners()) });
+      audit.run(Date.now(), requestId ?? null, VALIDATE_OP, JSON.stringify([req.project]), Math.round(performance.now() - started), r.ok ? 'valid' : `refused: ${r.issues.length} issue(s)`);
+      return r;
+    },
+
+    [RESOLVE_OP]: async (payload): Promise<ResolveResult> => {
+      const req = payloadOf(resolvePayload, RESOLVE_OP, payload);
+      return { real: resolveExisting(req.path) };
+    },
+
+    [REMOVE_OP]: async (payload, requestId): Promise<RemoveResult> => {
+      const req = payloadOf(removePayload, REMOVE_OP, payload);
+      if (!req.project.startsWith(prefix)) throw new SystemRefusal('forbidden', `${req.project} is not a pod of this host (prefix ${prefix})`);
+      let root: string;
+      try {
+        root = await realpath(o.podData);
+      } catch {
+        return { removed: false };
+      }
+      const dir = join(root, req.project);
+      let st;
+      try {
+        st = await lstat(dir);
+      } catch {
+        audit.run(Date.now(), requestId ?? null, REMOVE_OP, JSON.stringify([dir]), null, 'absent');
+        return { removed: false };
+      }
+      if (!st.isDirectory()) throw new SystemRefusal('conflict', `${dir} is not a directory (a symlink or file is never removed)`);
+      await rm(dir, { recursive: true, force: true });
+      audit.run(Date.now(), requestId ?? null, REMOVE_OP, JSON.stringify([dir]), null, 'removed');
+      return { removed: true };
+    },
+  };
+}

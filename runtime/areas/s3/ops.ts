@@ -1,0 +1,53 @@
+/**
+ * The s3 area's host operation:
+ *   s3/resolve-path  the real path (symlinks followed) of a directory to share, which must be a
+ *                    directory at or under one of settings.s3.shareRoots (themselves resolved),
+ *                    all seen from settings.s3.pathRoot (`/`; the demo's root in the demo).
+ * Audited with the path asked and the answer; it never reads or changes the directory.
+ */
+import { realpathSync } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { RESOLVE_PATH_OP, resolvePathPayload, type ResolvePathResult, type S3Settings } from '../../../handlers/s3/contract';
+import type { SqliteDb } from '../../db/database';
+import type { HostOp } from '../../system/service';
+import { SystemRefusal } from '../../system/types';
+
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p; // a root that does not exist matches nothing below a real path
+  }
+}
+
+const inside = (p: string, root: string) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
+
+export function s3Ops(o: { settings: S3Settings; db: SqliteDb }): Record<string, HostOp> {
+  const audit = o.db.prepare('INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, NULL, ?)');
+  return {
+    [RESOLVE_PATH_OP]: async (payload, requestId): Promise<ResolvePathResult> => {
+      const r = resolvePathPayload.safeParse(payload);
+      if (!r.success) throw new SystemRefusal('bad_request', `${RESOLVE_PATH_OP}: ${r.error.issues.map((i) => i.message).join('; ')}`);
+      const asked = r.data.path;
+      if (!asked.startsWith('/') || asked.includes('\0')) throw new SystemRefusal('bad_request', `${RESOLVE_PATH_OP}: path must be absolute`);
+      let result: ResolvePathResult;
+      try {
+        // share paths are seen from settings.s3.pathRoot (`/` on a real box, the demo's root there)
+        const base = realOrSelf(o.settings.pathRoot);
+        const real = await realpath(join(base, asked));
+        const roots = o.settings.shareRoots.map((root) => realOrSelf(join(base, root)));
+        const shown = base === '/' ? real : inside(real, base) ? `/${relative(base, real)}` : real;
+        if (!roots.some((root) => inside(real, root))) result = { ok: false, reason: 'outside', path: shown };
+        else if (!(await stat(real)).isDirectory()) result = { ok: false, reason: 'not-directory', path: shown };
+        else result = { ok: true, path: shown };
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw e;
+        result = { ok: false, reason: 'missing' };
+      }
+      audit.run(Date.now(), requestId ?? null, RESOLVE_PATH_OP, JSON.stringify([asked]), result.ok ? result.path : `refused: ${result.reason}`);
+      return result;
+    },
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * Hardening of the host's file operations: special files never block a read, a rollback keeps
+ * the original mode and owner, and temp files an interrupted write left are removed at start.
+ */
+import { execFileSync } from 'node:child_process';
+import { chownSync, mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfinedFiles } from '../../runtime/system/files';
+import { PathConfinement } from '../../runtime/system/confine';
+import { SystemRefusal } from '../../runtime/system/types';
+import { makeTestHost } from '../helpers/host';
+import { privateDir } from '../helpers/tmp';
+
+const refusal = (f: () => unknown) =>
+  Promise.resolve()
+    .then(f)
+    .then(
+      () => null,
+      (e: unknown) => (e instanceof SystemRefusal ? `${e.status} ${e.message}` : String(e)),
+    );
+
+describe('special files', () => {
+  it('reading a FIFO, a socket-less device or a directory through the file ops answers at once', async () => {
+    const dir = privateDir('ballast-files');
+    execFileSync('/usr/bin/mkfifo', [join(dir, 'fifo')]);
+    const files = new ConfinedFiles([{ path: dir, writable: true }], join(dir, '.backups'));
+    expect(await refusal(() => files.read(join(dir, 'fifo')))).toBe(`400 not a regular file: ${join(dir, 'fifo')}`);
+    // a write over a FIFO would read it for its backup first: refused too, nothing blocks
+    expect(await refusal(() => files.write(join(dir, 'fifo'), 'x', { backup: true }))).toBe(`400 not a regular file: ${join(dir, 'fifo')}`);
+    expect(await refusal(() => files.remove(join(dir, 'fifo'), { backup: true }))).toBe(`400 not a regular file: ${join(dir, 'fifo')}`);
+    mkdirSync(join(dir, 'sub'));
+    expect(await refusal(() => files.read(join(dir, 'sub')))).toBe(`409 is a directory: ${join(dir, 'sub')}`);
+  });
+
+  it('a command that would read a FIFO is refused by the SYSTEM binding before it runs', () => {
+    const dir = privateDir('ballast-files');
+    execFileSync('/usr/bin/mkfifo', [join(dir, 'fifo')]);
+    writeFileSync(join(dir, 'plain'), 'x');
+    const c = new PathConfinement({ xxhsum: '/usr/bin/xxhsum' });
+    c.addRoots('fs.read', [dir]);
+    c.addPolicy('xxhsum', (argv) => [{ path: argv[2], kind: 'fs.read', argvIndex: 2, readsFile: true }]);
+    expect(() => c.check(['/usr/bin/xxhsum', '--', join(dir, 'fifo')], undefined)).toThrow(`${join(dir, 'fifo')} is not a regular file`);
+    expect(c.check(['/usr/bin/xxhsum', '--', join(dir, 'plain')], undefined)).toEqual(['/usr/bin/xxhsum', '--', join(dir, 'plain')]);
+  });
+});
+
+describe('rollback and replacement keep mode and owner', () => {
+  it('restore puts the original bytes back with the original mode and owner', async () => {
+    const dir = privateDir('ballast-files');
+    const f = join(dir, 'interfaces');
+    writeFileSync(f, 'old\n', { mode: 0o640 });
+    chownSync(f, 65534, 65534);
+    const files = new ConfinedFiles([{ path: dir, writable: true }], join(dir, '.backups'));
+    await files.write(f, 'new\n', { backup: true });
+    // a replaced file keeps its owner and mode
+    expect([statSync(f).mode & 0o7777, statSync(f).uid, statSync(f).gid]).toEqual([0o640, 65534, 65534]);
+    await files.write(f, 'newer\n', { mode: 0o600 });
+    expect(await files.restore(f)).toEqual({ restored: true });
+    expect(readFileSync(f, 'utf8')).toBe('old\n');
+    expect([statSync(f).mode & 0o7777, statSync(f).uid, statSync(f).gid]).toEqual([0o640, 65534, 65534]);
+  });
+});
+
+describe('temp files of interrupted writes', () => {
+  it('are removed when a host starts; other dot files stay', async () => {
+    const { config } = (await import('../helpers/host')).makeTestConfig();
+    const d = config.paths.krb5ConfD;
+    mkdirSync(d, { recursive: true });
+    const stale = join(d, '.lab.conf.tmp-0123456789ab');
+    const kept = join(d, '.hidden.conf');
+    writeFileSync(stale, 'half');
+    writeFileSync(kept, 'keep');
+    const conf = join(config.paths.krb5Conf, '..', '.krb5.conf.tmp-abcdefabcdef');
+    writeFileSync(conf, 'half');
+    const t = await makeTestHost({ config });
+    try {
+      expect(existsSync(stale)).toBe(false);
+      expect(existsSync(conf)).toBe(false);
+      expect(existsSync(kept)).toBe(true);
+    } finally {
+      await t.close();
+    }
+  });
+});

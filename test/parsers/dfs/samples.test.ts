@@ -1,0 +1,51 @@
+/**
+ * Every upstream Lustre sample (../shared/upstream-samples/lustre) is copied byte for byte into
+ * fixtures/lustre/<command>/ and parsed by the parser of its command; the answer must equal the
+ * reviewed `<name>.expected.json` beside it. A new sample with no copy, no rule or no expected
+ * answer fails here (re-run test/tools/dfs/import-samples.ts and review the diff).
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repo, ruleFor, sharedDir } from './samples';
+
+const src = join(sharedDir(), 'upstream-samples', 'lustre');
+const samples: { dir: string; file: string }[] = [];
+for (const dir of readdirSync(src).sort()) {
+  if (!statSync(join(src, dir)).isDirectory()) continue;
+  for (const file of readdirSync(join(src, dir)).sort()) samples.push({ dir, file });
+}
+
+describe('upstream Lustre samples', () => {
+  it('are all here (SOURCES.md counts 94)', () => {
+    expect(samples.length).toBe(94);
+  });
+
+  for (const { dir, file } of samples) {
+    it(`${dir}/${file} is copied, parsed and matches its reviewed answer`, () => {
+      const rule = ruleFor(dir, file);
+      expect(rule, `no parser rule covers ${dir}/${file}: add one to test/parsers/dfs/samples.ts`).toBeDefined();
+      const copy = join(repo, 'fixtures', 'lustre', dir, file);
+      expect(existsSync(copy), `${copy} missing: run test/tools/dfs/import-samples.ts`).toBe(true);
+      const text = readFileSync(join(src, dir, file), 'utf8');
+      expect(readFileSync(copy, 'utf8')).toBe(text);
+      const expected = JSON.parse(readFileSync(`${copy}.expected.json`, 'utf8'));
+      expect(JSON.parse(JSON.stringify(rule!.parser(text)))).toEqual(expected);
+    });
+  }
+
+  it('fixtures/lustre carries the samples\' SOURCES.md and FORMATS.md unchanged', () => {
+    for (const f of ['SOURCES.md', 'FORMATS.md']) expect(readFileSync(join(repo, 'fixtures', 'lustre', f), 'utf8')).toBe(readFileSync(join(src, f), 'utf8'));
+  });
+
+  it('fixtures/lustre holds nothing that is not an upstream sample', () => {
+    const names = new Set(samples.map((s) => `${s.dir}/${s.file}`));
+    for (const dir of readdirSync(join(repo, 'fixtures', 'lustre'))) {
+      if (!statSync(join(repo, 'fixtures', 'lustre', dir)).isDirectory()) continue;
+      for (const f of readdirSync(join(repo, 'fixtures', 'lustre', dir))) {
+        const base = f.replace(/\.expected\.json$/, '');
+        expect(names.has(`${dir}/${base}`), `${dir}/${f}`).toBe(true);
+      }
+    }
+  });
+});

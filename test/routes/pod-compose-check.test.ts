@@ -1,0 +1,150 @@
+/**
+ * Compose validation (runtime/areas/pod/compose-check.ts) on real compose files
+ * (fixtures/compose-files): the Compose Specification schema through ajv, the appliance limits,
+ * path confinement resolved on the real filesystem, and host port clashes.
+ */
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { podSettingsSchema, type PodSettings, type ValidateResult } from '../../handlers/pod/contract';
+import { checkCompose, hostListeners, hostPorts } from '../../runtime/areas/pod/compose-check';
+import { repo } from '../helpers/host';
+import { privateDir } from '../helpers/tmp';
+
+const file = (n: string) => readFileSync(join(repo, 'fixtures/compose-files', n), 'utf8');
+let podData: string;
+let settings: PodSettings;
+const listening = new Set(['22/tcp', '18443/tcp', '53/udp']);
+
+beforeAll(() => {
+  podData = join(privateDir('pod-check'), 'srv/pods');
+  mkdirSync(join(podData, 'ballast-pod-a'), { recursive: true });
+  // a link inside the pod directory that leads out of it
+  symlinkSync('/etc', join(podData, 'ballast-pod-a', 'etclink'));
+  settings = podSettingsSchema.parse({});
+});
+
+const check = (fileContents: unknown, o: { settings?: Partial<PodSettings>; merge?: Record<string, Record<string, unknown>>; ports?: Set<string> } = {}): Promise<ValidateResult> =>
+  checkCompose(
+    { project: 'ballast-pod-a', fileContents, merge: o.merge, requireVersion: true },
+    { settings: { ...settings, ...o.settings }, podData, listeners: async () => o.ports ?? new Set() },
+  );
+
+const issues = (r: ValidateResult) => (r.ok ? [] : r.issues);
+
+describe('compose files against the Compose Specification and the limits', () => {
+  it('accepts a typical web + database file (YAML text) and answers it as data', async () => {
+    const r = await check(file('valid-web-db.yaml'));
+    expect(r.ok).toBe(true);
+    if (r.ok) expect((r.data.services as Record<string, { ports: unknown[] }>).web.ports[1]).toEqual({ target: 443, published: '18443', protocol: 'tcp' });
+  });
+
+  it('accepts YAML anchors, merge keys and x- extensions', async () => {
+    const r = await check(file('valid-anchors.yaml'));
+    expect(r).toMatchObject({ ok: true, data: { services: { a: { restart: 'unless-stopped', logging: { driver: 'json-file' } } } } });
+  });
+
+  it('names the JSON path of schema errors', async () => {
+    expect(issues(await check(file('invalid-schema.yaml')))).toEqual([{ path: 'fileContents.services.web.portz', message: 'is not allowed here by the Compose Specification' }]);
+    expect(issues(await check(file('invalid-ports-type.yaml')))).toEqual([{ path: 'fileContents.services.web.ports', message: 'must be array' }]);
+    expect(issues(await check({ version: '3.8', services: { web: { image: 5 } } }))).toEqual([{ path: 'fileContents.services.web.image', message: 'must be string' }]);
+  });
+
+  it('refuses privileged, host namespaces, capabilities, devices, unconfined and binds outside the pod data', async () => {
+    const r = await check(file('refused-options.yaml'));
+    const at = (k: string) => `fileContents.services.root.${k}`;
+    expect(issues(r).map((i) => i.path)).toEqual([
+      at('privileged'),
+      at('network_mode'),
+      at('pid'),
+      at('cap_add.0'),
+      at('cap_add.1'),
+      at('devices'),
+      at('security_opt.0'),
+      at('volumes.0'),
+      at('volumes.1'),
+      at('volumes.2'),
+      at('volumes.3'),
+      at('volumes.4'),
+    ]);
+    expect(issues(r)[7].message).toBe('bind source / resolves to /, outside the pod data location');
+    expect(issues(r)[10].message).toMatch(/^bind source \.\.\/\.\.\/escape resolves to .*\/srv\/escape, outside the pod data location$/);
+  });
+
+  it('allows what the settings allow', async () => {
+    const r = await check(
+      { version: '3.8', services: { s: { image: 'a', privileged: true, network_mode: 'host', pid: 'host', cap_add: ['NET_ADMIN', 'CAP_SYS_TIME'] } } },
+      { settings: { allow: { privileged: true, hostNetwork: true, hostNamespaces: true, capabilities: ['NET_ADMIN', 'SYS_TIME'], devices: false } } },
+    );
+    expect(r.ok).toBe(true);
+  });
+
+  it('refuses includes, build contexts, env files, secret files and bind volumes outside the roots', async () => {
+    expect(issues(await check(file('refused-paths.yaml'))).map((i) => i.path)).toEqual([
+      'fileContents.include',
+      'fileContents.services.app.build',
+      'fileContents.services.app.env_file.0',
+      'fileContents.secrets.key.file',
+      'fileContents.volumes.data.driver_opts.device',
+    ]);
+  });
+
+  it('follows symlinks: a link in the pod directory to /etc is outside; bindRoots widen the allow-list', async () => {
+    const viaLink = { version: '3.8', services: { s: { image: 'a', volumes: ['./etclink/ssh:/x'] } } };
+    expect(issues(await check(viaLink))).toEqual([{ path: 'fileContents.services.s.volumes.0', message: 'bind source ./etclink/ssh resolves to /etc/ssh, outside the pod data location' }]);
+    expect((await check(viaLink, { settings: { bindRoots: ['/etc/ssh'] } })).ok).toBe(true);
+    expect((await check({ version: '3.8', services: { s: { image: 'a', volumes: ['./data:/data', 'named:/n', '/anon'] } } })).ok).toBe(true);
+  });
+
+  it('refuses duplicate keys and bad YAML with the line', async () => {
+    expect(issues(await check(file('duplicate-key.yaml')))[0]).toMatchObject({ path: 'fileContents', message: 'not valid YAML (line 5, column 3): Map keys must be unique' });
+    expect(issues(await check('services: [\n'))[0].path).toBe('fileContents');
+    expect(issues(await check(`${'['.repeat(200_000)}${']'.repeat(200_000)}`))[0].path).toBe('fileContents');
+    const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(',')}]`)].join('\n');
+    expect(issues(await check(bomb))[0]).toMatchObject({ path: 'fileContents', message: expect.stringMatching(/alias|YAML/i) });
+    expect(issues(await check('- a\n- b\n'))).toEqual([{ path: 'fileContents', message: 'must be a mapping (version, services, …)' }]);
+  });
+
+  it('requires version and services', async () => {
+    expect(issues(await check({ services: { a: { image: 'x' } } }))).toEqual([{ path: 'fileContents.version', message: 'is required' }]);
+    expect(issues(await check({ version: '3.8' }))).toEqual([{ path: 'fileContents.services', message: 'is required' }]);
+  });
+
+  it('refuses __proto__ keys', async () => {
+    const r = await check(JSON.parse('{"version":"3.8","services":{"a":{"image":"x","__proto__":{"privileged":true}}}}'));
+    expect(issues(r)).toEqual([{ path: 'fileContents.services.a.__proto__', message: 'is not an allowed key' }]);
+  });
+
+  it('merges recipe services, and a taken name is a conflict', async () => {
+    const merged = await check({ version: '3.8', services: { a: { image: 'x' } } }, { merge: { web: { image: 'nginx:1.27-alpine' } } });
+    expect(merged).toMatchObject({ ok: true, data: { services: { a: { image: 'x' }, web: { image: 'nginx:1.27-alpine' } } } });
+    const clash = await check({ version: '3.8', services: { web: { image: 'x' } } }, { merge: { web: { image: 'nginx' } } });
+    expect(clash).toMatchObject({ ok: false, status: 409 });
+  });
+
+  it('refuses host ports the host listens on and ports published twice', async () => {
+    expect(issues(await check(file('valid-web-db.yaml'), { ports: listening }))).toEqual([
+      { path: 'fileContents.services.web.ports.1', message: 'host port 18443/tcp is already in use on this host' },
+    ]);
+    const twice = { version: '3.8', services: { a: { image: 'x', ports: ['8000-8002:80-82'] }, b: { image: 'x', ports: ['127.0.0.1:8001:80'] } } };
+    expect(issues(await check(twice))).toEqual([{ path: 'fileContents.services.b.ports.0', message: 'host port 8001/tcp is also published by fileContents.services.a.ports.0' }]);
+    expect((await check({ version: '3.8', services: { a: { image: 'x', ports: ['53:53/tcp', '80'] } } }, { ports: listening })).ok).toBe(true);
+    expect((await check({ version: '3.8', services: { a: { image: 'x', ports: ['22:22'] } } }, { ports: listening, settings: { checkHostPorts: false } })).ok).toBe(true);
+  });
+
+  it('reads host ports of every ports syntax', () => {
+    expect(hostPorts('8080:80')).toEqual({ ports: [8080], proto: 'tcp' });
+    expect(hostPorts('127.0.0.1:8080:80/udp')).toEqual({ ports: [8080], proto: 'udp' });
+    expect(hostPorts('[::1]:9000:9000')).toEqual({ ports: [9000], proto: 'tcp' });
+    expect(hostPorts('8000-8001:80-81')).toEqual({ ports: [8000, 8001], proto: 'tcp' });
+    expect(hostPorts('80')).toBeNull();
+    expect(hostPorts(80)).toBeNull();
+    expect(hostPorts({ target: 80, published: 8080 })).toEqual({ ports: [8080], proto: 'tcp' });
+    expect(hostPorts({ target: 80 })).toBeNull();
+  });
+
+  it('reads the listeners of this machine from /proc/net', async () => {
+    const l = await hostListeners();
+    expect([...l].every((k) => /^\d+\/(tcp|udp)$/.test(k))).toBe(true);
+  });
+});
