@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadFixtureDir } from '../../runtime/system/fixture-file';
 import { fixture, makeTestHost, repo, type TestHost } from '../helpers/host';
 import { DFS_ROUTES } from './dfs-helpers';
+import { errorOf, issuePaths } from '../helpers/answers';
 
 const LNETCTL = '/usr/sbin/lnetctl';
 const MOUNT = '/usr/bin/mount';
@@ -19,7 +20,7 @@ let t: TestHost;
 const p = (key: string) => t.config.paths[key];
 const events = (kind: string) => (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map((e) => JSON.parse(e.data));
 const argvs = () => t.replay!.calls.map((c) => c.argv);
-const post = (path: string, body: unknown, token?: string) => t.call('POST', `/api/v2/dfs${path}`, { body, token });
+const post = <T = unknown>(path: string, body: unknown, token?: string) => t.call<T>('POST', `/api/v2/dfs${path}`, { body, token });
 
 beforeEach(async () => {
   t = await makeTestHost({ routes: DFS_ROUTES, fixtures: loadFixtureDir(join(repo, 'fixtures', 'dfs', 'mds')) });
@@ -41,7 +42,7 @@ describe('LNet changes', () => {
     for (const [iface, errno, descr] of cases) t.replay!.load([fixture([LNETCTL, 'net', 'add', '--net', 'tcp', '--if', iface], '', { code: 1, stderr: err(errno, descr) })]);
     for (const [iface, , descr, status] of cases) {
       const r = await post('/lnet/add', { lnetName: 'tcp', faceName: iface });
-      expect([r.status, r.json.error.message]).toEqual([status, `cannot add tcp on ${iface}: ${descr}${status === 409 && iface === 'eth8' ? ' (LNet is down: GET /dfs/lnet/prepare configures it)' : ''}${status === 502 ? ' (errno -12)' : ''}`]);
+      expect([r.status, errorOf(r).message]).toEqual([status, `cannot add tcp on ${iface}: ${descr}${status === 409 && iface === 'eth8' ? ' (LNet is down: GET /dfs/lnet/prepare configures it)' : ''}${status === 502 ? ' (errno -12)' : ''}`]);
     }
     expect(events('dfs.lnet.added')).toEqual([]);
   });
@@ -49,7 +50,7 @@ describe('LNet changes', () => {
   it('an error block on stdout with exit 0 (some lnetctl releases) is still an error', async () => {
     t.replay!.load([fixture([LNETCTL, 'net', 'show'], 'show:\n    - net:\n          errno: -100\n          descr: "cannot get networks: Network is down"\n')]);
     const r = await t.call('GET', '/api/v2/dfs/lnet');
-    expect([r.status, r.json.error.details]).toEqual([409, { command: [LNETCTL, 'net', 'show'], errno: -100 }]);
+    expect([r.status, errorOf(r).details]).toEqual([409, { command: [LNETCTL, 'net', 'show'], errno: -100 }]);
   });
 
   it('refuses bad names field by field, before running anything', async () => {
@@ -57,13 +58,13 @@ describe('LNet changes', () => {
       const r = await post('/lnet/add', body);
       expect(r.status, JSON.stringify(body)).toBe(400);
     }
-    expect((await post('/lnet/remove', { lnetName: 'tcp 1', faceName: 'eth1' })).json.error.issues[0].path).toBe('body.lnetName');
+    expect(issuePaths(await post('/lnet/remove', { lnetName: 'tcp 1', faceName: 'eth1' }))[0]).toBe('body.lnetName');
     expect(argvs()).toEqual([]);
   });
 
   it('removes a network (POST): lnetctl net del, then net show; 404 when there is none', async () => {
     t.replay!.load([ok([LNETCTL, 'net', 'del', '--net', 'o2ib', '--if', 'ib1'])]);
-    const r = await post('/lnet/remove', { lnetName: 'o2ib', faceName: 'ib1' });
+    const r = await post<{ lnetName: string }>('/lnet/remove', { lnetName: 'o2ib', faceName: 'ib1' });
     expect(r.status).toBe(200);
     expect(r.json.lnetName).toBe('o2ib');
     expect(argvs()).toEqual([[LNETCTL, 'net', 'del', '--net', 'o2ib', '--if', 'ib1'], [LNETCTL, 'net', 'show']]);
@@ -97,7 +98,7 @@ describe('LNet changes', () => {
     const file = join(p('dfsLnetImportDir'), 'lnet-import.yaml');
     t.replay!.load([fixture([LNETCTL, 'import', file], '', { code: 1, stderr: 'import:\n    - net:\n          errno: -22\n          descr: "cannot add network: Invalid argument"\n' })]);
     const r = await post('/lnet/import_config', CONFIG);
-    expect([r.status, r.json.error.message]).toEqual([400, 'lnetctl import refused the configuration: cannot add network: Invalid argument']);
+    expect([r.status, errorOf(r).message]).toEqual([400, 'lnetctl import refused the configuration: cannot add network: Invalid argument']);
     expect(existsSync(file)).toBe(false);
     expect(events('dfs.lnet.config_imported')).toEqual([]);
   });
@@ -168,7 +169,7 @@ describe('creating targets on ZFS', () => {
   it('create_mdt: mkfs.lustre --mdt with the pool dataset, mounts it, fstab when persist, event', async () => {
     const dir = join(p('dfsTargetMountRoot'), 'lustrefs-MDT0001');
     t.replay!.load([ok([INSTALL, '-d', '-m', '0755', '--', dir]), ok([MOUNT, '-t', 'lustre', '--', 'mdt/lustrefs-mdt1', dir])]);
-    const r = await post('/fs/create_mdt', { fsName: 'lustrefs', poolName: 'mdt', index: '1', mgs_node: '172.20.20.1@o2ib', persist: true });
+    const r = await post<{ result: string }>('/fs/create_mdt', { fsName: 'lustrefs', poolName: 'mdt', index: '1', mgs_node: '172.20.20.1@o2ib', persist: true });
     expect(r.status).toBe(200);
     expect(r.json.result).toMatch(/^\n {3}Permanent disk data:\nTarget: {5}lustrefs:MDT0001\n/);
     expect(argvs()).toEqual([
@@ -217,7 +218,7 @@ describe('creating targets on ZFS', () => {
     try {
       h.replay!.load([fixture(['/usr/sbin/zpool', 'list', '--', 'mgspool'], 'NAME SIZE ALLOC FREE HEALTH\nmgspool 1G 1M 1G ONLINE\n')]);
       const r = await h.call('POST', '/api/v2/dfs/fs/create_mgs', { body: { poolName: 'mgspool' } });
-      expect([r.status, r.json.error.message]).toEqual([409, 'this node already runs a management server; reformat: true replaces it and every device relying on it']);
+      expect([r.status, errorOf(r).message]).toEqual([409, 'this node already runs a management server; reformat: true replaces it and every device relying on it']);
     } finally {
       await h.close();
     }
@@ -288,7 +289,7 @@ describe('FLR synchronisation configuration', () => {
     writeFileSync(p('dfsFlrConfig'), before);
     t.replay!.load([fixture(['/usr/bin/systemctl', 'restart', '--', 'lustre-flr-sync.service'], '', { code: 5, stderr: 'Failed to restart lustre-flr-sync.service: Unit lustre-flr-sync.service not found.\n' })]);
     const r = await post('/flr/update', body);
-    expect([r.status, r.json.error.message]).toEqual([502, 'the FLR service did not restart (previous configuration restored): Failed to restart lustre-flr-sync.service: Unit lustre-flr-sync.service not found.']);
+    expect([r.status, errorOf(r).message]).toEqual([502, 'the FLR service did not restart (previous configuration restored): Failed to restart lustre-flr-sync.service: Unit lustre-flr-sync.service not found.']);
     expect(readFileSync(p('dfsFlrConfig'), 'utf8')).toBe(before);
     expect(events('dfs.flr.updated')).toEqual([]);
   });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfig, seedDemo } from '../../runtime/demo';
 import { createHost, type Host } from '../../runtime/host';
 import { createToken } from '../../runtime/tokens';
+import { jsonOf } from '../helpers/answers';
 import { distDir, repo } from '../helpers/host';
 import { DFS_ROUTES } from './dfs-helpers';
 
@@ -36,7 +37,7 @@ async function call(method: string, path: string, query?: Record<string, string>
     new Request(url, { method, headers: { token, 'content-type': 'application/json' }, body: method === 'GET' ? undefined : JSON.stringify(body ?? {}) }),
     host.env,
   );
-  return { status: res.status, json: await res.json() };
+  return { status: res.status, json: await jsonOf(res) };
 }
 
 const fill = (path: string, params: Record<string, string> = {}) => path.replace(/:([A-Za-z_]+)/g, (_, k: string) => encodeURIComponent(params[k] ?? ''));

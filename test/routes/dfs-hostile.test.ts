@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestHost, type TestHost } from '../helpers/host';
 import { DFS_ROUTES } from './dfs-helpers';
+import { errorOf, issuePaths } from '../helpers/answers';
 
 const HOSTILE = ['', '-rf', '--reformat', '../etc', 'a/b', 'a b', 'a\nb', 'a\u0000b', '$(id)', '`id`', 'a;b', 'x'.repeat(300), '.hidden', '*'];
 
@@ -33,7 +34,7 @@ describe('hostile input to the dfs routes', () => {
         for (const v of HOSTILE) {
           const r = await t.call('POST', `/api/v2${path}`, { body: { ...good, [field]: v } });
           expect(r.status, `${path} ${field}=${JSON.stringify(v)}`).toBe(400);
-          expect(JSON.stringify(r.json.error.issues ?? []), `${path} ${field}`).toContain(`body.${field}`);
+          expect(JSON.stringify(errorOf(r).issues ?? []), `${path} ${field}`).toContain(`body.${field}`);
           n++;
         }
       }
@@ -47,7 +48,7 @@ describe('hostile input to the dfs routes', () => {
     for (const [tpl, name] of PARAMS) {
       for (const v of HOSTILE.filter((x) => x !== '')) {
         const r = await t.call('GET', tpl.replace('%s', encodeURIComponent(v)));
-        expect([r.status, r.json?.error?.issues?.[0]?.path], `${tpl} ${JSON.stringify(v)}`).toEqual([400, `params.${name}`]);
+        expect([r.status, issuePaths(r)[0]], `${tpl} ${JSON.stringify(v)}`).toEqual([400, `params.${name}`]);
       }
     }
     expect(t.replay!.calls).toEqual([]);

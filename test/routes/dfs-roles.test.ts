@@ -12,6 +12,7 @@ import { ReplayBackend } from '../../runtime/system/replay';
 import type { ExecOptions, ExecResult } from '../../runtime/system/types';
 import { makeTestHost, repo, type TestHost } from '../helpers/host';
 import { DFS_ROUTES } from './dfs-helpers';
+import { errorOf, detail } from '../helpers/answers';
 
 const roleFixtures = (role: string) => loadFixtureDir(join(repo, 'fixtures', 'dfs', role));
 const sample = (p: string) => readFileSync(join(repo, 'fixtures', 'lustre', p), 'utf8');
@@ -55,7 +56,7 @@ describe('an MGS node', () => {
 
   it('serves no target and mounts no filesystem as a client', async () => {
     const d = await get(t, '/device/lustrefs-MDT0000/details');
-    expect([d.status, d.json.error?.message]).toEqual([404, 'this node does not serve lustrefs-MDT0000 (lctl dl lists no mdt device of that name)']);
+    expect([d.status, errorOf(d).message]).toEqual([404, 'this node does not serve lustrefs-MDT0000 (lctl dl lists no mdt device of that name)']);
     expect((await get(t, '/fs')).json).toEqual([]);
     expect((await get(t, '/fs/lustrefs/details')).status).toBe(404);
   });
@@ -65,7 +66,7 @@ describe('an MGS node', () => {
     expect(p.json).toBe(sample('lnetctl-global-show/gmagklaras-global-show-REINDENTED.yaml'));
     const e = await get(t, '/lnet/export_config');
     expect(e.status).toBe(409);
-    expect(e.json.error?.message).toBe('cannot export the LNet configuration: cannot get networks: Network is down (LNet is down: GET /dfs/lnet/prepare configures it)');
+    expect(errorOf(e).message).toBe('cannot export the LNet configuration: cannot get networks: Network is down (LNet is down: GET /dfs/lnet/prepare configures it)');
   });
 
   it('needs dfs:read to read and dfs:manage to change', async () => {
@@ -135,7 +136,7 @@ describe('an MDS node', () => {
       { primary_nid: '10.148.0.8@o2ib', multi_rail: true, peer_ni: [{ nid: '10.148.0.8@o2ib', state: 'NA' }] },
       { primary_nid: '10.148.0.20@o2ib', multi_rail: true, peer_ni: [{ nid: '10.148.0.20@o2ib', state: 'NA' }, { nid: '10.148.0.25@o2ib', state: 'NA' }] },
     ]);
-    const v = await t.call('GET', '/api/v2/dfs/lnet/peer_list?verbose=true');
+    const v = await t.call<{ peer_ni: unknown[] }[]>('GET', '/api/v2/dfs/lnet/peer_list?verbose=true');
     expect(t.replay!.calls.at(-1)!.argv).toEqual([LNETCTL, 'peer', 'show', '-v']);
     expect(v.json[0]).toMatchObject({ primary_nid: '0@lo', multi_rail: false });
     expect(v.json[1].peer_ni[0]).toMatchObject({ nid: '10.73.20.12@tcp', max_ni_tx_credits: 8, min_tx_credits: 5, statistics: { send_count: 1628 }, health_stats: { 'health value': 1000, error: 7 } });
@@ -167,7 +168,7 @@ describe('an MDS node', () => {
     ]);
     expect((await t.call('POST', '/api/v2/dfs/fs/verify', { body: { fsName: 'x', poolName: 'nopool' } })).status).toBe(404);
     const missing = await t.call('POST', '/api/v2/dfs/fs/verify', { body: { fsName: 'nothere', poolName: 'mdt' } });
-    expect([missing.status, missing.json.error.message]).toEqual([404, 'no dataset mdt/nothere (pool mdt is DEGRADED)']);
+    expect([missing.status, errorOf(missing).message]).toEqual([404, 'no dataset mdt/nothere (pool mdt is DEGRADED)']);
     for (const body of [{ fsName: '-x', poolName: 'mdt' }, { fsName: 'a/b', poolName: 'mdt' }, { fsName: 'x', poolName: 'mirror' }, { fsName: 'x', poolName: '1pool' }, { fsName: 'x' }]) {
       expect((await t.call('POST', '/api/v2/dfs/fs/verify', { body })).status, JSON.stringify(body)).toBe(400);
     }
@@ -256,7 +257,7 @@ describe('a client node (4 filesystems, NERSC)', () => {
   });
 
   it('answers one filesystem by name', async () => {
-    const r = await t.call('GET', '/api/v2/dfs/fs/snx11168/details');
+    const r = await t.call<{ parsed: { type?: string }[] }>('GET', '/api/v2/dfs/fs/snx11168/details');
     expect(r.json.parsed.filter((x: { type?: string }) => x.type === 'MDT')).toHaveLength(5);
     expect((await t.call('GET', '/api/v2/dfs/fs/bad-name/details')).status).toBe(400);
   });
@@ -266,11 +267,11 @@ describe('a client node (4 filesystems, NERSC)', () => {
     try {
       const r = await h.call('GET', '/api/v2/dfs/fs');
       expect(r.status).toBe(504);
-      expect(r.json.error.code).toBe('command_timeout');
-      expect(r.json.error.message).toBe('lfs did not finish within 1234 ms');
-      expect(r.json.error.details.warnings).toBe(sample('lfs-df/gmagklaras-lfs-df-h-HANGS-oss-down.txt'));
-      expect(r.json.error.details.command).toEqual(['/usr/bin/lfs', 'df', '--lazy', '/scratch3']);
-      expect(r.json.error.details.collected.map((c: { parsed: { filesystem: string }[] }) => c.parsed[0].filesystem)).toEqual(['snx11035']);
+      expect(errorOf(r).code).toBe('command_timeout');
+      expect(errorOf(r).message).toBe('lfs did not finish within 1234 ms');
+      expect(detail(r, 'warnings')).toBe(sample('lfs-df/gmagklaras-lfs-df-h-HANGS-oss-down.txt'));
+      expect(detail(r, 'command')).toEqual(['/usr/bin/lfs', 'df', '--lazy', '/scratch3']);
+      expect((detail(r, 'collected') as { parsed: { filesystem: string }[] }[]).map((c) => c.parsed[0].filesystem)).toEqual(['snx11035']);
     } finally {
       await h.close();
     }

@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import * as z from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RouteModule } from '../../handlers/core/route';
 import { READ_OP, WRITE_OP, type ReadResult } from '../../handlers/keys/contract';
@@ -19,6 +20,7 @@ import pubGenerate from '../../handlers/keys/routes/pub-generate';
 import { AuthorizedListSchema, KeyEntrySchema } from '../../handlers/keys/schemas';
 import { fixture, makeTestHost, repo, type TestHost } from '../helpers/host';
 import { privateDir } from '../helpers/tmp';
+import { errorOf } from '../helpers/answers';
 
 const ROUTES: RouteModule[] = [pub, pubGenerate, authList, authAdd, authRemove];
 const asRoot = process.getuid?.() === 0;
@@ -84,11 +86,12 @@ beforeEach(() => {
 
 const q = (user?: string) => (user ? `?user=${user}` : '');
 const list = (user?: string, token?: string) => t.call('GET', `/api/v2/system/keys/auth${q(user)}`, { token });
-const add = (body: unknown, token?: string) => t.call('POST', '/api/v2/system/keys/auth/add', { body, token });
+/** The answer of auth/add: the added entry (KeyEntrySchema) or an error (errorOf). */
+const add = (body: unknown, token?: string) => t.call<z.infer<typeof KeyEntrySchema>>('POST', '/api/v2/system/keys/auth/add', { body, token });
 const remove = (body: unknown, token?: string) => t.call('POST', '/api/v2/system/keys/auth/remove', { body, token });
 const events = (kind: string) =>
   (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map((e) => JSON.parse(e.data) as unknown);
-const issues = (r: { json: { error: { issues?: { path: string; message: string }[] } } }) => (r.json.error.issues ?? []).map((i) => `${i.path}: ${i.message}`);
+const issues = (r: { json: unknown }) => (errorOf(r).issues ?? []).map((i) => `${i.path}: ${i.message}`);
 const mode = (p: string) => statSync(p).mode & 0o7777;
 const owner = (p: string) => ({ uid: statSync(p).uid, gid: statSync(p).gid });
 
@@ -114,15 +117,15 @@ describe('GET /system/keys/auth', () => {
 
   it('refuses users it does not manage, unknown users, homes outside the roots, and bad names', async () => {
     const m = await list('mallory');
-    expect([m.status, m.json.error.message]).toEqual([403, 'the keys of mallory are not managed here: only root and members of group ballast-keys (settings.keys)']);
-    expect([(await list('bob')).status, (await list('bob')).json.error.message]).toEqual([404, 'no user bob in the user database']);
+    expect([m.status, errorOf(m).message]).toEqual([403, 'the keys of mallory are not managed here: only root and members of group ballast-keys (settings.keys)']);
+    expect([(await list('bob')).status, errorOf(await list('bob')).message]).toEqual([404, 'no user bob in the user database']);
     const c = await list('carol');
-    expect([c.status, c.json.error.message]).toEqual([403, 'the home /elsewhere/carol of carol is outside the home roots (settings.keys.homeRoots)']);
+    expect([c.status, errorOf(c).message]).toEqual([403, 'the home /elsewhere/carol of carol is outside the home roots (settings.keys.homeRoots)']);
     const e = await list('erin');
-    expect([e.status, e.json.error.message]).toEqual([403, 'the home /home/erin of erin is outside the home roots (settings.keys.homeRoots)']);
+    expect([e.status, errorOf(e).message]).toEqual([403, 'the home /home/erin of erin is outside the home roots (settings.keys.homeRoots)']);
     for (const bad of ['-x', '.hidden', 'a/b', '..', 'a%00b', 'x'.repeat(40)]) {
       const r = await list(bad);
-      expect([bad, r.status, r.json.error.code]).toEqual([bad, 400, 'validation_failed']);
+      expect([bad, r.status, errorOf(r).code]).toEqual([bad, 400, 'validation_failed']);
     }
     expect((await t.call('GET', '/api/v2/system/keys/auth?color=red')).status).toBe(400);
   });
@@ -133,19 +136,19 @@ describe('GET /system/keys/auth', () => {
     writeFileSync(join(target, 'authorized_keys'), `${key('ed25519')}\n`);
     symlinkSync(target, aliceSsh);
     const a = await list('alice');
-    expect([a.status, a.json.error.message]).toEqual([403, '/home/alice/.ssh is a symlink: refused']);
+    expect([a.status, errorOf(a).message]).toEqual([403, '/home/alice/.ssh is a symlink: refused']);
     rmSync(aliceSsh);
     mkdirSync(aliceSsh);
     symlinkSync(join(target, 'authorized_keys'), join(aliceSsh, 'authorized_keys'));
     const b = await list('alice');
-    expect([b.status, b.json.error.message]).toEqual([403, '/home/alice/.ssh/authorized_keys is a symlink: refused']);
+    expect([b.status, errorOf(b).message]).toEqual([403, '/home/alice/.ssh/authorized_keys is a symlink: refused']);
     // and nothing writes through them
     expect((await add({ user: 'alice', key: key('ecdsa256') })).status).toBe(403);
     expect(readFileSync(join(target, 'authorized_keys'), 'utf8')).toBe(`${key('ed25519')}\n`);
     rmSync(join(aliceSsh, 'authorized_keys'));
     execFileSync('/usr/bin/mkfifo', [join(aliceSsh, 'authorized_keys')]);
     const f = await list('alice');
-    expect([f.status, f.json.error.message]).toEqual([403, '/home/alice/.ssh/authorized_keys is not a regular file: refused']);
+    expect([f.status, errorOf(f).message]).toEqual([403, '/home/alice/.ssh/authorized_keys is not a regular file: refused']);
   });
 });
 
@@ -206,7 +209,7 @@ describe('POST /system/keys/auth/add', () => {
     const file = join(rootSsh, 'authorized_keys');
     const before = readFileSync(file, 'utf8');
     const dup = await add({ key: `restrict ${key('ed25519')}` });
-    expect([dup.status, dup.json.error.message]).toEqual([409, `the key ${md5Of('ed25519')} is already authorized for root (entry 0)`]);
+    expect([dup.status, errorOf(dup).message]).toEqual([409, `the key ${md5Of('ed25519')} is already authorized for root (entry 0)`]);
     const cases: [unknown, string][] = [
       [{ key: 'ssh-ed25519 AAAAnotbase64!!' }, 'body.key: the key is not valid base64'],
       [{ key: `ssh-rsa ${key('ed25519').split(' ')[1]}` }, 'body.key: the blob holds a ssh-ed25519 key, not ssh-rsa'],
@@ -244,7 +247,7 @@ describe('files it will not rewrite', () => {
     const latin1 = Buffer.concat([Buffer.from(`${key('ed25519')} J`), Buffer.from([0xf6]), Buffer.from('rg\n')]);
     writeFileSync(file, latin1);
     const r = await add({ key: key('ecdsa256') });
-    expect([r.status, r.json.error.message]).toEqual([409, '/root/.ssh/authorized_keys is not UTF-8 text; it is left as it is']);
+    expect([r.status, errorOf(r).message]).toEqual([409, '/root/.ssh/authorized_keys is not UTF-8 text; it is left as it is']);
     expect(readFileSync(file).equals(latin1)).toBe(true);
     writeFileSync(file, `# ${'x'.repeat(1024 * 1024)}\n`);
     expect((await list()).status).toBe(413);
@@ -272,7 +275,7 @@ describe('POST /system/keys/auth/remove', () => {
     mkdirSync(rootSsh);
     writeFileSync(join(rootSsh, 'authorized_keys'), `${key('ed25519')}\n`);
     const nf = await remove({ fingerprint: md5Of('rsa3072') });
-    expect([nf.status, nf.json.error.message]).toEqual([404, `no key with fingerprint ${md5Of('rsa3072')} in /root/.ssh/authorized_keys`]);
+    expect([nf.status, errorOf(nf).message]).toEqual([404, `no key with fingerprint ${md5Of('rsa3072')} in /root/.ssh/authorized_keys`]);
     const bad = await remove({ fingerprint: 'SHA256:wtGviu9rgnMNYTWE4Gh83vYHec6PYqZQWdC2hqnOllo' });
     expect([bad.status, issues(bad)]).toEqual([400, ['body.fingerprint: must be an MD5 fingerprint: 16 colon-separated hex pairs, optionally prefixed MD5:']]);
     expect((await remove({ fingerprint: md5Of('ed25519') }, reader)).status).toBe(403);
@@ -322,13 +325,13 @@ describe('concurrent changes', () => {
 describe('GET /system/keys/pub', () => {
   it("answers the key line of ~/.ssh/id_ed25519.pub; 404 without one; 502 when it is not a key", async () => {
     const none = await t.call('GET', '/api/v2/system/keys/pub', { token: reader });
-    expect([none.status, none.json.error.message]).toEqual([404, 'user root has no public key (/root/.ssh/id_ed25519.pub)']);
+    expect([none.status, errorOf(none).message]).toEqual([404, 'user root has no public key (/root/.ssh/id_ed25519.pub)']);
     mkdirSync(rootSsh);
     writeFileSync(join(rootSsh, 'id_ed25519.pub'), `${key('ed25519')}\n`);
     expect((await t.call('GET', '/api/v2/system/keys/pub', { token: reader })).json).toEqual({ public_key: key('ed25519') });
     writeFileSync(join(rootSsh, 'id_ed25519.pub'), 'garbage\n');
     const g = await t.call('GET', '/api/v2/system/keys/pub');
-    expect([g.status, g.json.error.code]).toEqual([502, 'bad_gateway']);
+    expect([g.status, errorOf(g).code]).toEqual([502, 'bad_gateway']);
     expect((await t.call('GET', '/api/v2/system/keys/pub?user=bob')).status).toBe(404);
     expect((await t.call('GET', '/api/v2/system/keys/pub?user=mallory')).status).toBe(403);
   });
@@ -358,7 +361,7 @@ describe('GET /system/keys/pub/generate', () => {
     const before = events('keys.public.regenerated').length;
     const r = await t.call('GET', '/api/v2/system/keys/pub/generate');
     expect(r.status).toBe(502);
-    expect(r.json.error).toMatchObject({
+    expect(errorOf(r)).toMatchObject({
       code: 'command_failed',
       message: 'runuser failed (exit 1): Saving key "/root/.ssh/id_ed25519" failed: No space left on device',
       details: { command: argv, exitCode: 1 },
@@ -386,7 +389,7 @@ describe('GET /system/keys/pub/generate', () => {
     mkdirSync(rootSsh);
     symlinkSync('/etc/passwd', join(rootSsh, 'id_ed25519'));
     const s = await t.call('GET', '/api/v2/system/keys/pub/generate');
-    expect([s.status, s.json.error.message]).toEqual([403, '/root/.ssh/id_ed25519 is a symlink: refused']);
+    expect([s.status, errorOf(s).message]).toEqual([403, '/root/.ssh/id_ed25519 is a symlink: refused']);
     expect(lstatSync(join(rootSsh, 'id_ed25519')).isSymbolicLink()).toBe(true);
   });
 });

@@ -9,6 +9,7 @@ import type { Fixture } from '../../runtime/system/fixture-file';
 import { readFixture } from '../../runtime/system/fixture-file';
 import { fixture, makeTestHost, repo, type TestHost } from '../helpers/host';
 import { POD_ROUTES } from './pod-helpers';
+import { errorOf, issuePaths, detail } from '../helpers/answers';
 
 const SC = '/usr/bin/systemctl';
 const PROPS = '--property=Id,LoadState,ActiveState,SubState,UnitFileState';
@@ -77,7 +78,7 @@ describe('set', () => {
   it('is refused before the container system is configured', async () => {
     await host([], {}, false);
     const r = await t.call('POST', '/api/v2/pod/site/set', { body });
-    expect([r.status, r.json.error.message]).toEqual([409, 'container system not configured']);
+    expect([r.status, errorOf(r).message]).toEqual([409, 'container system not configured']);
     expect(argvs()).toEqual([]);
   });
 
@@ -130,11 +131,11 @@ describe('set', () => {
     seedPod('web');
     const post = (name: string, b: unknown) => t.call('POST', `/api/v2/pod/${name}/set`, { body: b });
     const priv = await post('bad', { fileContents: { version: '3.8', services: { a: { image: 'x', privileged: true } } } });
-    expect([priv.status, priv.json.error.issues]).toEqual([400, [{ path: 'body.fileContents.services.a.privileged', message: 'privileged containers are not allowed (settings.pod.allow.privileged)' }]]);
+    expect([priv.status, errorOf(priv).issues]).toEqual([400, [{ path: 'body.fileContents.services.a.privileged', message: 'privileged containers are not allowed (settings.pod.allow.privileged)' }]]);
     const clash = await post('new', { fileContents: { version: '3.8', services: { web: { image: 'x' } } }, recipes: ['web-server'] });
-    expect([clash.status, clash.json.error.message]).toEqual([409, 'service web of a recipe is already defined in fileContents']);
+    expect([clash.status, errorOf(clash).message]).toEqual([409, 'service web of a recipe is already defined in fileContents']);
     const unknown = await post('new', { fileContents: { version: '3.8', services: { a: { image: 'x' } } }, recipes: ['nosuch'] });
-    expect([unknown.status, unknown.json.error.issues[0].path]).toEqual([400, 'body.recipes.0']);
+    expect([unknown.status, issuePaths(unknown)[0]]).toEqual([400, 'body.recipes.0']);
     expect((await post('web', { fileContents: { version: '3.8', services: { a: { image: 'x' } } } })).status).toBe(409);
     for (const name of ['suggested', 'config', 'Upper', '-x', 'a.b', 'a%2fb', 'a%00b']) {
       const r = await post(name, { fileContents: { version: '3.8', services: { a: { image: 'x' } } } });
@@ -148,7 +149,7 @@ describe('set', () => {
   it('leaves nothing behind when systemd cannot reload', async () => {
     await host([ok([SC, 'daemon-reload'], '', { code: 1, stderr: 'Failed to reload daemon: Access denied' })]);
     const r = await t.call('POST', '/api/v2/pod/site/set', { body: { fileContents: { version: '3.8', services: { a: { image: 'x' } } } } });
-    expect([r.status, r.json.error.details.command]).toEqual([502, [SC, 'daemon-reload']]);
+    expect([r.status, detail(r, 'command')]).toEqual([502, [SC, 'daemon-reload']]);
     expect(existsSync(paths().compose('site'))).toBe(false);
     expect(existsSync(paths().unit('site'))).toBe(false);
     expect(events('pod.created')).toEqual([]);
@@ -166,7 +167,7 @@ describe('update', () => {
     seedPod('web');
     const old = readFileSync(paths().compose('web'), 'utf8');
     const fileContents = { version: '3.8', services: { web: { image: 'nginx:1.27-alpine' } } };
-    const r = await t.call('POST', '/api/v2/pod/web/update', { body: { fileContents, recipes: ['metrics-exporter'] } });
+    const r = await t.call<{ service: unknown; compose_file: { services: Record<string, unknown> } }>('POST', '/api/v2/pod/web/update', { body: { fileContents, recipes: ['metrics-exporter'] } });
     expect(r.status).toBe(200);
     expect(r.json.service).toEqual([{ id: 'ballast-pod-web.service', state: 'online', locked: false }]);
     expect(Object.keys(r.json.compose_file.services)).toEqual(['web', 'node-exporter']);
@@ -210,7 +211,7 @@ describe('destroy', () => {
     seedPod('web');
     t.replay!.load([ok(['/usr/bin/docker', 'compose', '-p', 'ballast-pod-web', '-f', paths().compose('web'), 'down', '--remove-orphans'], '', { code: 1, stderr: 'Cannot connect to the Docker daemon' })]);
     const r = await t.call('POST', '/api/v2/pod/web/destroy');
-    expect([r.status, r.json.error.code]).toEqual([502, 'command_failed']);
+    expect([r.status, errorOf(r).code]).toEqual([502, 'command_failed']);
     expect(existsSync(paths().compose('web'))).toBe(true);
     expect(existsSync(paths().unit('web'))).toBe(true);
   });
@@ -225,7 +226,7 @@ describe('pause, unpause, kill and log', () => {
     expect((await t.call('POST', '/api/v2/pod/web/pause')).json).toBe('Container ballast-pod-web-web-1  Paused');
     expect(events('pod.paused')).toEqual([{ name: 'ballast-pod-web' }]);
     const k = await t.call('POST', '/api/v2/pod/web/kill');
-    expect([k.status, k.json.error.details.command]).toEqual([502, [...base, 'kill']]);
+    expect([k.status, detail(k, 'command')]).toEqual([502, [...base, 'kill']]);
     expect(events('pod.killed')).toEqual([]);
     expect((await t.call('POST', '/api/v2/pod/nosuch/unpause')).status).toBe(404);
   });
@@ -319,7 +320,7 @@ describe('config', () => {
     const post = (b: unknown) => t.call('POST', '/api/v2/pod/config', { body: b });
     const issue = async (b: unknown) => {
       const r = await post(b);
-      return [r.status, r.json.error.issues?.[0]?.path, r.json.error.message];
+      return [r.status, errorOf(r).issues?.[0]?.path, errorOf(r).message];
     };
     expect((await issue({ configJson: { hosts: ['tcp://0.0.0.0:2375'] }, podImageFs: '/dev/sdc', podDataFs: '/srv/data' }))[0]).toBe(400);
     expect((await issue({ configJson: {}, podImageFs: '/dev/sdz', podDataFs: '/srv/data' })).slice(0, 2)).toEqual([400, 'body.podImageFs']);
@@ -344,7 +345,7 @@ describe('permissions and recipes', () => {
     const read = await t.token(['pod:read']);
     expect((await t.call('GET', '/api/v2/pod', { token: read })).json).toEqual([{ name: 'ballast-pod-web', service: { id: 'ballast-pod-web.service', state: 'disabled', locked: true } }]);
     expect((await t.call('GET', '/api/v2/pod/suggested', { token: read })).json).toEqual(['web-server', 's3-gateway', 'metrics-exporter']);
-    expect((await t.call('GET', '/api/v2/pod/suggested/metrics-exporter', { token: read })).json.images).toEqual(['prom/node-exporter:v1.8.2']);
+    expect((await t.call<{ images: string[] }>('GET', '/api/v2/pod/suggested/metrics-exporter', { token: read })).json.images).toEqual(['prom/node-exporter:v1.8.2']);
     expect((await t.call('GET', '/api/v2/pod/suggested/nosuch', { token: read })).status).toBe(404);
     const tested = await t.call('POST', '/api/v2/pod/web/test', { token: read, body: { fileContents: 'version: "3.8"\nservices:\n  a:\n    image: x\n' } });
     expect(tested.json).toEqual({ name: 'ballast-pod-web', data: { version: '3.8', services: { a: { image: 'x' } } }, exists: true });
@@ -364,8 +365,8 @@ describe('special files in a pod directory', () => {
     const { execFileSync } = await import('node:child_process');
     execFileSync('/usr/bin/mkfifo', [paths().compose('web')]);
     const r = await t.call('GET', '/api/v2/pod/web/details');
-    expect([r.status, r.json.error.message]).toEqual([409, `${paths().compose('web')} is not a regular file (other); it is not read`]);
-    const u = await t.call('POST', '/api/v2/pod/web/test', { body: { fileContents: { version: '3.8', services: { a: { image: 'x', ports: ['1:80'] } } } } });
+    expect([r.status, errorOf(r).message]).toEqual([409, `${paths().compose('web')} is not a regular file (other); it is not read`]);
+    const u = await t.call<{ exists: boolean }>('POST', '/api/v2/pod/web/test', { body: { fileContents: { version: '3.8', services: { a: { image: 'x', ports: ['1:80'] } } } } });
     expect([u.status, u.json.exists]).toEqual([200, true]);
   });
 });

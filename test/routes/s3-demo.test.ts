@@ -17,6 +17,7 @@ import update from '../../handlers/s3/routes/update';
 import { demoConfig, seedDemo } from '../../runtime/demo';
 import { createHost, type Host } from '../../runtime/host';
 import { createToken } from '../../runtime/tokens';
+import { jsonOf } from '../helpers/answers';
 import { distDir, repo } from '../helpers/host';
 
 const ROUTES: RouteModule[] = [list, details, create, update, del];
@@ -66,7 +67,7 @@ describe('the demo appliance answers every S3 example', () => {
 
   it('after the examples: projects and lab exist, media is gone with its directory kept, backup has its new secret', async () => {
     const res = await host.app.fetch(new Request('http://demo.local/api/v2/s3/list', { headers: { token } }), host.env);
-    const shares = (await res.json()) as Record<string, { path: string; rootPassword: string; enabled: boolean }>;
+    const shares = await jsonOf<Record<string, { path: string; rootPassword: string; enabled: boolean }>>(res);
     expect(Object.keys(shares).sort()).toEqual(['backup', 'lab', 'projects']);
     expect(shares.projects.path).toBe('/srv/projects');
     expect(shares.projects.rootPassword).toBe('**************ey');

@@ -203,7 +203,7 @@ describe('fs routes on loop devices', () => {
     for (const mountpoint of ['/etc', '/etc/.', '/./etc', '/usr/.', '/usr/sbin', '/etc/ssh', '/root', '/var/lib/ballast', '/sbin', join(work, 'etclink'), join(work, 'sbinlink'), '/']) {
       const r = await api('mount', { device: other.device, mountpoint });
       expect([r.status, mountpoint]).toEqual([403, mountpoint]);
-      expect(r.json.error.code).toBe('forbidden');
+      expect(errorOf(r).code).toBe('forbidden');
     }
     expect(await mountsOf(other.device)).toEqual([]);
     const audited = t.host.db.prepare("SELECT argv FROM audit_log WHERE argv LIKE '%mount%'").all() as { argv: string }[];
@@ -214,13 +214,13 @@ describe('fs routes on loop devices', () => {
     const before = await exec(['/usr/bin/getfacl', '-p', '--', '/etc/shadow']);
     const beforeStat = statSync('/etc/shadow');
     const acl = await api('set_permissions', { path: '/etc/shadow', acls: ['u:nobody:rwx'] });
-    expect([acl.status, acl.json.error.code]).toEqual([403, 'forbidden']);
+    expect([acl.status, errorOf(acl).code]).toEqual([403, 'forbidden']);
     const viaLink = await api('set_permissions', { path: join(work, 'etclink', 'shadow'), acls: ['u:nobody:rwx'] });
-    expect([viaLink.status, viaLink.json.error.code]).toEqual([403, 'forbidden']);
+    expect([viaLink.status, errorOf(viaLink).code]).toEqual([403, 'forbidden']);
     const dir = await api('make_directory', { destination: '/etc/shadow' });
-    expect([dir.status, dir.json.error.code]).toEqual([403, 'forbidden']);
+    expect([dir.status, errorOf(dir).code]).toEqual([403, 'forbidden']);
     const hash = await api('xxhash', { filenames: ['/etc/shadow'] });
-    expect([hash.status, hash.json.error.code]).toEqual([403, 'forbidden']);
+    expect([hash.status, errorOf(hash).code]).toEqual([403, 'forbidden']);
     expect((await exec(['/usr/bin/getfacl', '-p', '--', '/etc/shadow'])).stdout).toBe(before.stdout);
     expect(statSync('/etc/shadow').mtimeMs).toBe(beforeStat.mtimeMs);
     const audited = t.host.db.prepare('SELECT argv FROM audit_log').all() as { argv: string }[];

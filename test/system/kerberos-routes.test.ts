@@ -212,9 +212,9 @@ describe('tickets and keys against the KDC', () => {
     symlinkSync('/etc/shadow', join(kdc.dir, 'shadow-link.keytab'));
     for (const path of ['/etc/shadow', join(kdc.dir, 'shadow-link.keytab')]) {
       const list = await call('POST', '/key/list', { path }, reader);
-      expect([list.status, list.json.error.code, path]).toEqual([403, 'forbidden', path]);
+      expect([list.status, errorOf(list).code, path]).toEqual([403, 'forbidden', path]);
       const obtain = await call('POST', '/ticket/obtain', { path, principal: 'host/nas01.example.test' });
-      expect([obtain.status, obtain.json.error.code, path]).toEqual([403, 'forbidden', path]);
+      expect([obtain.status, errorOf(obtain).code, path]).toEqual([403, 'forbidden', path]);
     }
     expect((s.host.db.prepare('SELECT COUNT(*) AS n FROM audit_log').get() as { n: number }).n).toBe(before);
   });

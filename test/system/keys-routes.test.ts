@@ -21,6 +21,7 @@ import { defaultConfig, mergeConfig } from '../../runtime/config';
 import { backendFor } from '../../runtime/host';
 import { makeTestHost, type TestHost } from '../helpers/host';
 import { exec, run } from './helpers/exec';
+import { errorOf, detail } from '../helpers/answers';
 
 const TOOLS: Record<string, string> = {
   '/usr/bin/ssh-keygen': 'openssh-client',
@@ -126,9 +127,9 @@ describe('generate and pub (real ssh-keygen as the user)', () => {
     writeFileSync(join(ssh, 'id_ed25519.pub'), 'OLD PUBLIC\n');
     const r = await t.call('GET', `/api/v2/system/keys/pub/generate?user=${MEMBER}`);
     expect(r.status).toBe(502);
-    expect(r.json.error.code).toBe('command_failed');
-    expect(r.json.error.details.command.slice(0, 5)).toEqual(['/usr/sbin/runuser', '-u', MEMBER, '--', '/usr/bin/ssh-keygen']);
-    expect(r.json.error.details.stderr).toMatch(/Permission denied/);
+    expect(errorOf(r).code).toBe('command_failed');
+    expect((detail(r, 'command') as string[]).slice(0, 5)).toEqual(['/usr/sbin/runuser', '-u', MEMBER, '--', '/usr/bin/ssh-keygen']);
+    expect(detail(r, 'stderr')).toMatch(/Permission denied/);
     expect(readFileSync(join(ssh, 'id_ed25519'), 'utf8')).toBe('OLD PRIVATE\n');
     expect(readFileSync(join(ssh, 'id_ed25519.pub'), 'utf8')).toBe('OLD PUBLIC\n');
     expect(readdirSync(ssh).sort()).toEqual(['id_ed25519', 'id_ed25519.pub']);
@@ -187,7 +188,7 @@ describe('authorized keys (real files, fingerprints from ssh-keygen)', () => {
 
   it('refuses a user outside the group, and unknown users', async () => {
     const s = await t.call('GET', `/api/v2/system/keys/auth?user=${STRANGER}`);
-    expect([s.status, s.json.error.message]).toEqual([403, `the keys of ${STRANGER} are not managed here: only ${API} and members of group ${GROUP} (settings.keys)`]);
+    expect([s.status, errorOf(s).message]).toEqual([403, `the keys of ${STRANGER} are not managed here: only ${API} and members of group ${GROUP} (settings.keys)`]);
     expect((await t.call('GET', `/api/v2/system/keys/auth?user=bkeys${tag}none`)).status).toBe(404);
     expect((await t.call('GET', '/api/v2/system/keys/auth?user=root')).status).toBe(403);
   });

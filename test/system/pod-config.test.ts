@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../runtime/host';
 import { createToken } from '../../runtime/tokens';
+import { errorOf, issuePaths, jsonOf } from '../helpers/answers';
 import { distDir, makeTestConfig } from '../helpers/host';
 import { privateDir } from '../helpers/tmp';
 import { POD_ROUTES } from '../routes/pod-helpers';
@@ -28,7 +29,7 @@ async function call(method: string, path: string, body?: unknown) {
     new Request(`http://ballast.local/api/v2${path}`, { method, headers: { token, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }),
     host!.env,
   );
-  return { status: res.status, json: (await res.json()) as { error?: { message: string; issues?: { path: string }[] } } & Record<string, unknown> };
+  return { status: res.status, json: await jsonOf(res) };
 }
 
 beforeAll(async () => {
@@ -72,7 +73,7 @@ describe('the container system configuration on real devices', () => {
     const post = (podImageFs: string, podDataFs: string) => call('POST', '/pod/config', { configJson: {}, podImageFs, podDataFs });
     const msg = async (a: string, b: string) => {
       const r = await post(a, b);
-      return [r.status, r.json.error?.issues?.[0]?.path, r.json.error?.message];
+      return [r.status, issuePaths(r)[0], errorOf(r).message];
     };
     expect(await msg('/dev/null', data!.mountpoint!)).toEqual([400, 'body.podImageFs', 'invalid body.podImageFs: /dev/null is not a block device']);
     expect((await msg(images!.device, '/'))[2]).toBe('invalid body.podDataFs: / is not under the mount roots (' + data!.dir + ')');
