@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ParseError } from '../../../handlers/core/parse-error';
 import { parseUpdateCaCertificates } from '../../../handlers/certificate/parse/update-ca-certificates';
 import { loadFixtureDir } from '../../../runtime/system/fixture-file';
+import { parseError } from '../../helpers/parse-error';
 
 const repo = resolve(import.meta.dirname, '../../..');
 const fixtures = loadFixtureDir(join(repo, 'fixtures/update-ca-certificates'));
@@ -35,6 +35,6 @@ describe('update-ca-certificates output', () => {
       '2 added, 0 removed; done.\n', // no "Updating certificates" line
       `${full}2 added, 0 removed; done.\n`,
     ];
-    for (const text of bad) expect(() => parseUpdateCaCertificates(text), JSON.stringify(text)).toThrow(ParseError);
+    for (const text of bad) expect(parseError(() => parseUpdateCaCertificates(text), { parser: 'update-ca-certificates' }).parser, JSON.stringify(text)).toBe('update-ca-certificates');
   });
 });
