@@ -41,6 +41,10 @@ import { parseTcClass } from '../../handlers/traffic/parse/tc-class';
 import { parseTcFilter, parseTcFilterText } from '../../handlers/traffic/parse/tc-filter';
 import { parseIpLinkNames } from '../../handlers/traffic/parse/ip-link-names';
 import { ClassEntry, FilterEntry, QueueEntry } from '../../handlers/traffic/schemas';
+// certificate
+import { parseUpdateCaCertificates } from '../../handlers/certificate/parse/update-ca-certificates';
+// pod
+import { parseComposePs } from '../../handlers/pod/parse/compose-ps';
 
 const args = (f: Fixture) => f.argv.slice(1);
 
@@ -243,6 +247,38 @@ export const TRAFFIC_FIXTURES: FixtureTable = {
       match: (f) => tcShow(f, 'filter') && !f.argv.includes('-j') && !replayOnly(f),
       parse: (f) => parseTcFilterText(f.stdout),
       schema: z.array(FilterEntry),
+    },
+  ],
+};
+
+/* ---------------- certificate ---------------- */
+
+export const CERTIFICATE_FIXTURES: FixtureTable = {
+  area: 'certificate',
+  dirs: ['update-ca-certificates'],
+  minFixtures: 4,
+  check: (f) => assert.equal(f.argv[0], '/usr/sbin/update-ca-certificates', f.file),
+  entries: [
+    {
+      name: 'update-ca-certificates',
+      match: /^update-ca-certificates\//,
+      parse: (f) => parseUpdateCaCertificates(f.stdout, f.stderr),
+    },
+  ],
+};
+
+/* ---------------- pod ---------------- */
+
+export const POD_FIXTURES: FixtureTable = {
+  area: 'pod',
+  dirs: ['compose'],
+  minFixtures: 7,
+  entries: [
+    {
+      name: 'compose ps',
+      match: /^compose\//,
+      // the project is the argument of -p, as the route passes it
+      parse: (f) => parseComposePs(f.stdout, f.argv[f.argv.indexOf('-p') + 1]),
     },
   ],
 };

@@ -1,12 +1,15 @@
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseUpdateCaCertificates } from '../../../handlers/certificate/parse/update-ca-certificates';
 import { loadFixtureDir } from '../../../runtime/system/fixture-file';
 import { parseError } from '../../helpers/parse-error';
+import { runFixtureTable } from '../../helpers/fixture-runner';
+import { CERTIFICATE_FIXTURES } from '../fixture-tables';
 
 const repo = resolve(import.meta.dirname, '../../..');
 const fixtures = loadFixtureDir(join(repo, 'fixtures/update-ca-certificates'));
+
+runFixtureTable(CERTIFICATE_FIXTURES);
 
 describe('update-ca-certificates output', () => {
   it('has the upstream captures and the composed hook failure', () => {
@@ -17,13 +20,6 @@ describe('update-ca-certificates output', () => {
       'upstream-no-change.yaml',
     ]);
   });
-
-  for (const f of fixtures) {
-    it(`parses ${(f.file ?? '').split('/').pop()} as its reviewed .expected.json`, () => {
-      const expected: unknown = JSON.parse(readFileSync((f.file ?? '').replace(/\.yaml$/, '.expected.json'), 'utf8'));
-      expect(parseUpdateCaCertificates(f.stdout, f.stderr)).toEqual(expected);
-    });
-  }
 
   it('garbage, truncated output and a doubled summary are ParseErrors', () => {
     const full = fixtures[1].stdout;

@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { containerStatusText, parseComposePs } from '../../../handlers/pod/parse/compose-ps';
@@ -10,21 +9,14 @@ import { execStartOf, unitWord } from '../../../handlers/pod/render/unit';
 import { readFixture } from '../../../runtime/system/fixture-file';
 import { parseError } from '../../helpers/parse-error';
 import { repo } from '../../helpers/host';
+import { runFixtureTable } from '../../helpers/fixture-runner';
+import { POD_FIXTURES } from '../fixture-tables';
 
 const dir = join(repo, 'fixtures/compose');
 
-describe('compose ps of every flavour (fixtures/compose)', () => {
-  const names = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
-  it('has the fixtures', () => expect(names.length).toBeGreaterThanOrEqual(7));
-  for (const f of names) {
-    it(f, () => {
-      const fx = readFixture(join(dir, f));
-      const expected: unknown = JSON.parse(readFileSync(join(dir, f.replace(/\.yaml$/, '.expected.json')), 'utf8'));
-      const project = fx.argv[fx.argv.indexOf('-p') + 1];
-      expect(parseComposePs(fx.stdout, project)).toEqual(expected);
-    });
-  }
+runFixtureTable(POD_FIXTURES);
 
+describe('compose ps of every flavour (fixtures/compose)', () => {
   it('summarises containers for inspect', () => {
     const fx = readFixture(join(dir, 'v2-ps-json-lines.yaml'));
     expect(containerStatusText(parseComposePs(fx.stdout))).toBe(
