@@ -8,7 +8,7 @@ import { path, type Vars } from '../core/vars';
 import { getOwn, parseKrb5Conf } from './parse/krb5-conf';
 import { renderKrb5Conf } from './render/krb5-conf';
 import type { RealmFile } from './requests';
-import type { Krb5Conf, Krb5ConfInput } from './schemas';
+import type { Krb5Conf, Krb5ConfInput, Krb5Section } from './schemas';
 
 /** The spec's rule 1: the global file's first line includes every realm file. */
 export const INCLUDEDIR_LINE = 'includedir /etc/krb5.conf.d';
@@ -31,8 +31,55 @@ function invalidConf(message: string): ApiError {
   return new ApiError('validation_failed', `invalid body: body.conf: ${message}`, { issues: [{ path: 'body.conf', message }] });
 }
 
+/** 1-based line of the first line of `text` that matches. */
+function lineOf(text: string, test: (line: string) => boolean): number | undefined {
+  const i = text.split('\n').findIndex(test);
+  return i < 0 ? undefined : i + 1;
+}
+
+/** Every relation named `tag` anywhere below a section (plugin settings nest in subsections). */
+function hasTag(section: Krb5Section, tag: string): boolean {
+  for (const [k, v] of Object.entries(section)) {
+    if (k === tag) return true;
+    for (const item of Array.isArray(v) ? v : [v]) if (typeof item === 'object' && hasTag(item, tag)) return true;
+  }
+  return false;
+}
+
+/**
+ * What would make Kerberos programs (run as root by this service) load code or stop starting:
+ * plugin modules and plugin directories (`[plugins] <interface> = { module = name:/path.so }`,
+ * `plugin_base_dir`), and include lines naming a path outside the configured Kerberos files.
+ * Whether an included path exists is checked by the route (it needs the host).
+ */
+function refuseCodeLoading(conf: Krb5Conf, text: string, vars: Vars): void {
+  const at = (re: RegExp | ((line: string) => boolean)) => {
+    const n = lineOf(text, typeof re === 'function' ? re : (l) => re.test(l));
+    return n === undefined ? '' : ` (line ${n})`;
+  };
+  const plugins = Object.hasOwn(conf.sections, 'plugins') ? conf.sections.plugins : undefined;
+  if (plugins && hasTag(plugins, 'module')) throw invalidConf(`plugin modules are not allowed${at(/^\s*module\s*=/)}: they load a library into every Kerberos program`);
+  for (const section of Object.values(conf.sections)) {
+    if (hasTag(section, 'plugin_base_dir')) throw invalidConf(`plugin_base_dir is not allowed${at(/^\s*plugin_base_dir\s*=/)}: it chooses where plugins are loaded from`);
+  }
+  const allowed = [realmDir(vars), '/etc/krb5.conf.d', path(vars, 'krb5Conf')];
+  for (const d of conf.directives) {
+    if (d.type === 'module') continue; // refused by the caller
+    const p = stripSlash(d.path.trim());
+    const inside = allowed.some((a) => p === a || p.startsWith(`${a}/`)) && !p.split('/').includes('..');
+    if (!inside) {
+      throw invalidConf(`${d.type} ${d.path}${at((l) => l.trim().startsWith(`${d.type} `) && l.includes(d.path))} is outside the Kerberos configuration this host manages (${realmDir(vars)})`);
+    }
+  }
+}
+
+/** The include/includedir paths a configuration names (for the route's existence check). */
+export function includedPaths(conf: Krb5Conf): { type: string; path: string }[] {
+  return conf.directives.filter((d) => d.type !== 'module').map((d) => ({ type: d.type, path: d.path }));
+}
+
 /** Parse text a client wants written; a ParseError names the line (never its content). */
-function parseForWrite(text: string): Krb5Conf {
+function parseForWrite(text: string, vars?: Vars): Krb5Conf {
   let conf: Krb5Conf;
   try {
     conf = parseKrb5Conf(text);
@@ -43,6 +90,7 @@ function parseForWrite(text: string): Krb5Conf {
   // `module PATH:RESIDUAL` makes every Kerberos program dlopen PATH and ignore the rest of the
   // file: a write through this API must not be able to load code into root processes.
   if (conf.directives.some((d) => d.type === 'module')) throw invalidConf('the module directive is not allowed');
+  if (vars) refuseCodeLoading(conf, text, vars);
   return conf;
 }
 
@@ -58,20 +106,27 @@ export function checkGlobalConf(text: string, vars: Vars): Krb5Conf {
   if (dir === undefined || (dir !== '/etc/krb5.conf.d' && dir !== realmDir(vars))) {
     throw invalidConf(`the first line must be \`${INCLUDEDIR_LINE}\`: it includes every realm file`);
   }
-  return parseForWrite(text);
+  return parseForWrite(text, vars);
 }
 
 /** The text to store for a realm file given as raw text (checked) or as an object (rendered). */
-export function realmFileText(conf: string | Krb5ConfInput): string {
-  if (typeof conf === 'string') {
-    parseForWrite(conf);
-    return conf;
-  }
+export function realmFileText(conf: string | Krb5ConfInput, vars: Vars): { text: string; parsed: Krb5Conf } {
+  if (typeof conf === 'string') return { text: conf, parsed: parseForWrite(conf, vars) };
   // Krb5ConfInputSchema has already refused whatever cannot be rendered; the module directive
   // is refused here like in raw text.
   const text = renderKrb5Conf(conf);
-  parseForWrite(text);
-  return text;
+  return { text, parsed: parseForWrite(text, vars) };
+}
+
+/** 400 naming the line when an include/includedir of a file to be written names a missing path. */
+export async function checkIncludesExist(conf: Krb5Conf, text: string, vars: Vars, exists: (p: string) => Promise<boolean>): Promise<void> {
+  // the realm directory itself (the spec's first line) is the routes' own: realm create makes it
+  const own = new Set(['/etc/krb5.conf.d', realmDir(vars)]);
+  for (const d of includedPaths(conf)) {
+    if (own.has(stripSlash(d.path.trim())) || (await exists(d.path.trim()))) continue;
+    const n = lineOf(text, (l) => l.trim().startsWith(`${d.type} `) && l.includes(d.path));
+    throw invalidConf(`${d.type} ${d.path}${n === undefined ? '' : ` (line ${n})`} names a path that does not exist: every Kerberos program would fail to start`);
+  }
 }
 
 /** A realm file as the list and details routes show it. */

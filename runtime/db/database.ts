@@ -1,19 +1,43 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { D1Database, D1PreparedStatement, D1Result } from '../../handlers/core/bindings';
 import { migrations } from './migrations';
 
 export type SqliteDb = Database.Database;
 
+/**
+ * The database holds agent secrets and token hashes: its directory is 0700 and its files (the
+ * database, its WAL and shared-memory files) 0600, set when created and checked at every start.
+ */
 export function openDatabase(file: string): SqliteDb {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  migrate(db);
+  if (file !== ':memory:') {
+    const dir = dirname(file);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  }
+  // files SQLite creates get 0600 whatever the service's umask
+  const umask = process.umask(0o077);
+  let db: SqliteDb;
+  try {
+    db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db);
+  } finally {
+    process.umask(umask);
+  }
+  if (file !== ':memory:') {
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+      try {
+        if ((statSync(f).mode & 0o077) !== 0) chmodSync(f, 0o600);
+      } catch {
+        // -wal / -shm appear with the first write
+      }
+    }
+  }
   return db;
 }
 

@@ -83,3 +83,27 @@ describe('temp files of interrupted writes', () => {
     }
   });
 });
+
+describe('secrets on disk', () => {
+  it('the state directory is 0700 and the database files 0600, also when they were looser before', async () => {
+    const { config, state } = (await import('../helpers/host')).makeTestConfig();
+    const { chmodSync } = await import('node:fs');
+    chmodSync(state, 0o755);
+    const first = await makeTestHost({ config });
+    await first.token(['notification:read']);
+    await first.host.close();
+    const db = join(state, 'ballast.db');
+    chmodSync(db, 0o644);
+    chmodSync(state, 0o755);
+    const { createHost } = await import('../../runtime/host');
+    const { createToken } = await import('../../runtime/tokens');
+    const host = await createHost({ config, distDir: '/nonexistent', routes: [], log: () => undefined });
+    try {
+      await createToken(host.db, 'second', ['kerberos:read']); // a write, so the WAL exists
+      expect(statSync(state).mode & 0o777).toBe(0o700);
+      for (const f of [db, `${db}-wal`, `${db}-shm`]) expect([f, statSync(f).mode & 0o777]).toEqual([f, 0o600]);
+    } finally {
+      await host.close();
+    }
+  });
+});

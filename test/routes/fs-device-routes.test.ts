@@ -52,6 +52,7 @@ interface Dev {
   type?: string;
   mountpoints?: (string | null)[];
   fstype?: string | null;
+  size?: number;
   children?: Dev[];
 }
 function lsblkJson(...devs: Dev[]): string {
@@ -61,7 +62,7 @@ function lsblkJson(...devs: Dev[]): string {
     path: `/dev/${d.name}`,
     'maj:min': '8:16',
     type: d.type ?? 'disk',
-    size: 1073741824,
+    size: d.size ?? 1073741824,
     ro: false,
     fstype: d.fstype ?? null,
     label: null,
@@ -158,24 +159,34 @@ describe('POST /fs/make_filesystem', () => {
     expect(errorOf(r)).toMatchObject({ message: 'cannot create a filesystem on /dev/sdc: /dev/sdc is in use as swap', details: { reason: 'swap' } });
   });
 
-  it('refuses a device with a signature unless force; with force wipes it, then formats', async () => {
+  it('refuses a device with a signature unless force; with force mkfs overwrites it with its own flag (nothing wiped first)', async () => {
     const ext4 = recorded('wipefs', 'ext4');
     const loop0 = fixture(lsblkArgv('/dev/loop0'), lsblkJson({ name: 'loop0', type: 'loop' }));
     use(loop0, findmnt(), ext4);
     const refused = await t.call('POST', '/api/v2/fs/make_filesystem', { body: { device: '/dev/loop0', type: 'xfs' } });
     expect(refused.status).toBe(409);
     expect(errorOf(refused).message).toBe(
-      'cannot create a filesystem on /dev/loop0: /dev/loop0 already carries ext4 (filesystem) at offset 0x438 (send "force": true to wipe it and format anyway)',
+      'cannot create a filesystem on /dev/loop0: /dev/loop0 already carries ext4 (filesystem) at offset 0x438 (send "force": true to overwrite it)',
     );
     expect(errorOf(refused).details).toEqual({ reason: 'signature' });
 
-    const wipe = ['/usr/sbin/wipefs', '-a', '-q', '--', '/dev/loop0'];
-    const mkfs = [MKFS, '-t', 'xfs', '--', '/dev/loop0'];
-    use(loop0, findmnt(), ext4, fixture(wipe, ''), fixture(mkfs, 'meta-data=/dev/loop0 isize=512 agcount=4\n'));
+    const mkfs = [MKFS, '-t', 'xfs', '-f', '--', '/dev/loop0'];
+    use(loop0, findmnt(), ext4, fixture(mkfs, 'meta-data=/dev/loop0 isize=512 agcount=4\n'));
     const forced = await t.call('POST', '/api/v2/fs/make_filesystem', { body: { device: '/dev/loop0', type: 'xfs', force: true } });
     expect(forced.status, forced.text).toBe(200);
     expect(forced.json).toBe('meta-data=/dev/loop0 isize=512 agcount=4\n');
-    expect(argvs().slice(-2)).toEqual([wipe, mkfs]);
+    expect(argvs().slice(-2)).toEqual([wipefsArgv('/dev/loop0'), mkfs]);
+    expect(argvs().some((a) => a.includes('-a') && a[0].endsWith('wipefs'))).toBe(false);
+  });
+
+  it('a device too small for the type is a 409 before any probe or write, forced or not', async () => {
+    const small = fixture(lsblkArgv('/dev/loop1'), lsblkJson({ name: 'loop1', type: 'loop', size: 96 * 1024 * 1024 }));
+    use(small, findmnt());
+    const before = argvs().length;
+    const r = await t.call('POST', '/api/v2/fs/make_filesystem', { body: { device: '/dev/loop1', type: 'xfs', force: true } });
+    expect(r.status).toBe(409);
+    expect(errorOf(r).details).toEqual({ reason: 'too-small', size: 96 * 1024 * 1024, minimum: 300_000_000 });
+    expect(argvs().slice(before).map((a) => a[0].split('/').pop())).toEqual(['lsblk', 'findmnt']);
   });
 
   it('resolves a /dev/disk/by-id link through lsblk and formats the node it names', async () => {

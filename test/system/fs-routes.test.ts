@@ -138,7 +138,7 @@ describe('fs routes on loop devices', () => {
     expect((await signatures(ext4.device)).map((s) => s.type)).toEqual(['ext4']);
   });
 
-  it('make_filesystem: xfs on a blank device, then ext2 over it with force (wiped first: no xfs left)', async () => {
+  it('make_filesystem: xfs on a blank device, then ext2 over it with force (mke2fs -F: no xfs left)', async () => {
     other = await loop(320);
     const xfs = await api('make_filesystem', { device: other.device, type: 'xfs', options: ['-L', 'scratch'] });
     expect(xfs.status, xfs.text).toBe(200);
@@ -150,6 +150,18 @@ describe('fs routes on loop devices', () => {
     const ext2 = await api('make_filesystem', { device: other.device, type: 'ext2', options: ['-L', 'inner', '-q'], force: true });
     expect(ext2.status, ext2.text).toBe(200);
     expect((await signatures(other.device)).map((s) => [s.type, s.label])).toEqual([['ext2', 'inner']]);
+  });
+
+  it('make_filesystem: a forced xfs on a 96 MiB vfat device is refused before anything is written; the vfat survives', async () => {
+    const small = await loop(96);
+    const fat = await api('make_filesystem', { device: small.device, type: 'vfat', options: ['-n', 'KEEP'] });
+    expect(fat.status, fat.text).toBe(200);
+    const before = await signatures(small.device);
+    expect(before.map((s) => s.type)).toContain('vfat');
+    const r = await api('make_filesystem', { device: small.device, type: 'xfs', force: true });
+    expect(r.status, r.text).toBe(409);
+    expect(errorOf(r).details).toMatchObject({ reason: 'too-small' });
+    expect(await signatures(small.device)).toEqual(before);
   });
 
   it('make_filesystem: vfat; mounting it works or, without a kernel driver, says so (409)', async () => {

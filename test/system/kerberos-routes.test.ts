@@ -207,6 +207,25 @@ describe('tickets and keys against the KDC', () => {
     expect(Date.now() - started).toBeLessThan(KINIT_TIMEOUT_MS + 5000);
   });
 
+  it('configuration that would load code or break every Kerberos program is refused (400 naming the line); klist still works', async () => {
+    const code = (r: { json: unknown }) => (r.json as { error: { code: string; message: string } }).error;
+    const plugin = await call('POST', '/realm/create', { name: 'evil', conf: '[plugins]\n\tclpreauth = {\n\t\tmodule = evil:/tmp/evil.so\n\t}\n' });
+    expect([plugin.status, code(plugin).message]).toEqual([400, expect.stringContaining('plugin modules are not allowed (line 3)')]);
+    const conf = readFileSync(paths.krb5Conf, 'utf8');
+    const baseDir = await call('POST', '/conf/update', { conf: `${conf}\n[libdefaults]\n\tplugin_base_dir = /tmp\n` });
+    expect([baseDir.status, code(baseDir).message]).toEqual([400, expect.stringContaining('plugin_base_dir is not allowed')]);
+    const outside = await call('POST', '/conf/update', { conf: `${conf}\ninclude /tmp/other.conf\n` });
+    expect([outside.status, code(outside).message]).toEqual([400, expect.stringContaining('is outside the Kerberos configuration this host manages')]);
+    const missing = await call('POST', '/realm/create', { name: 'missing', conf: `include ${paths.krb5ConfD}/nope.conf\n[realms]\n` });
+    expect([missing.status, code(missing).message]).toEqual([400, expect.stringContaining('names a path that does not exist')]);
+    expect(readFileSync(paths.krb5Conf, 'utf8')).toBe(conf);
+    expect(existsSync(`${paths.krb5ConfD}/evil.conf`)).toBe(false);
+    expect(existsSync(`${paths.krb5ConfD}/missing.conf`)).toBe(false);
+    // the Kerberos tools still start with the configuration on disk
+    const list = await call('GET', '/ticket/list', undefined, reader);
+    expect(list.status).toBe(200);
+  });
+
   it('keytabs outside the configured keytab roots never reach klist or kinit: 403, nothing run', async () => {
     const before = (s.host.db.prepare('SELECT COUNT(*) AS n FROM audit_log').get() as { n: number }).n;
     symlinkSync('/etc/shadow', join(kdc.dir, 'shadow-link.keytab'));

@@ -36,6 +36,20 @@ const body = z
  */
 const NOT_FOUND_CODES = new Set(['not-a-block-device']);
 
+/**
+ * Sizes below which a type's mkfs refuses (xfsprogs 5.19+: 300 MB; btrfs-progs: 109 MiB for the
+ * default profile). Checked before anything is written, so a forced request never ends with a
+ * wiped device and a failed mkfs.
+ */
+const MIN_BYTES: Partial<Record<string, number>> = { xfs: 300_000_000, btrfs: 109 * 1024 * 1024 };
+
+/**
+ * With `force`, the type's own flag to overwrite an existing signature: the tool checks
+ * everything else first and writes nothing when it refuses (unlike wiping first, which would lose
+ * the old filesystem whenever mkfs then fails). mkfs.vfat does not look for signatures.
+ */
+const FORCE_FLAG: Partial<Record<string, string>> = { ext2: '-F', ext3: '-F', ext4: '-F', xfs: '-f', btrfs: '-f' };
+
 export default route({
   method: 'POST',
   path: '/fs/make_filesystem',
@@ -58,23 +72,27 @@ export default route({
     // Facts first, all read only. A /dev/disk/by-* link is resolved by lsblk, and from here on
     // the resolved node is what is checked and what is formatted.
     const dev = await blockDevice(system, vars, body.device);
-    const [mounts, signatures] = await Promise.all([listMounts(system, vars), signaturesOf(system, vars, dev.path)]);
-    const verdict = checkDeviceFree({ device: dev.path, lsblk: dev.lsblk, mounts, swaps: [], signatures });
-    if (!verdict.ok) {
-      const forced = verdict.code === 'signature' && body.force === true;
-      if (!forced) {
-        if (NOT_FOUND_CODES.has(verdict.code)) throw new ApiError('not_found', verdict.reason);
-        const hint = verdict.code === 'signature' ? ' (send "force": true to wipe it and format anyway)' : '';
-        throw conflict(`cannot create a filesystem on ${body.device}: ${verdict.reason}${hint}`, { reason: verdict.code });
-      }
-      // Forced: erase every signature first, so no mkfs needs its own force flag (those also
-      // skip other safety checks) and no stale signature of another type survives to confuse
-      // blkid later.
-      const wipe = [bin(vars, 'wipefs'), '-a', '-q', '--', dev.path];
-      await system.run(wipe);
+    const refuse = (v: { code: string; reason: string }): never => {
+      if (NOT_FOUND_CODES.has(v.code)) throw new ApiError('not_found', v.reason);
+      const hint = v.code === 'signature' ? ' (send "force": true to overwrite it)' : '';
+      throw conflict(`cannot create a filesystem on ${body.device}: ${v.reason}${hint}`, { reason: v.code });
+    };
+    // In use first (mounted, holders, swap: 409), before any probe of the device itself.
+    const mounts = await listMounts(system, vars);
+    const inUse = checkDeviceFree({ device: dev.path, lsblk: dev.lsblk, mounts, swaps: [], signatures: [] });
+    if (!inUse.ok) refuse(inUse);
+    const size = dev.lsblk[0]?.size ?? null;
+    const min = MIN_BYTES[body.type];
+    if (min !== undefined && size !== null && size < min) {
+      throw conflict(`cannot create ${body.type} on ${body.device}: the device has ${size} bytes, ${body.type} needs at least ${min}`, { reason: 'too-small', size, minimum: min });
     }
+    const signatures = await signaturesOf(system, vars, dev.path);
+    const verdict = checkDeviceFree({ device: dev.path, lsblk: dev.lsblk, mounts, swaps: [], signatures });
+    const forced = !verdict.ok && verdict.code === 'signature' && body.force === true;
+    if (!verdict.ok && !forced) refuse(verdict);
 
-    const argv = [bin(vars, 'mkfs'), '-t', body.type, ...options.argv, '--', dev.path];
+    const force = forced && FORCE_FLAG[body.type] ? [FORCE_FLAG[body.type] as string] : [];
+    const argv = [bin(vars, 'mkfs'), '-t', body.type, ...force, ...options.argv, '--', dev.path];
     const r = await system.exec(argv, { timeoutMs: MKFS_TIMEOUT_MS });
     if (r.timedOut) throw commandTimeout(argv, r);
     if (r.code !== 0) throw commandFailed(argv, r);

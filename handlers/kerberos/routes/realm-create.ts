@@ -1,7 +1,7 @@
 import { route } from '../../core/route';
 import { ApiError, conflict } from '../../core/errors';
 import { emptyObject } from '../../core/schemas';
-import { realmFilePath, realmFileText } from '../conf-files';
+import { checkIncludesExist, realmFilePath, realmFileText } from '../conf-files';
 import { RealmCreateBodySchema } from '../requests';
 
 export default route({
@@ -12,7 +12,8 @@ export default route({
   body: RealmCreateBodySchema,
   response: emptyObject,
   async handler({ body, system, vars, events }) {
-    const text = realmFileText(body.conf);
+    const { text, parsed } = realmFileText(body.conf, vars);
+    await checkIncludesExist(parsed, text, vars, async (p) => (await system.stat(p)) !== null);
     try {
       // exclusive: the host refuses to replace an existing file (a realm someone else wrote).
       await system.writeFile(realmFilePath(vars, body.name), text, { exclusive: true });
