@@ -38,5 +38,5 @@ describe('compose files: our validation against docker-compose config', () => {
       'valid-anchors.yaml': [true, true],
       'valid-web-db.yaml': [true, true],
     });
-  });
+  }, 120_000); // seven docker-compose (Python) starts: 30 s was too short on a loaded box
 });
