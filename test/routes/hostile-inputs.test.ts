@@ -323,12 +323,13 @@ describe('hostile input to every route', () => {
     const stateBefore = walk(state);
     const failures: string[] = [];
     const leaks: string[] = [];
-    const table: { route: string; inputs: number; '2xx': number; '4xx': number; '501': number; '502/504': number }[] = [];
+    const table: { route: string; inputs: number; '2xx': number; '4xx': number; '501': number; '502/504': number; ms: number }[] = [];
     const t0 = performance.now();
     try {
       for (const m of modules) {
         const inputs = inputsFor(m, root);
-        const row = { route: `${m.meta.method} ${m.meta.path}`, inputs: inputs.length, '2xx': 0, '4xx': 0, '501': 0, '502/504': 0 };
+        const row = { route: `${m.meta.method} ${m.meta.path}`, inputs: inputs.length, '2xx': 0, '4xx': 0, '501': 0, '502/504': 0, ms: 0 };
+        const started = performance.now();
         for (const i of inputs) {
           const headers: Record<string, string> = { token };
           if (i.body !== undefined) headers['content-type'] = i.contentType ?? 'application/json';
@@ -357,6 +358,14 @@ describe('hostile input to every route', () => {
             failures.push(`${s} not in the JSON error shape: ${what}: ${text.slice(0, 200)}`);
             continue;
           }
+          const type = res.headers.get('content-type') ?? '';
+          // answered before a route is chosen (no route, wrong method, a body over the limit,
+          // refused while it is read): the app's JSON type, also for the S3 paths
+          const beforeRoute = ['route_not_found', 'method_not_allowed', 'payload_too_large'].includes(String(err.code));
+          const expectedType = (!beforeRoute && m.meta.contentType) || 'application/json; charset=utf-8';
+          if (type !== expectedType || res.headers.get('x-request-id') !== err.requestId) {
+            failures.push(`${s} headers content-type ${type} x-request-id ${res.headers.get('x-request-id')} (error ${String(err.requestId)}): ${what}`);
+          }
           const details = isRecord(err.details) ? err.details : {};
           if (s >= 400 && s < 500) row['4xx']++;
           else if (s === 501 && err.code === 'not_recorded' && String(err.message).includes('argv')) row['501']++;
@@ -366,6 +375,7 @@ describe('hostile input to every route', () => {
             else row['502/504']++;
           } else failures.push(`${s} ${String(err.code)} ${String(err.message)}: ${what}`);
         }
+        row.ms = Math.round(performance.now() - started);
         table.push(row);
       }
     } finally {
