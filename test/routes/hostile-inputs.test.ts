@@ -27,7 +27,7 @@
  * private key) is in any answer (but where the spec shows it: CLEAR_BY_SPEC), log line, console
  * output, audit row or event.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -106,17 +106,21 @@ const DEMO_ROOT = '$DEMO_ROOT';
 /** Base requests of the routes that have no example. */
 const BASES: Record<string, { params?: Record<string, string>; query?: Record<string, string>; body?: unknown }> = {
   'POST /api/v2/fs/explore': { body: { fs_path: DEMO_ROOT, depth: 2 } },
-  'POST /api/v2/fs/make_directory': { body: { destination: '/srv/data/projects', options: ['-m', '2770'] } },
+  'POST /api/v2/fs/make_directory': { body: { destination: '/srv/data/projects', options: ['-m', '2770', '-g', 'staff'] } },
   'POST /api/v2/fs/make_filesystem': { body: { device: '/dev/sdc', type: 'ext4' } },
   'POST /api/v2/fs/mount': { body: { device: '/dev/sdc', mountpoint: '/srv/scratch' } },
-  'POST /api/v2/fs/set_permissions': { body: { path: '/srv/data/projects', acls: ['u:backup:rwx'] } },
+  'POST /api/v2/fs/set_permissions': { body: { path: '/srv/data/projects', acls: ['u:backup:rwx', 'g:staff:rwx'] } },
   'POST /api/v2/fs/unmount': { body: { mountpoint: '/srv/data' } },
   'POST /api/v2/fs/xxhash_verify': { body: { checksumFile: `${DEMO_ROOT}/projects.xxh` } },
-  'POST /api/v2/fs/xxhash': { body: { fileNames: ['/srv/data/projects/report.pdf'] } },
-  'POST /api/v2/kerberos/conf/update': { body: { conf: '[libdefaults]\n default_realm = LAB.EXAMPLE.COM\n' } },
+  'POST /api/v2/fs/xxhash': { body: { fileNames: ['/srv/data/projects/report.pdf', '/srv/data/projects/meeting notes.txt'] } },
+  // the demo's own krb5.conf (written back as it is, so ticket/obtain still finds its realm)
+  'POST /api/v2/kerberos/conf/update': { body: { conf: readFileSync(join(repo, 'fixtures/demo/files/etc/krb5.conf'), 'utf8') } },
   'POST /api/v2/kerberos/key/list': { body: {} },
   'POST /api/v2/kerberos/realm/create': { body: { name: 'hostile', conf: { realms: { 'HOSTILE.EXAMPLE': { kdc: 'kdc.hostile.example' } } } } },
-  'POST /api/v2/kerberos/realm/:name/delete': { params: { name: 'lab' } },
+  // the realm realm/create made (lab stays for details and update)
+  'POST /api/v2/kerberos/realm/:name/delete': { params: { name: 'hostile' } },
+  // the share s3/create made (media stays for details and update)
+  'POST /api/:version/s3/:share_name/delete': { params: { version: 'v2', share_name: 'projects' } },
   'GET /api/v2/kerberos/realm/:name/details': { params: { name: 'lab' } },
   'POST /api/v2/kerberos/realm/:name/update': { params: { name: 'lab' }, body: { conf: { realms: { 'LAB.EXAMPLE': { kdc: 'kdc.lab.example' } } } } },
   'POST /api/v2/kerberos/ticket/obtain': { body: { username: 'administrator', password: SECRET } },
@@ -311,6 +315,8 @@ beforeAll(async () => {
   const config = demoConfig(repo, 0, state);
   seedDemo(repo, config);
   root = join(state, 'root');
+  // the checksum file of the demo's recorded xxhsum -c (test/routes/fs-demo.test.ts)
+  writeFileSync(join(root, 'projects.xxh'), '8f2c1d9e4b7a6035  /srv/data/projects/report.pdf\n1e5a9c3f7d2b8046  /srv/data/projects/meeting notes.txt\n');
   host = await createHost({ config, distDir, routes: modules, log: (l) => logLines.push(l) });
   token = (await createToken(host.db, 'admin', ['*'])).token;
 }, 60_000);
