@@ -16,6 +16,7 @@ import { loadFixtureDir } from './system/fixture-file';
 import { ConfinedFiles, type FileRoot } from './system/files';
 import { SystemService, type HostOp } from './system/service';
 import { PathConfinement } from './system/confine';
+import { IntentJournal } from './system/journal';
 import type { CommandBackend } from './system/types';
 import { BindingServer } from './binding-server';
 import { AREAS } from './areas/index';
@@ -129,12 +130,14 @@ export async function createHost(o: HostOptions): Promise<Host> {
   const configDirs = Object.entries(config.paths).map(([k, p]) => (directoryKeys.has(k) ? p : dirname(p)));
   for (const p of files.removeStaleTemps(configDirs)) log(`removed a temp file an interrupted write left: ${p}`);
   const confinement = new PathConfinement(config.system.binaries);
+  const journal = new IntentJournal(db, files);
   // device nodes for mkfs, mount, wipefs: whatever /dev holds (lsblk decides what is a disk)
   confinement.addRoots('device', ['/dev']);
   const system = new SystemService({
     backend,
     files,
     confinement,
+    journal,
     db,
     concurrency: config.limits.commandConcurrency,
     queue: config.limits.commandQueue,
@@ -171,6 +174,16 @@ export async function createHost(o: HostOptions): Promise<Host> {
     return { name: a.name, instance };
   });
   system.register('test', o.extraOps ?? {});
+
+  // A change a killed host left half done is rolled back before anything else runs.
+  const recovered = await journal.recover(async (argv) => {
+    const r = (await system.handle('exec', { argv }, 'startup-journal')) as { code: number; stderr: string };
+    return r;
+  });
+  for (const r of recovered) {
+    log(`${r.area}: rolled back a change interrupted at request ${r.requestId ?? '-'}: files ${r.files.join(', ') || '-'}; ${r.undone.length} command(s) undone${r.failed.length ? `; ${r.failed.length} undo step(s) did not apply (${r.failed.map((f) => f.step).join('; ')})` : ''}`);
+    await events.send({ kind: `${r.area}.change.rolled_back`, data: { requestId: r.requestId, files: r.files, undone: r.undone.length } });
+  }
 
   let manifest: ManifestEntry[];
   let entries: AppEntry[];

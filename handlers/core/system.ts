@@ -133,6 +133,24 @@ export class SystemClient {
     return (await this.call<{ path: string }>('resolve', { path, kind, strictlyBelow })).path;
   }
 
+  /**
+   * Opens an intent before a multi-step change (runtime/system/journal.ts): the host keeps the
+   * listed files as they are now, so a host killed mid-change puts them back at its next start.
+   */
+  async beginIntent(area: string, files: string[]): Promise<number> {
+    return (await this.call<{ id: number }>('journal/begin', { area, files })).id;
+  }
+
+  /** Records how to take back the step about to run (before running it). */
+  async recordUndo(id: number, undo: string[][]): Promise<void> {
+    await this.call('journal/step', { id, undo });
+  }
+
+  /** The change is complete, or the route rolled it back itself. */
+  async endIntent(id: number): Promise<void> {
+    await this.call('journal/end', { id });
+  }
+
   /** Generic host operation for area-specific capabilities (e.g. fs/explore). */
   op<T>(name: string, payload: unknown): Promise<T> {
     return this.call<T>(name, payload);

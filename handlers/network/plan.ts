@@ -52,7 +52,7 @@ function restoreLinkArgv(b: Bins, d: DeviceBefore): string[] {
 
 function dhcpSteps(b: Bins, dev: string, timeoutMs: number): Step[] {
   // checked while planning, before any file is written or command run
-  if (!b.dhclient) throw new ApiError('bad_gateway', `cannot configure ${dev} for DHCP: this host has no DHCP client configured (system.binaries.dhclient)`);
+  if (!b.dhclient) throw new ApiError('not_implemented', `cannot configure ${dev} for DHCP: this host has no DHCP client configured (system.binaries.dhclient)`);
   return [{ argv: dhclientArgv(b.dhclient, dev, 'start'), undo: [dhclientArgv(b.dhclient, dev, 'stop'), flushArgv(b, dev)], timeoutMs }];
 }
 

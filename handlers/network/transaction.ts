@@ -75,26 +75,38 @@ function failure(step: Step, r: ExecResult | null, cause: unknown, report: Rollb
   return new ApiError(base.code, `${base.message}; ${outcome}`, { details: { ...base.details, command: step.argv, rollback: report } });
 }
 
-/** Write `files`, then run `steps`; on the first failure roll everything back and throw. */
+/**
+ * Write `files`, then run `steps`; on the first failure roll everything back and throw. The
+ * whole change is an intent in the host's journal (written before the first file, each step's
+ * undo recorded before the step runs, closed at the end), so a host killed in the middle rolls
+ * it back at its next start.
+ */
 export async function commit(system: SystemClient, files: FileChange[], steps: Step[]): Promise<void> {
-  const written = await writeAll(system, files);
-  const done: Step[] = [];
-  for (const step of steps) {
-    let r: ExecResult | null = null;
-    let cause: unknown = null;
-    try {
-      r = await system.exec(step.argv, step.timeoutMs === undefined ? {} : { timeoutMs: step.timeoutMs });
-    } catch (e) {
-      cause = e;
+  const intent = await system.beginIntent('network', files.map((f) => f.path));
+  try {
+    const written = await writeAll(system, files);
+    const done: Step[] = [];
+    for (const step of steps) {
+      let r: ExecResult | null = null;
+      let cause: unknown = null;
+      if (step.undo.length) await system.recordUndo(intent, step.undo);
+      try {
+        r = await system.exec(step.argv, step.timeoutMs === undefined ? {} : { timeoutMs: step.timeoutMs });
+      } catch (e) {
+        cause = e;
+      }
+      if (r && r.code === 0 && !r.timedOut) {
+        done.push(step);
+        continue;
+      }
+      const report: RollbackReport = { files: [], undone: [], failed: [] };
+      await restoreFiles(system, written, report);
+      await undo(system, done, report);
+      if (!r && !(cause instanceof ApiError)) console.error('network: command error during apply', cause);
+      throw failure(step, r, cause, report);
     }
-    if (r && r.code === 0 && !r.timedOut) {
-      done.push(step);
-      continue;
-    }
-    const report: RollbackReport = { files: [], undone: [], failed: [] };
-    await restoreFiles(system, written, report);
-    await undo(system, done, report);
-    if (!r && !(cause instanceof ApiError)) console.error('network: command error during apply', cause);
-    throw failure(step, r, cause, report);
+  } finally {
+    // complete, or rolled back above: nothing is left for the next start to do
+    await system.endIntent(intent);
   }
 }

@@ -1,7 +1,8 @@
 import type * as z from 'zod';
 import type { D1Database } from '../core/bindings';
-import { ApiError, issuesText, notFound } from '../core/errors';
-import { issuesOf } from '../core/route';
+import { ApiError, issuesOf, issuesText, notFound, validationFailed } from '../core/errors';
+import type { Vars } from '../core/vars';
+import { isLocalHost } from './local-target';
 import { agentConfig, SECRET_FIELDS, SECRET_MASK, type Agent, type AgentType } from './schemas';
 
 /** A row of notification_agents (migration 1). `hostid` is not stored: it is this machine's id. */
@@ -55,6 +56,17 @@ export function resolveUpdatedConfig(type: AgentType, incoming: Record<string, u
     if (stored.type === type && stored.json[f] !== undefined) next[f] = stored.json[f];
   }
   return validateConfig(type, next);
+}
+
+/** 400 for a webhook URL naming this machine, unless settings.notification.allowLocalTargets. */
+export function checkWebhookTarget(type: AgentType, json: Record<string, unknown>, vars: Vars): void {
+  if (type !== 'webhook' || typeof json.url !== 'string') return;
+  const allowed = (vars.settings.notification as { allowLocalTargets?: boolean } | undefined)?.allowLocalTargets === true;
+  if (allowed) return;
+  const host = new URL(json.url).hostname;
+  if (isLocalHost(host)) {
+    throw validationFailed('body.json.url', `${host} is a loopback, link-local or unspecified address; webhooks go to other machines (settings.notification.allowLocalTargets allows it)`);
+  }
 }
 
 export function validateConfig(type: AgentType, json: unknown): Record<string, unknown> {

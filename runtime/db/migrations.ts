@@ -111,4 +111,20 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'intent journal: a change in flight, so a host killed mid-change rolls it back at start',
+    // runtime/system/journal.ts: the files as they were before (content, mode, owner) and the
+    // commands that take back each runtime step, recorded before the step runs.
+    sql: `
+      CREATE TABLE intents (
+        id INTEGER PRIMARY KEY,
+        area TEXT NOT NULL,
+        request_id TEXT,
+        started_at INTEGER NOT NULL,
+        files TEXT NOT NULL,
+        undo TEXT NOT NULL DEFAULT '[]'
+      );
+    `,
+  },
 ];

@@ -3,17 +3,20 @@ import type { CommandBackend } from './types';
 import { SystemRefusal } from './types';
 import type { ConfinedFiles } from './files';
 import type { PathConfinement } from './confine';
+import type { IntentJournal } from './journal';
 import { Semaphore } from './semaphore';
 
 export type HostOp = (payload: Record<string, unknown>, requestId: string | undefined) => Promise<unknown>;
 
-const BUILT_IN_OPS = new Set(['exec', 'pty', 'resolve', 'file/read', 'file/write', 'file/restore', 'file/remove', 'file/list', 'file/stat']);
+const BUILT_IN_OPS = new Set(['exec', 'pty', 'resolve', 'journal/begin', 'journal/step', 'journal/end', 'file/read', 'file/write', 'file/restore', 'file/remove', 'file/list', 'file/stat']);
 
 export interface SystemServiceOptions {
   backend: CommandBackend;
   files: ConfinedFiles;
   /** Path operands of commands, checked against each area's roots (confine.ts). */
   confinement?: PathConfinement;
+  /** Multi-step changes in flight (journal.ts). */
+  journal?: IntentJournal;
   db: SqliteDb;
   concurrency: number;
   queue: number;
@@ -62,6 +65,11 @@ export class SystemService {
     }
   };
 
+  private journalOf(): IntentJournal {
+    if (!this.o.journal) throw new SystemRefusal('not_implemented', 'this host keeps no intent journal');
+    return this.o.journal;
+  }
+
   /** argv as a list of strings, path operands resolved and confined. */
   private argvOf(p: Record<string, unknown>): string[] {
     const argv = p.argv;
@@ -99,6 +107,12 @@ export class SystemService {
           return r;
         });
       }
+      case 'journal/begin':
+        return this.journalOf().begin(p.area, p.files, requestId);
+      case 'journal/step':
+        return this.journalOf().step(p.id, p.undo);
+      case 'journal/end':
+        return this.journalOf().end(p.id);
       case 'resolve': {
         // a route's early answer for a path it will hand to a command (same rule as exec)
         if (!this.o.confinement) throw new SystemRefusal('not_implemented', 'this host has no path confinement');

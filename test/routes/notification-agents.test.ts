@@ -29,7 +29,8 @@ const SECRETS = [SMS.authToken, SMTP.password, WHSEC];
 
 let t: TestHost;
 beforeAll(async () => {
-  t = await makeTestHost({ routes: [agentList, agentDetails, agentCreate, agentUpdate, agentDestroy, agentTest, eventList] });
+  // the test receivers listen on loopback
+  t = await makeTestHost({ routes: [agentList, agentDetails, agentCreate, agentUpdate, agentDestroy, agentTest, eventList], config: { settings: { notification: { allowLocalTargets: true } } } });
 });
 afterAll(() => t.close());
 

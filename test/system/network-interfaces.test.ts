@@ -185,10 +185,10 @@ describe('configure, update, unconfigure', () => {
     expect(readFileSync(eth0File, 'utf8')).toBe(SEED_ETH0);
   });
 
-  it('DHCP without a configured client is a 502 before anything is written or run', async () => {
+  it('DHCP without a configured client is a 501 not_implemented before anything is written or run', async () => {
     const before = readFileSync(mainFile, 'utf8');
     const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'eth2', isdhcp: true } });
-    expect(r.status).toBe(502);
+    expect(r.status).toBe(501);
     expect(errorOf(r).message).toMatch(/no DHCP client configured \(system\.binaries\.dhclient\)/);
     expect(readFileSync(mainFile, 'utf8')).toBe(before);
     expect((await real('eth2')).v4.map((a) => a.local)).toEqual(['198.51.100.7']);

@@ -48,7 +48,7 @@ beforeAll(async () => {
   ]);
   await hooks.start();
   config = makeTestConfig({
-    settings: { notification: { twilioBaseUrl: twilio.url, backoffBaseMs: 40, backoffMaxMs: 160, maxAttempts: MAX_ATTEMPTS, pollIntervalMs: 100, timeoutMs: 5000 } },
+    settings: { notification: { twilioBaseUrl: twilio.url, backoffBaseMs: 40, backoffMaxMs: 160, maxAttempts: MAX_ATTEMPTS, pollIntervalMs: 100, timeoutMs: 5000, allowLocalTargets: true } },
   }).config;
   s = await serve({ config, distDir, signals: false, accessLog: false, log: (l) => logs.push(l) });
   admin = (await createToken(s.host.db, 'admin', ['*'])).token;

@@ -43,7 +43,7 @@ const running = new Set<ChildProcess>();
 beforeAll(async () => {
   ({ config, state } = makeTestConfig({
     // Small backoff so the test is quick; many attempts so nothing gives up while the peer is down.
-    settings: { notification: { backoffBaseMs: 50, backoffMaxMs: 250, maxAttempts: 100, pollIntervalMs: 100, timeoutMs: 3000 } },
+    settings: { notification: { backoffBaseMs: 50, backoffMaxMs: 250, maxAttempts: 100, pollIntervalMs: 100, timeoutMs: 3000, allowLocalTargets: true } },
   }));
   configFile = join(state, 'config.yaml');
   const db = openDatabase(dbFile(config));

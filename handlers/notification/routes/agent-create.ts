@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { route } from '../../core/route';
 import { agentSchema, createBody } from '../schemas';
-import { getAgentRow, toAgent } from '../store';
+import { checkWebhookTarget, getAgentRow, toAgent } from '../store';
 
 export default route({
   method: 'POST',
@@ -11,6 +11,7 @@ export default route({
   body: createBody,
   response: z.array(agentSchema).length(1),
   async handler({ db, body, events, vars }) {
+    checkWebhookTarget(body.type, body.json as Record<string, unknown>, vars);
     const now = Date.now();
     const iso = new Date(now).toISOString();
     const r = await db

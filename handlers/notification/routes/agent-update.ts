@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { route } from '../../core/route';
 import { ApiError } from '../../core/errors';
 import { agentIdParams, agentSchema, updateBody } from '../schemas';
-import { getAgentRow, resolveUpdatedConfig, toAgent, validateConfig } from '../store';
+import { checkWebhookTarget, getAgentRow, resolveUpdatedConfig, toAgent, validateConfig } from '../store';
 
 export default route({
   method: 'POST',
@@ -23,6 +23,7 @@ export default route({
         issues: [{ path: 'body.json', message: 'required when type changes' }],
       });
     } else json = validateConfig(type, storedJson);
+    if (body.json !== undefined) checkWebhookTarget(type, json, vars);
     const enabled = body.enabled ?? before.enabled === 1;
 
     const changed: string[] = [];

@@ -38,12 +38,14 @@ async function checkFs(system: SystemClient, vars: Vars, s: PodSettings, field: 
     if (!/^\/dev\/[A-Za-z0-9_./:-]+$/.test(spec) && !spec.startsWith('UUID=')) throw validationFailed(`body.${field}`, `${p}: unexpected device path ${JSON.stringify(b.path)}`);
     return { kind: 'block', spec, fstype };
   }
-  const r = await system.exec([bin(vars, 'findmnt'), '-J', '-o', 'TARGET,SOURCE,FSTYPE', '--mountpoint', p]);
+  // resolved by the host (symlinks followed) and checked before any command sees it
+  const { real } = await system.op<ResolveResult>(RESOLVE_OP, { path: p });
+  const notUnder = (t: string) => validationFailed(`body.${field}`, `${t} is not under the mount roots (${s.mountRoots.join(', ')})`);
+  if (!s.mountRoots.some((root) => under(real, root) && real !== root)) throw notUnder(real);
+  const r = await system.exec([bin(vars, 'findmnt'), '-J', '-o', 'TARGET,SOURCE,FSTYPE', '--mountpoint', real]);
   if (r.code !== 0) throw validationFailed(`body.${field}`, `${p} is neither a block device (/dev/…) nor a mount point`);
   const m = parseFindmntOne(r.stdout);
-  if (!s.mountRoots.some((root) => under(m.target, root) && m.target !== root)) {
-    throw validationFailed(`body.${field}`, `${m.target} is not under the mount roots (${s.mountRoots.join(', ')})`);
-  }
+  if (!s.mountRoots.some((root) => under(m.target, root) && m.target !== root)) throw notUnder(m.target);
   return { kind: 'mount', target: m.target };
 }
 

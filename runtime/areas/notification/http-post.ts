@@ -1,5 +1,8 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { isLocalAddress } from '../../../handlers/notification/contract';
 
 export interface HttpAnswer {
   status: number;
@@ -16,7 +19,27 @@ export interface PostOptions {
   ca?: string[];
   /** HTTP Basic credentials, sent in the Authorization header. */
   auth?: { user: string; password: string };
+  /** Refuse to connect when the name resolves to a loopback, link-local or unspecified address. */
+  refuseLocal?: boolean;
 }
+
+export class LocalTargetError extends Error {
+  constructor(readonly address: string) {
+    super(`resolves to the local address ${address}`);
+  }
+}
+
+/** dns.lookup that refuses local answers, so a name cannot be pointed at this machine. */
+export const refusingLocal: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, '', 4);
+    const list = addresses as LookupAddress[];
+    const bad = list.find((a) => isLocalAddress(a.address));
+    if (bad) return callback(new LocalTargetError(bad.address), '', 4);
+    if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+    return callback(null, list[0].address, list[0].family);
+  });
+};
 
 const MAX_BODY = 64 * 1024;
 
@@ -29,9 +52,10 @@ export function post(url: URL, o: PostOptions): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...o.headers, 'content-length': Buffer.byteLength(o.body) };
     if (o.auth) headers.authorization = `Basic ${Buffer.from(`${o.auth.user}:${o.auth.password}`).toString('base64')}`;
-    const options = { method: 'POST', headers, ca: o.ca, signal: AbortSignal.timeout(o.timeoutMs) };
+    const options = { method: 'POST', headers, ca: o.ca, signal: AbortSignal.timeout(o.timeoutMs), ...(o.refuseLocal ? { lookup: refusingLocal } : {}) };
     const req = url.protocol === 'https:' ? httpsRequest(url, options) : httpRequest(url, options);
     req.on('error', (e: NodeJS.ErrnoException) => {
+      if (e instanceof LocalTargetError) return reject(e);
       reject(e.name === 'AbortError' || e.name === 'TimeoutError' ? new Error(`no answer within ${o.timeoutMs} ms`) : e);
     });
     req.on('response', (res) => {

@@ -21,6 +21,11 @@ export const deliverySettingsSchema = z.strictObject({
   timeoutMs: z.number().int().min(100).max(120_000).default(15_000),
   /** Sends in flight at once. */
   concurrency: z.number().int().min(1).max(32).default(4),
+  /**
+   * Let webhooks target loopback, link-local or unspecified addresses (this machine, cloud
+   * metadata services); off by default (handlers/notification/local-target.ts).
+   */
+  allowLocalTargets: z.boolean().default(false),
   /** Keep this many most recent events; older ones go once none of their deliveries is pending. */
   retainEvents: z.number().int().min(10).default(10_000),
 });

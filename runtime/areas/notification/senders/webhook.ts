@@ -1,5 +1,6 @@
 import type { WebhookConfig } from '../../../../handlers/notification/contract';
-import { excerpt, post, retryAfterMs } from '../http-post';
+import { isLocalHost } from '../../../../handlers/notification/contract';
+import { LocalTargetError, post, retryAfterMs } from '../http-post';
 import type { Notification } from '../payload';
 import { SendError } from '../send-error';
 import { signWebhook } from '../signature';
@@ -24,15 +25,20 @@ export async function sendWebhook(cfg: WebhookConfig, n: Notification, ctx: Send
   if (cfg.secret) headers['webhook-signature'] = signWebhook(cfg.secret, n.id, timestamp, body);
   // The origin only: a webhook URL's path or query often embeds a token of the receiver's.
   const where = url.origin;
+  const local = !ctx.settings.allowLocalTargets;
+  if (local && isLocalHost(url.hostname)) {
+    throw new SendError(`webhook ${where} is a local address; webhooks go to other machines (settings.notification.allowLocalTargets)`, { permanent: true });
+  }
   let r;
   try {
-    r = await post(url, { headers, body, timeoutMs: ctx.settings.timeoutMs, ca: ctx.ca });
+    r = await post(url, { headers, body, timeoutMs: ctx.settings.timeoutMs, ca: ctx.ca, refuseLocal: local });
   } catch (e) {
+    if (e instanceof LocalTargetError) throw new SendError(`webhook ${where} resolves to a local address (${e.address}); webhooks go to other machines (settings.notification.allowLocalTargets)`, { permanent: true });
     throw new SendError(`webhook ${where} is unreachable: ${(e as Error).message}`);
   }
   if (r.status >= 200 && r.status < 300) return;
-  const said = excerpt(r.body);
-  throw new SendError(`webhook ${where} answered HTTP ${r.status}${said ? `: ${said}` : ''}`, {
+  // the status only: a receiver's body may echo what it was sent or hold its own secrets
+  throw new SendError(`webhook ${where} answered HTTP ${r.status}`, {
     permanent: r.status === 410,
     retryAfterMs: retryAfterMs(r.headers),
   });
