@@ -17,6 +17,7 @@ import { ConfinedFiles, type FileRoot } from './system/files';
 import { SystemService, type HostOp } from './system/service';
 import { PathConfinement } from './system/confine';
 import { IntentJournal } from './system/journal';
+import { SecretBox } from './system/secret-box';
 import type { CommandBackend } from './system/types';
 import { BindingServer } from './binding-server';
 import { AREAS } from './areas/index';
@@ -131,6 +132,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
   for (const p of files.removeStaleTemps(configDirs)) log(`removed a temp file an interrupted write left: ${p}`);
   const confinement = new PathConfinement(config.system.binaries);
   const journal = new IntentJournal(db, files);
+  const secrets = new SecretBox(join(resolve(config.stateDir), 'secret.key'));
   // device nodes for mkfs, mount, wipefs: whatever /dev holds (lsblk decides what is a disk)
   confinement.addRoots('device', ['/dev']);
   const system = new SystemService({
@@ -138,6 +140,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
     files,
     confinement,
     journal,
+    secrets,
     db,
     concurrency: config.limits.commandConcurrency,
     queue: config.limits.commandQueue,
@@ -165,6 +168,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
       system,
       hostId,
       log,
+      secrets,
       reloadTls: () => reloadTls(),
     };
     const instance = a.setup?.(areaHost) ?? {};

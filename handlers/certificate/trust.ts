@@ -2,6 +2,7 @@ import { ApiError, notFound, validationFailed } from '../core/errors';
 import type { SystemClient } from '../core/system';
 import { bin, path, type Vars } from '../core/vars';
 import { READ_OP, type CertInfo, type ReadPayload, type ReadResult } from './contract';
+import { parseUpdateCaCertificates } from './parse/update-ca-certificates';
 
 /** `<caCertificates>/<name>.crt` (name already validated by `trustName`). */
 export function trustFile(vars: Vars, name: string): string {
@@ -19,6 +20,21 @@ export function updateArgv(vars: Vars, fresh: boolean): string[] {
     '--etccertsdir', path(vars, 'sslCerts'),
     '--hooksdir', path(vars, 'caCertificatesHooks'),
   ];
+}
+
+/**
+ * Runs update-ca-certificates after the trust store changed and answers its output; when it
+ * fails, `undo` puts the store back (the request failed, so the change must not stay).
+ */
+export async function applyTrustStore(system: SystemClient, vars: Vars, fresh: boolean, undo: () => Promise<unknown>): Promise<string> {
+  try {
+    const r = await system.run(updateArgv(vars, fresh));
+    parseUpdateCaCertificates(r.stdout, r.stderr);
+    return r.stdout;
+  } catch (e) {
+    await undo();
+    throw e;
+  }
 }
 
 /** The trust store file of `name` and its text; 404 when absent, 409 when not a regular file. */

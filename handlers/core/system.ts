@@ -151,6 +151,11 @@ export class SystemClient {
     await this.call('journal/end', { id });
   }
 
+  /** Seals secrets for storage with the host's key (they can be opened only by host code). */
+  async sealSecrets(values: string[]): Promise<string[]> {
+    return (await this.call<{ sealed: string[] }>('secret/seal', { values })).sealed;
+  }
+
   /** Generic host operation for area-specific capabilities (e.g. fs/explore). */
   op<T>(name: string, payload: unknown): Promise<T> {
     return this.call<T>(name, payload);

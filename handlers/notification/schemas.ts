@@ -21,6 +21,16 @@ export const SECRET_FIELDS = {
   webhook: ['secret'],
 } as const satisfies Record<AgentType, readonly string[]>;
 
+/**
+ * A value each secret field's schema accepts: stands in for a secret kept sealed in storage (which
+ * the routes cannot open) while the rest of a configuration is validated.
+ */
+export const SECRET_STAND_IN: Record<AgentType, string> = {
+  sms: 'sealed',
+  smtp: 'sealed',
+  webhook: `whsec_${'A'.repeat(32)}`,
+};
+
 /** "required" for a missing field, the type error otherwise: issue paths already name the field. */
 const requiredError = (expected: string) => (iss: { input?: unknown }) => (iss.input === undefined ? 'required' : `must be ${expected}`);
 const str = () => z.string({ error: requiredError('a string') });

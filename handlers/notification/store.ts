@@ -3,7 +3,8 @@ import type { D1Database } from '../core/bindings';
 import { ApiError, issuesOf, issuesText, notFound, validationFailed } from '../core/errors';
 import type { Vars } from '../core/vars';
 import { isLocalHost } from './local-target';
-import { agentConfig, SECRET_FIELDS, SECRET_MASK, type Agent, type AgentType } from './schemas';
+import type { SystemClient } from '../core/system';
+import { agentConfig, SECRET_FIELDS, SECRET_MASK, SECRET_STAND_IN, type Agent, type AgentType } from './schemas';
 
 /** A row of notification_agents (migration 1). `hostid` is not stored: it is this machine's id. */
 export interface AgentRow {
@@ -51,11 +52,26 @@ export function toAgent(row: AgentRow, hostId: string): Agent {
  */
 export function resolveUpdatedConfig(type: AgentType, incoming: Record<string, unknown>, stored: { type: AgentType; json: Record<string, unknown> }): Record<string, unknown> {
   const next = { ...incoming };
+  const kept: Record<string, unknown> = {};
   for (const f of SECRET_FIELDS[type]) {
     if (next[f] !== undefined && next[f] !== SECRET_MASK) continue;
-    if (stored.type === type && stored.json[f] !== undefined) next[f] = stored.json[f];
+    if (stored.type === type && stored.json[f] !== undefined) kept[f] = stored.json[f];
+    delete next[f];
   }
-  return validateConfig(type, next);
+  return validateConfig(type, next, kept);
+}
+
+/**
+ * A new configuration's secrets sealed with the host's key before they are stored; secrets kept
+ * from storage are sealed already (or, stored before sealing existed, are sealed now).
+ */
+export async function sealSecrets(system: SystemClient, type: AgentType, json: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const fields = SECRET_FIELDS[type].filter((f) => typeof json[f] === 'string' && !String(json[f]).startsWith('enc:v1:'));
+  if (fields.length === 0) return json;
+  const sealed = await system.sealSecrets(fields.map((f) => String(json[f])));
+  const out = { ...json };
+  fields.forEach((f, i) => (out[f] = sealed[i]));
+  return out;
 }
 
 /** 400 for a webhook URL naming this machine, unless settings.notification.allowLocalTargets. */
@@ -69,11 +85,18 @@ export function checkWebhookTarget(type: AgentType, json: Record<string, unknown
   }
 }
 
-export function validateConfig(type: AgentType, json: unknown): Record<string, unknown> {
-  const r = (agentConfig[type] as z.ZodType).safeParse(json);
+/**
+ * Validates a configuration against its type; `kept` are stored (sealed) secrets, which stand in
+ * as a valid value during the check and are put back after it.
+ */
+export function validateConfig(type: AgentType, json: unknown, kept: Record<string, unknown> = {}): Record<string, unknown> {
+  const checked = Object.keys(kept).length && json !== null && typeof json === 'object'
+    ? { ...json, ...Object.fromEntries(Object.keys(kept).map((f) => [f, SECRET_STAND_IN[type]])) }
+    : json;
+  const r = (agentConfig[type] as z.ZodType).safeParse(checked);
   if (!r.success) {
     const issues = issuesOf('body.json', r.error);
     throw new ApiError('validation_failed', `invalid body: ${issuesText(issues)}`, { issues });
   }
-  return r.data as Record<string, unknown>;
+  return { ...(r.data as Record<string, unknown>), ...kept };
 }

@@ -1,6 +1,7 @@
 /** What the pod routes share: names and paths of a pod, its commands, its state from systemd. */
 import { ApiError, badGateway, conflict, notFound, validationFailed } from '../core/errors';
-import type { SystemClient } from '../core/system';
+import type { EventsBinding } from '../core/bindings';
+import { commandFailed, type SystemClient } from '../core/system';
 import { bin, path, type Vars } from '../core/vars';
 import { COMPOSE_FILE_NAME, flavourOf, podSettingsSchema, VALIDATE_OP, type PodSettings, type ValidateResult } from './contract';
 import { parseFstab, type FstabEntry } from './parse/fstab';
@@ -166,3 +167,22 @@ export async function detail(system: SystemClient, vars: Vars, ref: PodRef, comp
 }
 
 export const composeJson = (data: Record<string, unknown>) => `${JSON.stringify(data, null, 2)}\n`;
+
+/**
+ * pause / unpause / kill: the compose verb on the pod's containers, its event, the tool's output
+ * as the answer (the three routes differ only in these).
+ */
+export async function containerAction(
+  c: { params: { name: string }; system: SystemClient; vars: Vars; events: EventsBinding },
+  verb: 'pause' | 'unpause' | 'kill',
+  kind: 'pod.paused' | 'pod.unpaused' | 'pod.killed',
+): Promise<string> {
+  const s = podSettings(c.vars);
+  const ref = podRef(c.vars, s, c.params.name);
+  await requirePod(c.system, ref);
+  const argv = composeArgv(s, ref, [verb]);
+  const r = await c.system.exec(argv, { timeoutMs: s.composeTimeoutMs, ...execEnv(s) });
+  if (r.timedOut || r.code !== 0) throw commandFailed(argv, r);
+  await c.events.send({ kind, data: { name: ref.project } });
+  return outputOf(r);
+}

@@ -1,4 +1,5 @@
-import { defineArea } from './types';
+import { SECRET_FIELDS, type AgentType } from '../../handlers/notification/contract';
+import { defineArea, type AreaHost } from './types';
 import { notificationOps } from './notification/ops';
 import { deliverySettingsSchema, type DeliverySettings } from './notification/settings';
 import { DeliveryWorker } from './notification/worker';
@@ -19,7 +20,9 @@ export default defineArea<DeliverySettings>({
       hostId: host.hostId,
       productName: host.config.productName,
       caDir: host.config.paths.caCertificates,
+      openSecret: (sealed: string) => host.secrets.open(sealed),
     };
+    sealStoredSecrets(host);
     const worker = new DeliveryWorker({ ...notify, events: host.events, log: host.log });
     return {
       ops: notificationOps(notify),
@@ -28,3 +31,28 @@ export default defineArea<DeliverySettings>({
     };
   },
 });
+
+/** Agents stored before secrets were sealed: their secrets are sealed now, once, at start. */
+function sealStoredSecrets(host: AreaHost<DeliverySettings>): void {
+  const rows = host.db.prepare('SELECT id, type, json FROM notification_agents').all() as { id: number; type: string; json: string }[];
+  const update = host.db.prepare('UPDATE notification_agents SET json = ? WHERE id = ?');
+  for (const row of rows) {
+    const fields = SECRET_FIELDS[row.type as AgentType];
+    if (!fields) continue;
+    let cfg: Record<string, unknown>;
+    try {
+      cfg = JSON.parse(row.json) as Record<string, unknown>;
+    } catch {
+      continue; // the sender reports it
+    }
+    let changed = false;
+    for (const f of fields) {
+      const v = cfg[f];
+      if (typeof v === 'string' && !v.startsWith('enc:v1:')) {
+        cfg[f] = host.secrets.seal(v);
+        changed = true;
+      }
+    }
+    if (changed) update.run(JSON.stringify(cfg), row.id);
+  }
+}

@@ -6,6 +6,7 @@ import type { SqliteDb } from '../db/database';
 import type { EventsProducer } from '../events';
 import type { CommandPolicy } from '../system/confine';
 import type { HostOp, SystemService } from '../system/service';
+import type { SecretBox } from '../system/secret-box';
 
 /**
  * A configured location an area reads or writes. The host resolves every path a route touches
@@ -31,6 +32,8 @@ export interface AreaHost<S> {
   system: SystemService;
   hostId: string;
   log(line: string): void;
+  /** Opens the secrets routes stored sealed (runtime/system/secret-box.ts). */
+  secrets: SecretBox;
   /** New TLS connections get the certificate now on disk; open ones keep theirs. No-op without TLS. */
   reloadTls(): void;
 }

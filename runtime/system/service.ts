@@ -4,11 +4,12 @@ import { SystemRefusal } from './types';
 import type { ConfinedFiles } from './files';
 import type { PathConfinement } from './confine';
 import type { IntentJournal } from './journal';
+import type { SecretBox } from './secret-box';
 import { Semaphore } from './semaphore';
 
 export type HostOp = (payload: Record<string, unknown>, requestId: string | undefined) => Promise<unknown>;
 
-const BUILT_IN_OPS = new Set(['exec', 'pty', 'resolve', 'journal/begin', 'journal/step', 'journal/end', 'file/read', 'file/write', 'file/restore', 'file/remove', 'file/list', 'file/stat']);
+const BUILT_IN_OPS = new Set(['exec', 'pty', 'resolve', 'secret/seal', 'journal/begin', 'journal/step', 'journal/end', 'file/read', 'file/write', 'file/restore', 'file/remove', 'file/list', 'file/stat']);
 
 export interface SystemServiceOptions {
   backend: CommandBackend;
@@ -17,6 +18,8 @@ export interface SystemServiceOptions {
   confinement?: PathConfinement;
   /** Multi-step changes in flight (journal.ts). */
   journal?: IntentJournal;
+  /** Seals secrets the routes store (secret-box.ts). */
+  secrets?: SecretBox;
   db: SqliteDb;
   concurrency: number;
   queue: number;
@@ -106,6 +109,14 @@ export class SystemService {
           this.audit.run(Date.now(), requestId ?? null, 'pty', JSON.stringify(argv), r.code, r.durationMs, r.timedOut ? 'timeout' : null);
           return r;
         });
+      }
+      case 'secret/seal': {
+        // routes can seal a secret for storage, never open one: only host code sends them
+        if (!this.o.secrets) throw new SystemRefusal('not_implemented', 'this host keeps no secret key');
+        const values = p.values;
+        if (!Array.isArray(values) || !values.every((v): v is string => typeof v === 'string')) throw new SystemRefusal('bad_request', 'secret/seal needs values: string[]');
+        const box = this.o.secrets;
+        return { sealed: values.map((v) => box.seal(v)) };
       }
       case 'journal/begin':
         return this.journalOf().begin(p.area, p.files, requestId);

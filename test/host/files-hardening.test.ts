@@ -107,3 +107,27 @@ describe('secrets on disk', () => {
     }
   });
 });
+
+describe('secrets at rest', () => {
+  it('agent secrets stored before sealing existed are sealed at start; the key file is 0600 outside the DB', async () => {
+    const { config, state } = (await import('../helpers/host')).makeTestConfig();
+    const { createHost } = await import('../../runtime/host');
+    const { SecretBox } = await import('../../runtime/system/secret-box');
+    const first = await createHost({ config, distDir: '/nonexistent', routes: [], log: () => undefined });
+    first.db
+      .prepare("INSERT INTO notification_agents (type, enabled, json, unix_time, created_at, updated_at) VALUES ('smtp', 1, ?, 0, '', '')")
+      .run(JSON.stringify({ host: 'mail.example.test', port: 587, username: 'u', password: 'plain-old-secret', from: 'a@example.test', to: 'b@example.test' }));
+    await first.close();
+    const second = await createHost({ config, distDir: '/nonexistent', routes: [], log: () => undefined });
+    try {
+      const row = second.db.prepare('SELECT json FROM notification_agents').get() as { json: string };
+      expect(row.json).not.toContain('plain-old-secret');
+      const sealed = (JSON.parse(row.json) as { password: string }).password;
+      expect(sealed).toMatch(/^enc:v1:/);
+      expect(new SecretBox(join(state, 'secret.key')).open(sealed)).toBe('plain-old-secret');
+      expect(statSync(join(state, 'secret.key')).mode & 0o777).toBe(0o600);
+    } finally {
+      await second.close();
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
 import agentList from '../../handlers/notification/routes/agent-list';
@@ -10,6 +11,7 @@ import eventList from '../../handlers/notification/routes/event-list';
 import { makeTestHost, type TestHost } from '../helpers/host';
 import { errorOf } from '../helpers/answers';
 import type * as z from 'zod';
+import { SecretBox } from '../../runtime/system/secret-box';
 import type { Agent, eventSchema } from '../../handlers/notification/schemas';
 
 /** GET /notification/events answers an array of these (event-list's response schema) */
@@ -36,7 +38,16 @@ afterAll(() => t.close());
 
 const A = '/api/v2/notification/agent';
 const create = (body: unknown, token?: string) => t.call<Agent[]>('POST', `${A}/create`, { body, token });
-const stored = (id: number) => t.host.db.prepare('SELECT type, enabled, json FROM notification_agents WHERE id = ?').get(id) as { type: string; enabled: number; json: string } | undefined;
+const rawRow = (id: number) => t.host.db.prepare('SELECT type, enabled, json FROM notification_agents WHERE id = ?').get(id) as { type: string; enabled: number; json: string } | undefined;
+/** A stored agent with its sealed secrets opened with the host's key (stateDir/secret.key). */
+const stored = (id: number) => {
+  const row = rawRow(id);
+  if (!row) return undefined;
+  const box = new SecretBox(join(t.config.stateDir, 'secret.key'));
+  const json = JSON.parse(row.json) as Record<string, unknown>;
+  for (const f of ['authToken', 'password', 'secret']) if (typeof json[f] === 'string') json[f] = box.open(json[f] as string);
+  return { ...row, json: JSON.stringify(json) };
+};
 const eventsOfKind = (kind: string) =>
   (t.host.db.prepare('SELECT id, kind, data, request_id FROM events WHERE kind = ? ORDER BY seq').all(kind) as { id: string; data: string; request_id: string }[]).map((e) => ({ ...e, data: JSON.parse(e.data) }));
 const deliveriesOf = (eventId: string) => t.host.db.prepare('SELECT agent_id, state, attempts FROM deliveries WHERE event_id = ? ORDER BY agent_id').all(eventId);
@@ -62,6 +73,9 @@ describe('create, details, list', () => {
     expect(Number(a.unix_time)).toBeGreaterThanOrEqual(before);
     expect(new Date(a.createdAt).getTime()).toBe(Number(a.unix_time));
     expect(JSON.parse(stored(a.id)!.json).authToken).toBe(SMS.authToken);
+    // at rest the secret is sealed with the host's key: the database alone does not reveal it
+    expect(JSON.parse(rawRow(a.id)!.json).authToken).toMatch(/^enc:v1:[A-Za-z0-9+/]+=*$/);
+    expect(rawRow(a.id)!.json).not.toContain(SMS.authToken);
 
     const smtp = await create({ type: 'smtp', enabled: false, json: SMTP });
     expect(smtp.status).toBe(200);

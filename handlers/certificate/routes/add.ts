@@ -2,10 +2,9 @@ import { ApiError, conflict, validationFailed } from '../../core/errors';
 import { route } from '../../core/route';
 import { INSPECT_OP, type InspectResult } from '../contract';
 import { DEMO_LAB_CA } from '../examples';
-import { parseUpdateCaCertificates } from '../parse/update-ca-certificates';
 import { TrustAddBodySchema } from '../requests';
 import { TrustUpdateResponse } from '../schemas';
-import { trustFile, trustProblem, updateArgv } from '../trust';
+import { applyTrustStore, trustFile, trustProblem } from '../trust';
 
 export default route({
   method: 'POST',
@@ -31,17 +30,8 @@ export default route({
       if (e instanceof ApiError && e.status === 409) throw conflict(`a trusted certificate named ${body.name} already exists`);
       throw e;
     }
-    const argv = updateArgv(vars, false);
-    let output: string;
-    try {
-      const r = await system.run(argv);
-      parseUpdateCaCertificates(r.stdout, r.stderr);
-      output = r.stdout;
-    } catch (e) {
-      // the store must not keep a certificate the tool did not take in
-      await system.removeFile(file);
-      throw e;
-    }
+    // the store must not keep a certificate the tool did not take in
+    const output = await applyTrustStore(system, vars, false, () => system.removeFile(file));
     await events.send({ kind: 'certificate.trusted.added', data: { name: body.name } });
     return output;
   },

@@ -1,8 +1,7 @@
 import { route } from '../../core/route';
-import { parseUpdateCaCertificates } from '../parse/update-ca-certificates';
 import { TrustRemoveBodySchema } from '../requests';
 import { TrustUpdateResponse } from '../schemas';
-import { readTrusted, updateArgv } from '../trust';
+import { applyTrustStore, readTrusted } from '../trust';
 
 export default route({
   method: 'POST',
@@ -16,17 +15,8 @@ export default route({
   async handler({ body, system, vars, events }) {
     const file = (await readTrusted(system, body.name)).path;
     await system.removeFile(file, { backup: true });
-    const argv = updateArgv(vars, true);
-    let output: string;
-    try {
-      const r = await system.run(argv);
-      parseUpdateCaCertificates(r.stdout, r.stderr);
-      output = r.stdout;
-    } catch (e) {
-      // put the file back: the request failed, so the certificate stays trusted
-      await system.restoreFile(file);
-      throw e;
-    }
+    // on failure the file goes back: the request failed, so the certificate stays trusted
+    const output = await applyTrustStore(system, vars, true, () => system.restoreFile(file));
     await events.send({ kind: 'certificate.trusted.removed', data: { name: body.name } });
     return output;
   },

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { route } from '../../core/route';
 import { ApiError } from '../../core/errors';
-import { agentIdParams, agentSchema, updateBody } from '../schemas';
-import { checkWebhookTarget, getAgentRow, resolveUpdatedConfig, toAgent, validateConfig } from '../store';
+import { agentIdParams, agentSchema, SECRET_FIELDS, updateBody } from '../schemas';
+import { checkWebhookTarget, getAgentRow, resolveUpdatedConfig, sealSecrets, toAgent, validateConfig } from '../store';
 
 export default route({
   method: 'POST',
@@ -12,7 +12,7 @@ export default route({
   params: agentIdParams,
   body: updateBody,
   response: z.array(agentSchema).length(1),
-  async handler({ db, params, body, events, vars }) {
+  async handler({ db, params, body, events, vars, system }) {
     const before = await getAgentRow(db, params.id);
     const storedJson: Record<string, unknown> = JSON.parse(before.json);
     const type = body.type ?? before.type;
@@ -22,7 +22,7 @@ export default route({
       throw new ApiError('validation_failed', 'invalid body: body.json: required when type changes', {
         issues: [{ path: 'body.json', message: 'required when type changes' }],
       });
-    } else json = validateConfig(type, storedJson);
+    } else json = validateConfig(type, storedJson, Object.fromEntries(SECRET_FIELDS[type].filter((f) => storedJson[f] !== undefined).map((f) => [f, storedJson[f]])));
     if (body.json !== undefined) checkWebhookTarget(type, json, vars);
     const enabled = body.enabled ?? before.enabled === 1;
 
@@ -32,8 +32,9 @@ export default route({
     if (JSON.stringify(json) !== before.json) changed.push('json');
 
     const now = new Date().toISOString();
+    const stored = await sealSecrets(system, type, json);
     const statements = [
-      db.prepare('UPDATE notification_agents SET type = ?, enabled = ?, json = ?, updated_at = ? WHERE id = ?').bind(type, enabled ? 1 : 0, JSON.stringify(json), now, params.id),
+      db.prepare('UPDATE notification_agents SET type = ?, enabled = ?, json = ?, updated_at = ? WHERE id = ?').bind(type, enabled ? 1 : 0, JSON.stringify(stored), now, params.id),
     ];
     // A disabled agent receives nothing more, including retries of events it was due earlier.
     if (!enabled) {

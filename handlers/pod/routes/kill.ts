@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import { route } from '../../core/route';
-import { commandFailed } from '../../core/system';
-import { composeArgv, execEnv, outputOf, podRef, podSettings, requirePod } from '../pod';
+import { containerAction } from '../pod';
 import { PodNameParams } from '../requests';
 
 export default route({
@@ -16,14 +15,5 @@ export default route({
     { summary: 'kill the web pod', params: { name: 'web' } },
     { summary: 'an unknown pod', params: { name: 'nosuchpod' }, status: 404 },
   ],
-  async handler({ params, system, vars, events }) {
-    const s = podSettings(vars);
-    const ref = podRef(vars, s, params.name);
-    await requirePod(system, ref);
-    const argv = composeArgv(s, ref, ['kill']);
-    const r = await system.exec(argv, { timeoutMs: s.composeTimeoutMs, ...execEnv(s) });
-    if (r.timedOut || r.code !== 0) throw commandFailed(argv, r);
-    await events.send({ kind: 'pod.killed', data: { name: ref.project } });
-    return outputOf(r);
-  },
+  handler: (c) => containerAction(c, 'kill', 'pod.killed'),
 });

@@ -14,6 +14,8 @@ export interface NotificationOpsOptions {
   hostId: string;
   productName: string;
   caDir?: string;
+  /** Opens the agents' sealed secrets (runtime/system/secret-box.ts). */
+  openSecret?: (sealed: string) => string;
 }
 
 /**
@@ -33,7 +35,7 @@ export function notificationOps(o: NotificationOpsOptions): Record<string, HostO
       const started = Date.now();
       let result: TestOpResult;
       try {
-        const agent = deliveryAgent(id, row.type, row.json);
+        const agent = deliveryAgent(id, row.type, row.json, o.openSecret);
         await sendThrough(agent, testNotification(id, o.hostId, o.productName), { settings: o.settings, productName: o.productName, ca: trustedCas(o.caDir) });
         result = { sent: true };
       } catch (e) {

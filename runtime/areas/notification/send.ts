@@ -1,4 +1,4 @@
-import { agentConfig, type AgentType, type SmsConfig, type SmtpConfig, type WebhookConfig } from '../../../handlers/notification/contract';
+import { agentConfig, type AgentType, type SmsConfig, type SmtpConfig, type WebhookConfig, SECRET_FIELDS } from '../../../handlers/notification/contract';
 import type { Notification } from './payload';
 import { redact } from './redact';
 import { SendError } from './send-error';
@@ -14,13 +14,26 @@ export type DeliveryAgent =
   | { id: number; type: 'webhook'; config: WebhookConfig };
 
 /** Parses a stored agent; a configuration the schemas refuse (hand-edited DB) cannot be sent. */
-export function deliveryAgent(id: number, type: string, json: string): DeliveryAgent {
+export function deliveryAgent(id: number, type: string, json: string, open: (sealed: string) => string = (s) => s): DeliveryAgent {
   if (!(type in agentConfig)) throw new SendError(`agent ${id} has an unknown type ${type}`, { permanent: true });
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);
   } catch {
     throw new SendError(`agent ${id} has a configuration that is not JSON`, { permanent: true });
+  }
+  // secrets are stored sealed (runtime/system/secret-box.ts): opened here, for the send only
+  if (parsed !== null && typeof parsed === 'object') {
+    const cfg = parsed as Record<string, unknown>;
+    for (const f of SECRET_FIELDS[type as AgentType]) {
+      const v = cfg[f];
+      if (typeof v !== 'string') continue;
+      try {
+        cfg[f] = open(v);
+      } catch {
+        throw new SendError(`agent ${id}: its stored ${f} cannot be opened with this host's key (stateDir/secret.key)`, { permanent: true });
+      }
+    }
   }
   const r = agentConfig[type as AgentType].safeParse(parsed);
   if (!r.success) throw new SendError(`agent ${id} has an invalid configuration: ${r.error.issues.map((i) => i.path.join('.') || '(root)').join(', ')}`, { permanent: true });

@@ -16,6 +16,8 @@ export interface DeliveryWorkerOptions {
   productName: string;
   /** The appliance's trusted-certificates directory (paths.caCertificates). */
   caDir?: string;
+  /** Opens the agents' sealed secrets (runtime/system/secret-box.ts). */
+  openSecret?: (sealed: string) => string;
   log: (line: string) => void;
   now?: () => number;
   /** Sends one notification (default: sendThrough); tests put a fake here. */
@@ -242,7 +244,7 @@ export class DeliveryWorker {
     const started = this.now();
     const agentId = row.agent.id;
     try {
-      const agent = deliveryAgent(agentId, row.agent.type, row.agent.json);
+      const agent = deliveryAgent(agentId, row.agent.type, row.agent.json, this.o.openSecret);
       const n = notificationOf({ id: row.event_id, seq: row.seq, kind: row.kind, at: row.at, data: JSON.parse(row.data) as Record<string, unknown> }, this.o.hostId);
       await this.send(agent, n, ctx);
       this.markDelivered.run(started, this.now(), row.event_id, agentId);
