@@ -77,8 +77,12 @@ describe('the container system configuration on real devices', () => {
     };
     expect(await msg('/dev/null', data!.mountpoint!)).toEqual([400, 'body.podImageFs', 'invalid body.podImageFs: /dev/null is not a block device']);
     expect((await msg(images!.device, '/'))[2]).toBe('invalid body.podDataFs: / is not under the mount roots (' + data!.dir + ')');
-    expect((await msg(images!.device, '/etc'))[2]).toMatch(/\/etc is neither a block device/);
-    expect((await msg(images!.device, data!.dir))[2]).toMatch(/is neither a block device/);
+    // resolved by the host before anything else: outside the roots whatever it is
+    expect((await msg(images!.device, '/etc'))[2]).toBe('invalid body.podDataFs: /etc is not under the mount roots (' + data!.dir + ')');
+    // the root itself is not below the root; a plain directory below it is no filesystem
+    expect((await msg(images!.device, data!.dir))[2]).toBe('invalid body.podDataFs: ' + data!.dir + ' is not under the mount roots (' + data!.dir + ')');
+    mkdirSync(join(data!.dir, 'plain'), { recursive: true });
+    expect((await msg(images!.device, join(data!.dir, 'plain')))[2]).toMatch(/is neither a block device/);
     // a symlink under the mount root that leads to /: findmnt resolves it, and / is outside
     expect((await msg(images!.device, join(data!.dir, 'rootlink')))[2]).toBe('invalid body.podDataFs: / is not under the mount roots (' + data!.dir + ')');
     expect(readFileSync(fstab, 'utf8')).toBe('# static\n/dev/vda1 / ext4 errors=remount-ro 0 1\n');
