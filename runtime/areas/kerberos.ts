@@ -6,6 +6,8 @@ import { kerberosCommandPolicies } from './kerberos/policies';
 export default defineArea<KerberosSettings>({
   name: 'kerberos',
   settings: kerberosSettings,
+  // every Kerberos command runs with these set to the configured paths (handlers/kerberos/commands.ts)
+  envAllow: ['KRB5_CONFIG', 'KRB5CCNAME', 'KRB5_KTNAME', 'KRB5_CLIENT_KTNAME'],
   setup: (host) => ({
     confine: {
       roots: { 'kerberos.keytab': [host.config.paths.keytab, ...host.settings.keytabRoots] },

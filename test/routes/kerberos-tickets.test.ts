@@ -30,6 +30,8 @@ const asPty = (rel: string, argv: string[]): Fixture => {
 let t: TestHost;
 let replay: InspectingReplay;
 let ccache: string;
+/** What every Kerberos command runs with: the configured files, whatever system.env says. */
+let krbEnv: Record<string, string>;
 let keytab: string;
 let reader: string;
 
@@ -39,6 +41,7 @@ beforeAll(async () => {
   t = await makeTestHost({ routes: KERBEROS_ROUTES, backend: replay, config: { settings: { kerberos: { keytabRoots: ['/etc/samba', '/srv', '/tmp/ballast-kdc-OyMxlB'] } } } });
   ccache = `FILE:${t.config.paths.krb5Ccache}`;
   keytab = t.config.paths.keytab;
+  krbEnv = { KRB5_CONFIG: t.config.paths.krb5Conf, KRB5CCNAME: ccache, KRB5_KTNAME: `FILE:${keytab}`, KRB5_CLIENT_KTNAME: `FILE:${keytab}` };
   reader = await t.token(['kerberos:read']);
 });
 afterAll(() => t.close());
@@ -78,7 +81,7 @@ describe('POST /kerberos/ticket/obtain with username and password', () => {
           { expect: 'Password for [^\\r\\n]*: ', send: PASSWORD, secret: true },
           { expect: 'Enter new password: ', send: '\x04' },
         ],
-        opts: { env: { KRB5CCNAME: ccache }, timeoutMs: DEFAULT_KINIT_TIMEOUT_MS },
+        opts: { env: krbEnv, timeoutMs: DEFAULT_KINIT_TIMEOUT_MS },
       },
     ]);
     // The prompt's regex really matches what kinit prints.
@@ -235,7 +238,7 @@ describe('POST /kerberos/ticket/obtain from a keytab', () => {
     const r = await obtain({ principal: 'host/nas01.example.test' });
     expect(r.status, r.text).toBe(200);
     expect(r.json.message).toBe('Kerberos ticket obtained for host/nas01.example.test@EXAMPLE.TEST in realm EXAMPLE.TEST');
-    expect(replay.seen).toEqual([{ kind: 'exec', argv, opts: { env: { KRB5CCNAME: ccache }, timeoutMs: DEFAULT_KINIT_TIMEOUT_MS } }]);
+    expect(replay.seen).toEqual([{ kind: 'exec', argv, opts: { env: krbEnv, timeoutMs: DEFAULT_KINIT_TIMEOUT_MS } }]);
     expect(events('kerberos.ticket.obtained').slice(before)).toEqual([{ realm: 'EXAMPLE.TEST', principal: 'host/nas01.example.test@EXAMPLE.TEST' }]);
   });
 
@@ -256,8 +259,8 @@ describe('POST /kerberos/ticket/obtain from a keytab', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.json.message).toBe('Kerberos ticket obtained for alice@EXAMPLE.TEST in realm EXAMPLE.TEST');
     expect(replay.seen.map((c) => [c.argv, c.opts.env])).toEqual([
-      [argv, { KRB5CCNAME: ccache }],
-      [[KLIST], { KRB5CCNAME: ccache }],
+      [argv, krbEnv],
+      [[KLIST], krbEnv],
     ]);
   });
 
@@ -333,7 +336,7 @@ describe('GET /kerberos/ticket/list', () => {
         ],
       },
     });
-    expect(replay.seen).toEqual([{ kind: 'exec', argv: [KLIST], opts: { env: { KRB5CCNAME: ccache } } }]);
+    expect(replay.seen).toEqual([{ kind: 'exec', argv: [KLIST], opts: { env: krbEnv } }]);
   });
 
   it('no cache: 404 with klist\'s reason', async () => {
@@ -374,7 +377,7 @@ describe('POST /kerberos/ticket/destroy', () => {
     const r = await t.call('POST', '/api/v2/kerberos/ticket/destroy', { body: {} });
     expect(r.status, r.text).toBe(200);
     expect(r.json).toEqual({ message: 'Kerberos tickets destroyed' });
-    expect(replay.seen).toEqual([{ kind: 'exec', argv: [KDESTROY], opts: { env: { KRB5CCNAME: ccache } } }]);
+    expect(replay.seen).toEqual([{ kind: 'exec', argv: [KDESTROY], opts: { env: krbEnv } }]);
     expect(events('kerberos.ticket.destroyed').slice(before)).toEqual([{}]);
   });
 
@@ -420,7 +423,7 @@ describe('POST /kerberos/key/list', () => {
         enctype: i % 2 === 0 ? 'aes256-cts-hmac-sha1-96' : 'aes128-cts-hmac-sha1-96',
       })),
     );
-    expect(replay.seen).toEqual([{ kind: 'exec', argv, opts: {} }]);
+    expect(replay.seen).toEqual([{ kind: 'exec', argv, opts: { env: krbEnv } }]);
     // Listing changes nothing, so it emits nothing.
     expect(t.host.db.prepare('SELECT COUNT(*) AS n FROM events').get()).toEqual(eventsBefore);
   });

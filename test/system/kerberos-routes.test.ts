@@ -2,7 +2,8 @@
  * System tier: the Kerberos routes over real HTTP (runtime/serve.ts, the built bundles), with the
  * live back end running MIT kinit/klist/kdestroy against a throwaway KDC on loopback
  * (helpers/kdc.ts). The product is configured like a box, but with every path in a private root:
- *   - KRB5_CONFIG (config system.env) is the product's own krb5.conf, which the test writes
+ *   - KRB5_CONFIG is the product's own paths.krb5Conf, set by the routes themselves (system.env
+ *     names other files on purpose: the routes' values win), which the test writes
  *     through POST /kerberos/conf/update; its realm comes from a realm file written through
  *     POST /kerberos/realm/create. So MIT reads exactly what the API wrote, includedir and all.
  *   - the ticket cache is paths.krb5Ccache (FILE:, through KRB5CCNAME), the default keytab
@@ -69,7 +70,10 @@ beforeAll(async () => {
   config.system.mode = 'live';
   // Only the Kerberos tools may run in this test.
   config.system.binaries = { kinit: kdc.bin.kinit, klist: kdc.bin.klist, kdestroy: kdc.bin.kdestroy };
-  config.system.env = { KRB5_CONFIG: config.paths.krb5Conf };
+  // system.env and envAllow say nothing useful: the routes set KRB5_CONFIG, KRB5CCNAME and
+  // KRB5_KTNAME to the configured paths themselves and the kerberos area lets them through
+  config.system.env = { KRB5_CONFIG: '/nonexistent/krb5.conf', KRB5CCNAME: 'FILE:/nonexistent/cc', KRB5_KTNAME: 'FILE:/nonexistent/keytab' };
+  config.system.envAllow = [];
   config.settings = { kerberos: { kinitTimeoutMs: KINIT_TIMEOUT_MS, keytabRoots: [kdc.dir] }, traffic: { reconcileOnStart: false } };
   paths = config.paths;
   // The cache lives in /tmp on a box (krb5cc_0, where root's other Kerberos clients look), and a
