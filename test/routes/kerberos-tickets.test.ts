@@ -464,3 +464,29 @@ afterEach(() => {
   rmSync(t.config.paths.krb5Conf, { force: true });
 });
 
+
+describe('hints for a realm in the wrong place or case (issue 12 item 4)', () => {
+  it('a username with @REALM is a 400 saying to use realm; nothing runs', async () => {
+    const r = await obtain({ username: 'alice@EXAMPLE.TEST', password: PASSWORD });
+    expect(r.status).toBe(400);
+    const err = (r.json as { error: { code: string; issues: { path: string; message: string }[] } }).error;
+    expect(err.code).toBe('validation_failed');
+    expect(err.issues).toEqual([{ path: 'body.username', message: 'username: give the user name alone and the realm in `realm` (username alice, realm EXAMPLE.TEST)' }]);
+    expect(replay.seen).toEqual([]);
+  });
+
+  it('a failure for a lower-case realm says realms are usually upper case', async () => {
+    const lower = [KINIT, '--', 'alice@example.test'];
+    replay.load([ptyFixture(lower, 1, ['Password for alice@example.test: ', 'kinit: Cannot find KDC for realm "example.test" while getting initial credentials'], 'test-constructed: a lower-case realm')]);
+    const r = await obtain({ realm: 'example.test', username: 'alice', password: PASSWORD });
+    expect(r.status).toBe(400);
+    const err = (r.json as { error: { message: string; details: { kind: string } } }).error;
+    expect(err.details.kind).toBe('realm-unknown');
+    expect(err.message).toMatch(/\(realm names are case-sensitive and usually upper case: did you mean EXAMPLE\.TEST\?\)$/);
+    // an upper-case realm gets no such hint
+    const upper = [KINIT, '--', 'alice@NOWHERE.TEST'];
+    replay.load([asPty('kinit/local-realm-unknown.yaml', upper)]);
+    const u = await obtain({ realm: 'NOWHERE.TEST', username: 'alice', password: PASSWORD });
+    expect((u.json as { error: { message: string } }).error.message).not.toContain('upper case');
+  });
+});
