@@ -401,6 +401,23 @@ describe('POST /network/interface/:device_name/update', () => {
   });
 });
 
+describe('update on an interface managed outside the interfaces files (issue 12 item 12)', () => {
+  it('up and addressed without a stanza: 409 saying it is managed elsewhere; nothing runs', async () => {
+    const links = edit(LINKS, 'eth1', (r) => (r.flags = ['BROADCAST', 'MULTICAST', 'UP', 'LOWER_UP']));
+    const addrs = edit(ADDRS, 'eth1', (r) => void (r.addr_info as unknown[]).unshift(inet('10.9.8.7', 24, '10.9.8.255', 'eth1')));
+    replay.load(ipState(links, addrs));
+    const before = changes(replay.calls).length;
+    const r = await t.call('POST', '/api/v2/network/interface/eth1/update', { body: { state: 'down' } });
+    expect(r.status).toBe(409);
+    expect((r.json as { error: { message: string; details: unknown } }).error).toMatchObject({
+      message: 'eth1 has 10.9.8.7/24 but no stanza in the interfaces files: it is managed outside them (by hand, a DHCP client or another tool); configure it through this API first to manage it here',
+      details: { device: 'eth1', addresses: ['10.9.8.7/24'] },
+    });
+    expect(changes(replay.calls).length).toBe(before);
+    replay.load(ipState(LINKS, ADDRS));
+  });
+});
+
 describe('POST /network/interface/:device_name/unconfigure', () => {
   it('eth3 (stanza in interfaces.d): flush, down; its file emptied', async () => {
     replay.load([ok([IP, '-4', 'addr', 'flush', 'dev', 'eth3']), ok([IP, 'link', 'set', 'dev', 'eth3', 'down'])]);
