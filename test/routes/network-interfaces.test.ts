@@ -418,6 +418,22 @@ describe('update on an interface managed outside the interfaces files (issue 12 
   });
 });
 
+describe('unconfigure of an interface that is already unconfigured (issue 12 item 10)', () => {
+  it('no stanza, no IPv4 address, down: 200 "already unconfigured", nothing runs or is written, no event', async () => {
+    const links = edit(LINKS, 'eth1', (r) => (r.flags = ['BROADCAST', 'MULTICAST']));
+    const addrs = edit(ADDRS, 'eth1', (r) => (r.addr_info = []));
+    replay.load(ipState(links, addrs));
+    const before = { calls: changes(replay.calls).length, events: events('network.interface.unconfigured').length };
+    const r = await t.call('POST', '/api/v2/network/interface/eth1/unconfigure', { body: {} });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json as unknown).toEqual({ message: 'eth1 is already unconfigured' });
+    expect(changes(replay.calls).length).toBe(before.calls);
+    expect(events('network.interface.unconfigured').length).toBe(before.events);
+    expect(readFileSync(mainFile, 'utf8')).toBe(SEED_MAIN);
+    replay.load(ipState(LINKS, ADDRS));
+  });
+});
+
 describe('POST /network/interface/:device_name/unconfigure', () => {
   it('eth3 (stanza in interfaces.d): flush, down; its file emptied', async () => {
     replay.load([ok([IP, '-4', 'addr', 'flush', 'dev', 'eth3']), ok([IP, 'link', 'set', 'dev', 'eth3', 'down'])]);

@@ -54,6 +54,15 @@ export default route({
       message = `${dev} does not exist; its configuration was removed`;
     } else if (!isListed(link, c.settings.list)) {
       throw notFound(`no network interface ${dev}`);
+    } else if (
+      link.kind !== 'bond' &&
+      link.master === null &&
+      !hasAnyStanza(s.config, dev) &&
+      !link.flags.includes('UP') &&
+      !(addrOf(s, dev)?.addresses ?? []).some((a) => a.family === 'inet')
+    ) {
+      // nothing left to remove (no stanza, no IPv4 address, down): say so, change nothing, no event
+      return { message: `${dev} is already unconfigured` };
     } else if (link.kind === 'bond') {
       released = s.links.filter((l) => l.master === dev).map((l) => l.ifname);
       lockoutGuard(connection, s.addrs, [dev, ...released], 'unconfigure', body.force);
