@@ -200,6 +200,18 @@ describe('GET /network/interface/:device_name/details', () => {
   });
 });
 
+describe('a hidden device says why (issue 12 item 9, details and update)', () => {
+  it('br0 is a bridge, lo a loopback: 404 naming the kind and settings.network.list', async () => {
+    const msg = (r: { json: unknown }) => (r.json as { error: { message: string } }).error.message;
+    const br = await t.call('GET', '/api/v2/network/interface/br0/details');
+    expect([br.status, msg(br)]).toEqual([404, 'br0 is a bridge, not listed (see settings.network.list)']);
+    const lo = await t.call('GET', '/api/v2/network/interface/lo/details');
+    expect([lo.status, msg(lo)]).toEqual([404, 'lo is a loopback, not listed (see settings.network.list)']);
+    const tap = await t.call('POST', '/api/v2/network/interface/tap0/update', { body: { state: 'up' } });
+    expect([tap.status, msg(tap)]).toEqual([404, 'tap0 is a tun, not listed (see settings.network.list)']);
+  });
+});
+
 describe('POST /network/interface/configure', () => {
   const eth1After = () => {
     const links = edit(LINKS, 'eth1', (r) => (r.mtu = 9000));

@@ -8,7 +8,7 @@ import { lockoutGuard } from '../guard';
 import { planUnconfigure, planUnconfigureBond } from '../plan';
 import { deviceParams, unconfigureBody } from '../requests';
 import { configuredMaster } from '../stanzas';
-import { addrOf, linkOf, networkContext, readSnapshot, type Snapshot } from '../state';
+import { addrOf, linkOf, networkContext, notListed, readSnapshot, type Snapshot } from '../state';
 import { isListed } from '../select';
 import { commit, type Step } from '../transaction';
 
@@ -53,7 +53,7 @@ export default route({
       if (!hasAnyStanza(s.config, dev)) throw notFound(`no network interface ${dev}`);
       message = `${dev} does not exist; its configuration was removed`;
     } else if (!isListed(link, c.settings.list)) {
-      throw notFound(`no network interface ${dev}`);
+      throw notListed(link);
     } else if (
       link.kind !== 'bond' &&
       link.master === null &&
