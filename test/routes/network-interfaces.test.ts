@@ -17,6 +17,7 @@ import details from '../../handlers/network/routes/interface-details';
 import configure from '../../handlers/network/routes/interface-configure';
 import update from '../../handlers/network/routes/interface-update';
 import unconfigure from '../../handlers/network/routes/interface-unconfigure';
+import { networkInterface } from '../../handlers/network/schemas';
 import { changes, edit, ethtoolAs, fails, inet, IP, ipState, ok, recorded, records, type IpRecord } from './network-helpers';
 
 const DHCLIENT = '/usr/sbin/dhclient';
@@ -483,5 +484,16 @@ describe('POST /network/interface/:device_name/unconfigure', () => {
     expect((await t.call('POST', '/api/v2/network/interface/eth8/unconfigure', { body: {} })).status).toBe(404);
     expect((await t.call('POST', '/api/v2/network/interface/br0/unconfigure', { body: {} })).status).toBe(404);
     expect((await t.call('POST', '/api/v2/network/interface/eth1/unconfigure', { body: { force: 'maybe' } })).status).toBe(400);
+  });
+});
+
+describe('absent parts of an interface object (issue 12 item 8)', () => {
+  it('settings, config and ipv4 are null when absent, and the OpenAPI descriptions say so; a bond port is mode manual', () => {
+    const { settings, config, ipv4 } = networkInterface.shape;
+    for (const f of [settings, config, ipv4]) {
+      expect(f.safeParse(null).success).toBe(true);
+      expect(f.description).toMatch(/null \(not an object\) when/);
+    }
+    expect(config.description).toContain('manual (a bond port');
   });
 });
