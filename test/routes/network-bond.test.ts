@@ -394,7 +394,8 @@ describe('slaves and unconfigure, on their own', () => {
     const argv = [
       [IP, 'link', 'set', 'dev', 'eno2', 'nomaster'],
       [IP, '-4', 'addr', 'flush', 'dev', 'eno2'],
-      [IP, 'link', 'set', 'dev', 'eno2', 'down'],
+      // the port had the bond's 9000: back to the default (issue 12 item 10)
+      [IP, 'link', 'set', 'dev', 'eno2', 'mtu', '1500', 'down'],
     ];
     t.replay?.load(argv.map(ok));
     const r = await t.call('POST', '/api/v2/network/interface/eno2/unconfigure', { body: {} });

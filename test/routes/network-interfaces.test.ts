@@ -447,6 +447,21 @@ describe('unconfigure of an interface that is already unconfigured (issue 12 ite
   });
 });
 
+describe('unconfigure resets the runtime MTU (issue 12 item 10)', () => {
+  it('eth3 at mtu 9000: flush, then mtu 1500 and down in one step', async () => {
+    replay.load(ipState(edit(LINKS, 'eth3', (r) => (r.mtu = 9000)), ADDRS));
+    replay.load([ok([IP, '-4', 'addr', 'flush', 'dev', 'eth3']), ok([IP, 'link', 'set', 'dev', 'eth3', 'mtu', '1500', 'down'])]);
+    const before = changes(replay.calls).length;
+    const r = await t.call('POST', '/api/v2/network/interface/eth3/unconfigure', { body: {} });
+    expect(r.status, r.text).toBe(200);
+    expect(changes(replay.calls).slice(before)).toEqual([
+      [IP, '-4', 'addr', 'flush', 'dev', 'eth3'],
+      [IP, 'link', 'set', 'dev', 'eth3', 'mtu', '1500', 'down'],
+    ]);
+    replay.load(ipState(LINKS, ADDRS));
+  });
+});
+
 describe('POST /network/interface/:device_name/unconfigure', () => {
   it('eth3 (stanza in interfaces.d): flush, down; its file emptied', async () => {
     replay.load([ok([IP, '-4', 'addr', 'flush', 'dev', 'eth3']), ok([IP, 'link', 'set', 'dev', 'eth3', 'down'])]);
