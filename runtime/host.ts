@@ -71,11 +71,12 @@ export function fileRootsOf(config: HostConfig): FileRoot[] {
   return Object.entries(config.paths).map(([k, p]) => ({ path: p, writable: !READ_ONLY_PATH_KEYS.has(k) }));
 }
 
-export function backendFor(config: HostConfig): CommandBackend {
+export function backendFor(config: HostConfig, areas: readonly AreaModule<unknown>[] = AREAS): CommandBackend {
   const live = () =>
     new LiveBackend({
       allowedBinaries: new Set(Object.values(config.system.binaries)),
-      allowedEnv: new Set(config.system.envAllow),
+      // the names an area's routes always set (KRB5_CONFIG…) pass whatever system.envAllow says
+      allowedEnv: new Set([...config.system.envAllow, ...areas.flatMap((a) => a.envAllow ?? [])]),
       baseEnv: config.system.env,
       wrapper: config.system.wrapper,
       limits: { timeoutMs: config.limits.commandTimeoutMs, maxOutputBytes: config.limits.outputBytes },
@@ -123,7 +124,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
   const d1 = new SqliteD1(db);
   const events = new EventsProducer(db);
   const hostId = readHostId(config);
-  const backend = o.backend ?? backendFor(config);
+  const backend = o.backend ?? backendFor(config, areaList);
   const files = new ConfinedFiles(fileRootsOf(config), join(resolve(config.stateDir), 'backups'));
   // an atomic write interrupted by a crash leaves its temp file beside the target: remove them
   // before anything writes (the targets themselves are whole, old or new)

@@ -35,6 +35,28 @@ export interface BlockDevice {
   path: string;
 }
 
+/**
+ * The block device a `UUID=`/`PARTUUID=`/`LABEL=` source names: `blkid -c /dev/null -t <tag>
+ * -o device` (no cache: it probes the devices, so a stale cache never answers), one device per
+ * line. None is a 404; more than one (cloned disks share UUIDs, labels repeat) a 409 naming them,
+ * because mounting "the first one" could mount the wrong disk. A device path is answered as is.
+ */
+export async function resolveMountSource(system: SystemClient, vars: Vars, source: string): Promise<string> {
+  if (source.startsWith('/')) return source;
+  const argv = [bin(vars, 'blkid'), '-c', '/dev/null', '-t', source, '-o', 'device'];
+  const r = await exec(system, argv);
+  // blkid: exit 2 when no device matches
+  if (r.code === 2 && r.stdout.trim() === '') throw new ApiError('not_found', `no block device has ${source}`);
+  if (r.code !== 0) throw commandFailed(argv, r);
+  const devices = [...new Set(r.stdout.split('\n').map((l) => l.trim()).filter((l) => l !== ''))];
+  if (devices.length === 0) throw new ApiError('not_found', `no block device has ${source}`);
+  if (devices.some((d) => !/^\/dev\/[^\0\s]+$/.test(d))) throw commandFailed(argv, { ...r, stderr: `unexpected blkid output: ${r.stdout.slice(0, 200)}` });
+  if (devices.length > 1) {
+    throw new ApiError('conflict', `${source} is ambiguous: ${devices.join(', ')} all have it; give the device path`, { details: { reason: 'ambiguous-source', devices } });
+  }
+  return devices[0];
+}
+
 /** `lsblk -J -b -o ... -- <device>`; 404 when it is not a block device (or does not exist). */
 export async function blockDevice(system: SystemClient, vars: Vars, device: string): Promise<BlockDevice> {
   const argv = withBin(vars, 'lsblk', lsblkArgv(device));

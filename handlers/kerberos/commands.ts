@@ -16,10 +16,23 @@ import { kerberosSettings } from './contract';
 import type { PtyStep } from '../core/system';
 import { bin, path, type Vars } from '../core/vars';
 
-/** Environment of every ticket command (kinit, klist, kdestroy). */
-export function ccacheEnv(vars: Vars): Record<string, string> {
-  return { KRB5CCNAME: `FILE:${path(vars, 'krb5Ccache')}` };
+/**
+ * Environment of every Kerberos command (kinit, klist, kdestroy, klist -k): the configured
+ * krb5.conf, ticket cache and keytab, whatever the host's own environment or `system.env` say,
+ * so MIT reads exactly the files the routes manage. The host lets these names through
+ * (runtime/areas/kerberos.ts `envAllow`) and a route's env wins over `system.env`.
+ */
+export function kerberosEnv(vars: Vars): Record<string, string> {
+  const keytab = `FILE:${path(vars, 'keytab')}`;
+  return {
+    KRB5_CONFIG: path(vars, 'krb5Conf'),
+    KRB5CCNAME: `FILE:${path(vars, 'krb5Ccache')}`,
+    KRB5_KTNAME: keytab,
+    KRB5_CLIENT_KTNAME: keytab,
+  };
 }
+/** @deprecated name kept for callers: the same as kerberosEnv. */
+export const ccacheEnv = kerberosEnv;
 
 export const kinitPasswordArgv = (vars: Vars, principal: string): string[] => [bin(vars, 'kinit'), '--', principal];
 

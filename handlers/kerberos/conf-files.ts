@@ -17,8 +17,35 @@ const stripSlash = (p: string) => (p.length > 1 ? p.replace(/\/+$/, '') : p);
 
 export const realmDir = (vars: Vars): string => stripSlash(path(vars, 'krb5ConfD'));
 
-/** `<krb5ConfD>/<name>.conf`; `name` has passed RealmFileNameSchema (no `/`, `.`, leading `-`). */
-export const realmFilePath = (vars: Vars, name: string): string => `${realmDir(vars)}/${name}.conf`;
+/**
+ * The file name a realm name stands for when a file is created: `name` itself when it ends in
+ * `.conf` (a listing key), else `<name>.conf` (`CORP.EXAMPLE.COM` → `CORP.EXAMPLE.COM.conf`,
+ * which MIT reads: it ends in `.conf` and is no dotfile). `name` has passed RealmFileNameSchema.
+ */
+export const realmFileName = (name: string): string => (name.endsWith('.conf') ? name : `${name}.conf`);
+
+/** `<krb5ConfD>/<realmFileName(name)>`: where create writes. */
+export const realmFilePath = (vars: Vars, name: string): string => `${realmDir(vars)}/${realmFileName(name)}`;
+
+/**
+ * The files a name may address, in order: a name MIT reads as it is (only `[A-Za-z0-9_-]`, as
+ * the listing shows such a file: `plain_name`) names that file first; then `realmFileName(name)`.
+ * Details, update and delete take the first that exists, so every listing key is addressable.
+ */
+export function realmFileCandidates(vars: Vars, name: string): string[] {
+  const dir = realmDir(vars);
+  const out = /^[A-Za-z0-9_-]+$/.test(name) ? [`${dir}/${name}`] : [];
+  return [...out, `${dir}/${realmFileName(name)}`];
+}
+
+/** The existing file `name` addresses (see realmFileCandidates), or null. */
+export async function findRealmFile(vars: Vars, name: string, isFile: (p: string) => Promise<boolean>): Promise<string | null> {
+  for (const p of realmFileCandidates(vars, name)) if (await isFile(p)) return p;
+  return null;
+}
+
+/** `dir/x.conf` → `x.conf`. */
+export const baseName = (p: string): string => p.slice(p.lastIndexOf('/') + 1);
 
 /**
  * The names MIT's includedir reads (prof_parse.c, 1.20): only `[A-Za-z0-9_-]` names, or names
@@ -95,10 +122,21 @@ function parseForWrite(text: string, vars?: Vars): Krb5Conf {
 }
 
 /**
- * First line `includedir /etc/krb5.conf.d` (rule 1). Also accepted: the configured include
- * directory when it is elsewhere (tests and the demo keep it in a private root, and MIT must read
- * the directory the realm routes write), and either with a trailing slash, which MIT reads alike.
+ * First line `includedir /etc/krb5.conf.d` (rule 1), or the configured include directory
+ * (paths.krb5ConfD), either with a trailing slash, which MIT reads alike. The spec's line names
+ * the configured directory in what is stored: when krb5ConfD is elsewhere (tests, the demo, a
+ * box configured so) `includedir /etc/krb5.conf.d` is written as `includedir <krb5ConfD>`, so
+ * MIT reads the directory the realm routes write. Answers the text to store and its parse.
  */
+export function globalConfText(text: string, vars: Vars): { text: string; parsed: Krb5Conf } {
+  checkGlobalConf(text, vars);
+  const nl = text.indexOf('\n');
+  const first = nl < 0 ? text : text.slice(0, nl);
+  const dir = stripSlash((/^includedir[ \t]+(\/\S*)/.exec(first) ?? ['', ''])[1]);
+  const stored = dir === realmDir(vars) ? text : `includedir ${realmDir(vars)}${nl < 0 ? '' : text.slice(nl)}`;
+  return { text: stored, parsed: parseForWrite(stored, vars) };
+}
+
 export function checkGlobalConf(text: string, vars: Vars): Krb5Conf {
   const first = (text.split('\n', 1)[0] ?? '').replace(/[ \t\r]+$/, '');
   const m = /^includedir[ \t]+(\/\S*)$/.exec(first);

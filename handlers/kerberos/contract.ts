@@ -11,3 +11,12 @@ export const kerberosSettings = z.strictObject({
   keytabRoots: z.array(z.string().regex(/^\/[^\0]*$/, 'must be an absolute path')).default(['/etc/ballast/keytabs']),
 });
 export type KerberosSettings = z.output<typeof kerberosSettings>;
+
+/**
+ * Host op: make the configured include directory (paths.krb5ConfD, mode 0755) if it is missing,
+ * so the global file's `includedir` never names a missing directory (every Kerberos program
+ * would fail with "Included profile directory could not be read"). No payload; answers
+ * `{ created }`.
+ */
+export const ENSURE_CONF_DIR_OP = 'kerberos/ensure-conf-dir';
+export const ensureConfDirResult = z.object({ created: z.boolean() });

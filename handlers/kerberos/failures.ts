@@ -59,6 +59,8 @@ export interface Krb5Failure {
   stdout?: string;
   /** the principal the command was for, named in the message when the tool does not */
   principal?: string;
+  /** appended to the message (e.g. the upper-case hint for a lower-case realm) */
+  hint?: string;
 }
 
 export function krb5Failure(f: Krb5Failure): ApiError {
@@ -72,7 +74,7 @@ export function krb5Failure(f: Krb5Failure): ApiError {
   const status = KRB5_FAILURE_STATUS[e.kind];
   const who = f.principal !== undefined && !e.message.includes(f.principal) ? ` for ${f.principal}` : '';
   const reason = e.kind === 'password-expired' ? 'Password has expired (change it first)' : e.message;
-  return errorForStatus(status, `${tool} failed${who}: ${reason}`, {
+  return errorForStatus(status, `${tool} failed${who}: ${reason}${f.hint ?? ''}`, {
     details: { ...details, kind: e.kind, ...(e.subject !== undefined ? { subject: e.subject } : {}) },
   });
 }

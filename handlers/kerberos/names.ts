@@ -7,15 +7,20 @@
 import * as z from 'zod';
 
 /**
- * Name of an individual realm file, without extension: stored as `<name>.conf` in the
- * includedir. MIT's includedir reads files whose names are only `[A-Za-z0-9_-]`, or (1.15+) end
- * in `.conf` and do not start with `.`; `<name>.conf` with this pattern satisfies both rules,
- * and cannot be a dotfile, an option, or a path.
+ * Name of an individual realm file, as create, details, update and delete take it: the realm
+ * itself (`CORP.EXAMPLE.COM`), a short name (`lab`), or a file name the listing shows
+ * (`lab.conf`, `plain_name`). Letters, digits, `.`, `_`, `-`; starting with a letter or digit
+ * (never a dotfile or an option), no `..`, no `/`: it cannot name anything outside the include
+ * directory. Which file it addresses: see realmFileCandidates in ./conf-files.ts.
  */
-export const REALM_FILE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+export const REALM_FILE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,68}$/;
 export const RealmFileNameSchema = z
   .string()
-  .regex(REALM_FILE_NAME_PATTERN, 'realm file name: 1-64 of A-Z a-z 0-9 _ -, starting with a letter or digit, no extension');
+  .regex(REALM_FILE_NAME_PATTERN, 'realm file name: 1-69 of A-Z a-z 0-9 . _ -, starting with a letter or digit (e.g. CORP.EXAMPLE.COM, lab or lab.conf)')
+  .refine((s) => !s.includes('..'), 'realm file name: ".." is not allowed')
+  .describe(
+    'realm file in the include directory: `<name>.conf`, or the file itself when the name ends in `.conf` or is a listed file without extension (letters, digits, _ and -); letters, digits, . _ -, starting with a letter or digit, no ".."',
+  );
 
 /**
  * Realm name. Usually upper case (`EXAMPLE.TEST`) but MIT accepts any case (Debian's default
@@ -49,8 +54,20 @@ export const PrincipalSchema = z
 export const USERNAME_PATTERN = new RegExp(`^${COMPONENT}$`);
 export const UsernameSchema = z
   .string()
-  .regex(USERNAME_PATTERN, 'username: letters, digits and . _ - $ +, not starting with - or .')
-  .refine((s) => !s.includes('..'), 'username: ".." is not allowed');
+  .superRefine((s, ctx) => {
+    const at = s.indexOf('@');
+    if (at >= 0) {
+      const realm = s.slice(at + 1);
+      ctx.addIssue({ code: 'custom', message: `username: give the user name alone and the realm in \`realm\`${realm ? ` (username ${s.slice(0, at) || '…'}, realm ${realm})` : ''}` });
+    } else if (!USERNAME_PATTERN.test(s)) ctx.addIssue({ code: 'custom', message: 'username: letters, digits and . _ - $ +, not starting with - or .' });
+    else if (s.includes('..')) ctx.addIssue({ code: 'custom', message: 'username: ".." is not allowed' });
+  })
+  .describe('user name alone (alice), without @REALM: the realm goes in `realm` (default: default_realm of krb5.conf)');
+
+/** A hint for a realm with lower-case letters: MIT compares realms case-sensitively. */
+export function realmCaseHint(realm: string): string {
+  return /[a-z]/.test(realm) ? ` (realm names are case-sensitive and usually upper case: did you mean ${realm.toUpperCase()}?)` : '';
+}
 
 /**
  * Keytab path given to `klist -k` / `kinit -t`: absolute, normalised (no `.`/`..`/empty

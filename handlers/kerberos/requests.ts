@@ -32,7 +32,7 @@ const realmOf = (principal: string): string | undefined => {
  */
 export const ObtainBodySchema = z
   .object({
-    realm: RealmNameSchema.optional(),
+    realm: RealmNameSchema.optional().describe('realm (usually upper case, e.g. EXAMPLE.TEST); default: default_realm of krb5.conf'),
     username: UsernameSchema.optional(),
     password: PasswordSchema.optional(),
     path: KeytabPathSchema.optional(),

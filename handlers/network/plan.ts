@@ -140,9 +140,19 @@ export function planUnconfigure(b: Bins, p: UnconfigurePlan): Step[] {
   const steps: Step[] = [];
   if (p.master) steps.push({ argv: nomasterArgv(b, dev), undo: [masterArgv(b, dev, p.master)] });
   steps.push(...stopDhcpSteps(b, dev, p.wasDhcp), flushStep(b, p.device));
-  steps.push({ argv: linkSetArgv(b, dev, { state: 'down' }), undo: wasUp(p.device) ? [linkSetArgv(b, dev, { state: 'up' })] : [] });
+  // the runtime MTU goes back to Ethernet's default too: a stanza-less interface must not keep
+  // the 9000 its removed configuration set (a later configure without mtu would report it)
+  const mtu = p.device.link.mtu;
+  const resetMtu = p.device.link.link_type === 'ether' && mtu !== DEFAULT_ETHER_MTU;
+  steps.push({
+    argv: linkSetArgv(b, dev, { ...(resetMtu ? { mtu: DEFAULT_ETHER_MTU } : {}), state: 'down' }),
+    undo: [...(resetMtu ? [linkSetArgv(b, dev, { mtu })] : []), ...(wasUp(p.device) ? [linkSetArgv(b, dev, { state: 'up' })] : [])],
+  });
   return steps;
 }
+
+/** The MTU an Ethernet interface has without configuration. */
+export const DEFAULT_ETHER_MTU = 1500;
 
 /**
  * A bond: down, each port released and left down, then the bond deleted. Deleting is last

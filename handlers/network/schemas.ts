@@ -347,11 +347,15 @@ export const networkInterface = z.object({
   state: z.enum(['up', 'down']),
   phys: interfacePhys,
   /** null when ethtool gave nothing for this device */
-  settings: interfaceSettings.nullable(),
+  settings: interfaceSettings.nullable().describe('ethtool settings; null (not an object) when ethtool gave nothing for this device (veths, bonds without ports)'),
   /** null when /etc/network/interfaces has no inet stanza for it */
-  config: interfaceConfig.nullable(),
+  config: interfaceConfig
+    .nullable()
+    .describe(
+      'the inet stanza of the interfaces files; null (not an object) when there is none. mode is the stanza method: static, dhcp, or manual (a bond port: its stanza only names its bond with bond-master, so its mode is manual, not one of the spec modes)',
+    ),
   /** null when the interface has no IPv4 address */
-  ipv4: interfaceIpv4.nullable(),
+  ipv4: interfaceIpv4.nullable().describe('the first IPv4 address; null (not an object) when the interface has none'),
   status: interfaceStatus,
 });
 export type NetworkInterface = z.infer<typeof networkInterface>;

@@ -64,8 +64,16 @@ export function addrOf(s: Snapshot, name: string): IpAddrRecord | null {
 /** The interface `name` if it exists and the listing rule shows it; else 404. */
 export function managedLink(c: NetworkContext, s: Snapshot, name: string): IpLinkRecord {
   const link = linkOf(s, name);
-  if (!link || !isListed(link, c.settings.list)) throw notFound(`no network interface ${name}`);
+  if (!link) throw notFound(`no network interface ${name}`);
+  if (!isListed(link, c.settings.list)) throw notListed(link);
   return link;
+}
+
+/** A device that exists but settings.network.list hides: say so, not "no network interface". */
+export function notListed(link: IpLinkRecord): ApiError {
+  const what = link.kind ?? (link.link_type !== 'ether' ? link.link_type : 'device of a kind not listed');
+  const article = /^[aeiou]/i.test(what) ? 'an' : 'a';
+  return new ApiError('not_found', `${link.ifname} is ${article} ${what}, not listed (see settings.network.list)`, { details: { device: link.ifname, kind: link.kind } });
 }
 
 export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -115,7 +123,7 @@ export async function describeInterface(c: NetworkContext, name: string): Promis
   if (r.code !== 0) throw /does not exist/.test(r.stderr) ? notFound(`no network interface ${name}`) : commandFailed(argv, r);
   const link = parseIpLink(r.stdout)[0];
   if (!link || link.ifname !== name) throw new ApiError('bad_gateway', `ip printed no record for ${name}`);
-  if (!isListed(link, c.settings.list)) throw notFound(`no network interface ${name}`);
+  if (!isListed(link, c.settings.list)) throw notListed(link);
   const [a, config] = await Promise.all([c.system.run(readArgv.addr(c.bins, name)), readNetworkConfig(c.system, c.vars)]);
   return build(c, link, parseIpAddr(a.stdout)[0] ?? null, config);
 }

@@ -72,6 +72,13 @@ function failure(step: Step, r: ExecResult | null, cause: unknown, report: Rollb
   const base = r ? (r.timedOut ? commandTimeout(step.argv, r) : commandFailed(step.argv, r)) : cause instanceof ApiError ? cause : null;
   const outcome = report.failed.length === 0 ? 'the previous configuration was restored' : `rollback incomplete (${report.failed.length} step(s) failed; see details.rollback)`;
   if (!base) return new ApiError('internal', `applying the change failed; ${outcome}`, { details: { command: step.argv, rollback: report } });
+  // `ip link add … type bond` without the bonding module: iproute2 says only "Unknown device type"
+  const a = step.argv;
+  if (r && !r.timedOut && a[1] === 'link' && a[2] === 'add' && a.includes('bond') && a[a.indexOf('type') + 1] === 'bond' && /Unknown device type/.test(r.stderr)) {
+    return new ApiError('command_failed', `the bonding kernel module is not available (modprobe bonding); ${outcome}`, {
+      details: { ...base.details, command: step.argv, reason: 'bonding-module-missing', rollback: report },
+    });
+  }
   return new ApiError(base.code, `${base.message}; ${outcome}`, { details: { ...base.details, command: step.argv, rollback: report } });
 }
 

@@ -149,14 +149,25 @@ export const createBody = z.discriminatedUnion(
   typeError,
 );
 
-/** `json` is checked in the handler, against the type the agent will have after the update. */
-export const updateBody = z
-  .strictObject({
-    type: agentType.optional(),
-    enabled: bool().optional(),
-    json: z.record(z.string(), z.unknown(), { error: 'must be an object' }).optional(),
-  })
-  .refine((b) => b.type !== undefined || b.enabled !== undefined || b.json !== undefined, 'give at least one of type, enabled, json');
+/**
+ * Every field is optional (the spec): `{}` changes nothing. `json` is checked in the handler,
+ * against the type the agent will have after the update; with the type unchanged it is merged
+ * into the stored configuration (shallow: a key given replaces that key), with a new type it
+ * replaces it. `id` may be sent back (an agent object as details answered it) and must equal the
+ * URL's. Unknown keys are refused.
+ */
+export const updateBody = z.strictObject({
+  id: z
+    .union([z.number().int(), z.string().regex(/^[1-9]\d{0,14}$/).transform(Number)], { error: 'must be the agent id (a positive integer)' })
+    .optional()
+    .describe("optional: the agent's id, as details shows it; must equal the id in the URL"),
+  type: agentType.optional().describe('new type; a type change needs a full json'),
+  enabled: bool().optional(),
+  json: z
+    .record(z.string(), z.unknown(), { error: 'must be an object' })
+    .optional()
+    .describe('configuration: with the type unchanged, the fields given are merged into the stored configuration (omitted fields and secrets are kept); with a new type, the whole configuration'),
+});
 
 /* ---- the events listing (an extension: GET /notification/events) ---- */
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'cancelled'] as const;

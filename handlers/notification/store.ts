@@ -54,7 +54,8 @@ export function resolveUpdatedConfig(type: AgentType, incoming: Record<string, u
   const next = { ...incoming };
   const kept: Record<string, unknown> = {};
   for (const f of SECRET_FIELDS[type]) {
-    if (next[f] !== undefined && next[f] !== SECRET_MASK) continue;
+    // a new value, unless it is the mask or the stored (sealed) value a merge carried over
+    if (next[f] !== undefined && next[f] !== SECRET_MASK && next[f] !== stored.json[f]) continue;
     if (stored.type === type && stored.json[f] !== undefined) kept[f] = stored.json[f];
     delete next[f];
   }
@@ -72,6 +73,12 @@ export async function sealSecrets(system: SystemClient, type: AgentType, json: R
   const out = { ...json };
   fields.forEach((f, i) => (out[f] = sealed[i]));
   return out;
+}
+
+/** Whether two configurations hold the same keys and values, whatever their key order. */
+export function sameConfig(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const canon = (o: Record<string, unknown>) => JSON.stringify(Object.keys(o).sort().map((k) => [k, o[k]]));
+  return canon(a) === canon(b);
 }
 
 /** 400 for a webhook URL naming this machine, unless settings.notification.allowLocalTargets. */

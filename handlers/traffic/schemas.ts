@@ -43,9 +43,9 @@ export const MAX_RATE_MB = 100_000;
  */
 export const RateMB = z
   .number()
-  .refine(Number.isFinite, 'rate must be a finite number')
-  .refine((r) => r >= 0.001, 'rate must be at least 0.001 MB/s (1 kB/s)')
-  .refine((r) => r <= MAX_RATE_MB, `rate must be at most ${MAX_RATE_MB} MB/s`);
+  .refine(Number.isFinite, 'rate must be a finite number of megabytes per second (MB/s)')
+  .refine((r) => r >= 0.001, 'rate must be at least 0.001 MB/s (megabytes per second; 1 kB/s)')
+  .refine((r) => r <= MAX_RATE_MB, `rate must be at most ${MAX_RATE_MB} MB/s (megabytes per second)`);
 
 /**
  * Rule id: 1..4095. Id n owns htb class 1:<n hex> and u32 filter item 800::<n hex>; u32 item
@@ -214,7 +214,10 @@ export type DeviceEntry = z.infer<typeof DeviceEntry>;
 
 export const RuleEntry = z
   .object({
-    name: RuleName,
+    name: RuleName.describe('the rule name'),
+    // extra fields (issue 12): what the rule limits, as created
+    ip: IPv4Address.describe('the IPv4 address whose traffic the rule limits'),
+    rate: z.number().describe('the rate limit in megabytes per second (MB/s, 1 MB = 10^6 bytes), as created'),
     qtype: z.string(),
     handler: z.number().int(),
     device: z.string(),
@@ -235,12 +238,27 @@ export const TrafficListing = z
   .strict();
 export type TrafficListing = z.infer<typeof TrafficListing>;
 
+/** A device a rule may be put on: not the loopback (the interface routes do not show it either). */
+export const RuleDeviceName = DeviceName.refine((d) => d !== 'lo', 'lo (the loopback) cannot carry a traffic rule: name a network interface').describe(
+  'network interface the rule limits traffic on (not lo)',
+);
+
+const RATE_HELP = 'rate is in megabytes per second (MB/s, 1 MB = 10^6 bytes): a number or a numeric string, e.g. 12.5 or "12.5"';
+
+/** `rate` as a client sends it: a number, or a numeric string (as network's `mtu`). */
+export const RateInput = z
+  .preprocess(
+    (v) => (typeof v === 'string' && /^\s*[0-9]+(?:\.[0-9]+)?\s*$/.test(v) ? Number(v) : v),
+    z.number({ error: RATE_HELP }).pipe(RateMB),
+  )
+  .describe(`the rate limit in megabytes per second (MB/s, 1 MB = 10^6 bytes; 0.001 to ${MAX_RATE_MB}); a number or a numeric string`);
+
 export const CreateRuleBody = z
   .object({
     name: RuleName,
-    device: DeviceName,
+    device: RuleDeviceName,
     ip: IPv4Address,
-    rate: RateMB,
+    rate: RateInput,
   })
   .strict();
 export type CreateRuleBody = z.infer<typeof CreateRuleBody>;

@@ -11,6 +11,8 @@ export default defineArea<FsSettings>({
     sbin: { default: '/usr/sbin', kind: 'dir', readOnly: true },
     sbinLegacy: { default: '/sbin', kind: 'dir', readOnly: true },
   },
+  // set_permissions with test and no entries lists the current ACLs
+  binaries: { getfacl: '/usr/bin/getfacl' },
   setup: (host) => ({
     ops: fsOps({ settings: host.settings, db: host.db }),
     confine: {

@@ -1,4 +1,6 @@
-import { kerberosSettings, type KerberosSettings } from '../../handlers/kerberos/contract';
+import { mkdir, stat } from 'node:fs/promises';
+import { ENSURE_CONF_DIR_OP, kerberosSettings, type KerberosSettings } from '../../handlers/kerberos/contract';
+import { SystemRefusal } from '../system/types';
 import { defineArea } from './types';
 import { kerberosCommandPolicies } from './kerberos/policies';
 
@@ -6,7 +8,22 @@ import { kerberosCommandPolicies } from './kerberos/policies';
 export default defineArea<KerberosSettings>({
   name: 'kerberos',
   settings: kerberosSettings,
+  // every Kerberos command runs with these set to the configured paths (handlers/kerberos/commands.ts)
+  envAllow: ['KRB5_CONFIG', 'KRB5CCNAME', 'KRB5_KTNAME', 'KRB5_CLIENT_KTNAME'],
   setup: (host) => ({
+    ops: {
+      [ENSURE_CONF_DIR_OP]: async (_payload, requestId) => {
+        const dir = host.config.paths.krb5ConfD;
+        const st = await stat(dir).catch(() => null);
+        if (st && !st.isDirectory()) throw new SystemRefusal('conflict', `${dir} exists and is not a directory`);
+        if (st) return { created: false };
+        await mkdir(dir, { recursive: true, mode: 0o755 });
+        host.db
+          .prepare('INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, NULL, ?)')
+          .run(Date.now(), requestId ?? null, ENSURE_CONF_DIR_OP, JSON.stringify([dir]), 'created');
+        return { created: true };
+      },
+    },
     confine: {
       roots: { 'kerberos.keytab': [host.config.paths.keytab, ...host.settings.keytabRoots] },
       commands: kerberosCommandPolicies,

@@ -65,6 +65,8 @@ export interface AreaModule<S = unknown> {
   paths?: Record<string, AreaPath>;
   /** Binaries the area's routes run, merged into the allow-list (`system.binaries` overrides). */
   binaries?: Record<string, string>;
+  /** Environment variables the area's routes set on their commands, merged into `system.envAllow`. */
+  envAllow?: readonly string[];
   /** Called once per host, after the DB and SYSTEM exist and before the server listens. */
   setup?(host: AreaHost<S>): AreaInstance;
 }

@@ -300,6 +300,36 @@ describe('POST /fs/mount', () => {
     expect(await newEvents()).toEqual([{ kind: 'fs.filesystem.mounted', data: { device: '/dev/sdc', mountpoint: '/srv/scratch' } }]);
   });
 
+  it('UUID=, PARTUUID=, LABEL= sources: blkid resolves them to one device; none 404, several 409 (issue 12 item 6)', async () => {
+    const BLKID = '/usr/sbin/blkid';
+    const blkid = (tag: string) => [BLKID, '-c', '/dev/null', '-t', tag, '-o', 'device'];
+    const uuid = 'UUID=0f3c1f2e-7a1b-4c55-9d6e-1a2b3c4d5e6f';
+    use(fixture(blkid(uuid), '/dev/sdc\n'), lsblk('/dev/sdc', { name: 'sdc' }), findmnt(), fixture([MOUNT, '--', '/dev/sdc', '/srv/scratch'], ''));
+    const r = await t.call('POST', '/api/v2/fs/mount', { body: { device: uuid, mountpoint: '/srv/scratch' } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json as unknown).toBe(`Mounted ${uuid} (/dev/sdc) on /srv/scratch`);
+    expect(argvs()).toEqual([blkid(uuid), lsblkArgv('/dev/sdc'), findmntArgv(), [MOUNT, '--', '/dev/sdc', '/srv/scratch']]);
+    expect(await newEvents()).toEqual([{ kind: 'fs.filesystem.mounted', data: { device: '/dev/sdc', mountpoint: '/srv/scratch' } }]);
+
+    use(fixture(blkid('LABEL=backup'), '/dev/sdb1\n/dev/sdc1\n'));
+    const amb = await t.call('POST', '/api/v2/fs/mount', { body: { device: 'LABEL=backup', mountpoint: '/srv/scratch' } });
+    expect(amb.status).toBe(409);
+    expect(amb.json as unknown).toMatchObject({ error: { message: 'LABEL=backup is ambiguous: /dev/sdb1, /dev/sdc1 all have it; give the device path', details: { reason: 'ambiguous-source', devices: ['/dev/sdb1', '/dev/sdc1'] } } });
+
+    use(fixture(blkid('PARTUUID=abcd-01'), '', { code: 2 }));
+    const none = await t.call('POST', '/api/v2/fs/mount', { body: { device: 'PARTUUID=abcd-01', mountpoint: '/srv/scratch' } });
+    expect([none.status, (none.json as { error: { message: string } }).error.message]).toEqual([404, 'no block device has PARTUUID=abcd-01']);
+    expect(argvs().filter((a) => a[0] === MOUNT)).toEqual([]);
+
+    // anything else is a 400 before any command: no quoting, options or other tags
+    use();
+    for (const device of ['UUID=', 'LABEL=-x', 'LABEL=a b', 'TYPE=ext4', 'LABEL="x"', 'uuid=abc', 'UUID=xyz']) {
+      const b = await t.call('POST', '/api/v2/fs/mount', { body: { device, mountpoint: '/srv/scratch' } });
+      expect([device, b.status]).toEqual([device, 400]);
+    }
+    expect(argvs()).toEqual([]);
+  });
+
   it('409 when the device is already mounted, or something is mounted on the mountpoint', async () => {
     use(lsblk('/dev/sdb', { name: 'sdb' }), findmnt({ target: '/srv/data', source: '/dev/sdb', fstype: 'xfs' }));
     const twice = await t.call('POST', '/api/v2/fs/mount', { body: { device: '/dev/sdb', mountpoint: '/srv/other' } });

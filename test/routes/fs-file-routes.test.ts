@@ -243,6 +243,24 @@ describe('POST /fs/set_permissions', () => {
     expect(newEvents().length).toBe(before);
   });
 
+  it('test without acls lists the current ACLs (getfacl -p -- path); nothing changes, no event (issue 12 item 5)', async () => {
+    const rec = recorded('getfacl', 'dir-with-defaults');
+    const stdout = rec.stdout.replace(/^# file: share/m, '# file: /tmp/ballast-fixtures/share');
+    const argv = ['/usr/bin/getfacl', '-p', '--', '/tmp/ballast-fixtures/share'];
+    use(fixture(argv, stdout));
+    const before = newEvents().length;
+    const r = await t.call('POST', '/api/v2/fs/set_permissions', { body: { path: '/tmp/ballast-fixtures/share', test: true } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json as unknown).toBe(stdout);
+    expect(argvs()).toEqual([argv]);
+    expect(newEvents().length).toBe(before);
+    // recursive and defaults pass on as getfacl's -R and -d
+    const rd = ['/usr/bin/getfacl', '-p', '-R', '-d', '--', '/tmp/ballast-fixtures/share'];
+    use(fixture(rd, stdout));
+    const r2 = await t.call('POST', '/api/v2/fs/set_permissions', { body: { path: '/tmp/ballast-fixtures/share', test: true, recursive: true, defaults: true } });
+    expect([r2.status, argvs()]).toEqual([200, [rd]]);
+  });
+
   it('an entry cannot smuggle an option or a second entry; acls and acl together, or neither, are refused', async () => {
     use();
     const issues = async (body: unknown) => errorOf(await t.call('POST', '/api/v2/fs/set_permissions', { body })).issues!;
@@ -251,7 +269,7 @@ describe('POST /fs/set_permissions', () => {
     expect((await issues({ path: '/srv', acls: ['u:a:rwx\n-b'] }))[0].message).toMatch(/whitespace/);
     expect((await issues({ path: '/srv', acls: ['u:a'] }))[0].message).toMatch(/permissions are missing/);
     expect(await issues({ path: '/srv', acls: ['u:a:r'], acl: ['u:a:r'] })).toEqual([{ path: 'body.acl', message: 'give either acls or acl, not both' }]);
-    expect(await issues({ path: '/srv' })).toEqual([{ path: 'body.acls', message: 'at least one ACL entry is required' }]);
+    expect(await issues({ path: '/srv' })).toEqual([{ path: 'body.acls', message: 'at least one ACL entry is required to change ACLs (send test: true without acls to list the current ones)' }]);
     expect((await issues({ path: 'srv', acls: ['u::rwx'] }))[0].path).toBe('body.path');
     expect(argvs()).toEqual([]);
   });

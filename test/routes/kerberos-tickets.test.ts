@@ -12,7 +12,7 @@ import { readFixture, type Fixture } from '../../runtime/system/fixture-file';
 import { DEFAULT_KINIT_TIMEOUT_MS } from '../../handlers/kerberos/commands';
 import { makeTestHost, repo, type TestHost } from '../helpers/host';
 import { InspectingReplay, KERBEROS_ROUTES, ptyFixture } from './kerberos-helpers';
-import { errorOf, issuePaths } from '../helpers/answers';
+import { detail, errorOf, issuePaths } from '../helpers/answers';
 import type * as z from 'zod';
 import type { KeyListResponseSchema, MessageSchema } from '../../handlers/kerberos/requests';
 
@@ -33,6 +33,8 @@ const asPty = (rel: string, argv: string[]): Fixture => {
 let t: TestHost;
 let replay: InspectingReplay;
 let ccache: string;
+/** What every Kerberos command runs with: the configured files, whatever system.env says. */
+let krbEnv: Record<string, string>;
 let keytab: string;
 let reader: string;
 
@@ -42,6 +44,7 @@ beforeAll(async () => {
   t = await makeTestHost({ routes: KERBEROS_ROUTES, backend: replay, config: { settings: { kerberos: { keytabRoots: ['/etc/samba', '/srv', '/tmp/ballast-kdc-OyMxlB'] } } } });
   ccache = `FILE:${t.config.paths.krb5Ccache}`;
   keytab = t.config.paths.keytab;
+  krbEnv = { KRB5_CONFIG: t.config.paths.krb5Conf, KRB5CCNAME: ccache, KRB5_KTNAME: `FILE:${keytab}`, KRB5_CLIENT_KTNAME: `FILE:${keytab}` };
   reader = await t.token(['kerberos:read']);
 });
 afterAll(() => t.close());
@@ -81,7 +84,7 @@ describe('POST /kerberos/ticket/obtain with username and password', () => {
           { expect: 'Password for [^\\r\\n]*: ', send: PASSWORD, secret: true },
           { expect: 'Enter new password: ', send: '\x04' },
         ],
-        opts: { env: { KRB5CCNAME: ccache }, timeoutMs: DEFAULT_KINIT_TIMEOUT_MS },
+        opts: { env: krbEnv, timeoutMs: DEFAULT_KINIT_TIMEOUT_MS },
       },
     ]);
     // The prompt's regex really matches what kinit prints.
@@ -238,7 +241,7 @@ describe('POST /kerberos/ticket/obtain from a keytab', () => {
     const r = await obtain({ principal: 'host/nas01.example.test' });
     expect(r.status, r.text).toBe(200);
     expect(r.json.message).toBe('Kerberos ticket obtained for host/nas01.example.test@EXAMPLE.TEST in realm EXAMPLE.TEST');
-    expect(replay.seen).toEqual([{ kind: 'exec', argv, opts: { env: { KRB5CCNAME: ccache }, timeoutMs: DEFAULT_KINIT_TIMEOUT_MS } }]);
+    expect(replay.seen).toEqual([{ kind: 'exec', argv, opts: { env: krbEnv, timeoutMs: DEFAULT_KINIT_TIMEOUT_MS } }]);
     expect(events('kerberos.ticket.obtained').slice(before)).toEqual([{ realm: 'EXAMPLE.TEST', principal: 'host/nas01.example.test@EXAMPLE.TEST' }]);
   });
 
@@ -259,8 +262,8 @@ describe('POST /kerberos/ticket/obtain from a keytab', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.json.message).toBe('Kerberos ticket obtained for alice@EXAMPLE.TEST in realm EXAMPLE.TEST');
     expect(replay.seen.map((c) => [c.argv, c.opts.env])).toEqual([
-      [argv, { KRB5CCNAME: ccache }],
-      [[KLIST], { KRB5CCNAME: ccache }],
+      [argv, krbEnv],
+      [[KLIST], krbEnv],
     ]);
   });
 
@@ -336,7 +339,7 @@ describe('GET /kerberos/ticket/list', () => {
         ],
       },
     });
-    expect(replay.seen).toEqual([{ kind: 'exec', argv: [KLIST], opts: { env: { KRB5CCNAME: ccache } } }]);
+    expect(replay.seen).toEqual([{ kind: 'exec', argv: [KLIST], opts: { env: krbEnv } }]);
   });
 
   it('no cache: 404 with klist\'s reason', async () => {
@@ -377,7 +380,7 @@ describe('POST /kerberos/ticket/destroy', () => {
     const r = await t.call('POST', '/api/v2/kerberos/ticket/destroy', { body: {} });
     expect(r.status, r.text).toBe(200);
     expect(r.json).toEqual({ message: 'Kerberos tickets destroyed' });
-    expect(replay.seen).toEqual([{ kind: 'exec', argv: [KDESTROY], opts: { env: { KRB5CCNAME: ccache } } }]);
+    expect(replay.seen).toEqual([{ kind: 'exec', argv: [KDESTROY], opts: { env: krbEnv } }]);
     expect(events('kerberos.ticket.destroyed').slice(before)).toEqual([{}]);
   });
 
@@ -423,7 +426,7 @@ describe('POST /kerberos/key/list', () => {
         enctype: i % 2 === 0 ? 'aes256-cts-hmac-sha1-96' : 'aes128-cts-hmac-sha1-96',
       })),
     );
-    expect(replay.seen).toEqual([{ kind: 'exec', argv, opts: {} }]);
+    expect(replay.seen).toEqual([{ kind: 'exec', argv, opts: { env: krbEnv } }]);
     // Listing changes nothing, so it emits nothing.
     expect(t.host.db.prepare('SELECT COUNT(*) AS n FROM events').get()).toEqual(eventsBefore);
   });
@@ -464,3 +467,29 @@ afterEach(() => {
   rmSync(t.config.paths.krb5Conf, { force: true });
 });
 
+
+describe('hints for a realm in the wrong place or case (issue 12 item 4)', () => {
+  it('a username with @REALM is a 400 saying to use realm; nothing runs', async () => {
+    const r = await obtain({ username: 'alice@EXAMPLE.TEST', password: PASSWORD });
+    expect(r.status).toBe(400);
+    const err = errorOf(r);
+    expect(err.code).toBe('validation_failed');
+    expect(err.issues).toEqual([{ path: 'body.username', message: 'username: give the user name alone and the realm in `realm` (username alice, realm EXAMPLE.TEST)' }]);
+    expect(replay.seen).toEqual([]);
+  });
+
+  it('a failure for a lower-case realm says realms are usually upper case', async () => {
+    const lower = [KINIT, '--', 'alice@example.test'];
+    replay.load([ptyFixture(lower, 1, ['Password for alice@example.test: ', 'kinit: Cannot find KDC for realm "example.test" while getting initial credentials'], 'test-constructed: a lower-case realm')]);
+    const r = await obtain({ realm: 'example.test', username: 'alice', password: PASSWORD });
+    expect(r.status).toBe(400);
+    const err = errorOf(r);
+    expect(detail(r, 'kind')).toBe('realm-unknown');
+    expect(err.message).toMatch(/\(realm names are case-sensitive and usually upper case: did you mean EXAMPLE\.TEST\?\)$/);
+    // an upper-case realm gets no such hint
+    const upper = [KINIT, '--', 'alice@NOWHERE.TEST'];
+    replay.load([asPty('kinit/local-realm-unknown.yaml', upper)]);
+    const u = await obtain({ realm: 'NOWHERE.TEST', username: 'alice', password: PASSWORD });
+    expect(errorOf(u).message).not.toContain('upper case');
+  });
+});

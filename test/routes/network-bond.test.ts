@@ -293,6 +293,22 @@ describe('bind', () => {
     expect(readFileSync(mainFile, 'utf8')).toContain('\niface bond0 inet manual\n\nauto bond1\niface bond1 inet static\n');
   });
 
+  it('no bonding kernel module: 502 naming it (modprobe bonding); bond add is the first command, the file is restored (issue 12 item 11)', async () => {
+    const created = events('network.bond.created').length;
+    t.replay?.load([fails(BIND_ARGV[0] ?? [], 'Error: Unknown device type.\n')]);
+    const r = await t.call('POST', '/api/v2/network/interface/bind', { body: { isdhcp: false, address: '10.20.0.10/24', mtu: 9000, slaves: 'eno1,eno2' } });
+    expect(r.status).toBe(502);
+    const err = (r.json as { error: { code: string; message: string; details: { reason: string } } }).error;
+    expect([err.code, err.message, err.details.reason]).toEqual([
+      'command_failed',
+      'the bonding kernel module is not available (modprobe bonding); the previous configuration was restored',
+      'bonding-module-missing',
+    ]);
+    expect(calls()).toEqual([BIND_ARGV[0]]);
+    expect(readFileSync(mainFile, 'utf8')).toBe(SEED);
+    expect(events('network.bond.created').length).toBe(created);
+  });
+
   it('a failing enslave undoes everything before it, newest first, and restores the file', async () => {
     const created = events('network.bond.created').length;
     t.replay?.load([...BIND_ARGV.slice(0, 6).map(ok), fails(BIND_ARGV[6] ?? [], 'Error: Device or resource busy\n')]);
@@ -380,7 +396,8 @@ describe('slaves and unconfigure, on their own', () => {
     const argv = [
       [IP, 'link', 'set', 'dev', 'eno2', 'nomaster'],
       [IP, '-4', 'addr', 'flush', 'dev', 'eno2'],
-      [IP, 'link', 'set', 'dev', 'eno2', 'down'],
+      // the port had the bond's 9000: back to the default (issue 12 item 10)
+      [IP, 'link', 'set', 'dev', 'eno2', 'mtu', '1500', 'down'],
     ];
     t.replay?.load(argv.map(ok));
     const r = await t.call('POST', '/api/v2/network/interface/eno2/unconfigure', { body: {} });

@@ -17,6 +17,7 @@ import details from '../../handlers/network/routes/interface-details';
 import configure from '../../handlers/network/routes/interface-configure';
 import update from '../../handlers/network/routes/interface-update';
 import unconfigure from '../../handlers/network/routes/interface-unconfigure';
+import { networkInterface } from '../../handlers/network/schemas';
 import { changes, edit, ethtoolAs, fails, inet, IP, ipState, ok, recorded, records, type IpRecord } from './network-helpers';
 import type { NetworkInterface } from '../../handlers/network/schemas';
 import { errorOf, detail } from '../helpers/answers';
@@ -200,6 +201,18 @@ describe('GET /network/interface/:device_name/details', () => {
     expect((await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface/br0/details')).status).toBe(404);
     expect((await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface/lo/details')).status).toBe(404);
     expect((await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface/a%20b/details')).status).toBe(400);
+  });
+});
+
+describe('a hidden device says why (issue 12 item 9, details and update)', () => {
+  it('br0 is a bridge, lo a loopback: 404 naming the kind and settings.network.list', async () => {
+    const msg = (r: { json: unknown }) => (r.json as { error: { message: string } }).error.message;
+    const br = await t.call('GET', '/api/v2/network/interface/br0/details');
+    expect([br.status, msg(br)]).toEqual([404, 'br0 is a bridge, not listed (see settings.network.list)']);
+    const lo = await t.call('GET', '/api/v2/network/interface/lo/details');
+    expect([lo.status, msg(lo)]).toEqual([404, 'lo is a loopback, not listed (see settings.network.list)']);
+    const tap = await t.call('POST', '/api/v2/network/interface/tap0/update', { body: { state: 'up' } });
+    expect([tap.status, msg(tap)]).toEqual([404, 'tap0 is a tun, not listed (see settings.network.list)']);
   });
 });
 
@@ -404,6 +417,54 @@ describe('POST /network/interface/:device_name/update', () => {
   });
 });
 
+describe('update on an interface managed outside the interfaces files (issue 12 item 12)', () => {
+  it('up and addressed without a stanza: 409 saying it is managed elsewhere; nothing runs', async () => {
+    const links = edit(LINKS, 'eth1', (r) => (r.flags = ['BROADCAST', 'MULTICAST', 'UP', 'LOWER_UP']));
+    const addrs = edit(ADDRS, 'eth1', (r) => void (r.addr_info as unknown[]).unshift(inet('10.9.8.7', 24, '10.9.8.255', 'eth1')));
+    replay.load(ipState(links, addrs));
+    const before = changes(replay.calls).length;
+    const r = await t.call('POST', '/api/v2/network/interface/eth1/update', { body: { state: 'down' } });
+    expect(r.status).toBe(409);
+    expect((r.json as { error: { message: string; details: unknown } }).error).toMatchObject({
+      message: 'eth1 has 10.9.8.7/24 but no stanza in the interfaces files: it is managed outside them (by hand, a DHCP client or another tool); configure it through this API first to manage it here',
+      details: { device: 'eth1', addresses: ['10.9.8.7/24'] },
+    });
+    expect(changes(replay.calls).length).toBe(before);
+    replay.load(ipState(LINKS, ADDRS));
+  });
+});
+
+describe('unconfigure of an interface that is already unconfigured (issue 12 item 10)', () => {
+  it('no stanza, no IPv4 address, down: 200 "already unconfigured", nothing runs or is written, no event', async () => {
+    const links = edit(LINKS, 'eth1', (r) => (r.flags = ['BROADCAST', 'MULTICAST']));
+    const addrs = edit(ADDRS, 'eth1', (r) => (r.addr_info = []));
+    replay.load(ipState(links, addrs));
+    const before = { calls: changes(replay.calls).length, events: events('network.interface.unconfigured').length };
+    const r = await t.call('POST', '/api/v2/network/interface/eth1/unconfigure', { body: {} });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json as unknown).toEqual({ message: 'eth1 is already unconfigured' });
+    expect(changes(replay.calls).length).toBe(before.calls);
+    expect(events('network.interface.unconfigured').length).toBe(before.events);
+    expect(readFileSync(mainFile, 'utf8')).toBe(SEED_MAIN);
+    replay.load(ipState(LINKS, ADDRS));
+  });
+});
+
+describe('unconfigure resets the runtime MTU (issue 12 item 10)', () => {
+  it('eth3 at mtu 9000: flush, then mtu 1500 and down in one step', async () => {
+    replay.load(ipState(edit(LINKS, 'eth3', (r) => (r.mtu = 9000)), ADDRS));
+    replay.load([ok([IP, '-4', 'addr', 'flush', 'dev', 'eth3']), ok([IP, 'link', 'set', 'dev', 'eth3', 'mtu', '1500', 'down'])]);
+    const before = changes(replay.calls).length;
+    const r = await t.call('POST', '/api/v2/network/interface/eth3/unconfigure', { body: {} });
+    expect(r.status, r.text).toBe(200);
+    expect(changes(replay.calls).slice(before)).toEqual([
+      [IP, '-4', 'addr', 'flush', 'dev', 'eth3'],
+      [IP, 'link', 'set', 'dev', 'eth3', 'mtu', '1500', 'down'],
+    ]);
+    replay.load(ipState(LINKS, ADDRS));
+  });
+});
+
 describe('POST /network/interface/:device_name/unconfigure', () => {
   it('eth3 (stanza in interfaces.d): flush, down; its file emptied', async () => {
     replay.load([ok([IP, '-4', 'addr', 'flush', 'dev', 'eth3']), ok([IP, 'link', 'set', 'dev', 'eth3', 'down'])]);
@@ -441,5 +502,16 @@ describe('POST /network/interface/:device_name/unconfigure', () => {
     expect((await t.call('POST', '/api/v2/network/interface/eth8/unconfigure', { body: {} })).status).toBe(404);
     expect((await t.call('POST', '/api/v2/network/interface/br0/unconfigure', { body: {} })).status).toBe(404);
     expect((await t.call('POST', '/api/v2/network/interface/eth1/unconfigure', { body: { force: 'maybe' } })).status).toBe(400);
+  });
+});
+
+describe('absent parts of an interface object (issue 12 item 8)', () => {
+  it('settings, config and ipv4 are null when absent, and the OpenAPI descriptions say so; a bond port is mode manual', () => {
+    const { settings, config, ipv4 } = networkInterface.shape;
+    for (const f of [settings, config, ipv4]) {
+      expect(f.safeParse(null).success).toBe(true);
+      expect(f.description).toMatch(/null \(not an object\) when/);
+    }
+    expect(config.description).toContain('manual (a bond port');
   });
 });

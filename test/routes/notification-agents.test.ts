@@ -178,9 +178,10 @@ describe('update', () => {
     const wrong = await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { type: 'sms', json: { ...SMS, authToken: undefined } } });
     expect(paths(wrong)).toEqual(['body.json.authToken: required']);
 
-    const bad = await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { json: { host: 'mail.example.test' } } });
+    // same type: merged into the stored json, so only what is given is checked (issue 12 item 16)
+    const bad = await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { json: { port: 'abc', to: ['not-an-address'] } } });
     expect(bad.status).toBe(400);
-    expect(paths(bad).map((p) => p.split(':')[0]).sort()).toEqual(['body.json.from', 'body.json.port', 'body.json.to', 'body.json.username']);
+    expect(paths(bad).map((p) => p.split(':')[0]).sort()).toEqual(['body.json.port', 'body.json.to.0']);
 
     const ok = await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { type: 'webhook', enabled: true, json: { url: 'https://x.example.test/h' } } });
     expect(ok.status).toBe(200);
@@ -188,13 +189,50 @@ describe('update', () => {
     expect(stored(id)).toEqual({ type: 'webhook', enabled: 1, json: '{"url":"https://x.example.test/h"}' });
   });
 
-  it('an empty update, unknown keys and unknown ids are refused', async () => {
-    expect(paths(await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: {} }))).toEqual(['body: give at least one of type, enabled, json']);
+  it('unknown keys and unknown ids are refused', async () => {
     expect(paths(await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { enabled: true, name: 'x' } }))).toEqual(['body: Unrecognized key: "name"']);
     const missing = await t.call('POST', `${A}/99999/update`, { body: { enabled: true } });
     expect(missing.status).toBe(404);
     expect(errorOf(missing)).toMatchObject({ code: 'not_found', message: 'no notification agent with id 99999' });
     expect(paths(await t.call('POST', `${A}/abc/update`, { body: { enabled: true } }))).toEqual(['params.id: must be a positive integer']);
+  });
+});
+
+describe('update: every field optional, partial json merged (issue 12 item 16)', () => {
+  let id: number;
+  const agentOf = (r: { json: unknown }) => (r.json as { id: number; type: string; enabled: boolean; json: Record<string, unknown> }[])[0];
+  const updates = () => (t.host.db.prepare("SELECT COUNT(*) AS n FROM events WHERE kind = 'notification.agent.updated'").get() as { n: number }).n;
+  beforeAll(async () => {
+    id = (await create({ type: 'smtp', enabled: true, json: SMTP })).json[0].id;
+  });
+
+  it('{} is a 200 that changes nothing and emits nothing', async () => {
+    const before = updates();
+    const r = await t.call('POST', `${A}/${id}/update`, { body: {} });
+    expect(r.status, r.text).toBe(200);
+    expect(agentOf(r)).toMatchObject({ id, type: 'smtp', enabled: true, json: { ...SMTP, password: '********' } });
+    expect(stored(id)).toEqual({ type: 'smtp', enabled: 1, json: JSON.stringify(SMTP) });
+    expect(updates()).toBe(before);
+  });
+
+  it('an id equal to the URL\'s is accepted (an agent object sent back); another id is a 400', async () => {
+    const details = agentOf(await t.call('POST', `${A}/${id}/update`, { body: { id } }));
+    const back = await t.call('POST', `${A}/${id}/update`, { body: { id: details.id, type: details.type, enabled: false, json: details.json } });
+    expect(back.status, back.text).toBe(200);
+    expect(stored(id)).toEqual({ type: 'smtp', enabled: 0, json: JSON.stringify(SMTP) });
+    expect((await t.call('POST', `${A}/${id}/update`, { body: { id: String(id), enabled: true } })).status).toBe(200);
+    const other = await t.call('POST', `${A}/${id}/update`, { body: { id: id + 1, enabled: true } });
+    expect(other.status).toBe(400);
+    expect(paths(other)).toEqual([`body.id: must equal the id in the URL (${id})`]);
+  });
+
+  it('a json with some fields is merged into the stored one when the type is unchanged; the secret stays', async () => {
+    const r = await t.call('POST', `${A}/${id}/update`, { body: { json: { to: 'ops@example.test' } } });
+    expect(r.status, r.text).toBe(200);
+    expect(JSON.parse(stored(id)!.json)).toEqual({ ...SMTP, to: 'ops@example.test' });
+    expect(agentOf(r).json).toEqual({ ...SMTP, to: 'ops@example.test', password: '********' });
+    expect(paths(await t.call('POST', `${A}/${id}/update`, { body: { json: { tls: true } } }))).toEqual(['body.json: Unrecognized key: "tls"']);
+    expect(JSON.parse(stored(id)!.json)).toEqual({ ...SMTP, to: 'ops@example.test' });
   });
 });
 

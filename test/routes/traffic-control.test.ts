@@ -97,8 +97,9 @@ describe('GET /network/traffic/control', () => {
     const r = await t.call<TrafficListing>('GET', BASE);
     expect(r.status).toBe(200);
     expect(r.json.rules).toEqual([
-      { name: 'replica', ...htbOurs },
-      { name: 'backup-target', ...htbOurs },
+      // ip and rate (MB/s, as created): what each rule limits (issue 12 item 13)
+      { name: 'replica', ip: rule2.ip, rate: 2.5, ...htbOurs },
+      { name: 'backup-target', ip: rule1.ip, rate: 1, ...htbOurs },
     ]);
     expect(r.json.ids).toEqual(['0', '2', '1']);
     expect(r.json.devices.veth0.class.map((c) => [c.classid, c.rate])).toEqual([
@@ -148,7 +149,7 @@ describe('GET /network/traffic/control', () => {
     store({ ...rule1, device: 'eth9' }, 1);
     const r = await t.call<TrafficListing>('GET', BASE);
     expect(r.status).toBe(200);
-    expect(r.json.rules).toEqual([{ name: 'backup-target', qtype: 'none', handler: 0, device: 'eth9', owner: 'root', refcnt: '0', queue_details: {} }]);
+    expect(r.json.rules).toEqual([{ name: 'backup-target', ip: rule1.ip, rate: 1, qtype: 'none', handler: 0, device: 'eth9', owner: 'root', refcnt: '0', queue_details: {} }]);
     expect(Object.keys(r.json.devices)).toEqual(['veth0', 'veth4']);
     expect(calls()).toHaveLength(7);
   });
@@ -202,12 +203,36 @@ describe('POST /network/traffic/control/create', () => {
     expect(rows()).toEqual([{ ...rule2, id: 2 }]);
   });
 
+  it('rate as a numeric string is the same rate (MB/s) (issue 12 item 15)', async () => {
+    await host([...oneRule(), fx('routes/cmd-class-replace-2'), fx('routes/cmd-filter-replace-2')]);
+    const r = await t.call('POST', `${BASE}/create`, { body: { ...rule2, rate: '2.5' } });
+    expect(r.status, r.text).toBe(200);
+    expect((r.json as { rate: number }).rate).toBe(2.5);
+    expect(rows()).toEqual([{ ...rule2, id: 2 }]);
+  });
+
+  it('the 400s say the unit, and that lo cannot carry a rule (issue 12 items 14, 15)', async () => {
+    await host([]);
+    const issuesOf = (r: { json: unknown }) => (r.json as { error: { issues: { path: string; message: string }[] } }).error.issues;
+    const text = await t.call('POST', `${BASE}/create`, { body: { ...rule1, rate: 'fast' } });
+    expect(issuesOf(text)).toEqual([{ path: 'body.rate', message: 'rate is in megabytes per second (MB/s, 1 MB = 10^6 bytes): a number or a numeric string, e.g. 12.5 or "12.5"' }]);
+    const zero = await t.call('POST', `${BASE}/create`, { body: { ...rule1, rate: 0 } });
+    expect(issuesOf(zero)).toEqual([{ path: 'body.rate', message: 'rate must be at least 0.001 MB/s (megabytes per second; 1 kB/s)' }]);
+    const lo = await t.call('POST', `${BASE}/create`, { body: { ...rule1, device: 'lo' } });
+    expect([lo.status, issuesOf(lo)]).toEqual([400, [{ path: 'body.device', message: 'lo (the loopback) cannot carry a traffic rule: name a network interface' }]]);
+    expect(calls()).toEqual([]);
+    expect(rows()).toEqual([]);
+  });
+
   it.each([
     ['ip', { ip: '10.213.77.256' }, 'body.ip'],
     ['ip (IPv6)', { ip: 'fe80::1' }, 'body.ip'],
     ['rate 0', { rate: 0 }, 'body.rate'],
     ['rate negative', { rate: -1 }, 'body.rate'],
-    ['rate as text', { rate: '1' }, 'body.rate'],
+    ['rate as non-numeric text', { rate: 'fast' }, 'body.rate'],
+    ['rate as text with a unit', { rate: '1MB' }, 'body.rate'],
+    ['rate "0"', { rate: '0' }, 'body.rate'],
+    ['device lo', { device: 'lo' }, 'body.device'],
     ['device', { device: '-j' }, 'body.device'],
     ['name', { name: '../x' }, 'body.name'],
     ['missing name', { name: undefined }, 'body.name'],
@@ -463,7 +488,7 @@ describe('buildListing', () => {
     const listing = buildListing(['veth4', 'gone0'], { veth4: { queues: [], classes: [], filters: [] }, gone0: undefined }, [rule]);
     expect(listing).toEqual({
       devices: { veth4: { queue: [], class: [], filter: [] } },
-      rules: [{ name: 'backup-target', qtype: 'noop', handler: 0, device: 'veth4', owner: 'root', refcnt: '1', queue_details: {} }],
+      rules: [{ name: 'backup-target', ip: rule1.ip, rate: 1, qtype: 'noop', handler: 0, device: 'veth4', owner: 'root', refcnt: '1', queue_details: {} }],
       ids: ['0', '7'],
     });
   });

@@ -2,7 +2,8 @@
  * System tier: the Kerberos routes over real HTTP (runtime/serve.ts, the built bundles), with the
  * live back end running MIT kinit/klist/kdestroy against a throwaway KDC on loopback
  * (helpers/kdc.ts). The product is configured like a box, but with every path in a private root:
- *   - KRB5_CONFIG (config system.env) is the product's own krb5.conf, which the test writes
+ *   - KRB5_CONFIG is the product's own paths.krb5Conf, set by the routes themselves (system.env
+ *     names other files on purpose: the routes' values win), which the test writes
  *     through POST /kerberos/conf/update; its realm comes from a realm file written through
  *     POST /kerberos/realm/create. So MIT reads exactly what the API wrote, includedir and all.
  *   - the ticket cache is paths.krb5Ccache (FILE:, through KRB5CCNAME), the default keytab
@@ -10,7 +11,7 @@
  * A missing krb5kdc makes beforeAll throw: these tests fail, they never skip.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createSocket, type Socket } from 'node:dgram';
 import { createServer, type Server } from 'node:net';
@@ -77,7 +78,10 @@ beforeAll(async () => {
   config.system.mode = 'live';
   // Only the Kerberos tools may run in this test.
   config.system.binaries = { kinit: kdc.bin.kinit, klist: kdc.bin.klist, kdestroy: kdc.bin.kdestroy };
-  config.system.env = { KRB5_CONFIG: config.paths.krb5Conf };
+  // system.env and envAllow say nothing useful: the routes set KRB5_CONFIG, KRB5CCNAME and
+  // KRB5_KTNAME to the configured paths themselves and the kerberos area lets them through
+  config.system.env = { KRB5_CONFIG: '/nonexistent/krb5.conf', KRB5CCNAME: 'FILE:/nonexistent/cc', KRB5_KTNAME: 'FILE:/nonexistent/keytab' };
+  config.system.envAllow = [];
   config.settings = { kerberos: { kinitTimeoutMs: KINIT_TIMEOUT_MS, keytabRoots: [kdc.dir] }, traffic: { reconcileOnStart: false } };
   paths = config.paths;
   // The cache lives in /tmp on a box (krb5cc_0, where root's other Kerberos clients look), and a
@@ -298,6 +302,62 @@ describe('tickets and keys against the KDC', () => {
     } else {
       expect(readFileSync('/etc/krb5.conf', 'utf8')).toBe(etcKrb5.text);
       expect(statSync('/etc/krb5.conf').mtimeMs).toBe(etcKrb5.mtimeMs);
+    }
+  });
+});
+
+describe('the include directory and realm file names, as MIT reads them (issue 12 items 1-3)', () => {
+  const err = (r: { json: unknown }) => (r.json as { error: { code: string; message: string } }).error;
+
+  it("the spec's first line names the configured include directory, which conf/update creates when missing", async () => {
+    const before = readFileSync(paths.krb5Conf, 'utf8');
+    rmSync(paths.krb5ConfD, { recursive: true, force: true });
+    const rest = before.slice(before.indexOf('\n'));
+    const r = await call('POST', '/conf/update', { conf: `includedir /etc/krb5.conf.d${rest}` });
+    expect(r.status, r.text).toBe(200);
+    expect(readFileSync(paths.krb5Conf, 'utf8')).toBe(`includedir ${paths.krb5ConfD}${rest}`);
+    expect(statSync(paths.krb5ConfD).isDirectory()).toBe(true);
+    expect(statSync(paths.krb5ConfD).mode & 0o777).toBe(0o755);
+    // MIT starts with it: klist's complaint is the (empty) cache, not the configuration
+    const l = await call('GET', '/ticket/list', undefined, reader);
+    expect([l.status, err(l).code]).toEqual([404, 'not_found']);
+  });
+
+  it('a realm file named after the realm (CORP.EXAMPLE.COM style) is written as <name>.conf and kinit reads it', async () => {
+    const r = await call('POST', '/realm/create', { name: 'EXAMPLE.TEST', conf: { realms: { 'EXAMPLE.TEST': { kdc: [`127.0.0.1:${kdc.kdcPort}`] } } } });
+    expect(r.status, r.text).toBe(200);
+    expect(existsSync(`${paths.krb5ConfD}/EXAMPLE.TEST.conf`)).toBe(true);
+    const o = await call('POST', '/ticket/obtain', { username: 'alice', password: PASSWORD });
+    expect(o.status, o.text).toBe(200);
+    expect((await call('POST', '/ticket/destroy', {})).status).toBe(200);
+  });
+
+  it('every listing key is addressable by details, update and delete, with or without .conf', async () => {
+    writeFileSync(`${paths.krb5ConfD}/plain_name`, '[realms]\n\tPLAIN.TEST = {\n\t\tkdc = 127.0.0.1:1\n\t}\n');
+    const list = await call('GET', '/realm', undefined, reader);
+    expect(Object.keys(list.json as Record<string, unknown>)).toEqual(['EXAMPLE.TEST.conf', 'plain_name']);
+    for (const key of ['EXAMPLE.TEST.conf', 'EXAMPLE.TEST', 'plain_name']) {
+      const d = await call('GET', `/realm/${key}/details`, undefined, reader);
+      expect([key, d.status]).toEqual([key, 200]);
+    }
+    const u = await call('POST', '/realm/plain_name/update', { conf: '[realms]\n\tPLAIN.TEST = {\n\t\tkdc = 127.0.0.1:2\n\t}\n' });
+    expect(u.status, u.text).toBe(200);
+    expect(readFileSync(`${paths.krb5ConfD}/plain_name`, 'utf8')).toContain('127.0.0.1:2');
+    expect(existsSync(`${paths.krb5ConfD}/plain_name.conf`)).toBe(false);
+    // one name, one file: create refuses a name whose plain file exists
+    const dup = await call('POST', '/realm/create', { name: 'plain_name', conf: '[realms]\n' });
+    expect([dup.status, err(dup).message]).toEqual([409, 'realm file plain_name already exists']);
+    const del = await call('POST', '/realm/plain_name/delete', {});
+    expect([del.status, (del.json as { message: string }).message]).toEqual([200, 'Deleted realm file plain_name']);
+    expect(existsSync(`${paths.krb5ConfD}/plain_name`)).toBe(false);
+    const delConf = await call('POST', '/realm/EXAMPLE.TEST.conf/delete', {});
+    expect([delConf.status, (delConf.json as { message: string }).message]).toEqual([200, 'Deleted realm file EXAMPLE.TEST.conf']);
+    // a name ending in .conf is the file itself, never <name>.conf.conf
+    expect((await call('POST', '/realm/create', { name: 'lab.conf', conf: '[realms]\n' })).status).toBe(200);
+    expect(readdirSync(paths.krb5ConfD)).toEqual(['lab.conf']);
+    for (const bad of ['.hidden', 'a..b', '-x']) {
+      const b = await call('POST', '/realm/create', { name: bad, conf: '[realms]\n' });
+      expect([bad, b.status]).toEqual([bad, 400]);
     }
   });
 });

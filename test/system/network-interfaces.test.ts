@@ -229,7 +229,10 @@ describe('configure, update, unconfigure', () => {
 
     const refused = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth2/update', { body: { state: 'up' } });
     expect(refused.status).toBe(409);
-    expect(errorOf(refused).message).toBe('eth2 is not configured; configure it first');
+    // eth2 holds an address set outside the interfaces files: the 409 says so (issue 12 item 12)
+    expect(errorOf(refused).message).toBe(
+      'eth2 has 198.51.100.7/24 but no stanza in the interfaces files: it is managed outside them (by hand, a DHCP client or another tool); configure it through this API first to manage it here',
+    );
     expect((await real('eth2')).flags).not.toContain('UP');
   });
 

@@ -162,7 +162,7 @@ describe('traffic control routes on a real kernel', () => {
 
     const l = await api<TrafficListing>('GET', '/network/traffic/control');
     expect(l.json.rules).toEqual([
-      { name: 'limited-peer', qtype: 'htb', handler: 1, device: 'veth0', owner: 'root', refcnt: expect.any(String), queue_details: expect.objectContaining({ r2q: 10, default: '0xba11' }) },
+      { name: 'limited-peer', ip: limitedIp, rate: 1, qtype: 'htb', handler: 1, device: 'veth0', owner: 'root', refcnt: expect.any(String), queue_details: expect.objectContaining({ r2q: 10, default: '0xba11' }) },
     ]);
     expect(l.json.ids).toEqual(['0', '1']);
     expect(l.json.devices.veth0.class).toHaveLength(1);

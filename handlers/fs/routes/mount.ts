@@ -5,12 +5,14 @@ import { absolutePath } from '../../core/schemas';
 import { commandFailed, commandTimeout } from '../../core/system';
 import { bin } from '../../core/vars';
 import { checkCanMount } from '../device-free';
-import { blockDevice, listMounts, normalisePath } from '../facts';
-import { devicePath } from '../inputs';
+import { blockDevice, listMounts, normalisePath, resolveMountSource } from '../facts';
+import { mountSource } from '../inputs';
 import { mountError } from '../mount-errors';
 
 const body = z.strictObject({
-  device: devicePath.describe('block device holding the filesystem, e.g. /dev/sdb'),
+  device: mountSource.describe(
+    'block device holding the filesystem, e.g. /dev/sdb, or as fstab names it: UUID=<uuid>, PARTUUID=<uuid>, LABEL=<label> (resolved with blkid to exactly one device: none is a 404, several a 409)',
+  ),
   mountpoint: absolutePath.describe('existing directory to mount it on, absolute'),
 });
 
@@ -25,7 +27,7 @@ export default route({
     // resolved by the host (symlinks followed) and refused unless strictly below a mount root
     // (settings.fs.mountRoots): what is mounted on, checked, audited and announced is the real path
     const target = await system.resolvePath(normalisePath(body.mountpoint), 'fs.mount', true);
-    const dev = await blockDevice(system, vars, body.device);
+    const dev = await blockDevice(system, vars, await resolveMountSource(system, vars, body.device));
     const verdict = checkCanMount({ device: dev.path, mountpoint: target, mounts: await listMounts(system, vars) });
     if (!verdict.ok) {
       throw new ApiError('conflict', `cannot mount ${body.device} on ${target}: ${verdict.reason}`, { details: { reason: verdict.code } });
@@ -37,6 +39,6 @@ export default route({
     if (r.timedOut) throw commandTimeout(argv, r);
     if (r.code !== 0) throw mountError(`cannot mount ${body.device} on ${target}`, r.stderr) ?? commandFailed(argv, r);
     await events.send({ kind: 'fs.filesystem.mounted', data: { device: dev.path, mountpoint: target } });
-    return `Mounted ${body.device} on ${target}`;
+    return `Mounted ${body.device}${body.device === dev.path || body.device.startsWith('/') ? '' : ` (${dev.path})`} on ${target}`;
   },
 });

@@ -5,7 +5,7 @@ import { absolutePath } from '../../core/schemas';
 import { commandFailed, commandTimeout } from '../../core/system';
 import { bin } from '../../core/vars';
 import { aclArgument, aclEntryListSchema } from '../acl';
-import { parseSetfaclErrors, parseSetfaclTest } from '../parse/getfacl';
+import { parseGetfacl, parseSetfaclErrors, parseSetfaclTest } from '../parse/getfacl';
 
 /** setfacl -R over a large tree takes a while; the host caps this at 10x its command limit. */
 const SETFACL_TIMEOUT_MS = 300_000;
@@ -13,15 +13,19 @@ const SETFACL_TIMEOUT_MS = 300_000;
 const body = z
   .strictObject({
     path: absolutePath.describe('file or directory, absolute'),
-    acls: aclEntryListSchema.optional().describe('ACL entries for setfacl -m, e.g. ["u:backup:rwx", "g:staff:r-x", "m::rwx"]'),
+    acls: aclEntryListSchema
+      .optional()
+      .describe('ACL entries for setfacl -m, e.g. ["u:backup:rwx", "g:staff:r-x", "m::rwx"]; optional with test (without entries, test lists the current ACLs: getfacl), required otherwise'),
     acl: aclEntryListSchema.optional().describe('the same as acls (the name the spec\'s usage example sends)'),
     defaults: z.boolean().optional().describe('apply the entries to the default ACL (setfacl -d)'),
     recursive: z.boolean().optional().describe('apply to everything below path (setfacl -R; symlinks below are not followed)'),
-    test: z.boolean().optional().describe('change nothing; answer the ACLs that would result (setfacl --test)'),
+    test: z.boolean().optional().describe('change nothing; answer the ACLs that would result (setfacl --test), or without acls the current ACLs (getfacl -p)'),
   })
   .superRefine((b, ctx) => {
     if (b.acls && b.acl) ctx.addIssue({ code: 'custom', path: ['acl'], message: 'give either acls or acl, not both' });
-    if (!b.acls && !b.acl) ctx.addIssue({ code: 'custom', path: ['acls'], message: 'at least one ACL entry is required' });
+    if (!b.acls && !b.acl && !b.test) {
+      ctx.addIssue({ code: 'custom', path: ['acls'], message: 'at least one ACL entry is required to change ACLs (send test: true without acls to list the current ones)' });
+    }
   })
   .transform(({ acl, acls, ...rest }) => ({ ...rest, entries: acls ?? acl ?? [] }));
 
@@ -44,6 +48,18 @@ export default route({
   body,
   response: z.string(),
   async handler({ body, system, vars, events }) {
+    if (body.test && body.entries.length === 0) {
+      // nothing to apply: list the ACLs as they are (getfacl's long form, absolute names)
+      const argv = [bin(vars, 'getfacl'), '-p', ...(body.recursive ? ['-R'] : []), ...(body.defaults ? ['-d'] : []), '--', body.path];
+      const r = await system.exec(argv, { timeoutMs: SETFACL_TIMEOUT_MS });
+      if (r.timedOut) throw commandTimeout(argv, r);
+      if (r.code !== 0) {
+        if (/No such file or directory/.test(r.stderr)) throw new ApiError('not_found', `${body.path} does not exist`);
+        throw commandFailed(argv, r);
+      }
+      parseGetfacl(r.stdout); // a ParseError (502) if it is not getfacl's listing
+      return r.stdout;
+    }
     // Each entry passed the POSIX ACL grammar (acl.ts): no `,`, no leading `-`, no whitespace,
     // so the joined -m argument holds exactly the entries that were validated.
     const argument = aclArgument(body.entries);

@@ -1,23 +1,28 @@
 import { route } from '../../core/route';
 import { emptyObject } from '../../core/schemas';
 import { path } from '../../core/vars';
-import { checkGlobalConf, checkIncludesExist } from '../conf-files';
+import { ENSURE_CONF_DIR_OP } from '../contract';
+import { checkIncludesExist, globalConfText } from '../conf-files';
 import { ConfUpdateBodySchema } from '../requests';
 
 export default route({
   method: 'POST',
   path: '/kerberos/conf/update',
   permission: 'kerberos:manage',
-  summary: 'Replace the global krb5.conf with the full raw text given (first line: includedir /etc/krb5.conf.d)',
+  summary:
+    'Replace the global krb5.conf with the full raw text given (first line: includedir /etc/krb5.conf.d, stored naming the configured include directory, which is created if missing)',
   body: ConfUpdateBodySchema,
   response: emptyObject,
   async handler({ body, system, vars, events }) {
     // Refused before anything is written: a wrong first line drops every realm file, and a file
     // MIT cannot read stops every Kerberos program on the box.
-    const parsed = checkGlobalConf(body.conf, vars);
-    await checkIncludesExist(parsed, body.conf, vars, async (p) => (await system.stat(p)) !== null);
+    const { text, parsed } = globalConfText(body.conf, vars);
+    await checkIncludesExist(parsed, text, vars, async (p) => (await system.stat(p)) !== null);
+    // The include directory the first line names must exist, or every Kerberos program fails
+    // ("Included profile directory could not be read"): made before the file names it.
+    await system.op(ENSURE_CONF_DIR_OP, {});
     // Atomic replace; the previous file is kept in the host's backups for a rollback.
-    await system.writeFile(path(vars, 'krb5Conf'), body.conf, { backup: true });
+    await system.writeFile(path(vars, 'krb5Conf'), text, { backup: true });
     await events.send({ kind: 'kerberos.conf.updated', data: {} });
     return {};
   },

@@ -1,7 +1,7 @@
 import { route } from '../../core/route';
 import { commandTimeout } from '../../core/system';
 import { path } from '../../core/vars';
-import { keytabListArgv } from '../commands';
+import { kerberosEnv, keytabListArgv } from '../commands';
 import { krb5Failure } from '../failures';
 import { parseKeytabList } from '../parse/klist';
 import { KeyListBodySchema, KeyListResponseSchema } from '../requests';
@@ -15,7 +15,7 @@ export default route({
   response: KeyListResponseSchema,
   async handler({ body, system, vars }) {
     const argv = keytabListArgv(vars, body.path ?? path(vars, 'keytab'));
-    const r = await system.exec(argv);
+    const r = await system.exec(argv, { env: kerberosEnv(vars) });
     if (r.timedOut) throw commandTimeout(argv, r);
     // A missing keytab is a 404 and a file that is no keytab a 400, each with klist's reason.
     if (r.code !== 0) throw krb5Failure({ argv, code: r.code, stderr: r.stderr, stdout: r.stdout });

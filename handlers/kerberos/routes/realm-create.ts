@@ -1,24 +1,28 @@
 import { route } from '../../core/route';
 import { ApiError, conflict } from '../../core/errors';
 import { emptyObject } from '../../core/schemas';
-import { checkIncludesExist, realmFilePath, realmFileText } from '../conf-files';
+import { checkIncludesExist, realmFileCandidates, realmFileName, realmFilePath, realmFileText } from '../conf-files';
 import { RealmCreateBodySchema } from '../requests';
 
 export default route({
   method: 'POST',
   path: '/kerberos/realm/create',
   permission: 'kerberos:manage',
-  summary: 'Create <name>.conf in the include directory from raw text or an object (rendered to krb5.conf syntax)',
+  summary: 'Create <name>.conf (or <name> when it ends in .conf; the realm itself, e.g. CORP.EXAMPLE.COM, is a good name) in the include directory from raw text or an object (rendered to krb5.conf syntax)',
   body: RealmCreateBodySchema,
   response: emptyObject,
   async handler({ body, system, vars, events }) {
     const { text, parsed } = realmFileText(body.conf, vars);
     await checkIncludesExist(parsed, text, vars, async (p) => (await system.stat(p)) !== null);
+    // a listed file without extension (`lab`) would be read next to `lab.conf`: one name, one file
+    for (const p of realmFileCandidates(vars, body.name)) {
+      if ((await system.stat(p)) !== null) throw conflict(`realm file ${p.slice(p.lastIndexOf('/') + 1)} already exists`);
+    }
     try {
       // exclusive: the host refuses to replace an existing file (a realm someone else wrote).
       await system.writeFile(realmFilePath(vars, body.name), text, { exclusive: true });
     } catch (e) {
-      if (e instanceof ApiError && e.status === 409) throw conflict(`realm file ${body.name}.conf already exists`);
+      if (e instanceof ApiError && e.status === 409) throw conflict(`realm file ${realmFileName(body.name)} already exists`);
       throw e;
     }
     await events.send({ kind: 'kerberos.realm.created', data: { name: body.name } });

@@ -1,20 +1,21 @@
 import { route } from '../../core/route';
 import { notFound } from '../../core/errors';
-import { realmFilePath } from '../conf-files';
+import { baseName, findRealmFile, realmFileName } from '../conf-files';
 import { MessageSchema, RealmNameParamsSchema } from '../requests';
 
 export default route({
   method: 'POST',
   path: '/kerberos/realm/:name/delete',
   permission: 'kerberos:manage',
-  summary: 'Delete a realm file (<name>.conf); the answer names the deleted file',
+  summary: 'Delete a realm file (<name>.conf, or the listed file <name>); the answer names the deleted file',
   params: RealmNameParamsSchema,
   response: MessageSchema,
   async handler({ params, system, vars, events }) {
     // The removed file is kept in the host's backups (restoreFile brings it back).
-    const r = await system.removeFile(realmFilePath(vars, params.name), { backup: true });
-    if (!r.removed) throw notFound(`realm file ${params.name}.conf not found`);
+    const file = await findRealmFile(vars, params.name, async (p) => (await system.stat(p))?.type === 'file');
+    const r = file === null ? { removed: false } : await system.removeFile(file, { backup: true });
+    if (file === null || !r.removed) throw notFound(`realm file ${realmFileName(params.name)} not found`);
     await events.send({ kind: 'kerberos.realm.deleted', data: { name: params.name } });
-    return { message: `Deleted realm file ${params.name}.conf` };
+    return { message: `Deleted realm file ${baseName(file)}` };
   },
 });

@@ -1,18 +1,19 @@
 import { route } from '../../core/route';
 import { notFound } from '../../core/errors';
-import { realmFileEntry, realmFilePath } from '../conf-files';
+import { findRealmFile, realmFileEntry, realmFileName } from '../conf-files';
 import { RealmFileSchema, RealmNameParamsSchema } from '../requests';
 
 export default route({
   method: 'GET',
   path: '/kerberos/realm/:name/details',
   permission: 'kerberos:read',
-  summary: 'One realm file (<name>.conf, name without extension): raw and json',
+  summary: 'One realm file: <name>.conf, or the listed file <name> (a listing key, with or without .conf, addresses its file): raw and json',
   params: RealmNameParamsSchema,
   response: RealmFileSchema,
   async handler({ params, system, vars }) {
-    const raw = await system.readFile(realmFilePath(vars, params.name));
-    if (raw === null) throw notFound(`realm file ${params.name}.conf not found`);
+    const file = await findRealmFile(vars, params.name, async (p) => (await system.stat(p))?.type === 'file');
+    const raw = file === null ? null : await system.readFile(file);
+    if (raw === null) throw notFound(`realm file ${realmFileName(params.name)} not found`);
     return realmFileEntry(raw);
   },
 });

@@ -1,7 +1,7 @@
 import { route } from '../../core/route';
 import { notFound } from '../../core/errors';
 import { emptyObject } from '../../core/schemas';
-import { checkIncludesExist, realmFilePath, realmFileText } from '../conf-files';
+import { checkIncludesExist, findRealmFile, realmFileName, realmFileText } from '../conf-files';
 import { RealmNameParamsSchema, RealmUpdateBodySchema } from '../requests';
 
 export default route({
@@ -13,11 +13,11 @@ export default route({
   body: RealmUpdateBodySchema,
   response: emptyObject,
   async handler({ params, body, system, vars, events }) {
-    const file = realmFilePath(vars, params.name);
     const { text, parsed } = realmFileText(body.conf, vars);
     await checkIncludesExist(parsed, text, vars, async (p) => (await system.stat(p)) !== null);
     // Update never creates: a typo in the name must not add a realm file next to the real one.
-    if ((await system.readFile(file)) === null) throw notFound(`realm file ${params.name}.conf not found`);
+    const file = await findRealmFile(vars, params.name, async (p) => (await system.stat(p))?.type === 'file');
+    if (file === null) throw notFound(`realm file ${realmFileName(params.name)} not found`);
     await system.writeFile(file, text, { backup: true });
     await events.send({ kind: 'kerberos.realm.updated', data: { name: params.name } });
     return {};

@@ -5,7 +5,7 @@ import type { SystemClient } from '../../core/system';
 import { ccacheEnv, kinitKeytabArgv, kinitPasswordArgv, kinitTimeoutMs, klistArgv, passwordDialogue } from '../commands';
 import { defaultRealm } from '../conf-files';
 import { krb5Failure, krb5Timeout, normaliseTty, scrub } from '../failures';
-import { RealmNameSchema } from '../names';
+import { RealmNameSchema, realmCaseHint } from '../names';
 import { parseKlist } from '../parse/klist';
 import { MessageSchema, ObtainBodySchema } from '../requests';
 
@@ -44,7 +44,7 @@ export default route({
       if (r.timedOut) throw krb5Timeout(argv, timeoutMs);
       if (r.code !== 0) {
         const output = normaliseTty(scrub(r.output, body.password));
-        throw krb5Failure({ argv, code: r.code, stderr: output, stdout: output, principal });
+        throw krb5Failure({ argv, code: r.code, stderr: output, stdout: output, principal, hint: realmCaseHint(realmOf(principal)) });
       }
     } else {
       const keytab = body.path ?? path(vars, 'keytab');
@@ -53,7 +53,7 @@ export default route({
       const argv = kinitKeytabArgv(vars, keytab, wanted);
       const r = await system.exec(argv, { env, timeoutMs });
       if (r.timedOut) throw krb5Timeout(argv, timeoutMs);
-      if (r.code !== 0) throw krb5Failure({ argv, code: r.code, stderr: r.stderr, stdout: r.stdout, principal: wanted });
+      if (r.code !== 0) throw krb5Failure({ argv, code: r.code, stderr: r.stderr, stdout: r.stdout, principal: wanted, hint: wanted === undefined ? '' : realmCaseHint(realmOf(wanted)) });
       // Without a principal kinit chose one (host/<fqdn>@<realm of the host>): ask the cache
       // which, so the answer names the realm for real.
       principal = wanted ?? parseKlist((await system.run(klistArgv(vars), { env })).stdout).defaultPrincipal;

@@ -8,7 +8,7 @@ import { lockoutGuard } from '../guard';
 import { planUnconfigure, planUnconfigureBond } from '../plan';
 import { deviceParams, unconfigureBody } from '../requests';
 import { configuredMaster } from '../stanzas';
-import { addrOf, linkOf, networkContext, readSnapshot, type Snapshot } from '../state';
+import { addrOf, linkOf, networkContext, notListed, readSnapshot, type Snapshot } from '../state';
 import { isListed } from '../select';
 import { commit, type Step } from '../transaction';
 
@@ -53,7 +53,16 @@ export default route({
       if (!hasAnyStanza(s.config, dev)) throw notFound(`no network interface ${dev}`);
       message = `${dev} does not exist; its configuration was removed`;
     } else if (!isListed(link, c.settings.list)) {
-      throw notFound(`no network interface ${dev}`);
+      throw notListed(link);
+    } else if (
+      link.kind !== 'bond' &&
+      link.master === null &&
+      !hasAnyStanza(s.config, dev) &&
+      !link.flags.includes('UP') &&
+      !(addrOf(s, dev)?.addresses ?? []).some((a) => a.family === 'inet')
+    ) {
+      // nothing left to remove (no stanza, no IPv4 address, down): say so, change nothing, no event
+      return { message: `${dev} is already unconfigured` };
     } else if (link.kind === 'bond') {
       released = s.links.filter((l) => l.master === dev).map((l) => l.ifname);
       lockoutGuard(connection, s.addrs, [dev, ...released], 'unconfigure', body.force);

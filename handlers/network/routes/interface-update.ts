@@ -6,7 +6,7 @@ import { inetStanza } from '../config-files';
 import { lockoutGuard } from '../guard';
 import { deviceParams, updateBody } from '../requests';
 import { networkInterface } from '../schemas';
-import { describeInterface, managedLink, networkContext, readSnapshot } from '../state';
+import { addrOf, describeInterface, managedLink, networkContext, readSnapshot } from '../state';
 import { commit } from '../transaction';
 
 /**
@@ -29,7 +29,18 @@ export default route({
     const s = await readSnapshot(c);
     const dev = params.device_name;
     managedLink(c, s, dev);
-    if (!inetStanza(s.config, dev)) throw conflict(`${dev} is not configured; configure it first`, { device: dev });
+    if (!inetStanza(s.config, dev)) {
+      // up and addressed without a stanza: someone else manages it (by hand, a DHCP client,
+      // another tool); say so rather than "not configured", which it plainly is
+      const inet = (addrOf(s, dev)?.addresses ?? []).filter((a) => a.family === 'inet').map((a) => `${a.local}/${a.prefixlen}`);
+      if (inet.length > 0) {
+        throw conflict(
+          `${dev} has ${inet.join(', ')} but no stanza in the interfaces files: it is managed outside them (by hand, a DHCP client or another tool); configure it through this API first to manage it here`,
+          { device: dev, addresses: inet },
+        );
+      }
+      throw conflict(`${dev} is not configured; configure it first`, { device: dev });
+    }
     if (body.state === 'down') lockoutGuard(connection, s.addrs, [dev], 'take down', body.force);
     await commit(system, [], [{ argv: linkSetArgv(c.bins, dev, { state: body.state }), undo: [] }]);
     await emitNetworkEvent(events, 'network.interface.updated', { device: dev, state: body.state });

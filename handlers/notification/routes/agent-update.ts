@@ -2,22 +2,31 @@ import * as z from 'zod';
 import { route } from '../../core/route';
 import { ApiError } from '../../core/errors';
 import { agentIdParams, agentSchema, SECRET_FIELDS, updateBody } from '../schemas';
-import { checkWebhookTarget, getAgentRow, resolveUpdatedConfig, sealSecrets, toAgent, validateConfig } from '../store';
+import { checkWebhookTarget, getAgentRow, resolveUpdatedConfig, sameConfig, sealSecrets, toAgent, validateConfig } from '../store';
 
 export default route({
   method: 'POST',
   path: '/notification/agent/:id/update',
   permission: 'notification:manage',
-  summary: 'Change the type, enabled flag and/or configuration of an agent; omitted secrets are kept',
+  summary: 'Change the type, enabled flag and/or configuration of an agent (every field optional; a partial json is merged when the type is unchanged); omitted secrets are kept',
   params: agentIdParams,
   body: updateBody,
   response: z.array(agentSchema).length(1),
   async handler({ db, params, body, events, vars, system }) {
+    if (body.id !== undefined && body.id !== params.id) {
+      throw new ApiError('validation_failed', `invalid body: body.id: must equal the id in the URL (${params.id})`, {
+        issues: [{ path: 'body.id', message: `must equal the id in the URL (${params.id})` }],
+      });
+    }
     const before = await getAgentRow(db, params.id);
     const storedJson: Record<string, unknown> = JSON.parse(before.json);
     const type = body.type ?? before.type;
     let json: Record<string, unknown>;
-    if (body.json !== undefined) json = resolveUpdatedConfig(type, body.json, { type: before.type, json: storedJson });
+    if (body.json !== undefined) {
+      // same type: a partial json is merged into the stored one (a key given replaces that key)
+      const incoming = type === before.type ? { ...storedJson, ...body.json } : body.json;
+      json = resolveUpdatedConfig(type, incoming, { type: before.type, json: storedJson });
+    }
     else if (type !== before.type) {
       throw new ApiError('validation_failed', 'invalid body: body.json: required when type changes', {
         issues: [{ path: 'body.json', message: 'required when type changes' }],
@@ -29,7 +38,10 @@ export default route({
     const changed: string[] = [];
     if (type !== before.type) changed.push('type');
     if (enabled !== (before.enabled === 1)) changed.push('enabled');
-    if (JSON.stringify(json) !== before.json) changed.push('json');
+    if (!sameConfig(json, storedJson)) changed.push('json');
+
+    // nothing to change ({} or the same values): 200 with the agent as it is, no write, no event
+    if (changed.length === 0) return [toAgent(before, vars.hostId)];
 
     const now = new Date().toISOString();
     const stored = await sealSecrets(system, type, json);

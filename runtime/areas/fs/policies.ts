@@ -44,6 +44,7 @@ export const fsCommandPolicies: Record<string, CommandPolicy> = {
   wipefs: (argv) => after(argv, 'device', 1),
   install: (argv) => after(argv, 'fs.write', 1),
   setfacl: (argv) => after(argv, 'fs.write'),
+  getfacl: (argv) => after(argv, 'fs.write'),
   xxhsum: (argv, stdin) => {
     if (argv.includes('-c')) {
       if (operandsAfterDashDash(argv)?.length) return 'xxhsum -c reads its list from stdin only';

@@ -264,7 +264,10 @@ describe('ids', () => {
 describe('schemas', () => {
   it('create body: the spec fields, validated like the plan', () => {
     expect(CreateRuleBody.parse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: 12.5 })).toEqual({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: 12.5 });
-    expect(CreateRuleBody.safeParse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: '12' }).success).toBe(false);
+    // a numeric string is the same rate (issue 12 item 15); other text and lo are refused
+    expect(CreateRuleBody.parse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: '12' }).rate).toBe(12);
+    expect(CreateRuleBody.safeParse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: '12 MB' }).success).toBe(false);
+    expect(CreateRuleBody.safeParse({ name: 'backup', device: 'lo', ip: '10.0.0.5', rate: 1 }).success).toBe(false);
     expect(CreateRuleBody.safeParse({ name: '../x', device: 'eth1', ip: '10.0.0.5', rate: 1 }).success).toBe(false);
     expect(CreateRuleBody.safeParse({ name: 'a', device: 'eth1', ip: '10.0.0.5', rate: 1, extra: 1 }).success).toBe(false);
   });
@@ -274,7 +277,7 @@ describe('schemas', () => {
     const listing = {
       devices: { veth0: { queue, class: parseTcClass(fx('class-two-rules').stdout), filter: parseTcFilter(fx('filter-two-rules').stdout) } },
       rules: [
-        { name: 'backup-target', qtype: 'htb', handler: 1, device: 'veth0', owner: 'root', refcnt: '3', queue_details: queue[0]!.details! },
+        { name: 'backup-target', ip: '10.213.77.2', rate: 1, qtype: 'htb', handler: 1, device: 'veth0', owner: 'root', refcnt: '3', queue_details: queue[0]!.details! },
       ],
       ids: ['0', '1'],
     };
