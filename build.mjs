@@ -1,7 +1,7 @@
 // Builds one ESM bundle per route (platform neutral, no node:*), an all-routes dist/app.mjs for
 // embedding, dist/manifest.json, dist/openapi.json, and the Node host (dist/host/cli.mjs).
 import * as esbuild from 'esbuild';
-import { readdirSync, statSync, existsSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { readdirSync, statSync, existsSync, mkdirSync, writeFileSync, rmSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -24,6 +24,54 @@ function walk(dir, pred, out = []) {
 /** Route files: handlers/<area>/routes/<name>.ts, one route each. */
 export function routeFiles() {
   return walk(join(root, 'handlers'), (p) => /\/handlers\/[a-z0-9-]+\/routes\/[^/]+\.ts$/.test(p) && !p.endsWith('.d.ts'));
+}
+
+/** `handlers/kerberos/routes/conf-get.ts` → { area: 'kerberos', operationId: 'kerberos_confGet' } */
+export function routeIdentity(file) {
+  const m = /\/handlers\/([a-z0-9-]+)\/routes\/([^/]+)\.ts$/.exec(file);
+  const camel = m[2].replace(/[-_]+(.)/g, (_, c) => c.toUpperCase());
+  return { area: m[1], operationId: `${m[1]}_${camel}` };
+}
+
+/** The source of a route and of every file of its own area it imports (relative imports). */
+function areaSources(file, area, seen = new Set()) {
+  if (seen.has(file) || !existsSync(file)) return seen;
+  seen.add(file);
+  const src = readFileSync(file, 'utf8');
+  for (const m of src.matchAll(/from '(\.{1,2}\/[^']+)'/g)) {
+    const target = resolve(dirname(file), m[1]) + '.ts';
+    if (target.includes(`/handlers/${area}/`)) areaSources(target, area, seen);
+  }
+  return seen;
+}
+
+/** Error statuses a route's code (and its area's helpers it imports) can answer, beyond 400/401/403/404/500. */
+export function routeStatuses(file, area) {
+  const src = [...areaSources(file, area)].map((f) => readFileSync(f, 'utf8')).join('\n');
+  const s = new Set();
+  if (/conflict\(|'conflict'|409/.test(src)) s.add(409);
+  if (/\bsystem\b|\.exec\(|\.op\(|commandFailed|badGateway|command_failed/.test(src)) {
+    s.add(501); // not_recorded on the demo appliance
+    s.add(502);
+    s.add(503);
+    s.add(504);
+  }
+  if (/badGateway|bad_gateway|ParseError|parse\//.test(src)) s.add(502);
+  return [...s].sort();
+}
+
+/** Tag descriptions: the first paragraph of handlers/<area>/README.md. */
+function areaDescriptions(areas) {
+  const out = {};
+  for (const a of areas) {
+    const f = join(root, 'handlers', a, 'README.md');
+    if (!existsSync(f)) continue;
+    const paras = readFileSync(f, 'utf8').split(/\n\s*\n/).map((p) => p.trim()).filter((p) => p && !p.startsWith('#'));
+    const title = /^#\s+(.*)$/m.exec(readFileSync(f, 'utf8'))?.[1];
+    if (paras[0]) out[a] = `${title ? `**${title}.** ` : ''}${paras[0].replace(/\s*\n\s*/g, ' ')}`;
+  }
+  out.notification ??= 'Notification agents (mail, webhook…) that deliver the appliance events, and the event list itself.';
+  return out;
 }
 
 function newestMtime(paths) {
@@ -109,14 +157,21 @@ async function build() {
   }
 
   // Embeddable app: all routes in one file, no chunks, to drop into any Fetch-API server.
+  const pkgInfo = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const identities = routes.map((f) => ({ ...routeIdentity(f), statuses: routeStatuses(f, routeIdentity(f).area) }));
+  const docInfo = { title: 'Ballast storage appliance API', version: pkgInfo.version, areas: areaDescriptions([...new Set(identities.map((i) => i.area))]) };
   const appEntry = [
     `import { createApp } from './handlers/core/app';`,
     `import { openapi } from './handlers/core/openapi';`,
     ...routes.map((f, i) => `import r${i} from './${relative(root, f).replace(/\.ts$/, '')}';`),
     `const modules = [${routes.map((_, i) => `r${i}`).join(', ')}];`,
+    `const identities = ${JSON.stringify(identities)};`,
+    `const docInfo = ${JSON.stringify(docInfo)};`,
     `export const routes = modules.map((m) => m.meta);`,
-    `export const openapiDocument = (info) => openapi(modules, info);`,
-    `const app = createApp(modules.map((m) => ({ method: m.meta.method, path: m.meta.path, sideEffects: m.meta.sideEffects, load: () => m })));`,
+    `export const openapiDocument = (answers = {}) => openapi(modules.map((m, i) => ({ module: m, ...identities[i], answers: answers[identities[i].operationId] })), docInfo);`,
+    `let doc;`,
+    `const app = createApp(modules.map((m) => ({ method: m.meta.method, path: m.meta.path, sideEffects: m.meta.sideEffects, load: () => m })), { openapi: () => (doc ??= openapiDocument()) });`,
+    `export const handle = (call, env, ctx) => app.handle(call, env, ctx);`,
     `export default { fetch: (request, env, ctx) => app.fetch(request, env, ctx) };`,
   ].join('\n');
   const a = await esbuild.build({
@@ -147,7 +202,7 @@ async function build() {
     const mod = await import(pathToFileURL(join(root, b.out)).href);
     const meta = mod.default?.meta;
     if (!meta || typeof mod.default.fetch !== 'function') throw new Error(`${b.entry} does not export default route(...)`);
-    manifest.push({ ...meta, bundle: relative(dist, join(root, b.out)), bytes: b.total });
+    manifest.push({ ...meta, operationId: routeIdentity(join(root, b.entry)).operationId, area: routeIdentity(join(root, b.entry)).area, bundle: relative(dist, join(root, b.out)), bytes: b.total });
   }
   manifest.sort((x, y) => (x.path === y.path ? x.method.localeCompare(y.method) : x.path.localeCompare(y.path)));
   const seen = new Set();
@@ -158,8 +213,7 @@ async function build() {
   }
   writeFileSync(join(dist, 'manifest.json'), JSON.stringify({ routes: manifest }, null, 2) + '\n');
   const app = await import(pathToFileURL(join(dist, 'app.mjs')).href);
-  const pkg = JSON.parse((await import('node:fs')).readFileSync(join(root, 'package.json'), 'utf8'));
-  writeFileSync(join(dist, 'openapi.json'), JSON.stringify(app.openapiDocument({ title: 'Ballast storage appliance API', version: pkg.version }), null, 2) + '\n');
+  writeFileSync(join(dist, 'openapi.json'), JSON.stringify(app.openapiDocument(), null, 2) + '\n');
 
   for (const b of bundles.sort((x, y) => x.out.localeCompare(y.out))) {
     console.log(`  ${relative(root, b.out).padEnd(58)} ${fmt(b.own).padStart(9)}  (with shared chunks ${fmt(b.total)})`);
