@@ -7,6 +7,7 @@ export default route({
   method: 'GET',
   path: '/kerberos/realm/:name/details',
   permission: 'kerberos:read',
+  examples: [{"summary": "lab.conf", "params": {"name": "lab"}}, {"summary": "an unknown realm file", "params": {"name": "nosuch"}, "status": 404}],
   summary: 'One realm file (<name>.conf, name without extension): raw and json',
   params: RealmNameParamsSchema,
   response: RealmFileSchema,
