@@ -34,7 +34,11 @@ export function exampleUrl(path: string, e: RouteExample): string {
  * seedDemo in a private directory, the built route bundles), as an admin token: what a user of
  * `npm start` meets when they try that example first.
  */
-export async function runDemoExamples(repo: string, distDir: string, only?: (r: ManifestEntry) => boolean): Promise<ExampleRun[]> {
+export async function runDemoExamples(
+  repo: string,
+  distDir: string,
+  only?: (r: ManifestEntry) => boolean,
+): Promise<ExampleRun[]> {
   const runs: ExampleRun[] = [];
   const manifest = readManifest(distDir) as ExampleRun['route'][];
   for (const route of manifest) {

@@ -2,7 +2,8 @@ import { issuesOf, issuesText } from '../handlers/core/errors';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createApp, type App, type AppEntry, type AppOptions } from '../handlers/core/app';
+import { basePathOf, createApp, type App, type AppEntry, type AppOptions } from '../handlers/core/app';
+import { docsPages } from './docs-page';
 import { openapi } from '../handlers/core/openapi';
 import type { Env } from '../handlers/core/bindings';
 import type { RouteModule, Method } from '../handlers/core/route';
@@ -190,6 +191,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
     (doc ??= routeModules
       ? openapi(routeModules, { title: 'Ballast storage appliance API', version: '0' })
       : (JSON.parse(readFileSync(join(o.distDir, 'openapi.json'), 'utf8')) as Record<string, unknown>));
+  if (!routeModules) options.pages = docsPages(o.distDir, config.productName, () => basePathOf(vars));
   const app = createApp(entries, options);
 
   return {

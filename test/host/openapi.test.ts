@@ -41,7 +41,8 @@ interface ManifestRoute {
 }
 
 const doc = () => JSON.parse(readFileSync(join(dist, 'openapi.json'), 'utf8')) as Doc;
-const manifest = () => (JSON.parse(readFileSync(join(dist, 'manifest.json'), 'utf8')) as { routes: ManifestRoute[] }).routes;
+const manifest = () =>
+  (JSON.parse(readFileSync(join(dist, 'manifest.json'), 'utf8')) as { routes: ManifestRoute[] }).routes;
 const docPath = (p: string) => p.replace(/:(\w+)/g, '{$1}');
 
 /** The warnings the README lists and justifies (rule → how many). */
@@ -77,11 +78,14 @@ describe('dist/openapi.json', () => {
     } catch (e) {
       out = (e as { stdout: string }).stdout;
     }
-    const report = JSON.parse(out.slice(out.indexOf('{'))) as { problems: { ruleId: string; severity: string; message: string }[] };
+    const report = JSON.parse(out.slice(out.indexOf('{'))) as {
+      problems: { ruleId: string; severity: string; message: string }[];
+    };
     const errors = report.problems.filter((p) => p.severity === 'error');
     expect(errors.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
     const warnings: Record<string, number> = {};
-    for (const p of report.problems.filter((x) => x.severity === 'warn')) warnings[p.ruleId] = (warnings[p.ruleId] ?? 0) + 1;
+    for (const p of report.problems.filter((x) => x.severity === 'warn'))
+      warnings[p.ruleId] = (warnings[p.ruleId] ?? 0) + 1;
     expect(warnings).toEqual(ACCEPTED_WARNINGS);
   }, 120_000);
 
@@ -105,13 +109,19 @@ describe('dist/openapi.json', () => {
       for (const [i, e] of (r.examples ?? []).entries()) {
         const key = `example${i + 1}`;
         // a route that takes no body (`{}` only) documents no requestBody
-        if (e.body !== undefined && op.requestBody) expect(op.requestBody?.content['application/json'].examples?.[key], `${r.operationId} ${key}`).toBeDefined();
-        for (const name of Object.keys(e.params ?? {})) expect(op.parameters.find((p) => p.name === name)?.examples?.[key]).toBeDefined();
+        if (e.body !== undefined && op.requestBody)
+          expect(op.requestBody?.content['application/json'].examples?.[key], `${r.operationId} ${key}`).toBeDefined();
+        for (const name of Object.keys(e.params ?? {}))
+          expect(op.parameters.find((p) => p.name === name)?.examples?.[key]).toBeDefined();
       }
     }
-    expect(routes.find((r) => r.path === '/api/v2/kerberos/conf' && r.method === 'GET')?.operationId).toBe('kerberos_confGet');
+    expect(routes.find((r) => r.path === '/api/v2/kerberos/conf' && r.method === 'GET')?.operationId).toBe(
+      'kerberos_confGet',
+    );
     for (const t of d.tags) expect(t.description.length).toBeGreaterThan(20);
-    expect(d.components.securitySchemes.token).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'token' }));
+    expect(d.components.securitySchemes.token).toEqual(
+      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'token' }),
+    );
   });
 });
 
@@ -137,7 +147,11 @@ describe('GET /openapi.json', () => {
   });
 
   it('is served by dist/app.mjs, with its paths under VARS.basePath, and the routes move there too', async () => {
-    const app = ((await import(pathToFileURL(join(dist, 'app.mjs')).href)) as { default: { fetch(r: Request, env: unknown): Promise<Response> } }).default;
+    const app = (
+      (await import(pathToFileURL(join(dist, 'app.mjs')).href)) as {
+        default: { fetch(r: Request, env: unknown): Promise<Response> };
+      }
+    ).default;
     const env = { ...host.env, VARS: { ...host.env.VARS, basePath: '/mgmt' } };
     const res = await app.fetch(new Request('http://x/mgmt/openapi.json'), env);
     expect(res.status).toBe(200);
@@ -147,8 +161,14 @@ describe('GET /openapi.json', () => {
     expect((await app.fetch(new Request('http://x/api/v2/openapi.json'), env)).status).toBe(404);
     // a route under the new base path: its own 401 (no token), not the router's 404
     const unauth = await app.fetch(new Request('http://x/mgmt/kerberos/conf'), env);
-    expect([unauth.status, ((await unauth.json()) as { error: { code: string } }).error.code]).toEqual([401, 'unauthorized']);
-    const root = await app.fetch(new Request('http://x/kerberos/conf'), { ...env, VARS: { ...env.VARS, basePath: '/' } });
+    expect([unauth.status, ((await unauth.json()) as { error: { code: string } }).error.code]).toEqual([
+      401,
+      'unauthorized',
+    ]);
+    const root = await app.fetch(new Request('http://x/kerberos/conf'), {
+      ...env,
+      VARS: { ...env.VARS, basePath: '/' },
+    });
     expect(root.status).toBe(401);
   });
 });

@@ -45,7 +45,10 @@ describe('every example answers as declared on a fresh demo', () => {
       expect(x.status, what).toBe(x.expected);
       if (x.status >= 200 && x.status < 300 && x.status !== 204) {
         const parsed = mod.schemas.response.safeParse(x.body);
-        expect(parsed.success, `${what}: ${parsed.success ? '' : JSON.stringify(parsed.error.issues).slice(0, 400)}`).toBe(true);
+        expect(
+          parsed.success,
+          `${what}: ${parsed.success ? '' : JSON.stringify(parsed.error.issues).slice(0, 400)}`,
+        ).toBe(true);
       }
       expect(x.status, what).not.toBe(500);
     }
@@ -70,7 +73,11 @@ describe('requests outside the examples', () => {
 
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await host.app.fetch(
-      new Request(`http://demo.local/api/v2${path}`, { method, headers: { token, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }),
+      new Request(`http://demo.local/api/v2${path}`, {
+        method,
+        headers: { token, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
       host.env,
     );
     return { status: res.status, json: (await res.json()) as { error?: { code: string; message: string } } };
