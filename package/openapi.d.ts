@@ -1134,7 +1134,7 @@ export interface paths {
         put?: never;
         /**
          * Create the next free bondN from the given ports (802.3ad by default), configure and bring it up
-         * @description Create the next free bondN from the given ports (802.3ad by default), configure and bring it up. Needs the `network:manage` permission.
+         * @description Create the next free bondN from the given ports (802.3ad by default), configure and bring it up. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): a bond over eno5 with a static address (200).
          */
         post: operations["network_interfaceBind"];
         delete?: never;
@@ -1154,7 +1154,7 @@ export interface paths {
         put?: never;
         /**
          * Configure an interface for DHCP or a static address: writes its ifupdown stanza and applies it now
-         * @description Configure an interface for DHCP or a static address: writes its ifupdown stanza and applies it now. Needs the `network:manage` permission.
+         * @description Configure an interface for DHCP or a static address: writes its ifupdown stanza and applies it now. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): a static address on the spare port eno5 (200).
          */
         post: operations["network_interfaceConfigure"];
         delete?: never;
@@ -1214,7 +1214,7 @@ export interface paths {
         put?: never;
         /**
          * Set a bond's ports (comma separated); answers the bond
-         * @description Set a bond's ports (comma separated); answers the bond. Needs the `network:manage` permission.
+         * @description Set a bond's ports (comma separated); answers the bond. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): add eno5 to bond0 (200).
          */
         post: operations["network_interfaceSlaves"];
         delete?: never;
@@ -1234,7 +1234,7 @@ export interface paths {
         put?: never;
         /**
          * Remove an interface configuration and leave it down (a bond is deleted, its ports released)
-         * @description Remove an interface configuration and leave it down (a bond is deleted, its ports released). Needs the `network:manage` permission.
+         * @description Remove an interface configuration and leave it down (a bond is deleted, its ports released). Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): remove the configuration of eno2 (200).
          */
         post: operations["network_interfaceUnconfigure"];
         delete?: never;
@@ -1254,7 +1254,7 @@ export interface paths {
         put?: never;
         /**
          * Bring a configured interface up or down
-         * @description Bring a configured interface up or down. Needs the `network:manage` permission.
+         * @description Bring a configured interface up or down. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): take eno2 down (200).
          */
         post: operations["network_interfaceUpdate"];
         delete?: never;
@@ -1798,7 +1798,7 @@ export interface paths {
         put?: never;
         /**
          * Create a traffic control rule: cap what this box sends to one IPv4 address on a device
-         * @description Create a traffic control rule: cap what this box sends to one IPv4 address on a device. Needs the `network:manage` permission.
+         * @description Create a traffic control rule: cap what this box sends to one IPv4 address on a device. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): cap what eno1 sends to 192.168.10.50 at 10 MB/s (200).
          */
         post: operations["traffic_controlCreate"];
         delete?: never;
@@ -1818,7 +1818,7 @@ export interface paths {
         put?: never;
         /**
          * Destroy a traffic control rule; answers the id it occupied
-         * @description Destroy a traffic control rule; answers the id it occupied. Needs the `network:manage` permission.
+         * @description Destroy a traffic control rule; answers the id it occupied. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): a fresh demo has no rule named backup-link (404).
          */
         post: operations["traffic_controlDestroy"];
         delete?: never;

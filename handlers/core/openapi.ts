@@ -67,7 +67,11 @@ function errorSchema(): Json {
         required: ['code', 'message'],
         additionalProperties: false,
         properties: {
-          code: { type: 'string', enum: Object.keys(STATUS), description: 'Stable error code; the HTTP status follows from it.' },
+          code: {
+            type: 'string',
+            enum: Object.keys(STATUS),
+            description: 'Stable error code; the HTTP status follows from it.',
+          },
           message: { type: 'string', description: 'Human-readable text (not stable API).' },
           requestId: { type: 'string', description: 'The request id, also in the x-request-id header.' },
           issues: {
@@ -80,7 +84,11 @@ function errorSchema(): Json {
               properties: { path: { type: 'string', description: 'e.g. `body.address`' }, message: { type: 'string' } },
             },
           },
-          details: { type: 'object', additionalProperties: true, description: 'Code-specific facts, e.g. command, exitCode, stderr for command_failed.' },
+          details: {
+            type: 'object',
+            additionalProperties: true,
+            description: 'Code-specific facts, e.g. command, exitCode, stderr for command_failed.',
+          },
         },
       },
     },
@@ -90,11 +98,19 @@ function errorSchema(): Json {
 function errorResponse(status: number): Json {
   const codes = codesOf(status);
   const code = codes[0] ?? 'internal';
-  const value: Json = { error: { code, message: STATUS_TEXT[status]?.split(':')[0] ?? code, requestId: '5f0c6f3e-0a8e-4c57-9b0e-2d1f0c9a7b11' } };
+  const value: Json = {
+    error: {
+      code,
+      message: STATUS_TEXT[status]?.split(':')[0] ?? code,
+      requestId: '5f0c6f3e-0a8e-4c57-9b0e-2d1f0c9a7b11',
+    },
+  };
   if (status === 400) (value.error as Json).issues = [{ path: 'body.name', message: 'Required' }];
   return {
     description: `${STATUS_TEXT[status] ?? 'Error'}. Codes: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: { [code]: { value } } } },
+    content: {
+      'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: { [code]: { value } } },
+    },
   };
 }
 
@@ -143,8 +159,11 @@ export function openapi(routes: (OpenApiRoute | RouteModule)[], info: OpenApiInf
     delete out.$defs;
     const rename = new Map<string, string>();
     for (const name of Object.keys(defs)) {
-      let n = /^__schema\d+$/.test(name) ? `${prefix}_${name.replace(/^__schema/, 'Def')}` : name.replace(/[^A-Za-z0-9._-]/g, '_');
-      for (let i = 2; components[n] && JSON.stringify(components[n]) !== JSON.stringify(defs[name]); i++) n = `${n}_${i}`;
+      let n = /^__schema\d+$/.test(name)
+        ? `${prefix}_${name.replace(/^__schema/, 'Def')}`
+        : name.replace(/[^A-Za-z0-9._-]/g, '_');
+      for (let i = 2; components[n] && JSON.stringify(components[n]) !== JSON.stringify(defs[name]); i++)
+        n = `${n}_${i}`;
       rename.set(name, n);
     }
     for (const [name, def] of Object.entries(defs)) {
@@ -158,7 +177,14 @@ export function openapi(routes: (OpenApiRoute | RouteModule)[], info: OpenApiInf
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
   for (const entry of routes) {
-    const r: OpenApiRoute = 'module' in entry ? entry : { module: entry, operationId: opIdFromPath(entry.meta.method, entry.meta.path), area: areaFromPath(entry.meta.path) };
+    const r: OpenApiRoute =
+      'module' in entry
+        ? entry
+        : {
+            module: entry,
+            operationId: opIdFromPath(entry.meta.method, entry.meta.path),
+            area: areaFromPath(entry.meta.path),
+          };
     const { meta, schemas } = r.module;
     const id = r.operationId;
     tags.add(r.area);
@@ -176,29 +202,50 @@ export function openapi(routes: (OpenApiRoute | RouteModule)[], info: OpenApiInf
       }
     }
     for (const m of meta.path.matchAll(/:(\w+)/g)) {
-      if (!declared.has(m[1])) params.push(parameter(m[1], 'path', true, { type: 'string' }, examples, (e) => e.params?.[m[1]]));
+      if (!declared.has(m[1]))
+        params.push(parameter(m[1], 'path', true, { type: 'string' }, examples, (e) => e.params?.[m[1]]));
     }
     if (schemas.query) {
-      const qs = jsonSchema(schemas.query, 'input', `${id}_query`) as { properties?: Record<string, Json>; required?: string[] };
+      const qs = jsonSchema(schemas.query, 'input', `${id}_query`) as {
+        properties?: Record<string, Json>;
+        required?: string[];
+      };
       for (const [name, s] of Object.entries(qs.properties ?? {})) {
-        params.push(parameter(name, 'query', qs.required?.includes(name) ?? false, s, examples, (e) => e.query?.[name]));
+        params.push(
+          parameter(name, 'query', qs.required?.includes(name) ?? false, s, examples, (e) => e.query?.[name]),
+        );
       }
     }
 
     const type = meta.contentType ?? 'application/json';
-    const responseName = component(`${id}_response`, jsonSchema(schemas.response, 'output', `${id}_response`));
     const okExamples: Record<string, Json> = {};
     examples.forEach((e, i) => {
       const a = r.answers?.[i];
-      if (a && a.status >= 200 && a.status < 300) okExamples[exampleKey(i)] = { summary: e.summary, value: exampleValue(a.body) };
+      if (a && a.status >= 200 && a.status < 300 && a.status !== 204)
+        okExamples[exampleKey(i)] = { summary: e.summary, value: exampleValue(a.body) };
     });
-    const responses: Record<string, unknown> = {
-      '200': {
-        description: 'Success',
-        content: { [type]: { schema: { $ref: `#/components/schemas/${responseName}` }, ...(Object.keys(okExamples).length ? { examples: okExamples } : {}) } },
-      },
-    };
-    const statuses = new Set([...ALWAYS, ...(r.statuses ?? []), ...examples.map((e) => e.status ?? 200).filter((s) => s >= 400)]);
+    // a route whose answer is `null` (no body) answers 204
+    const noContent = jsonSchema(schemas.response, 'output', `${id}_response`).type === 'null';
+    const responses: Record<string, unknown> = noContent
+      ? { '204': { description: 'Success, no body' } }
+      : {
+          '200': {
+            description: 'Success',
+            content: {
+              [type]: {
+                schema: {
+                  $ref: `#/components/schemas/${component(`${id}_response`, jsonSchema(schemas.response, 'output', `${id}_response`))}`,
+                },
+                ...(Object.keys(okExamples).length ? { examples: okExamples } : {}),
+              },
+            },
+          },
+        };
+    const statuses = new Set([
+      ...ALWAYS,
+      ...(r.statuses ?? []),
+      ...examples.map((e) => e.status ?? 200).filter((s) => s >= 400),
+    ]);
     if (schemas.body) statuses.add(413);
     for (const s of [...statuses].sort((a, b) => a - b)) {
       usedStatuses.add(s);
@@ -209,7 +256,9 @@ export function openapi(routes: (OpenApiRoute | RouteModule)[], info: OpenApiInf
       `${meta.summary}.`,
       `Needs the \`${meta.permission}\` permission.`,
       meta.sideEffects ? 'This GET has side effects: HEAD is refused.' : '',
-      examples.length ? `Examples (each answers as shown on the demo appliance): ${examples.map((e) => `${e.summary} (${e.status ?? 200})`).join('; ')}.` : '',
+      examples.length
+        ? `Examples (each answers as shown on the demo appliance): ${examples.map((e) => `${e.summary} (${e.status ?? 200})`).join('; ')}.`
+        : '',
     ]
       .filter(Boolean)
       .join(' ');
@@ -226,11 +275,17 @@ export function openapi(routes: (OpenApiRoute | RouteModule)[], info: OpenApiInf
       const bodyName = component(`${id}_body`, jsonSchema(schemas.body, 'input', `${id}_body`));
       const bodyExamples: Record<string, Json> = {};
       examples.forEach((e, i) => {
-        if (e.body !== undefined) bodyExamples[exampleKey(i)] = { summary: `${e.summary} (answers ${e.status ?? 200})`, value: e.body };
+        if (e.body !== undefined)
+          bodyExamples[exampleKey(i)] = { summary: `${e.summary} (answers ${e.status ?? 200})`, value: e.body };
       });
       op.requestBody = {
         required: true,
-        content: { 'application/json': { schema: { $ref: `#/components/schemas/${bodyName}` }, ...(Object.keys(bodyExamples).length ? { examples: bodyExamples } : {}) } },
+        content: {
+          'application/json': {
+            schema: { $ref: `#/components/schemas/${bodyName}` },
+            ...(Object.keys(bodyExamples).length ? { examples: bodyExamples } : {}),
+          },
+        },
       };
     }
     (paths[p] ??= {})[meta.method.toLowerCase()] = op;
@@ -254,14 +309,28 @@ export function openapi(routes: (OpenApiRoute | RouteModule)[], info: OpenApiInf
     tags: [...tags].sort().map((name) => ({ name, description: info.areas?.[name] ?? `The ${name} area.` })),
     paths,
     components: {
-      securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'token', description: 'An API token (the demo prints its admin token at start).' } },
+      securitySchemes: {
+        token: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'token',
+          description: 'An API token (the demo prints its admin token at start).',
+        },
+      },
       schemas: components,
       responses: errorResponses,
     },
   };
 }
 
-function parameter(name: string, where: 'path' | 'query', required: boolean, schema: Json, examples: RouteExample[], pick: (e: RouteExample) => string | undefined): Json {
+function parameter(
+  name: string,
+  where: 'path' | 'query',
+  required: boolean,
+  schema: Json,
+  examples: RouteExample[],
+  pick: (e: RouteExample) => string | undefined,
+): Json {
   const p: Json = { name, in: where, required, schema };
   if (typeof schema.description === 'string') p.description = schema.description;
   const ex: Record<string, Json> = {};
@@ -286,6 +355,7 @@ function opIdFromPath(method: string, path: string): string {
 export function rebase(doc: Json, basePath: string): Json {
   if (basePath === API_BASE) return doc;
   const paths: Record<string, unknown> = {};
-  for (const [p, v] of Object.entries(doc.paths as Record<string, unknown>)) paths[p.startsWith(`${API_BASE}/`) ? basePath + p.slice(API_BASE.length) : p] = v;
+  for (const [p, v] of Object.entries(doc.paths as Record<string, unknown>))
+    paths[p.startsWith(`${API_BASE}/`) ? basePath + p.slice(API_BASE.length) : p] = v;
   return { ...doc, paths };
 }
