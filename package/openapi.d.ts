@@ -1923,8 +1923,6 @@ export interface components {
         };
         /** @description names of the trusted certificates */
         certificate_list_response: string[];
-        /** @description no body: 204 with the usual headers */
-        certificate_regenerate_response: null;
         certificate_remove_body: {
             /** @description name of the trusted certificate: the file <name>.crt in the trust store (the .crt suffix is optional) */
             name: string;
@@ -2292,8 +2290,38 @@ export interface components {
             /** @constant */
             truncated?: true;
         };
+        fs_explore_response_Def0_2: {
+            dev: number;
+            mode: number;
+            nlink: number;
+            uid: number;
+            gid: number;
+            rdev: number;
+            blksize: number;
+            ino: number;
+            size: number;
+            blocks: number;
+            atimeMs: number;
+            mtimeMs: number;
+            ctimeMs: number;
+            birthtimeMs: number;
+            atime: string;
+            mtime: string;
+            ctime: string;
+            birthtime: string;
+            name: string;
+            path: string;
+            isSymbolicLink: boolean;
+            isBlockDevice: boolean;
+            isDirectory: boolean;
+            isFile: boolean;
+            children: components["schemas"]["fs_explore_response_Def0_2"][];
+            file_num: number;
+            /** @constant */
+            truncated?: true;
+        };
         fs_explore_response: {
-            files: components["schemas"]["fs_explore_response_Def0"][];
+            files: components["schemas"]["fs_explore_response_Def0_2"][];
             total: number;
             truncated: boolean;
             truncatedBy: ("depth" | "entries" | "device" | "unreadable")[];
@@ -2396,6 +2424,9 @@ export interface components {
         kerberos_confGet_response_Def0: {
             [key: string]: string | components["schemas"]["kerberos_confGet_response_Def0"] | (string | components["schemas"]["kerberos_confGet_response_Def0"])[];
         };
+        kerberos_confGet_response_Def0_2: {
+            [key: string]: string | components["schemas"]["kerberos_confGet_response_Def0_2"] | (string | components["schemas"]["kerberos_confGet_response_Def0_2"])[];
+        };
         kerberos_confGet_response: {
             raw: string;
             json: {
@@ -2416,7 +2447,7 @@ export interface components {
                     residual: string;
                 })[];
                 sections: {
-                    [key: string]: components["schemas"]["kerberos_confGet_response_Def0"];
+                    [key: string]: components["schemas"]["kerberos_confGet_response_Def0_2"];
                 };
                 finals: string[][];
             };
@@ -2476,6 +2507,9 @@ export interface components {
         kerberos_realmDetails_response_Def0: {
             [key: string]: string | components["schemas"]["kerberos_realmDetails_response_Def0"] | (string | components["schemas"]["kerberos_realmDetails_response_Def0"])[];
         };
+        kerberos_realmDetails_response_Def0_2: {
+            [key: string]: string | components["schemas"]["kerberos_realmDetails_response_Def0_2"] | (string | components["schemas"]["kerberos_realmDetails_response_Def0_2"])[];
+        };
         kerberos_realmDetails_response: {
             raw: string;
             json: {
@@ -2496,7 +2530,7 @@ export interface components {
                     residual: string;
                 })[];
                 sections: {
-                    [key: string]: components["schemas"]["kerberos_realmDetails_response_Def0"];
+                    [key: string]: components["schemas"]["kerberos_realmDetails_response_Def0_2"];
                 };
                 finals: string[][];
             } | null;
@@ -2504,6 +2538,9 @@ export interface components {
         };
         kerberos_realmList_response_Def0: {
             [key: string]: string | components["schemas"]["kerberos_realmList_response_Def0"] | (string | components["schemas"]["kerberos_realmList_response_Def0"])[];
+        };
+        kerberos_realmList_response_Def0_2: {
+            [key: string]: string | components["schemas"]["kerberos_realmList_response_Def0_2"] | (string | components["schemas"]["kerberos_realmList_response_Def0_2"])[];
         };
         kerberos_realmList_response: {
             [key: string]: {
@@ -2526,7 +2563,7 @@ export interface components {
                         residual: string;
                     })[];
                     sections: {
-                        [key: string]: components["schemas"]["kerberos_realmList_response_Def0"];
+                        [key: string]: components["schemas"]["kerberos_realmList_response_Def0_2"];
                     };
                     finals: string[][];
                 } | null;
@@ -3694,14 +3731,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
-            200: {
+            /** @description Success, no body */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["certificate_regenerate_response"];
-                };
+                content?: never;
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
