@@ -1,3 +1,4 @@
+/* global document, window, SwaggerUIBundle */
 // The Ballast docs page: Swagger UI over the appliance's own OpenAPI document, nothing remote.
 (function () {
   var root = document.getElementById('swagger-ui');
