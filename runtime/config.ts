@@ -15,6 +15,8 @@ export interface HostConfig {
   productName: string;
   hostId?: string;
   listen: { host: string; port: number };
+  /** Where the API is served (default `/api/v2`; `/` serves it at the root). */
+  basePath: string;
   /** HTTPS: the certificate, its key, and optionally the intermediate(s) sent after it. */
   tls?: { cert: string; key: string; chain?: string };
   stateDir: string;
@@ -63,6 +65,7 @@ export function defaultConfig(): HostConfig {
   return {
     productName: 'Ballast',
     listen: { host: '127.0.0.1', port: 8080 },
+    basePath: '/api/v2',
     stateDir: '/var/lib/ballast',
     paths: { ...DEFAULT_PATHS },
     system: {
@@ -116,6 +119,9 @@ const sections = {
   productName: plainText,
   hostId: plainText.optional(),
   listen: z.strictObject({ host: z.string().min(1), port: z.number().int().min(0).max(65535) }),
+  basePath: z
+    .string()
+    .regex(/^(\/|(\/[A-Za-z0-9._~-]+)+)$/, 'must be `/` or an absolute URL path without a trailing slash (e.g. /api/v2)'),
   // chain: the intermediate certificate(s) served after cert (the certificate area's pieces)
   tls: z.strictObject({ cert: absolute, key: absolute, chain: absolute.optional() }).optional(),
   stateDir: absolute,
@@ -152,6 +158,7 @@ const fileSchema = z.strictObject({
   productName: sections.productName.optional(),
   hostId: sections.hostId,
   listen: sections.listen.partial().optional(),
+  basePath: sections.basePath.optional(),
   tls: sections.tls,
   stateDir: sections.stateDir.optional(),
   paths: sections.paths.partial().optional(),

@@ -2,7 +2,9 @@ import { issuesOf, issuesText } from '../handlers/core/errors';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createApp, type App, type AppEntry } from '../handlers/core/app';
+import { basePathOf, createApp, type App, type AppEntry, type AppOptions } from '../handlers/core/app';
+import { docsPages } from './docs-page';
+import { openapi } from '../handlers/core/openapi';
 import type { Env } from '../handlers/core/bindings';
 import type { RouteModule, Method } from '../handlers/core/route';
 import type { Vars } from '../handlers/core/vars';
@@ -153,6 +155,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
     paths: { ...config.paths },
     bin: { ...config.system.binaries },
     settings: { ...settings, maxBodyBytes: config.limits.bodyBytes },
+    basePath: config.basePath ?? '/api/v2',
   };
   const env: Env = { SYSTEM: { fetch: system.fetch }, DB: d1, EVENTS: events, VARS: vars };
   const bindings = new BindingServer(system, d1, events);
@@ -204,7 +207,15 @@ export async function createHost(o: HostOptions): Promise<Host> {
       load: async () => ((await import(pathToFileURL(join(o.distDir, m.bundle)).href)) as { default: RouteModule }).default,
     }));
   }
-  const app = createApp(entries);
+  const options: AppOptions = {};
+  let doc: Record<string, unknown> | undefined;
+  const routeModules = o.routes;
+  options.openapi = () =>
+    (doc ??= routeModules
+      ? openapi(routeModules, { title: 'Ballast storage appliance API', version: '0' })
+      : (JSON.parse(readFileSync(join(o.distDir, 'openapi.json'), 'utf8')) as Record<string, unknown>));
+  if (!routeModules) options.pages = docsPages(o.distDir, config.productName, () => basePathOf(vars));
+  const app = createApp(entries, options);
 
   return {
     config,

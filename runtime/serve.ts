@@ -41,7 +41,7 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   // Area start-up tasks (outbox delivery, stored traffic rules back into tc): not awaited, log only.
   host.startAreas();
   process.stdout.write(
-    `${o.config.productName} API listening on ${server.url}/api/v2 (${o.config.system.mode} system${o.config.isolate ? ', isolated routes' : ''}; ready in ${Math.round(performance.now() - started)} ms)\n`,
+    `${o.config.productName} API listening on ${server.url}${o.config.basePath === '/' ? '' : (o.config.basePath ?? '/api/v2')} (${o.config.system.mode} system${o.config.isolate ? ', isolated routes' : ''}; ready in ${Math.round(performance.now() - started)} ms)\n`,
   );
   let stopping: Promise<void> | undefined;
   const stop = () =>

@@ -3,7 +3,9 @@ import { ApiError, internalError } from './errors';
 import type { Env, ExecutionContext } from './bindings';
 import { errorReply, methodNotAllowed, preflightReply } from './http';
 import { callFromRequest, mapGetBodyToQuery, responseFromReply, type Call, type Reply } from './pipeline';
-import type { Method, RouteModule } from './route';
+import { API_BASE, type Method, type RouteModule } from './route';
+import { rebase } from './openapi';
+import type { Vars } from './vars';
 
 /** A route the app can serve: its method and full path, and how to get its module (maybe lazily). */
 export interface AppEntry {
@@ -19,6 +21,29 @@ export interface App {
   fetch(request: Request, env: Env, ctx?: ExecutionContext): Promise<Response>;
   /** The same app for a host that builds the Call itself (the Node host: no WHATWG objects). */
   handle(call: Call, env: Env, ctx?: ExecutionContext): Promise<Reply>;
+}
+
+export interface AppOptions {
+  /** The OpenAPI document, served without a token at `<basePath>/openapi.json`. */
+  openapi?: () => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** Extra unauthenticated GET pages under the base path (the docs page and its assets), by sub-path. */
+  pages?: (subPath: string) => Reply | undefined | Promise<Reply | undefined>;
+}
+
+/** `VARS.basePath` normalised: no trailing slash; `''` mounts the routes at the root. */
+export function basePathOf(vars: Vars | undefined): string {
+  const b = vars?.basePath ?? API_BASE;
+  return b === '/' ? '' : b.replace(/\/+$/, '');
+}
+
+/**
+ * Routes are declared under /api/v2; a request under another base path is moved there (and one
+ * outside the base path is unknown). `null`: not under the base path.
+ */
+export function toRoutePath(pathname: string, base: string): string | null {
+  if (base === API_BASE) return pathname;
+  if (base !== '' && pathname !== base && !pathname.startsWith(`${base}/`)) return null;
+  return API_BASE + pathname.slice(base.length);
 }
 
 /** What one path answers: its routes by method. */
@@ -42,7 +67,7 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  * validation and its handler. Both `dist/app.mjs` and the Node host use this, so they answer
  * identically.
  */
-export function createApp(entries: AppEntry[]): App {
+export function createApp(entries: AppEntry[], options: AppOptions = {}): App {
   const byPath = new Map<string, PathEntry>();
   for (const e of entries) {
     const p: PathEntry = byPath.get(e.path) ?? { methods: [], headSafe: true, byMethod: new Map() };
@@ -69,6 +94,24 @@ export function createApp(entries: AppEntry[]): App {
     const vars = env?.VARS;
     const isHead = call.method === 'HEAD';
     try {
+      const base = basePathOf(vars);
+      const routePath = toRoutePath(call.url.pathname, base);
+      if (routePath === null) throw new ApiError('route_not_found', `no route ${call.method} ${call.url.pathname} (the API is under ${base || '/'})`);
+      if (routePath !== call.url.pathname) {
+        const url = new URL(call.url.href);
+        url.pathname = routePath;
+        call = { ...call, url };
+      }
+      if (call.method === 'GET' || isHead) {
+        const sub = routePath.slice(API_BASE.length);
+        if (sub === '/openapi.json' && options.openapi) {
+          const doc = rebase(await options.openapi(), base);
+          const headers = { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*', 'x-request-id': call.requestId, 'cache-control': 'no-cache' };
+          return { status: 200, headers, body: isHead ? null : JSON.stringify(doc) };
+        }
+        const page = options.pages && routePath.startsWith(`${API_BASE}/`) ? await options.pages(sub) : undefined;
+        if (page) return isHead ? { ...page, body: null } : page;
+      }
       const probe = { method: call.method, url: call.url.href } as IRequest & { first?: Matched };
       const matched = ((await router.fetch(probe)) as Matched | undefined) ?? probe.first;
       if (!matched) throw new ApiError('route_not_found', `no route ${call.method} ${call.url.pathname}`);

@@ -12,6 +12,8 @@ export interface Vars {
   bin: Record<string, string>;
   /** Area-specific plain settings (e.g. network.listKinds). */
   settings: Record<string, unknown>;
+  /** Where the API is mounted (default `/api/v2`; `''` or `/` when an embedder strips its prefix). */
+  basePath?: string;
 }
 
 export const DEFAULT_BIN: Record<string, string> = {

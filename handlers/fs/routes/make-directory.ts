@@ -41,6 +41,7 @@ export default route({
   method: 'POST',
   path: '/fs/make_directory',
   permission: 'fs:manage',
+  examples: [{"summary": "a group-shared projects directory", "body": {"destination": "/srv/data/projects", "options": ["-m", "2770", "-g", "staff"]}}],
   summary: 'Create a directory (install -d [-m mode] [-o owner] [-g group] -- <destination>); echoes {destination}',
   body,
   response: z.object({ destination: z.string() }),

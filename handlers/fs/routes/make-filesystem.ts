@@ -54,6 +54,7 @@ export default route({
   method: 'POST',
   path: '/fs/make_filesystem',
   permission: 'fs:manage',
+  examples: [{"summary": "ext4 on the blank disk sdc", "body": {"device": "/dev/sdc", "type": "ext4"}}, {"summary": "xfs with a label on sdc", "body": {"device": "/dev/sdc", "type": "xfs", "options": ["-L", "archive"]}}, {"summary": "sdb is mounted at /srv/data", "body": {"device": "/dev/sdb", "type": "ext4"}, "status": 409}],
   summary: 'Create a filesystem on a free block device (mkfs -t <type> [options] -- <device>); answers the tool output',
   body,
   response: z.string(),

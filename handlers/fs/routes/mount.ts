@@ -20,6 +20,7 @@ export default route({
   method: 'POST',
   path: '/fs/mount',
   permission: 'fs:manage',
+  examples: [{"summary": "mount sdc on /srv/scratch", "body": {"device": "/dev/sdc", "mountpoint": "/srv/scratch"}}],
   summary: 'Mount a block device on a directory (mount -- <device> <mountpoint>); answers a message naming both',
   body,
   response: z.string(),

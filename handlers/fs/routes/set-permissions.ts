@@ -44,6 +44,7 @@ export default route({
   method: 'POST',
   path: '/fs/set_permissions',
   permission: 'fs:manage',
+  examples: [{"summary": "ACL entries for backup and staff", "body": {"path": "/srv/data/projects", "acls": ["u:backup:rwx", "g:staff:rwx"]}}, {"summary": "test the ACL without setting it", "body": {"path": "/srv/data/projects", "acls": ["u:backup:rwx", "g:staff:rwx"], "test": true}}],
   summary: 'Set POSIX ACL entries (setfacl [--test] [-R] [-d] -m <entries> -- <path>); with test, answers the resulting ACLs',
   body,
   response: z.string(),

@@ -18,6 +18,7 @@ export default route({
   method: 'POST',
   path: '/fs/unmount',
   permission: 'fs:manage',
+  examples: [{"summary": "unmount /srv/data", "body": {"mountpoint": "/srv/data"}}],
   summary: 'Unmount the filesystem on a mountpoint (umount -- <mountpoint>); answers a message naming device and mountpoint',
   body,
   response: z.string(),

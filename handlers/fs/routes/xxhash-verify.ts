@@ -33,6 +33,7 @@ export default route({
   method: 'POST',
   path: '/fs/xxhash_verify',
   permission: 'fs:manage',
+  examples: [{"summary": "a checksum file outside the read roots", "body": {"checksumFile": "/etc/passwd"}, "status": 403}],
   summary: 'Check files against an xxHash checksum file whose names are absolute (xxhsum -c); a mismatch or missing file is a result',
   body,
   response: resultSchema,

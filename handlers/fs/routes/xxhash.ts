@@ -52,6 +52,7 @@ export default route({
   method: 'POST',
   path: '/fs/xxhash',
   permission: 'fs:manage',
+  examples: [{"summary": "hash two project files", "body": {"fileNames": ["/srv/data/projects/report.pdf", "/srv/data/projects/meeting notes.txt"]}}],
   summary: 'xxHash checksums of files (xxhsum [options] -- <files>)',
   body,
   response: z.object({ sums: z.array(z.object({ hash: z.string(), fileName: z.string() })) }),

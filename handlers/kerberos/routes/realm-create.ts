@@ -8,6 +8,7 @@ export default route({
   method: 'POST',
   path: '/kerberos/realm/create',
   permission: 'kerberos:manage',
+  examples: [{"summary": "a realm file for TEST.EXAMPLE.COM", "body": {"name": "test", "conf": "[realms]\n\tTEST.EXAMPLE.COM = {\n\t\tkdc = kdc.test.example.com:88\n\t}\n"}}, {"summary": "lab exists already", "body": {"name": "lab", "conf": "[realms]\n\tLAB.EXAMPLE.COM = {\n\t\tkdc = kdc.lab.example.com:88\n\t\tadmin_server = kdc.lab.example.com\n\t}\n\n[domain_realm]\n\t.lab.example.com = LAB.EXAMPLE.COM\n"}, "status": 409}],
   summary: 'Create <name>.conf (or <name> when it ends in .conf; the realm itself, e.g. CORP.EXAMPLE.COM, is a good name) in the include directory from raw text or an object (rendered to krb5.conf syntax)',
   body: RealmCreateBodySchema,
   response: emptyObject,

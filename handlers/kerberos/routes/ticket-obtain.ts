@@ -29,6 +29,7 @@ export default route({
   method: 'POST',
   path: '/kerberos/ticket/obtain',
   permission: 'kerberos:manage',
+  examples: [{"summary": "administrator with a password (replay does not check it)", "body": {"username": "administrator", "password": "any demo password"}}, {"summary": "the host principal from the keytab", "body": {"principal": "host/nas01.corp.example.com"}}, {"summary": "an unknown user", "body": {"username": "nobody", "password": "x"}, "status": 400}],
   summary: 'Obtain a ticket-granting ticket with a domain admin password (kinit at a pty prompt) or from a keytab',
   body: ObtainBodySchema,
   response: MessageSchema,

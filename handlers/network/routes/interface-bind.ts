@@ -15,6 +15,7 @@ export default route({
   method: 'POST',
   path: '/network/interface/bind',
   permission: 'network:manage',
+  examples: [{"summary": "a bond over eno5 with a static address", "body": {"isdhcp": false, "address": "10.30.0.10", "netmask": "255.255.255.0", "slaves": "eno5"}}],
   // one change to the interfaces files and links at a time: each plans from what it read
   lock: 'network-config',
   summary: 'Create the next free bondN from the given ports (802.3ad by default), configure and bring it up',

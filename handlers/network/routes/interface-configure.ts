@@ -14,6 +14,7 @@ export default route({
   method: 'POST',
   path: '/network/interface/configure',
   permission: 'network:manage',
+  examples: [{"summary": "a static address on the spare port eno5", "body": {"device": "eno5", "isdhcp": false, "address": "192.168.50.10", "netmask": "255.255.255.0"}}],
   // one change to the interfaces files and links at a time: each plans from what it read
   lock: 'network-config',
   summary: 'Configure an interface for DHCP or a static address: writes its ifupdown stanza and applies it now',

@@ -21,6 +21,7 @@ export default route({
   method: 'POST',
   path: '/network/interface/slaves',
   permission: 'network:manage',
+  examples: [{"summary": "add eno5 to bond0", "body": {"device": "bond0", "slaves": "eno3,eno4,eno5"}}],
   // one change to the interfaces files and links at a time: each plans from what it read
   lock: 'network-config',
   summary: "Set a bond's ports (comma separated); answers the bond",

@@ -31,6 +31,7 @@ export default route({
   method: 'POST',
   path: '/network/interface/:device_name/unconfigure',
   permission: 'network:manage',
+  examples: [{"summary": "remove the configuration of eno2", "params": {"device_name": "eno2"}, "body": {}}],
   // one change to the interfaces files and links at a time: each plans from what it read
   lock: 'network-config',
   summary: 'Remove an interface configuration and leave it down (a bond is deleted, its ports released)',

@@ -18,6 +18,7 @@ export default route({
   method: 'POST',
   path: '/network/interface/:device_name/update',
   permission: 'network:manage',
+  examples: [{"summary": "take eno2 down", "params": {"device_name": "eno2"}, "body": {"state": "down"}}],
   // one change to the interfaces files and links at a time: each plans from what it read
   lock: 'network-config',
   summary: 'Bring a configured interface up or down',

@@ -7,6 +7,7 @@ export default route({
   method: 'POST',
   path: '/notification/agent/create',
   permission: 'notification:manage',
+  examples: [{"summary": "a webhook agent", "body": {"type": "webhook", "enabled": true, "json": {"url": "https://hooks.example.com/ballast"}}}],
   summary: 'Create a notification agent (sms, smtp or webhook); answers an array with it',
   body: createBody,
   response: z.array(agentSchema).length(1),

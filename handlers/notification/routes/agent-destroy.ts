@@ -7,6 +7,7 @@ export default route({
   method: 'POST',
   path: '/notification/agent/:id/destroy',
   permission: 'notification:manage',
+  examples: [{"summary": "no agent 999 on a fresh demo", "params": {"id": "999"}, "status": 404}],
   summary: 'Remove a notification agent; its undelivered notifications are cancelled',
   params: agentIdParams,
   response: z.array(z.number().int()).length(1),

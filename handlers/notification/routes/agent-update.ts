@@ -8,6 +8,7 @@ export default route({
   method: 'POST',
   path: '/notification/agent/:id/update',
   permission: 'notification:manage',
+  examples: [{"summary": "no agent 999 on a fresh demo", "params": {"id": "999"}, "body": {"enabled": false}, "status": 404}],
   summary: 'Change the type, enabled flag and/or configuration of an agent (every field optional; a partial json is merged when the type is unchanged); omitted secrets are kept',
   params: agentIdParams,
   body: updateBody,

@@ -29,6 +29,7 @@ export default route({
   method: 'GET',
   path: '/notification/events',
   permission: 'notification:read',
+  examples: [{"summary": "the recorded events"}],
   summary: 'Recent events, newest first, with the delivery state for each agent and what holds its queue (extension)',
   query: eventsQuery,
   response: z.array(eventSchema),

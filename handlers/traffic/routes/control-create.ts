@@ -31,6 +31,7 @@ export default route({
   method: 'POST',
   path: '/network/traffic/control/create',
   permission: 'network:manage',
+  examples: [{"summary": "cap what eno1 sends to 192.168.10.50 at 10 MB/s", "body": {"name": "backup-link", "device": "eno1", "ip": "192.168.10.50", "rate": 10}}],
   summary: 'Create a traffic control rule: cap what this box sends to one IPv4 address on a device',
   body: CreateRuleBody,
   response: CreateRuleResponse,

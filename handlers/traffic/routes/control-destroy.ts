@@ -26,6 +26,7 @@ export default route({
   method: 'POST',
   path: '/network/traffic/control/:rule_name/destroy',
   permission: 'network:manage',
+  examples: [{"summary": "a fresh demo has no rule named backup-link", "params": {"rule_name": "backup-link"}, "status": 404}],
   summary: 'Destroy a traffic control rule; answers the id it occupied',
   params: z.object({ rule_name: RuleName }),
   body: z.object({ name: RuleName.optional() }).strict(),

@@ -1,0 +1,163 @@
+/**
+ * Ballast as an installed package: `npm pack` → install the tarball into a temp project → there,
+ * `import app from 'ballast'` (typed), serve a route inside Hono with `app.mount` under a custom
+ * prefix (VARS.basePath '/'), the host API from `ballast/host`, the typed client from
+ * `ballast/client`, and `npx ballast --help`. Needs the npm registry (or its cache) for the
+ * tarball's dependencies; installs with --ignore-scripts and links the repo's built better-sqlite3.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const repo = resolve(import.meta.dirname, '../..');
+const tsc = join(repo, 'node_modules/typescript/bin/tsc');
+let dir: string;
+let tarball: string;
+
+const run = (cmd: string, args: string[], cwd = dir) =>
+  execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ballast-package-'));
+  run(process.execPath, ['build.mjs', '--if-stale'], repo);
+  const before = readFileSync(join(repo, 'package/openapi.d.ts'), 'utf8');
+  // what `prepare` adds to the build: the client's types and the declarations
+  run(process.execPath, ['build.mjs', '--package-only'], repo);
+  expect(
+    readFileSync(join(repo, 'package/openapi.d.ts'), 'utf8'),
+    'package/openapi.d.ts is stale: run node build.mjs --package and commit it',
+  ).toBe(before);
+  const packed = JSON.parse(run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], repo)) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
+  tarball = join(dir, packed[0].filename);
+  writeFileSync(join(dir, 'files.json'), JSON.stringify(packed[0].files.map((f) => f.path)));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'embedder', private: true, type: 'module' }));
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, 'hono']);
+  // the native module is not compiled with --ignore-scripts: use the repo's build of it
+  rmSync(join(dir, 'node_modules/better-sqlite3'), { recursive: true, force: true });
+  symlinkSync(join(repo, 'node_modules/better-sqlite3'), join(dir, 'node_modules/better-sqlite3'));
+}, 600_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the packed tarball', () => {
+  it('holds the built artefacts, the license and the demo fixtures, and no sources or tests', () => {
+    const files = JSON.parse(readFileSync(join(dir, 'files.json'), 'utf8')) as string[];
+    for (const f of [
+      'dist/app.mjs',
+      'dist/app.d.ts',
+      'dist/host/cli.mjs',
+      'dist/host/index.mjs',
+      'dist/host/index.d.ts',
+      'dist/client.mjs',
+      'dist/client.d.ts',
+      'dist/openapi.json',
+      'dist/manifest.json',
+      'dist/docs/swagger-ui-bundle.js',
+      'LICENSE',
+      'package.json',
+    ]) {
+      expect(files).toContain(f);
+    }
+    expect(files.some((f) => f.startsWith('dist/routes/kerberos/'))).toBe(true);
+    expect(files.filter((f) => /^(test|handlers|runtime|node_modules)\//.test(f))).toEqual([]);
+  });
+
+  it('serves a route inside Hono under a custom prefix (app.mount), with the host API from ballast/host', () => {
+    writeFileSync(
+      join(dir, 'serve.mjs'),
+      `import { Hono } from 'hono';
+import app from 'ballast';
+import doc from 'ballast/openapi.json' with { type: 'json' };
+import { createHost, demoConfig, seedDemo, createToken } from 'ballast/host';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { createRequire } from 'node:module';
+const pkg = dirname(createRequire(import.meta.url).resolve('ballast/package.json'));
+const state = mkdtempSync(join(tmpdir(), 'ballast-package-demo-'));
+const config = demoConfig(pkg, 0, state);
+seedDemo(pkg, config);
+const host = await createHost({ config, distDir: join(pkg, 'dist'), log: () => {} });
+const { token } = await createToken(host.db, 'admin', ['*']);
+const env = { ...host.env, VARS: { ...host.env.VARS, basePath: '/' } };
+const h = new Hono();
+h.mount('/appliance', (req) => app.fetch(req, env));
+const ok = await h.request('/appliance/kerberos/realm/lab/details', { headers: { token } });
+const noToken = await h.request('/appliance/kerberos/realm/lab/details');
+const spec = await h.request('/appliance/openapi.json');
+console.log(JSON.stringify({ status: ok.status, body: await ok.json(), noToken: noToken.status, spec: spec.status, version: doc.openapi }));
+await host.close();
+rmSync(state, { recursive: true, force: true });
+`,
+    );
+    const out = JSON.parse(run(process.execPath, ['serve.mjs'])) as {
+      status: number;
+      body: { raw: string };
+      noToken: number;
+      spec: number;
+      version: string;
+    };
+    expect(out.status).toBe(200);
+    expect(out.body.raw).toBe(readFileSync(join(repo, 'fixtures/demo/files/etc/krb5.conf.d/lab.conf'), 'utf8'));
+    expect([out.noToken, out.spec, out.version]).toEqual([401, 200, '3.1.0']);
+  });
+
+  it('is typed: the app, Env, Vars, the host API and the client type-check in the embedder', () => {
+    writeFileSync(
+      join(dir, 'main.ts'),
+      `import app, { routes, type Env, type Vars, type App } from 'ballast';
+import { createHost, type HostConfig } from 'ballast/host';
+import { createBallastClient } from 'ballast/client';
+const vars: Vars = { productName: 'p', hostId: 'h', paths: {}, bin: {}, settings: {}, basePath: '/' };
+const env = { VARS: vars } as Env;
+const r: Promise<Response> = app.fetch(new Request('http://x/kerberos/conf'), env);
+const n: number = routes.length;
+const h: typeof createHost = createHost;
+let c: HostConfig | undefined;
+let a: App | undefined;
+// @ts-expect-error: the app has no such member (fails if the import were untyped)
+app.nosuch();
+const api = createBallastClient({ baseUrl: 'http://localhost:8080', token: 't' });
+void api.GET('/api/v2/kerberos/realm/{name}/details', { params: { path: { name: 'lab' } } }).then((x) => x.data?.raw.length);
+// @ts-expect-error: an unknown path
+void api.GET('/api/v2/nosuch');
+export { r, n, h, c, a };
+`,
+    );
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'ESNext',
+          moduleResolution: 'Bundler',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          lib: ['ES2022', 'DOM'],
+          types: [],
+        },
+        files: ['main.ts'],
+      }),
+    );
+    let out: string;
+    try {
+      out = run(process.execPath, [tsc, '-p', '.']);
+    } catch (e) {
+      out = (e as { stdout: string }).stdout;
+    }
+    expect(out).toBe('');
+  });
+
+  it('npx ballast --help prints the usage', () => {
+    const out = run('npx', ['--no-install', 'ballast', '--help']);
+    expect(out).toMatch(/^usage:\n {2}ballast serve \[--config FILE \| --demo\]/);
+  });
+});
