@@ -14,15 +14,22 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+      '@typescript-eslint/no-misused-promises': [
+        'error',
+        { checksVoidReturn: { arguments: false, attributes: false } },
+      ],
       '@typescript-eslint/await-thenable': 'error',
       // validators refuse control characters on purpose, so regexes name them
       'no-control-regex': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       'no-restricted-syntax': [
         'error',
         {
-          selector: 'ImportDeclaration[source.value=/^\\.{1,2}\\/.*\\.ts$/], ExportNamedDeclaration[source.value=/^\\.{1,2}\\/.*\\.ts$/], ExportAllDeclaration[source.value=/^\\.{1,2}\\/.*\\.ts$/]',
+          selector:
+            'ImportDeclaration[source.value=/^\\.{1,2}\\/.*\\.ts$/], ExportNamedDeclaration[source.value=/^\\.{1,2}\\/.*\\.ts$/], ExportAllDeclaration[source.value=/^\\.{1,2}\\/.*\\.ts$/]',
           message: 'relative imports name the module without its .ts extension',
         },
       ],
@@ -32,11 +39,23 @@ export default tseslint.config(
     // route code runs in Workers-style isolates: no Node globals (the build also refuses node: imports)
     files: ['handlers/**/*.ts'],
     rules: {
-      'no-restricted-globals': ['error', { name: 'Buffer', message: 'route code has no Buffer: use Uint8Array/TextEncoder' }, { name: 'process', message: 'route code has no process: configuration comes through VARS' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'Buffer', message: 'route code has no Buffer: use Uint8Array/TextEncoder' },
+        { name: 'process', message: 'route code has no process: configuration comes through VARS' },
+      ],
     },
   },
   {
     files: ['**/*.mjs'],
-    languageOptions: { globals: { console: 'readonly', process: 'readonly', URL: 'readonly', performance: 'readonly', Buffer: 'readonly' } },
+    languageOptions: {
+      globals: {
+        console: 'readonly',
+        process: 'readonly',
+        URL: 'readonly',
+        performance: 'readonly',
+        Buffer: 'readonly',
+      },
+    },
   },
 );

@@ -18,7 +18,11 @@ export class BindingServer {
   readonly fetchDb = async (request: Request): Promise<Response> => {
     const op = new URL(request.url).pathname.replace(/^\/db\//, '');
     try {
-      const p = (await request.json()) as { sql: string; params?: unknown[]; statements?: { sql: string; params: unknown[] }[] };
+      const p = (await request.json()) as {
+        sql: string;
+        params?: unknown[];
+        statements?: { sql: string; params: unknown[] }[];
+      };
       const params = p.params ?? [];
       switch (op) {
         case 'first':
@@ -37,7 +41,10 @@ export class BindingServer {
           return Response.json({ error: { code: 'not_found', message: `unknown db op ${op}` } }, { status: 404 });
       }
     } catch (e) {
-      return Response.json({ error: { code: 'internal', message: `db ${op} failed: ${(e as Error).message}` } }, { status: 500 });
+      return Response.json(
+        { error: { code: 'internal', message: `db ${op} failed: ${(e as Error).message}` } },
+        { status: 500 },
+      );
     }
   };
 

@@ -41,7 +41,12 @@ const COMMANDS = {
       'ballast token list [--json] [--config FILE | --demo]',
       'ballast token revoke ID-OR-NAME [--config FILE | --demo]',
     ].join('\n  '),
-    options: { ...CONFIG_OPTIONS, perm: { type: 'string', multiple: true }, expires: { type: 'string' }, json: { type: 'boolean' } },
+    options: {
+      ...CONFIG_OPTIONS,
+      perm: { type: 'string', multiple: true },
+      expires: { type: 'string' },
+      json: { type: 'boolean' },
+    },
     positionals: 2,
   },
   record: {
@@ -58,7 +63,18 @@ const USAGE = `usage:\n  ${Object.values(COMMANDS)
 
 interface Parsed {
   command: Command;
-  values: { config?: string; demo?: boolean; help?: boolean; isolate?: boolean; port?: string; host?: string; perm?: string[]; expires?: string; json?: boolean; dir?: string };
+  values: {
+    config?: string;
+    demo?: boolean;
+    help?: boolean;
+    isolate?: boolean;
+    port?: string;
+    host?: string;
+    perm?: string[];
+    expires?: string;
+    json?: boolean;
+    dir?: string;
+  };
   positionals: string[];
 }
 
@@ -66,7 +82,8 @@ interface Parsed {
 function parseCommandLine(argv: string[]): Parsed | 'help' {
   const [first, ...rest] = argv;
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') return 'help';
-  if (!(first in COMMANDS)) throw new UsageError(`unknown command ${JSON.stringify(first)} (commands: ${Object.keys(COMMANDS).join(', ')})`);
+  if (!(first in COMMANDS))
+    throw new UsageError(`unknown command ${JSON.stringify(first)} (commands: ${Object.keys(COMMANDS).join(', ')})`);
   const command = first as Command;
   const spec = COMMANDS[command];
   let parsed;
@@ -74,11 +91,15 @@ function parseCommandLine(argv: string[]): Parsed | 'help' {
     parsed = parseArgs({ args: rest, options: spec.options, allowPositionals: true, strict: true });
   } catch (e) {
     // node's messages are long and multi-line; the first line says which flag
-    throw new UsageError(`${command}: ${(e as Error).message.split('\n')[0].replace(/\. To specify a positional.*$/, '')}`);
+    throw new UsageError(
+      `${command}: ${(e as Error).message.split('\n')[0].replace(/\. To specify a positional.*$/, '')}`,
+    );
   }
   const positionals = parsed.positionals;
-  if (positionals.length > spec.positionals) throw new UsageError(`${command}: unexpected operand ${JSON.stringify(positionals[spec.positionals])}`);
-  if (command === 'record' && !rest.includes('--') && positionals.length) throw new UsageError('record: put the command after --');
+  if (positionals.length > spec.positionals)
+    throw new UsageError(`${command}: unexpected operand ${JSON.stringify(positionals[spec.positionals])}`);
+  if (command === 'record' && !rest.includes('--') && positionals.length)
+    throw new UsageError('record: put the command after --');
   return { command, values: parsed.values as Parsed['values'], positionals };
 }
 
@@ -95,7 +116,8 @@ function configFrom(v: Parsed['values']): HostConfig {
     cfg = existsSync(file) ? loadConfigFile(file) : defaultConfig();
   }
   if (v.port !== undefined) {
-    if (!/^\d{1,5}$/.test(v.port)) throw new UsageError(`--port must be a number from 0 to 65535 (got ${JSON.stringify(v.port)})`);
+    if (!/^\d{1,5}$/.test(v.port))
+      throw new UsageError(`--port must be a number from 0 to 65535 (got ${JSON.stringify(v.port)})`);
     cfg.listen.port = Number(v.port);
   }
   if (v.host !== undefined) cfg.listen.host = v.host;
@@ -131,7 +153,9 @@ async function main(argv: string[]): Promise<number> {
             const file = writeDemoToken(cfg, token);
             process.stdout.write(`Demo admin token (also in ${file}): ${token}\n`);
           } else {
-            process.stdout.write(`No API tokens existed, so an admin token was created. It is shown only this once:\n  ${token}\n`);
+            process.stdout.write(
+              `No API tokens existed, so an admin token was created. It is shown only this once:\n  ${token}\n`,
+            );
           }
         },
       });
@@ -140,7 +164,10 @@ async function main(argv: string[]): Promise<number> {
     case 'token': {
       const [sub, name] = positionals;
       // the subcommand and its operand are checked before the database is opened (or created)
-      if (sub !== 'create' && sub !== 'list' && sub !== 'revoke') throw new UsageError(`token: ${sub ? `unknown subcommand ${JSON.stringify(sub)}` : 'needs a subcommand'} (create, list, revoke)`);
+      if (sub !== 'create' && sub !== 'list' && sub !== 'revoke')
+        throw new UsageError(
+          `token: ${sub ? `unknown subcommand ${JSON.stringify(sub)}` : 'needs a subcommand'} (create, list, revoke)`,
+        );
       if (sub === 'create' && !name) throw new UsageError('token create needs a NAME');
       if (sub === 'revoke' && !name) throw new UsageError('token revoke needs an ID or NAME');
       if (sub === 'list' && name) throw new UsageError(`token list: unexpected operand ${JSON.stringify(name)}`);
@@ -153,7 +180,11 @@ async function main(argv: string[]): Promise<number> {
         } else if (sub === 'list') {
           const rows = listTokens(db);
           if (v.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-          else for (const t of rows) process.stdout.write(`${t.id}  ${t.name}  ${t.permissions.join(',')}  created ${t.createdAt}  expires ${t.expiresAt ?? 'never'}  last used ${t.lastUsedAt ?? 'never'}${t.revokedAt ? `  REVOKED ${t.revokedAt}` : ''}\n`);
+          else
+            for (const t of rows)
+              process.stdout.write(
+                `${t.id}  ${t.name}  ${t.permissions.join(',')}  created ${t.createdAt}  expires ${t.expiresAt ?? 'never'}  last used ${t.lastUsedAt ?? 'never'}${t.revokedAt ? `  REVOKED ${t.revokedAt}` : ''}\n`,
+              );
         } else {
           if (!revokeToken(db, name)) throw new Error(`no live token with id or name ${name}`);
           process.stdout.write(`revoked ${name}\n`);
@@ -187,4 +218,3 @@ main(process.argv.slice(2)).then(
     process.exit(e instanceof UsageError ? 2 : 1);
   },
 );
-

@@ -47,7 +47,9 @@ export interface HostConfig {
 }
 
 /** The real Debian locations of every configured path, as the areas declare them. */
-export const DEFAULT_PATHS: Record<string, string> = Object.fromEntries(Object.entries(areaPaths()).map(([k, p]) => [k, p.default]));
+export const DEFAULT_PATHS: Record<string, string> = Object.fromEntries(
+  Object.entries(areaPaths()).map(([k, p]) => [k, p.default]),
+);
 
 /** Keys of `paths` that name directories (the rest name files). */
 export const DIRECTORY_PATH_KEYS = Object.entries(areaPaths())
@@ -112,7 +114,11 @@ export function mergeConfig(base: HostConfig, over: Partialish<HostConfig>): Hos
 const absolute = z.string().regex(/^\/[^\0]*$/, 'must be an absolute path');
 const positiveInt = z.number().int().min(1);
 /** Text that ends up in headers and logs: no control characters. */
-const plainText = z.string().min(1).max(128).regex(/^[^\x00-\x1f\x7f]+$/, 'must be plain text without control characters');
+const plainText = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[^\x00-\x1f\x7f]+$/, 'must be plain text without control characters');
 
 /** Sections of the config file; the file may leave out any key (the defaults are real Debian locations). */
 const sections = {
@@ -121,7 +127,10 @@ const sections = {
   listen: z.strictObject({ host: z.string().min(1), port: z.number().int().min(0).max(65535) }),
   basePath: z
     .string()
-    .regex(/^(\/|(\/[A-Za-z0-9._~-]+)+)$/, 'must be `/` or an absolute URL path without a trailing slash (e.g. /api/v2)'),
+    .regex(
+      /^(\/|(\/[A-Za-z0-9._~-]+)+)$/,
+      'must be `/` or an absolute URL path without a trailing slash (e.g. /api/v2)',
+    ),
   // chain: the intermediate certificate(s) served after cert (the certificate area's pieces)
   tls: z.strictObject({ cert: absolute, key: absolute, chain: absolute.optional() }).optional(),
   stateDir: absolute,

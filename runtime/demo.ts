@@ -20,7 +20,12 @@ export function demoConfig(repo: string, port: number, stateDir = process.env.BA
     stateDir: state,
     paths,
     // Demo fixtures write `$ROOT/etc/...` where a command names a configured path.
-    system: { ...base.system, mode: 'replay', fixtures: [resolve(repo, 'fixtures/demo')], fixtureAliases: { $ROOT: root } },
+    system: {
+      ...base.system,
+      mode: 'replay',
+      fixtures: [resolve(repo, 'fixtures/demo')],
+      fixtureAliases: { $ROOT: root },
+    },
     settings: {
       demo: true,
       // explore stays in the demo's own files; the replayed checksums name /srv/data
@@ -28,7 +33,12 @@ export function demoConfig(repo: string, port: number, stateDir = process.env.BA
       // S3 share paths are seen from the demo root (`/srv/media` is var/demo/root/srv/media)
       s3: { pathRoot: root },
       // homes from the (replayed) user database live under the demo root; files keep the demo's owner
-      keys: { homeRoots: [join(root, 'home'), join(root, 'root')], userRoot: root, setOwner: false, commentHost: 'nas01' },
+      keys: {
+        homeRoots: [join(root, 'home'), join(root, 'root')],
+        userRoot: root,
+        setOwner: false,
+        commentHost: 'nas01',
+      },
       // dfs: the demo MGS runs at /lustre/MGS (its recorded mount table), outside the demo root
       dfs: { extraMountRoots: ['/lustre'] },
       // certificate: a short commit window to try ingest → rollback; regenerate's fixed names

@@ -32,7 +32,8 @@ export class EventsProducer implements EventsBinding {
   }
 
   record(event: AppEvent & { requestId?: string }): string {
-    if (typeof event?.kind !== 'string' || !KIND_PATTERN.test(event.kind)) throw new Error(`bad event kind: ${String(event?.kind)}`);
+    if (typeof event?.kind !== 'string' || !KIND_PATTERN.test(event.kind))
+      throw new Error(`bad event kind: ${String(event?.kind)}`);
     const id = randomUUID();
     const now = Date.now();
     this.db.transaction(() => {

@@ -189,22 +189,33 @@ export async function createHost(o: HostOptions): Promise<Host> {
     return r;
   });
   for (const r of recovered) {
-    log(`${r.area}: rolled back a change interrupted at request ${r.requestId ?? '-'}: files ${r.files.join(', ') || '-'}; ${r.undone.length} command(s) undone${r.failed.length ? `; ${r.failed.length} undo step(s) did not apply (${r.failed.map((f) => f.step).join('; ')})` : ''}`);
-    await events.send({ kind: `${r.area}.change.rolled_back`, data: { requestId: r.requestId, files: r.files, undone: r.undone.length } });
+    log(
+      `${r.area}: rolled back a change interrupted at request ${r.requestId ?? '-'}: files ${r.files.join(', ') || '-'}; ${r.undone.length} command(s) undone${r.failed.length ? `; ${r.failed.length} undo step(s) did not apply (${r.failed.map((f) => f.step).join('; ')})` : ''}`,
+    );
+    await events.send({
+      kind: `${r.area}.change.rolled_back`,
+      data: { requestId: r.requestId, files: r.files, undone: r.undone.length },
+    });
   }
 
   let manifest: ManifestEntry[];
   let entries: AppEntry[];
   if (o.routes) {
     manifest = o.routes.map((r) => ({ ...r.meta, bundle: '' }));
-    entries = o.routes.map((r) => ({ method: r.meta.method, path: r.meta.path, sideEffects: r.meta.sideEffects, load: () => r }));
+    entries = o.routes.map((r) => ({
+      method: r.meta.method,
+      path: r.meta.path,
+      sideEffects: r.meta.sideEffects,
+      load: () => r,
+    }));
   } else {
     manifest = readManifest(o.distDir);
     entries = manifest.map((m) => ({
       method: m.method,
       path: m.path,
       sideEffects: m.sideEffects,
-      load: async () => ((await import(pathToFileURL(join(o.distDir, m.bundle)).href)) as { default: RouteModule }).default,
+      load: async () =>
+        ((await import(pathToFileURL(join(o.distDir, m.bundle)).href)) as { default: RouteModule }).default,
     }));
   }
   const options: AppOptions = {};
@@ -232,7 +243,9 @@ export async function createHost(o: HostOptions): Promise<Host> {
     startAreas() {
       for (const a of areas) {
         try {
-          void Promise.resolve(a.instance.onStart?.()).catch((e) => log(`${a.name}: start-up task failed: ${String(e)}`));
+          void Promise.resolve(a.instance.onStart?.()).catch((e) =>
+            log(`${a.name}: start-up task failed: ${String(e)}`),
+          );
         } catch (e) {
           log(`${a.name}: start-up task failed: ${String(e)}`);
         }
@@ -253,4 +266,3 @@ export async function createHost(o: HostOptions): Promise<Host> {
     },
   };
 }
-

@@ -48,7 +48,9 @@ export async function startIsolated(host: Host, distDir: string): Promise<Isolat
       const r = await mf.dispatchFetch(request.url, { method: request.method, headers: [...request.headers], body });
       const buf = await r.arrayBuffer();
       // Drop Miniflare's transport headers (mf-*, chunked framing) so answers match in-process ones.
-      const headers = [...r.headers].filter(([k]) => !k.startsWith('mf-') && k !== 'transfer-encoding' && k !== 'content-length');
+      const headers = [...r.headers].filter(
+        ([k]) => !k.startsWith('mf-') && k !== 'transfer-encoding' && k !== 'content-length',
+      );
       return new Response(request.method === 'HEAD' || r.status === 204 ? null : buf, { status: r.status, headers });
     },
     close: () => mf.dispose(),

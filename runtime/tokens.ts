@@ -16,23 +16,24 @@ const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** Creates a token and returns it in clear: the only time it is ever shown. */
-export async function createToken(db: SqliteDb, name: string, permissions: string[], expiresAt: number | null = null): Promise<{ id: string; token: string }> {
+export async function createToken(
+  db: SqliteDb,
+  name: string,
+  permissions: string[],
+  expiresAt: number | null = null,
+): Promise<{ id: string; token: string }> {
   if (!NAME_PATTERN.test(name)) throw new Error(`token name must match ${NAME_PATTERN}`);
   if (permissions.length === 0) throw new Error('a token needs at least one permission');
-  for (const p of permissions) if (!PERMISSION_PATTERN.test(p)) throw new Error(`bad permission ${p}: use <area>:read, <area>:manage or *`);
+  for (const p of permissions)
+    if (!PERMISSION_PATTERN.test(p)) throw new Error(`bad permission ${p}: use <area>:read, <area>:manage or *`);
   if (expiresAt !== null && expiresAt <= Date.now()) throw new Error('expiry must be in the future');
   const id = randomBytes(6).toString('hex');
   const secret = randomBytes(32).toString('base64url');
   const hash = await sha256Hex(secret);
   try {
-    db.prepare('INSERT INTO api_tokens (id, name, hash, permissions, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-      id,
-      name,
-      hash,
-      JSON.stringify(permissions),
-      Date.now(),
-      expiresAt,
-    );
+    db.prepare(
+      'INSERT INTO api_tokens (id, name, hash, permissions, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(id, name, hash, JSON.stringify(permissions), Date.now(), expiresAt);
   } catch (e) {
     if (String(e).includes('UNIQUE')) throw new Error(`a token named ${name} already exists`);
     throw e;
@@ -41,7 +42,11 @@ export async function createToken(db: SqliteDb, name: string, permissions: strin
 }
 
 export function listTokens(db: SqliteDb): TokenInfo[] {
-  const rows = db.prepare('SELECT id, name, permissions, created_at, expires_at, revoked_at, last_used_at FROM api_tokens ORDER BY created_at').all() as {
+  const rows = db
+    .prepare(
+      'SELECT id, name, permissions, created_at, expires_at, revoked_at, last_used_at FROM api_tokens ORDER BY created_at',
+    )
+    .all() as {
     id: string;
     name: string;
     permissions: string;
@@ -63,7 +68,9 @@ export function listTokens(db: SqliteDb): TokenInfo[] {
 
 /** Revokes by id or name; returns whether a live token was revoked. */
 export function revokeToken(db: SqliteDb, idOrName: string): boolean {
-  const r = db.prepare('UPDATE api_tokens SET revoked_at = ? WHERE (id = ? OR name = ?) AND revoked_at IS NULL').run(Date.now(), idOrName, idOrName);
+  const r = db
+    .prepare('UPDATE api_tokens SET revoked_at = ? WHERE (id = ? OR name = ?) AND revoked_at IS NULL')
+    .run(Date.now(), idOrName, idOrName);
   return r.changes > 0;
 }
 

@@ -45,9 +45,17 @@ export type KeyType = (typeof KEY_TYPES)[number];
 
 const hostName = z
   .string()
-  .regex(/^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/, 'must be a DNS host name');
+  .regex(
+    /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/,
+    'must be a DNS host name',
+  );
 const ipAddress = z.union([z.ipv4(), z.ipv6()]);
-const unitName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9:_.@-]{0,250}\.(service|socket|target|path|timer)$/, 'must be a systemd unit name (e.g. nginx.service)');
+const unitName = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9:_.@-]{0,250}\.(service|socket|target|path|timer)$/,
+    'must be a systemd unit name (e.g. nginx.service)',
+  );
 
 /** `settings.certificate` (checked by the host at start; routes read it through VARS). */
 export const certificateSettingsSchema = z.strictObject({
@@ -109,11 +117,20 @@ export type InspectResult = z.output<typeof inspectResult>;
  */
 export const READ_OP = 'certificate/read';
 export const readPayload = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('trusted'), name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/).refine((s) => !s.includes('..')) }),
+  z.strictObject({
+    kind: z.literal('trusted'),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/)
+      .refine((s) => !s.includes('..')),
+  }),
   z.strictObject({ kind: z.literal('piece'), piece: z.enum(PIECES) }),
 ]);
 export type ReadPayload = z.input<typeof readPayload>;
-export const readResult = z.object({ path: z.string(), content: z.string().nullable().describe('null: the file does not exist') });
+export const readResult = z.object({
+  path: z.string(),
+  content: z.string().nullable().describe('null: the file does not exist'),
+});
 export type ReadResult = z.output<typeof readResult>;
 
 /** Validate and swap in new TLS pieces, start the commit window. */
@@ -129,7 +146,11 @@ export const ingestPayload = z.strictObject({
 export const pieceProblem = z.object({ piece: z.enum(PIECES), message: z.string() });
 export type PieceProblem = z.output<typeof pieceProblem>;
 export const ingestResult = z.union([
-  z.object({ ok: z.literal(true), confirmationTimeout: z.number(), resolutions: z.array(z.object({ piece: z.enum(PIECES), output: z.string() })) }),
+  z.object({
+    ok: z.literal(true),
+    confirmationTimeout: z.number(),
+    resolutions: z.array(z.object({ piece: z.enum(PIECES), output: z.string() })),
+  }),
   z.object({ ok: z.literal(false), problems: z.array(pieceProblem) }),
 ]);
 export type IngestResult = z.output<typeof ingestResult>;
@@ -151,6 +172,9 @@ export const regenerateResult = z.union([
     endedWindow: z.boolean(),
   }),
   /** openssl failed: the route answers 502 command_failed with these details (nothing changed) */
-  z.object({ ok: z.literal(false), failure: z.object({ command: z.array(z.string()), exitCode: z.number(), stderr: z.string(), message: z.string() }) }),
+  z.object({
+    ok: z.literal(false),
+    failure: z.object({ command: z.array(z.string()), exitCode: z.number(), stderr: z.string(), message: z.string() }),
+  }),
 ]);
 export type RegenerateResult = z.output<typeof regenerateResult>;

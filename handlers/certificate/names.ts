@@ -12,7 +12,10 @@ export const trustName = z
   .pipe(
     z
       .string()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be 1-64 of A-Z a-z 0-9 _ . - (optionally followed by .crt) and not start with . or -')
+      .regex(
+        /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/,
+        'must be 1-64 of A-Z a-z 0-9 _ . - (optionally followed by .crt) and not start with . or -',
+      )
       .refine((s) => !s.includes('..'), 'must not contain ..'),
   )
   .describe('name of the trusted certificate: the file <name>.crt in the trust store (the .crt suffix is optional)');

@@ -1,12 +1,19 @@
 import * as z from 'zod';
 import { trustName } from './names';
 
-const pem = (what: string) => z.string().max(256 * 1024).describe(what);
+const pem = (what: string) =>
+  z
+    .string()
+    .max(256 * 1024)
+    .describe(what);
 
 export const TrustAddBodySchema = z.strictObject({
   name: trustName,
   certificate: pem('PEM text of one or more X.509 certificates (CA certificates unless allowLeaf)'),
-  allowLeaf: z.boolean().default(false).describe('also accept certificates that are not CAs (basicConstraints CA:FALSE or absent)'),
+  allowLeaf: z
+    .boolean()
+    .default(false)
+    .describe('also accept certificates that are not CAs (basicConstraints CA:FALSE or absent)'),
   allowExpired: z.boolean().default(false).describe('also accept expired or not yet valid certificates'),
 });
 
@@ -29,7 +36,9 @@ export const IngestBodySchema = z.strictObject({
   pieces: z
     .strictObject({
       root: pem('PEM of the root CA certificate; empty string removes it').optional(),
-      intermediate: pem('PEM of the intermediate CA certificate(s), nearest the server first; empty string removes them').optional(),
+      intermediate: pem(
+        'PEM of the intermediate CA certificate(s), nearest the server first; empty string removes them',
+      ).optional(),
       server: pem('PEM of the server (leaf) certificate').optional(),
       private_key: pem('PEM of the unencrypted private key of the server certificate').optional(),
     })

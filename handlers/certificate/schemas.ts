@@ -1,15 +1,24 @@
 import * as z from 'zod';
 import { PIECES } from './contract';
 
-export const TrustListResponse = z.array(z.string().describe('file name ending in .crt')).describe('names of the trusted certificates');
+export const TrustListResponse = z
+  .array(z.string().describe('file name ending in .crt'))
+  .describe('names of the trusted certificates');
 export const TrustDetailsResponse = z.object({ certificate: z.string().describe('PEM text of the file') });
 export const TrustUpdateResponse = z.string().describe('output of update-ca-certificates');
 export const RetrieveResponse = z.array(
   z.object({ piece: z.enum(PIECES), output: z.string().describe('PEM text; empty when the piece is not present') }),
 );
 export const IngestResponse = z.object({
-  confirmationTimeout: z.number().describe('seconds until the previous pieces come back unless POST /certificate/commit'),
-  resolutions: z.array(z.object({ piece: z.enum(PIECES), output: z.string().describe('file path where the piece was stored (or removed)') })),
+  confirmationTimeout: z
+    .number()
+    .describe('seconds until the previous pieces come back unless POST /certificate/commit'),
+  resolutions: z.array(
+    z.object({
+      piece: z.enum(PIECES),
+      output: z.string().describe('file path where the piece was stored (or removed)'),
+    }),
+  ),
 });
 export const CommitResponse = z.strictObject({});
 export const RegenerateResponse = z.null().describe('no body: 204 with the usual headers');

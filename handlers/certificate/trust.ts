@@ -14,11 +14,16 @@ export function updateArgv(vars: Vars, fresh: boolean): string[] {
   return [
     bin(vars, 'updateCaCertificates'),
     ...(fresh ? ['--fresh'] : []),
-    '--certsconf', path(vars, 'caCertificatesConf'),
-    '--certsdir', path(vars, 'caCertificatesShare'),
-    '--localcertsdir', path(vars, 'caCertificates'),
-    '--etccertsdir', path(vars, 'sslCerts'),
-    '--hooksdir', path(vars, 'caCertificatesHooks'),
+    '--certsconf',
+    path(vars, 'caCertificatesConf'),
+    '--certsdir',
+    path(vars, 'caCertificatesShare'),
+    '--localcertsdir',
+    path(vars, 'caCertificates'),
+    '--etccertsdir',
+    path(vars, 'sslCerts'),
+    '--hooksdir',
+    path(vars, 'caCertificatesHooks'),
   ];
 }
 
@@ -26,7 +31,12 @@ export function updateArgv(vars: Vars, fresh: boolean): string[] {
  * Runs update-ca-certificates after the trust store changed and answers its output; when it
  * fails, `undo` puts the store back (the request failed, so the change must not stay).
  */
-export async function applyTrustStore(system: SystemClient, vars: Vars, fresh: boolean, undo: () => Promise<unknown>): Promise<string> {
+export async function applyTrustStore(
+  system: SystemClient,
+  vars: Vars,
+  fresh: boolean,
+  undo: () => Promise<unknown>,
+): Promise<string> {
   try {
     const r = await system.run(updateArgv(vars, fresh));
     parseUpdateCaCertificates(r.stdout, r.stderr);
@@ -48,13 +58,25 @@ export async function readTrusted(system: SystemClient, name: string): Promise<{
  * Why certificates may not join the trust store, as the 400 to answer (or undefined): none,
  * a non-CA without `allowLeaf`, outside its validity without `allowExpired`.
  */
-export function trustProblem(certs: CertInfo[], o: { allowLeaf: boolean; allowExpired: boolean; now: Date }): ApiError | undefined {
+export function trustProblem(
+  certs: CertInfo[],
+  o: { allowLeaf: boolean; allowExpired: boolean; now: Date },
+): ApiError | undefined {
   if (certs.length === 0) return validationFailed('body.certificate', 'no PEM certificate found');
   for (const [i, c] of certs.entries()) {
     const which = certs.length > 1 ? `certificate ${i + 1} (${c.subject})` : `the certificate (${c.subject})`;
-    if (!c.ca && !o.allowLeaf) return validationFailed('body.certificate', `${which} is not a CA certificate; set allowLeaf to trust it anyway`);
-    if (!o.allowExpired && new Date(c.notAfter) < o.now) return validationFailed('body.certificate', `${which} expired on ${c.notAfter}; set allowExpired to trust it anyway`);
-    if (!o.allowExpired && new Date(c.notBefore) > o.now) return validationFailed('body.certificate', `${which} is not valid before ${c.notBefore}; set allowExpired to trust it anyway`);
+    if (!c.ca && !o.allowLeaf)
+      return validationFailed('body.certificate', `${which} is not a CA certificate; set allowLeaf to trust it anyway`);
+    if (!o.allowExpired && new Date(c.notAfter) < o.now)
+      return validationFailed(
+        'body.certificate',
+        `${which} expired on ${c.notAfter}; set allowExpired to trust it anyway`,
+      );
+    if (!o.allowExpired && new Date(c.notBefore) > o.now)
+      return validationFailed(
+        'body.certificate',
+        `${which} is not valid before ${c.notBefore}; set allowExpired to trust it anyway`,
+      );
   }
   return undefined;
 }

@@ -79,7 +79,8 @@ export function createApp(entries: AppEntry[], options: AppOptions = {}): App {
   // Paths can overlap (`/pod/:name/set` and `/pod/suggested/:name`): a path serves the request
   // when it has the method; else the next matching path is tried, and the first match that lacks
   // the method answers OPTIONS or 405.
-  const serves = (entry: PathEntry, method: string) => entry.byMethod.has(method === 'HEAD' && entry.headSafe ? 'GET' : method);
+  const serves = (entry: PathEntry, method: string) =>
+    entry.byMethod.has(method === 'HEAD' && entry.headSafe ? 'GET' : method);
   const router = Router<IRequest, [], Matched>();
   for (const [path, entry] of byPath) {
     router.all(path, (req: IRequest) => {
@@ -96,7 +97,11 @@ export function createApp(entries: AppEntry[], options: AppOptions = {}): App {
     try {
       const base = basePathOf(vars);
       const routePath = toRoutePath(call.url.pathname, base);
-      if (routePath === null) throw new ApiError('route_not_found', `no route ${call.method} ${call.url.pathname} (the API is under ${base || '/'})`);
+      if (routePath === null)
+        throw new ApiError(
+          'route_not_found',
+          `no route ${call.method} ${call.url.pathname} (the API is under ${base || '/'})`,
+        );
       if (routePath !== call.url.pathname) {
         const url = new URL(call.url.href);
         url.pathname = routePath;
@@ -106,7 +111,12 @@ export function createApp(entries: AppEntry[], options: AppOptions = {}): App {
         const sub = routePath.slice(API_BASE.length);
         if (sub === '/openapi.json' && options.openapi) {
           const doc = rebase(await options.openapi(), base);
-          const headers = { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*', 'x-request-id': call.requestId, 'cache-control': 'no-cache' };
+          const headers = {
+            'content-type': 'application/json; charset=utf-8',
+            'access-control-allow-origin': '*',
+            'x-request-id': call.requestId,
+            'cache-control': 'no-cache',
+          };
           return { status: 200, headers, body: isHead ? null : JSON.stringify(doc) };
         }
         const page = options.pages && routePath.startsWith(`${API_BASE}/`) ? await options.pages(sub) : undefined;

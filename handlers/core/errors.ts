@@ -53,8 +53,14 @@ export interface ErrorIssue {
 }
 
 /** The one zod-issue formatter (routes, area settings, the config file, host op payloads). */
-export function issuesOf(location: string, error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): ErrorIssue[] {
-  return error.issues.map((i) => ({ path: [location, ...i.path.map(String)].filter((p) => p !== '').join('.') || '(root)', message: i.message }));
+export function issuesOf(
+  location: string,
+  error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] },
+): ErrorIssue[] {
+  return error.issues.map((i) => ({
+    path: [location, ...i.path.map(String)].filter((p) => p !== '').join('.') || '(root)',
+    message: i.message,
+  }));
 }
 
 /** `a.b: message; c: message` */
@@ -103,15 +109,20 @@ export class ApiError extends Error {
 }
 
 /** For a status decided by a table (a tool's failure class): the status's usual code. */
-export const errorForStatus = (status: number, message: string, extra?: ErrorExtra) => new ApiError(codeForStatus(status), message, extra);
+export const errorForStatus = (status: number, message: string, extra?: ErrorExtra) =>
+  new ApiError(codeForStatus(status), message, extra);
 
-export const badRequest = (message: string, issues?: ErrorIssue[]) => new ApiError(issues ? 'validation_failed' : 'bad_request', message, { issues });
+export const badRequest = (message: string, issues?: ErrorIssue[]) =>
+  new ApiError(issues ? 'validation_failed' : 'bad_request', message, { issues });
 /** One field is wrong: a 400 whose single issue names it (`body.name`, `params.id`, `query.x`). */
 export const validationFailed = (path: string, message: string) =>
   new ApiError('validation_failed', `invalid ${path}: ${message}`, { issues: [{ path, message }] });
 export const forbidden = (message: string) => new ApiError('forbidden', message);
 export const notFound = (message: string) => new ApiError('not_found', message);
-export const conflict = (message: string, details?: Record<string, unknown>) => new ApiError('conflict', message, { details });
-export const badGateway = (message: string, details?: Record<string, unknown>) => new ApiError('bad_gateway', message, { details });
+export const conflict = (message: string, details?: Record<string, unknown>) =>
+  new ApiError('conflict', message, { details });
+export const badGateway = (message: string, details?: Record<string, unknown>) =>
+  new ApiError('bad_gateway', message, { details });
 /** A bug: the message only names the request id, the details go to the log. */
-export const internalError = (requestId: string) => new ApiError('internal', `internal error; see the server log for request ${requestId}`);
+export const internalError = (requestId: string) =>
+  new ApiError('internal', `internal error; see the server log for request ${requestId}`);

@@ -18,7 +18,11 @@ export interface ResponseStyle {
 export const S3_STYLE: ResponseStyle = { contentType: 'application/string; charset=utf-8', poweredBy: false };
 
 /** The headers of every answer, errors included (lower-case names). */
-export function baseHeaders(vars: Vars | undefined, requestId: string, style: ResponseStyle = {}): Record<string, string> {
+export function baseHeaders(
+  vars: Vars | undefined,
+  requestId: string,
+  style: ResponseStyle = {},
+): Record<string, string> {
   const h: Record<string, string> = {
     'content-type': style.contentType ?? JSON_CONTENT_TYPE,
     'access-control-allow-origin': '*',
@@ -35,7 +39,13 @@ export function jsonReply(value: unknown, status: number, headers: Record<string
 }
 
 /** `style`: a route's response style, so its errors carry the same headers as its answers. */
-export function errorReply(err: ApiError, vars: Vars | undefined, requestId: string, head = false, style?: ResponseStyle): Reply {
+export function errorReply(
+  err: ApiError,
+  vars: Vars | undefined,
+  requestId: string,
+  head = false,
+  style?: ResponseStyle,
+): Reply {
   const headers = baseHeaders(vars, requestId, style);
   if (err.headers) for (const [k, v] of Object.entries(err.headers)) headers[k.toLowerCase()] = v;
   const body: ErrorBody = err.body(requestId);

@@ -56,7 +56,8 @@ export function jsonDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) max = Math.max(max, ++depth);
@@ -71,7 +72,8 @@ export function jsonDepth(text: string): number {
  */
 export function parseJsonBody(text: string | undefined, location = 'body'): Record<string, unknown> {
   if (text === undefined || text.trim() === '') return {};
-  if (jsonDepth(text) > MAX_BODY_DEPTH) throw new ApiError('bad_request', `the ${location} is nested deeper than ${MAX_BODY_DEPTH} levels`);
+  if (jsonDepth(text) > MAX_BODY_DEPTH)
+    throw new ApiError('bad_request', `the ${location} is nested deeper than ${MAX_BODY_DEPTH} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text, (key, v: unknown) => {
@@ -99,7 +101,8 @@ export function mapGetBodyToQuery(call: Call): void {
   const body = parseJsonBody(call.bodyText);
   for (const [k, v] of Object.entries(body)) {
     if (call.url.searchParams.has(k)) continue;
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') call.url.searchParams.set(k, String(v));
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+      call.url.searchParams.set(k, String(v));
   }
 }
 
@@ -127,9 +130,11 @@ export async function callFromRequest(request: Request, maxBodyBytes: number): P
   };
   if (!BODYLESS.has(request.method) && request.body) {
     const declared = Number(headers.get('content-length'));
-    if (Number.isFinite(declared) && declared > maxBodyBytes) throw new ApiError('payload_too_large', `request body exceeds ${maxBodyBytes} bytes`);
+    if (Number.isFinite(declared) && declared > maxBodyBytes)
+      throw new ApiError('payload_too_large', `request body exceeds ${maxBodyBytes} bytes`);
     const bytes = new Uint8Array(await request.arrayBuffer());
-    if (bytes.length > maxBodyBytes) throw new ApiError('payload_too_large', `request body exceeds ${maxBodyBytes} bytes`);
+    if (bytes.length > maxBodyBytes)
+      throw new ApiError('payload_too_large', `request body exceeds ${maxBodyBytes} bytes`);
     call.bodyText = new TextDecoder().decode(bytes);
   }
   return call;

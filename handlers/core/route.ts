@@ -1,11 +1,26 @@
 import * as z from 'zod';
 import { ApiError, internalError, issuesOf, issuesText, validationFailed } from './errors';
 import { authenticate, authorize, type Principal } from './auth';
-import { database, events, type AppEvent, type D1Database, type Env, type EventsBinding, type ExecutionContext } from './bindings';
+import {
+  database,
+  events,
+  type AppEvent,
+  type D1Database,
+  type Env,
+  type EventsBinding,
+  type ExecutionContext,
+} from './bindings';
 import { system, type SystemClient } from './system';
 import { ParseError } from './parse-error';
 import { baseHeaders, errorReply, jsonReply, methodNotAllowed, preflightReply, type ResponseStyle } from './http';
-import { callFromRequest, parseJsonBody, responseFromReply, type Call, type ConnectionInfo, type Reply } from './pipeline';
+import {
+  callFromRequest,
+  parseJsonBody,
+  responseFromReply,
+  type Call,
+  type ConnectionInfo,
+  type Reply,
+} from './pipeline';
 import type { Vars } from './vars';
 import { withLock } from './lock';
 
@@ -151,7 +166,9 @@ function recordingEvents(inner: EventsBinding, requestId: string): EventsBinding
       try {
         await inner.send({ ...event, requestId } as AppEvent);
       } catch (e) {
-        console.error(`[${requestId}] event ${event.kind} was not recorded: ${e instanceof Error ? e.message : String(e)}`);
+        console.error(
+          `[${requestId}] event ${event.kind} was not recorded: ${e instanceof Error ? e.message : String(e)}`,
+        );
       }
     },
   };
@@ -162,7 +179,10 @@ export function toApiError(e: unknown, requestId: string): ApiError {
   if (e instanceof ApiError) return e;
   if (e instanceof ParseError) {
     console.error(`[${requestId}] parse error: ${e.message}`);
-    return new ApiError('bad_gateway', `could not read the output of ${e.parser}${e.line !== undefined ? ` (line ${e.line})` : ''}`);
+    return new ApiError(
+      'bad_gateway',
+      `could not read the output of ${e.parser}${e.line !== undefined ? ` (line ${e.line})` : ''}`,
+    );
   }
   console.error(`[${requestId}] unexpected error:`, e);
   return internalError(requestId);
@@ -179,7 +199,12 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
   if (spec.style?.contentType) meta.contentType = spec.style.contentType;
   const headSafe = !spec.sideEffects;
 
-  async function handle(call: Call, rawParams: Record<string, string>, env: Env, ctx: ExecutionContext = noopCtx): Promise<Reply> {
+  async function handle(
+    call: Call,
+    rawParams: Record<string, string>,
+    env: Env,
+    ctx: ExecutionContext = noopCtx,
+  ): Promise<Reply> {
     const { requestId } = call;
     const vars = env?.VARS;
     const isHead = call.method === 'HEAD';
@@ -219,7 +244,10 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
       }
       const checked = spec.response.safeParse(result);
       if (!checked.success) {
-        console.error(`[${requestId}] response of ${spec.method} ${path} does not match its schema`, checked.error.issues);
+        console.error(
+          `[${requestId}] response of ${spec.method} ${path} does not match its schema`,
+          checked.error.issues,
+        );
         throw internalError(requestId);
       }
       return jsonReply(result, 200, baseHeaders(vars, requestId, spec.style), isHead);
@@ -234,15 +262,19 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
     let call: Call | undefined;
     try {
       call = await callFromRequest(request, Number(vars?.settings?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
-      if (call.method === 'OPTIONS') return responseFromReply(preflightReply(vars, call.requestId, [spec.method], headSafe));
+      if (call.method === 'OPTIONS')
+        return responseFromReply(preflightReply(vars, call.requestId, [spec.method], headSafe));
       const isHead = call.method === 'HEAD' && spec.method === 'GET';
-      if ((call.method !== spec.method && !isHead) || (isHead && !headSafe)) throw methodNotAllowed([spec.method], headSafe);
+      if ((call.method !== spec.method && !isHead) || (isHead && !headSafe))
+        throw methodNotAllowed([spec.method], headSafe);
       const match = pattern.exec(call.url.pathname);
       if (!match) throw new ApiError('route_not_found', `no route ${call.method} ${call.url.pathname}`);
       return responseFromReply(await handle(call, match.groups ?? {}, env, ctx));
     } catch (e) {
       const requestId = call?.requestId ?? crypto.randomUUID();
-      return responseFromReply(errorReply(toApiError(e, requestId), vars, requestId, request.method === 'HEAD', spec.style));
+      return responseFromReply(
+        errorReply(toApiError(e, requestId), vars, requestId, request.method === 'HEAD', spec.style),
+      );
     }
   }
 

@@ -23,10 +23,16 @@ export const interfaceName = z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}
 export const ipv4 = z
   .string()
   .regex(/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/, 'must be a dotted IPv4 address')
-  .refine((s) => s.split('.').every((o) => Number(o) <= 255 && String(Number(o)) === o), 'each octet must be 0-255 without leading zeros');
+  .refine(
+    (s) => s.split('.').every((o) => Number(o) <= 255 && String(Number(o)) === o),
+    'each octet must be 0-255 without leading zeros',
+  );
 
 /** A boolean given in a query string (`true`/`false`/`1`/`0`) or JSON. */
-export const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
+export const queryBoolean = z.union([
+  z.boolean(),
+  z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
+]);
 
 export const emptyObject = z.object({}).strict();
 export const messageResponse = z.object({ message: z.string() });

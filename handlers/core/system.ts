@@ -101,7 +101,11 @@ export class SystemClient {
   }
 
   /** Atomic write (temp file, fsync, rename); `backup` keeps the previous version beside it. */
-  writeFile(path: string, content: string, opts: { mode?: number; backup?: boolean; exclusive?: boolean } = {}): Promise<WriteResult> {
+  writeFile(
+    path: string,
+    content: string,
+    opts: { mode?: number; backup?: boolean; exclusive?: boolean } = {},
+  ): Promise<WriteResult> {
     return this.call<WriteResult>('file/write', { path, content, ...opts });
   }
 
@@ -174,9 +178,13 @@ function toolName(argv: string[]): string {
 export function commandFailed(argv: string[], r: ExecResult, message?: string): ApiError {
   const stderr = r.stderr.trim().slice(0, MAX_STDERR_IN_ERROR);
   const firstLine = stderr.split('\n').find((l) => l.trim() !== '') ?? '';
-  return new ApiError('command_failed', message ?? `${toolName(argv)} failed (exit ${r.code})${firstLine ? `: ${firstLine}` : ''}`, {
-    details: { command: argv, exitCode: r.code, stderr },
-  });
+  return new ApiError(
+    'command_failed',
+    message ?? `${toolName(argv)} failed (exit ${r.code})${firstLine ? `: ${firstLine}` : ''}`,
+    {
+      details: { command: argv, exitCode: r.code, stderr },
+    },
+  );
 }
 
 export function commandTimeout(argv: string[], r: ExecResult): ApiError {

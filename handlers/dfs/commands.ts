@@ -23,7 +23,12 @@ export type TimeoutKey = keyof DfsSettings['timeouts'];
 const tool = (argv: string[]) => argv[0].slice(argv[0].lastIndexOf('/') + 1);
 
 /** 504 naming the command and its limit; `warnings` holds what it printed before it was stopped. */
-export function timedOut(argv: string[], r: ExecResult, limitMs: number, extra: Record<string, unknown> = {}): ApiError {
+export function timedOut(
+  argv: string[],
+  r: ExecResult,
+  limitMs: number,
+  extra: Record<string, unknown> = {},
+): ApiError {
   const collected = [r.stdout, r.stderr].filter((s) => s.trim() !== '').join('\n');
   return new ApiError('command_timeout', `${tool(argv)} did not finish within ${limitMs} ms`, {
     details: { command: argv, timeoutMs: limitMs, warnings: collected, ...extra },
@@ -49,7 +54,11 @@ export const lctl = (vars: Vars, ...args: string[]) => [bin(vars, 'lctl'), ...ar
 export const lnetctl = (vars: Vars, ...args: string[]) => [bin(vars, 'lnetctl'), ...args];
 
 /** `lctl dl [-t]`. */
-export async function devices(system: SystemClient, vars: Vars, withNids = false): Promise<{ raw: string; stderr: string; lines: DlLine[] }> {
+export async function devices(
+  system: SystemClient,
+  vars: Vars,
+  withNids = false,
+): Promise<{ raw: string; stderr: string; lines: DlLine[] }> {
   const r = await run(system, vars, withNids ? lctl(vars, 'dl', '-t') : lctl(vars, 'dl'), 'lctlMs');
   return { raw: r.stdout, stderr: r.stderr, lines: parseLctlDl(r.stdout) };
 }

@@ -29,11 +29,21 @@ export function createTargetRoute(role: 'ost' | 'mdt', examples: RouteExample[])
       if (d.lines.some((x) => x.name === label)) throw new ApiError('conflict', `this node already serves ${label}`);
       const dataset = `${body.poolName}/${body.fsName}-${role}${index}`;
       const mgsnodes = body.mgs_node.split(':').map((n) => `--mgsnode=${n}`);
-      const argv = [bin(vars, 'mkfsLustre'), `--${role}`, '--backfstype=zfs', `--fsname=${body.fsName}`, `--index=${index}`, ...mgsnodes, '--', dataset];
+      const argv = [
+        bin(vars, 'mkfsLustre'),
+        `--${role}`,
+        '--backfstype=zfs',
+        `--fsname=${body.fsName}`,
+        `--index=${index}`,
+        ...mgsnodes,
+        '--',
+        dataset,
+      ];
       const r = await exec(system, vars, argv, 'mkfsMs');
       if (r.code !== 0) throw mkfsFailure(argv, r, dataset);
       const made = parseMkfsLustre(r.stdout);
-      if (!made.flagNames.includes(kind) || made.index !== index) throw new ApiError('bad_gateway', `mkfs.lustre made ${made.target}, not ${label}`);
+      if (!made.flagNames.includes(kind) || made.index !== index)
+        throw new ApiError('bad_gateway', `mkfs.lustre made ${made.target}, not ${label}`);
       await mountTarget(system, vars, dataset, label, body.persist);
       await events.send({ kind: 'dfs.fs.created', data: { role, fsName: body.fsName, poolName: body.poolName } });
       return { result: r.stdout, fsName: body.fsName, poolName: body.poolName };

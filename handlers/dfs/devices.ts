@@ -15,7 +15,8 @@ export const deviceRecords = (lines: DlLine[]): DeviceRecord[] => lines.map(toDe
 /** The MGS NID this node uses: the first mgc (`MGC<nid>`). */
 export function mgsNidOf(lines: DlLine[]): string {
   const mgc = lines.find((d) => d.type === 'mgc' && d.name.startsWith('MGC'));
-  if (!mgc) throw new ApiError('conflict', 'this node has no management client (mgc): no Lustre target or client is running');
+  if (!mgc)
+    throw new ApiError('conflict', 'this node has no management client (mgc): no Lustre target or client is running');
   return mgc.name.slice(3);
 }
 

@@ -13,12 +13,23 @@ import type { fsResult, fsRow } from './schemas';
 type FsResult = z.input<typeof fsResult>;
 type FsRow = z.input<typeof fsRow>;
 
-const FLAG_NAMES: Record<string, string> = { D: 'degraded', R: 'read-only', N: 'no-create', S: 'out of space', I: 'out of inodes', f: 'flash' };
+const FLAG_NAMES: Record<string, string> = {
+  D: 'degraded',
+  R: 'read-only',
+  N: 'no-create',
+  S: 'out of space',
+  I: 'out of inodes',
+  f: 'flash',
+};
 
 export const mgsOf = (m: LustreMount) => (m.mgs ?? []).map((n) => n.join(',')).join(':');
 
 /** One client mount's result from `lfs df` in 1K blocks (`lctl dl -t` gives the server NIDs). */
-export function fsResultOf(mount: LustreMount, r: Pick<ExecResult, 'stdout' | 'stderr' | 'code'>, dl: DlLine[]): FsResult {
+export function fsResultOf(
+  mount: LustreMount,
+  r: Pick<ExecResult, 'stdout' | 'stderr' | 'code'>,
+  dl: DlLine[],
+): FsResult {
   const warnings: string[] = [];
   const parsed: FsRow[] = [];
   const blocks = parseLfsDf(r.stdout);
@@ -46,10 +57,18 @@ export function fsResultOf(mount: LustreMount, r: Pick<ExecResult, 'stdout' | 's
       if (row.targetType) {
         out.type = row.targetType;
         out.index = row.targetIndex;
-        const dev = dl.find((d) => (d.type === 'osc' || d.type === 'mdc') && d.name.startsWith(`${name}-${d.type}-`) && d.nid);
+        const dev = dl.find(
+          (d) => (d.type === 'osc' || d.type === 'mdc') && d.name.startsWith(`${name}-${d.type}-`) && d.nid,
+        );
         if (dev?.nid) out.nid = dev.nid;
       }
-      if (row.flags) warnings.push(`${row.uuid}: ${row.flags.split('').map((f) => FLAG_NAMES[f] ?? f).join(', ')}`);
+      if (row.flags)
+        warnings.push(
+          `${row.uuid}: ${row.flags
+            .split('')
+            .map((f) => FLAG_NAMES[f] ?? f)
+            .join(', ')}`,
+        );
       parsed.push(out);
     }
     if (b.summary) {
@@ -76,7 +95,12 @@ export function fsResultOf(mount: LustreMount, r: Pick<ExecResult, 'stdout' | 's
  * is down hangs lfs df even with --lazy on old releases). A time-out answers 504; its details
  * carry the partial output (`warnings`) and the filesystems done so far (`collected`).
  */
-export async function fsResults(system: SystemClient, vars: Vars, mounts: LustreMount[], dl: DlLine[]): Promise<FsResult[]> {
+export async function fsResults(
+  system: SystemClient,
+  vars: Vars,
+  mounts: LustreMount[],
+  dl: DlLine[],
+): Promise<FsResult[]> {
   const limit = settingsOf(vars).timeouts.lfsDfMs;
   const out: FsResult[] = [];
   for (const m of mounts) {
@@ -86,9 +110,13 @@ export async function fsResults(system: SystemClient, vars: Vars, mounts: Lustre
       throw timedOut(argv, r, limit, { filesystem: m.fsname, collected: out });
     }
     if (r.code !== 0 && r.stdout.trim() === '') {
-      throw new ApiError('command_failed', `lfs df on ${m.mountpoint} failed (exit ${r.code})${r.stderr.trim() ? `: ${r.stderr.trim().split('\n')[0]}` : ''}`, {
-        details: { command: argv, exitCode: r.code, stderr: r.stderr.trim().slice(0, 2000) },
-      });
+      throw new ApiError(
+        'command_failed',
+        `lfs df on ${m.mountpoint} failed (exit ${r.code})${r.stderr.trim() ? `: ${r.stderr.trim().split('\n')[0]}` : ''}`,
+        {
+          details: { command: argv, exitCode: r.code, stderr: r.stderr.trim().slice(0, 2000) },
+        },
+      );
     }
     out.push(fsResultOf(m, r, dl));
   }

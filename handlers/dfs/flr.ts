@@ -18,7 +18,11 @@ export function parseFlrConfig(text: string): FlrConfig {
     throw new ParseError('flr config', 'not JSON');
   }
   const r = flrConfig.strict().safeParse(doc);
-  if (!r.success) throw new ParseError('flr config', r.error.issues.map((i) => `${i.path.join('.') || 'file'}: ${i.message}`).join('; '));
+  if (!r.success)
+    throw new ParseError(
+      'flr config',
+      r.error.issues.map((i) => `${i.path.join('.') || 'file'}: ${i.message}`).join('; '),
+    );
   return r.data;
 }
 
@@ -28,4 +32,3 @@ export function renderFlrConfig(c: FlrConfig): string {
 
 /** `/a/b/` → `/a/b`; `//a///b` → `/a/b`. */
 export const normaliseDir = (p: string) => `/${p.split('/').filter(Boolean).join('/')}`;
-

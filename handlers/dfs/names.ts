@@ -17,7 +17,10 @@ const RESERVED_POOL = /^(mirror|raidz|draid|spare|log|cache|special|dedup)|^c[0-
 export const poolName = z
   .string()
   .regex(POOL_RE, 'must start with a letter and hold 1-64 letters, digits, _ - . : (a ZFS pool name)')
-  .refine((s) => !RESERVED_POOL.test(s), 'is a name zpool reserves (mirror, raidz, draid, spare, log, cache, special, dedup, c<digit>…)')
+  .refine(
+    (s) => !RESERVED_POOL.test(s),
+    'is a name zpool reserves (mirror, raidz, draid, spare, log, cache, special, dedup, c<digit>…)',
+  )
   .refine((s) => !s.includes('..'), 'must not contain ..');
 
 /** One ZFS dataset component (below the pool): letters, digits, `_ - . :`, no leading dot or dash. */
@@ -29,7 +32,12 @@ export const datasetComponent = z
 
 /** LNet network name: an LND and an optional number (`tcp`, `tcp1`, `o2ib`, `o2ib3`); `lo` is not configurable. */
 export const LNET_NAME_RE = /^(tcp|o2ib|gni|kfi|ptl|ptl4|mxlnd|ra|elan|efa|bxi3f)(\d{1,4})?$/;
-export const lnetName = z.string().regex(LNET_NAME_RE, 'must be an LNet network: an LND name (tcp, o2ib, gni, kfi, efa…) and an optional number, e.g. tcp1');
+export const lnetName = z
+  .string()
+  .regex(
+    LNET_NAME_RE,
+    'must be an LNet network: an LND name (tcp, o2ib, gni, kfi, efa…) and an optional number, e.g. tcp1',
+  );
 
 /** A NID address part: dotted IPv4 (each octet 0-255), a bare number (`0@lo`, `6@gni`). */
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
@@ -44,7 +52,10 @@ export function isNid(s: string): boolean {
   if (IPV4.test(addr)) return true;
   return /^(0|[1-9]\d{0,9})$/.test(addr) && /^(gni|kfi|ptl|ptl4|ra|elan|bxi3f)/.test(net);
 }
-export const nid = z.string().max(64).refine(isNid, 'must be a NID: <IPv4>@<net> (10.0.0.1@tcp, 192.168.1.2@o2ib1) or 0@lo');
+export const nid = z
+  .string()
+  .max(64)
+  .refine(isNid, 'must be a NID: <IPv4>@<net> (10.0.0.1@tcp, 192.168.1.2@o2ib1) or 0@lo');
 
 /**
  * The MGS of a mount or a target: one NID, `,` between NIDs of one node, `:` between failover
@@ -57,7 +68,10 @@ export function isMgsSpec(s: string): boolean {
 export const mgsNids = z
   .string()
   .max(512)
-  .refine(isMgsSpec, 'must be the MGS NID(s): 10.0.0.1@tcp, or failover nodes separated by : (10.0.0.1@tcp:10.0.0.2@tcp)');
+  .refine(
+    isMgsSpec,
+    'must be the MGS NID(s): 10.0.0.1@tcp, or failover nodes separated by : (10.0.0.1@tcp:10.0.0.2@tcp)',
+  );
 
 /** A target index as the spec sends it: a decimal string 0-65535 (`"0"`, `"12"`). */
 export const targetIndex = z

@@ -22,23 +22,34 @@ const localNi = z.strictObject({
   'lnd tunables': counters.nullable().optional(),
   'dev cpt': z.number().int().min(-1).max(1024).optional(),
   'tcp bonding': z.number().int().min(0).max(1).optional(),
-  CPT: z.string().regex(/^\[\d{1,4}(,\d{1,4}){0,1023}\]$/, 'must be a CPT list like "[0,1]"').optional(),
+  CPT: z
+    .string()
+    .regex(/^\[\d{1,4}(,\d{1,4}){0,1023}\]$/, 'must be a CPT list like "[0,1]"')
+    .optional(),
 });
 export const lnetConfig = z.strictObject({
   net: z
     .array(
-      z.strictObject({
-        'net type': z.string().refine((s) => s === 'lo' || LNET_NAME_RE.test(s), 'must be lo or an LNet network (tcp, tcp1, o2ib…)'),
-        'local NI(s)': z.array(localNi).min(1).max(32),
-      })
-      .superRefine((n, ctx) => {
-        // a NI belongs to its net: 10.0.0.1@tcp1 under `net type: tcp1` (tcp0 is tcp)
-        const norm = (x: string) => x.replace(/^([a-z]+\d?[a-z]*?)0$/, '$1');
-        n['local NI(s)'].forEach((ni, i) => {
-          const net = ni.nid.slice(ni.nid.indexOf('@') + 1);
-          if (norm(net) !== norm(n['net type'])) ctx.addIssue({ code: 'custom', path: ['local NI(s)', i, 'nid'], message: `${ni.nid} is not on ${n['net type']}` });
-        });
-      }),
+      z
+        .strictObject({
+          'net type': z
+            .string()
+            .refine((s) => s === 'lo' || LNET_NAME_RE.test(s), 'must be lo or an LNet network (tcp, tcp1, o2ib…)'),
+          'local NI(s)': z.array(localNi).min(1).max(32),
+        })
+        .superRefine((n, ctx) => {
+          // a NI belongs to its net: 10.0.0.1@tcp1 under `net type: tcp1` (tcp0 is tcp)
+          const norm = (x: string) => x.replace(/^([a-z]+\d?[a-z]*?)0$/, '$1');
+          n['local NI(s)'].forEach((ni, i) => {
+            const net = ni.nid.slice(ni.nid.indexOf('@') + 1);
+            if (norm(net) !== norm(n['net type']))
+              ctx.addIssue({
+                code: 'custom',
+                path: ['local NI(s)', i, 'nid'],
+                message: `${ni.nid} is not on ${n['net type']}`,
+              });
+          });
+        }),
     )
     .min(1)
     .max(32),
@@ -59,12 +70,17 @@ export const fsMount = z.strictObject({
 export const createMgs = z.strictObject({
   poolName: poolName.describe('existing ZFS pool; the MGT is the dataset <pool>/mgs'),
   persist: z.boolean().default(false).describe('also write the target mount to fstab'),
-  reformat: z.boolean().default(false).describe('reformat an existing MGT: destroys the management service and what relies on it'),
+  reformat: z
+    .boolean()
+    .default(false)
+    .describe('reformat an existing MGT: destroys the management service and what relies on it'),
 });
 
 export const createTarget = z.strictObject({
   fsName: fsName.describe('Lustre filesystem name'),
-  poolName: poolName.describe('existing ZFS pool; the target is the dataset <pool>/<fsName>-ost<index> (or -mdt<index>)'),
+  poolName: poolName.describe(
+    'existing ZFS pool; the target is the dataset <pool>/<fsName>-ost<index> (or -mdt<index>)',
+  ),
   index: targetIndex.describe('target index, decimal, e.g. "0"'),
   mgs_node: mgsNids.describe('NID(s) of the management server; failover nodes separated by :'),
   persist: z.boolean().default(false).describe('also write the target mount to fstab'),

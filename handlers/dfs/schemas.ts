@@ -3,9 +3,13 @@ import * as z from 'zod';
 
 export const deviceRecord = z.object({
   status: z.string().describe('UP, ST (stopping), IN (inactive), AT (attached) or --'),
-  type: z.string().describe('device type: mgc, mgs, osd-zfs, mdt, mdd, lod, osp, ost, obdfilter, lov, lmv, mdc, osc, lwp, qmt…'),
+  type: z
+    .string()
+    .describe('device type: mgc, mgs, osd-zfs, mdt, mdd, lod, osp, ost, obdfilter, lov, lmv, mdc, osc, lwp, qmt…'),
   name: z.string().describe('device name, e.g. demofs-OST0000-osc-ffff8a1b2c3d4000'),
-  short_name: z.string().describe('target label (OST0000, MDT0000, MDD0000), clilov/clilmv/mdtlov, MGC, MGS, or the name'),
+  short_name: z
+    .string()
+    .describe('target label (OST0000, MDT0000, MDD0000), clilov/clilmv/mdtlov, MGC, MGS, or the name'),
   uuid: z.string(),
   ref_count: z.string().describe('reference count as lctl prints it'),
   index: z.number().int().optional().describe('decimal target index (OST000a → 10) for target-bound devices'),
@@ -46,7 +50,7 @@ export const deviceDetail = z.object({
       mdd: nameUuid.optional(),
       obdfilter: nameUuid.optional(),
     })
-    .describe('the target\'s devices on this node keyed by component'),
+    .describe("the target's devices on this node keyed by component"),
   mgs: z.string().describe('NID of the MGS this node uses (from its mgc)'),
   name: z.string().describe('target, e.g. demofs-MDT0000'),
   filesystem: z.string(),
@@ -80,7 +84,11 @@ const peerNi = z.looseObject({
 export const peer = z.object({
   primary_nid: z.string(),
   multi_rail: z.boolean(),
-  peer_ni: z.array(peerNi).describe('verbose adds credits, refcount, statistics and (2.12+) sent/received/dropped stats and health stats per NI'),
+  peer_ni: z
+    .array(peerNi)
+    .describe(
+      'verbose adds credits, refcount, statistics and (2.12+) sent/received/dropped stats and health stats per NI',
+    ),
   peer_state: z.number().optional(),
 });
 

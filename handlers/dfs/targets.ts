@@ -20,7 +20,11 @@ export async function poolRow(system: SystemClient, vars: Vars, pool: string): P
 }
 
 /** mkfs.lustre's refusal of an existing target is a 409; anything else a 502. */
-export function mkfsFailure(argv: string[], r: { code: number; stderr: string; stdout: string }, dataset: string): ApiError {
+export function mkfsFailure(
+  argv: string[],
+  r: { code: number; stderr: string; stdout: string },
+  dataset: string,
+): ApiError {
   const text = `${r.stderr}\n${r.stdout}`;
   if (/already exists|is already|formatted|--reformat/i.test(text)) {
     return new ApiError('conflict', `${dataset} already holds a Lustre target (reformat is only done when asked)`, {
@@ -34,7 +38,13 @@ export function mkfsFailure(argv: string[], r: { code: number; stderr: string; s
  * Mount a freshly made target at `<targetMountRoot>/<label>` (`mount -t lustre -- <pool/ds> <dir>`)
  * and, when asked, add it to fstab. A failed fstab write unmounts again (nothing half done).
  */
-export async function mountTarget(system: SystemClient, vars: Vars, dataset: string, label: string, persist: boolean): Promise<string> {
+export async function mountTarget(
+  system: SystemClient,
+  vars: Vars,
+  dataset: string,
+  label: string,
+  persist: boolean,
+): Promise<string> {
   const dir = `${dfsPath(vars, 'targetMountRoot')}/${label}`;
   await makeMountPoint(system, vars, dir);
   await run(system, vars, [bin(vars, 'mount'), '-t', 'lustre', '--', dataset, dir], 'mountMs');

@@ -134,7 +134,8 @@ export function checkAclEntry(text: string, mode: AclEntryMode = 'modify'): AclE
 
   if (mode === 'modify') {
     if (perms === null || perms === '') return fail('permissions are missing (e.g. "rwx", "r-x" or an octal digit)');
-    if (!validPerms(perms)) return fail(`"${perms}" is not valid: use 1-4 of r, w, x, X, - (each once) or one octal digit`);
+    if (!validPerms(perms))
+      return fail(`"${perms}" is not valid: use 1-4 of r, w, x, X, - (each once) or one octal digit`);
   } else {
     if (perms !== null) {
       if (perms !== '') return fail('entries to remove take no permissions');
@@ -147,7 +148,8 @@ export function checkAclEntry(text: string, mode: AclEntryMode = 'modify'): AclE
 
   const prefix = scope === 'default' ? 'default:' : '';
   const canonical =
-    `${prefix}${resolvedTag}:${qualifier ?? ''}` + (perms === null ? (resolvedTag === 'user' || resolvedTag === 'group' ? '' : ':') : `:${perms}`);
+    `${prefix}${resolvedTag}:${qualifier ?? ''}` +
+    (perms === null ? (resolvedTag === 'user' || resolvedTag === 'group' ? '' : ':') : `:${perms}`);
   return { ok: true, entry: { scope, tag: resolvedTag, qualifier, perms, canonical } };
 }
 

@@ -83,7 +83,5 @@ export function availableFilesystems(fileNames: readonly string[]): AvailableFs[
     const type = KNOWN[m[1]];
     if (type) types.add(type);
   }
-  return [...types]
-    .sort()
-    .map((name) => ({ name, device_associated: !NOT_DEVICE_ASSOCIATED.has(name) }));
+  return [...types].sort().map((name) => ({ name, device_associated: !NOT_DEVICE_ASSOCIATED.has(name) }));
 }

@@ -64,7 +64,10 @@ export function checkDeviceFree(facts: DeviceFacts): CheckResult {
     return refuse('mounted', `${path} is mounted at ${targets.map((t) => JSON.stringify(t)).join(', ')}`);
   }
 
-  if (node.mountpoints.includes('[SWAP]') || facts.swaps.some((s) => s.filename === path || s.filename === facts.device)) {
+  if (
+    node.mountpoints.includes('[SWAP]') ||
+    facts.swaps.some((s) => s.filename === path || s.filename === facts.device)
+  ) {
     return refuse('swap', `${path} is in use as swap`);
   }
 
@@ -93,7 +96,6 @@ export function checkDeviceFree(facts: DeviceFacts): CheckResult {
 // ---------------------------------------------------------------------------------------------
 // mount / unmount
 // ---------------------------------------------------------------------------------------------
-
 
 /** `/a/b/` → `/a/b`; mount targets are compared as findmnt prints them (no trailing slash). */
 function normaliseTarget(p: string): string {
@@ -136,7 +138,10 @@ export function checkCanUnmount(facts: {
   }
   const below = facts.mounts.filter((m) => m.target.startsWith(target === '/' ? '/' : `${target}/`));
   if (below.length > 0) {
-    return refuse('has-submounts', `${JSON.stringify(target)} has filesystems mounted below it: ${below.map((m) => JSON.stringify(m.target)).join(', ')}`);
+    return refuse(
+      'has-submounts',
+      `${JSON.stringify(target)} has filesystems mounted below it: ${below.map((m) => JSON.stringify(m.target)).join(', ')}`,
+    );
   }
   return { ok: true };
 }

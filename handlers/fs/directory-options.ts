@@ -24,9 +24,21 @@ interface OptionSpec {
 }
 
 const id = /^(0|[1-9]\d{0,9})$/;
-const mode: OptionSpec = { canonical: '-m', describe: 'an octal mode of 3 or 4 digits, e.g. 0750', test: (v) => /^[0-7]{3,4}$/.test(v) };
-const owner: OptionSpec = { canonical: '-o', describe: 'a user name or numeric uid', test: (v) => SAFE_NAME.test(v) || id.test(v) };
-const group: OptionSpec = { canonical: '-g', describe: 'a group name or numeric gid', test: (v) => SAFE_NAME.test(v) || id.test(v) };
+const mode: OptionSpec = {
+  canonical: '-m',
+  describe: 'an octal mode of 3 or 4 digits, e.g. 0750',
+  test: (v) => /^[0-7]{3,4}$/.test(v),
+};
+const owner: OptionSpec = {
+  canonical: '-o',
+  describe: 'a user name or numeric uid',
+  test: (v) => SAFE_NAME.test(v) || id.test(v),
+};
+const group: OptionSpec = {
+  canonical: '-g',
+  describe: 'a group name or numeric gid',
+  test: (v) => SAFE_NAME.test(v) || id.test(v),
+};
 
 const OPTIONS: Readonly<Record<string, OptionSpec>> = {
   '-m': mode,
@@ -49,7 +61,10 @@ export function checkDirectoryOptions(options: readonly unknown[] | undefined): 
     const spec = Object.prototype.hasOwnProperty.call(OPTIONS, el) ? OPTIONS[el] : undefined;
     if (!spec) {
       if (/^(-[mog].|--(mode|owner|group)=)/.test(el)) {
-        return { ok: false, message: `option ${shown}: give the option and its value as two elements, e.g. ["-m", "0750"]` };
+        return {
+          ok: false,
+          message: `option ${shown}: give the option and its value as two elements, e.g. ["-m", "0750"]`,
+        };
       }
       return { ok: false, message: `option ${shown} is not allowed (allowed: -m/--mode, -o/--owner, -g/--group)` };
     }
@@ -57,7 +72,11 @@ export function checkDirectoryOptions(options: readonly unknown[] | undefined): 
     seen.add(spec.canonical);
     const value = list[i + 1];
     if (typeof value !== 'string') return { ok: false, message: `option ${shown} needs a value: ${spec.describe}` };
-    if (!spec.test(value)) return { ok: false, message: `option ${shown}: value ${JSON.stringify(value)} is not valid: expected ${spec.describe}` };
+    if (!spec.test(value))
+      return {
+        ok: false,
+        message: `option ${shown}: value ${JSON.stringify(value)} is not valid: expected ${spec.describe}`,
+      };
     argv.push(spec.canonical, value);
     i++;
   }

@@ -67,7 +67,9 @@ export const exploreBody = z.strictObject({
     .min(1)
     .max(EXPLORE_ABSOLUTE_MAX_ENTRIES)
     .optional()
-    .describe(`entries to return in the whole tree; default ${EXPLORE_DEFAULT_ENTRIES}, at most settings.fs.exploreMaxEntries (default ${EXPLORE_ENTRY_CEILING})`),
+    .describe(
+      `entries to return in the whole tree; default ${EXPLORE_DEFAULT_ENTRIES}, at most settings.fs.exploreMaxEntries (default ${EXPLORE_ENTRY_CEILING})`,
+    ),
   oneFileSystem: z.boolean().optional().describe('do not enter directories on another filesystem (default true)'),
 });
 export type ExploreBody = z.infer<typeof exploreBody>;
@@ -153,8 +155,25 @@ export const MAX_EXPLORE_ERRORS = 100;
  * and the route rebuilds the spec's objects (expandExplore): paths from the names, ISO times
  * from the milliseconds, the type booleans from the flags, file_num from the children.
  */
-export const STAT_FIELDS = ['dev', 'mode', 'nlink', 'uid', 'gid', 'rdev', 'blksize', 'ino', 'size', 'blocks', 'atimeMs', 'mtimeMs', 'ctimeMs', 'birthtimeMs'] as const;
-export const STAT_INDEX = Object.fromEntries(STAT_FIELDS.map((f, i) => [f, i])) as { readonly [K in (typeof STAT_FIELDS)[number]]: number };
+export const STAT_FIELDS = [
+  'dev',
+  'mode',
+  'nlink',
+  'uid',
+  'gid',
+  'rdev',
+  'blksize',
+  'ino',
+  'size',
+  'blocks',
+  'atimeMs',
+  'mtimeMs',
+  'ctimeMs',
+  'birthtimeMs',
+] as const;
+export const STAT_INDEX = Object.fromEntries(STAT_FIELDS.map((f, i) => [f, i])) as {
+  readonly [K in (typeof STAT_FIELDS)[number]]: number;
+};
 
 /** bits of a compact entry's flags */
 export const FLAG = { symbolicLink: 1, blockDevice: 2, directory: 4, file: 8, truncated: 16 } as const;
@@ -162,7 +181,12 @@ export const FLAG = { symbolicLink: 1, blockDevice: 2, directory: 4, file: 8, tr
 /** zod cannot infer a recursive tuple, so its type is written out once here */
 export type CompactEntry = [name: string, flags: number, stats: number[], children: CompactEntry[]];
 export const compactEntrySchema: z.ZodType<CompactEntry> = z.lazy(() =>
-  z.tuple([z.string(), z.number().int().nonnegative(), z.array(z.number()).length(STAT_FIELDS.length), z.array(compactEntrySchema)]),
+  z.tuple([
+    z.string(),
+    z.number().int().nonnegative(),
+    z.array(z.number()).length(STAT_FIELDS.length),
+    z.array(compactEntrySchema),
+  ]),
 );
 
 export const exploreOpResultSchema = exploreResultSchema.omit({ files: true }).extend({

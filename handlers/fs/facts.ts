@@ -48,11 +48,21 @@ export async function resolveMountSource(system: SystemClient, vars: Vars, sourc
   // blkid: exit 2 when no device matches
   if (r.code === 2 && r.stdout.trim() === '') throw new ApiError('not_found', `no block device has ${source}`);
   if (r.code !== 0) throw commandFailed(argv, r);
-  const devices = [...new Set(r.stdout.split('\n').map((l) => l.trim()).filter((l) => l !== ''))];
+  const devices = [
+    ...new Set(
+      r.stdout
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== ''),
+    ),
+  ];
   if (devices.length === 0) throw new ApiError('not_found', `no block device has ${source}`);
-  if (devices.some((d) => !/^\/dev\/[^\0\s]+$/.test(d))) throw commandFailed(argv, { ...r, stderr: `unexpected blkid output: ${r.stdout.slice(0, 200)}` });
+  if (devices.some((d) => !/^\/dev\/[^\0\s]+$/.test(d)))
+    throw commandFailed(argv, { ...r, stderr: `unexpected blkid output: ${r.stdout.slice(0, 200)}` });
   if (devices.length > 1) {
-    throw new ApiError('conflict', `${source} is ambiguous: ${devices.join(', ')} all have it; give the device path`, { details: { reason: 'ambiguous-source', devices } });
+    throw new ApiError('conflict', `${source} is ambiguous: ${devices.join(', ')} all have it; give the device path`, {
+      details: { reason: 'ambiguous-source', devices },
+    });
   }
   return devices[0];
 }

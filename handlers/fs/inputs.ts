@@ -8,17 +8,26 @@ import { absolutePath } from '../core/schemas';
 import { MKFS_PROGRAM } from './available-fs';
 
 /** A block device node: `/dev/sdb`, `/dev/loop3`, `/dev/disk/by-id/...` (resolved through lsblk). */
-export const devicePath = absolutePath.refine((p) => p.startsWith('/dev/') && p.length > 5, 'must be a device path under /dev/');
+export const devicePath = absolutePath.refine(
+  (p) => p.startsWith('/dev/') && p.length > 5,
+  'must be a device path under /dev/',
+);
 
 /**
  * A filesystem named as fstab names it: `UUID=…`, `PARTUUID=…` (hex digits and `-`), `LABEL=…`
  * (letters, digits, `. _ -`, not starting with `-` or `.`: no quoting, no option, no path).
  * Resolved to one block device by `blkid -c /dev/null -t <TAG>=<value> -o device` (facts.ts).
  */
-export const TAG_SOURCE_PATTERN = /^(?:(?:UUID|PARTUUID)=[0-9A-Fa-f][0-9A-Fa-f-]{0,63}|LABEL=[A-Za-z0-9_][A-Za-z0-9._-]{0,63})$/;
+export const TAG_SOURCE_PATTERN =
+  /^(?:(?:UUID|PARTUUID)=[0-9A-Fa-f][0-9A-Fa-f-]{0,63}|LABEL=[A-Za-z0-9_][A-Za-z0-9._-]{0,63})$/;
 export const mountSource = z.union([
   devicePath,
-  z.string().regex(TAG_SOURCE_PATTERN, 'must be a device path under /dev/, or UUID=<hex>, PARTUUID=<hex> or LABEL=<letters, digits, . _ ->'),
+  z
+    .string()
+    .regex(
+      TAG_SOURCE_PATTERN,
+      'must be a device path under /dev/, or UUID=<hex>, PARTUUID=<hex> or LABEL=<letters, digits, . _ ->',
+    ),
 ]);
 
 /** Types make_filesystem knows how to drive (available-fs.ts); whether this box has the helper is checked per request. */

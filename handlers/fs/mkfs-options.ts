@@ -115,7 +115,11 @@ const EXT: OptionSpec[] = [
   { flag: '-N', value: intRange(1, 4294967295, '4096'), note: 'number of inodes' },
   {
     flag: '-O',
-    value: itemList([/^\^?[a-z][a-z0-9_]*$/], 'a comma list of features, each optionally prefixed with ^', '^has_journal'),
+    value: itemList(
+      [/^\^?[a-z][a-z0-9_]*$/],
+      'a comma list of features, each optionally prefixed with ^',
+      '^has_journal',
+    ),
     note: 'feature list; mke2fs itself rejects unknown names',
   },
   {
@@ -148,11 +152,19 @@ const EXT: OptionSpec[] = [
   },
   {
     flag: '-U',
-    value: { describe: 'a UUID, or clear, random, time', test: (v) => UUID.test(v) || ['clear', 'random', 'time'].includes(v), example: 'random' },
+    value: {
+      describe: 'a UUID, or clear, random, time',
+      test: (v) => UUID.test(v) || ['clear', 'random', 'time'].includes(v),
+      example: 'random',
+    },
     note: 'filesystem UUID',
   },
   { flag: '-j', note: 'add a journal (ext3 style)' },
-  { flag: '-J', value: re(new RegExp(`^size=${N}$`), 'size=<MiB>', 'size=4'), note: 'journal size only (no external journal device)' },
+  {
+    flag: '-J',
+    value: re(new RegExp(`^size=${N}$`), 'size=<MiB>', 'size=4'),
+    note: 'journal size only (no external journal device)',
+  },
   { flag: '-e', value: oneOf(['continue', 'remount-ro', 'panic'], 'remount-ro'), note: 'behaviour on errors' },
   { flag: '-G', value: oneOf(powersOfTwo(1, 1 << 20), '16'), note: 'flex_bg group size' },
   { flag: '-g', value: intRange(256, 65528, '8192'), note: 'blocks per group' },
@@ -167,7 +179,11 @@ const XFS: OptionSpec[] = [
   { flag: '-L', value: label(12, 'scratch'), note: 'label (12 characters max)' },
   {
     flag: '-b',
-    value: re(new RegExp(`^size=(?:${powersOfTwo(512, 65536).join('|')})$`), 'size=<512..65536, a power of two>', 'size=4096'),
+    value: re(
+      new RegExp(`^size=(?:${powersOfTwo(512, 65536).join('|')})$`),
+      'size=<512..65536, a power of two>',
+      'size=4096',
+    ),
     note: 'block size',
   },
   {
@@ -224,7 +240,11 @@ const XFS: OptionSpec[] = [
 const FAT: OptionSpec[] = [
   {
     flag: '-n',
-    value: re(/^[A-Za-z0-9_][A-Za-z0-9 _-]{0,10}$/, 'a volume name of 1-11 characters (letters, digits, space, _ -)', 'USBKEY'),
+    value: re(
+      /^[A-Za-z0-9_][A-Za-z0-9 _-]{0,10}$/,
+      'a volume name of 1-11 characters (letters, digits, space, _ -)',
+      'USBKEY',
+    ),
     note: 'volume name',
   },
   { flag: '-F', value: oneOf(['12', '16', '32'], '32'), note: 'FAT size' },
@@ -275,7 +295,9 @@ export function checkMkfsOptions(type: string, options: readonly unknown[] | und
   if (list.length > MAX_OPTIONS) return fail(`at most ${MAX_OPTIONS} option elements are accepted`);
   const specs = Object.prototype.hasOwnProperty.call(MKFS_OPTIONS, type) ? MKFS_OPTIONS[type] : undefined;
   if (!specs) {
-    return list.length === 0 ? { ok: true, argv: [] } : fail(`filesystem type ${JSON.stringify(type)} accepts no options`);
+    return list.length === 0
+      ? { ok: true, argv: [] }
+      : fail(`filesystem type ${JSON.stringify(type)} accepts no options`);
   }
   const argv: string[] = [];
   const seen = new Set<string>();
@@ -288,7 +310,9 @@ export function checkMkfsOptions(type: string, options: readonly unknown[] | und
       // tell the two common mistakes apart from a simply unknown option
       const joined = specs.find((s) => s.value && el.startsWith(s.flag) && el.length > s.flag.length);
       if (joined) {
-        return fail(`option ${shown}: give the option and its value as two elements, e.g. ["${joined.flag}", "${joined.value?.example}"]`);
+        return fail(
+          `option ${shown}: give the option and its value as two elements, e.g. ["${joined.flag}", "${joined.value?.example}"]`,
+        );
       }
       return fail(`option ${shown} is not allowed for ${type} (allowed: ${specs.map((s) => s.flag).join(' ')})`);
     }

@@ -22,9 +22,21 @@ const RULES: { re: RegExp; status: 404 | 409; say: (what: string) => string }[] 
   { re: /special device .* does not exist/, status: 404, say: (w) => `${w}: the device does not exist` },
   { re: /already mounted/, status: 409, say: (w) => `${w}: already mounted (or the mountpoint is busy)` },
   { re: /mount point is not a directory/, status: 409, say: (w) => `${w}: the mountpoint is not a directory` },
-  { re: /unknown filesystem type/, status: 409, say: (w) => `${w}: this kernel cannot mount that filesystem type (no driver loaded)` },
-  { re: /wrong fs type|can't read superblock/, status: 409, say: (w) => `${w}: the device holds no filesystem that can be mounted` },
-  { re: /target is busy/, status: 409, say: (w) => `${w}: the filesystem is busy (files are open or a process has its working directory there)` },
+  {
+    re: /unknown filesystem type/,
+    status: 409,
+    say: (w) => `${w}: this kernel cannot mount that filesystem type (no driver loaded)`,
+  },
+  {
+    re: /wrong fs type|can't read superblock/,
+    status: 409,
+    say: (w) => `${w}: the device holds no filesystem that can be mounted`,
+  },
+  {
+    re: /target is busy/,
+    status: 409,
+    say: (w) => `${w}: the filesystem is busy (files are open or a process has its working directory there)`,
+  },
   { re: /: not mounted/, status: 409, say: (w) => `${w}: not mounted` },
   { re: /no mount point specified/, status: 404, say: (w) => `${w}: the mountpoint does not exist` },
 ];
@@ -33,8 +45,14 @@ const RULES: { re: RegExp; status: 404 | 409; say: (what: string) => string }[] 
 export function mountError(what: string, stderr: string): ApiError | null {
   for (const rule of RULES) {
     if (rule.re.test(stderr)) {
-      const line = stderr.split('\n').find((l) => rule.re.test(l))?.trim() ?? '';
-      return new ApiError(rule.status === 404 ? 'not_found' : 'conflict', rule.say(what), { details: { stderr: line } });
+      const line =
+        stderr
+          .split('\n')
+          .find((l) => rule.re.test(l))
+          ?.trim() ?? '';
+      return new ApiError(rule.status === 404 ? 'not_found' : 'conflict', rule.say(what), {
+        details: { stderr: line },
+      });
     }
   }
   return null;

@@ -14,14 +14,34 @@
  * default in GNU output (parseXxhsumSums reports XXH64); with `-q`/`--status` the check output
  * has fewer (or no) lines, so `verified` must come from the exit code plus the counts.
  */
-export const XXHSUM_GENERATE_OPTIONS: readonly string[] = ['-H0', '-H1', '-H2', '-H3', '-H32', '-H64', '-H128', '--tag', '--little-endian'];
-export const XXHSUM_VERIFY_OPTIONS: readonly string[] = ['-q', '--quiet', '--status', '--strict', '--warn', '--little-endian'];
+export const XXHSUM_GENERATE_OPTIONS: readonly string[] = [
+  '-H0',
+  '-H1',
+  '-H2',
+  '-H3',
+  '-H32',
+  '-H64',
+  '-H128',
+  '--tag',
+  '--little-endian',
+];
+export const XXHSUM_VERIFY_OPTIONS: readonly string[] = [
+  '-q',
+  '--quiet',
+  '--status',
+  '--strict',
+  '--warn',
+  '--little-endian',
+];
 
 const ALGORITHM = /^-H/;
 
 export type XxhsumOptionsCheck = { ok: true; argv: string[] } | { ok: false; message: string };
 
-export function checkXxhsumOptions(mode: 'generate' | 'verify', options: readonly unknown[] | undefined): XxhsumOptionsCheck {
+export function checkXxhsumOptions(
+  mode: 'generate' | 'verify',
+  options: readonly unknown[] | undefined,
+): XxhsumOptionsCheck {
   const allowed = mode === 'generate' ? XXHSUM_GENERATE_OPTIONS : XXHSUM_VERIFY_OPTIONS;
   const list = options ?? [];
   if (list.length > allowed.length) return { ok: false, message: `at most ${allowed.length} options are accepted` };
@@ -30,7 +50,10 @@ export function checkXxhsumOptions(mode: 'generate' | 'verify', options: readonl
     const o = list[i];
     if (typeof o !== 'string') return { ok: false, message: `options[${i}] must be a string` };
     if (!allowed.includes(o)) {
-      return { ok: false, message: `option ${JSON.stringify(o)} is not allowed for ${mode} (allowed: ${allowed.join(' ')})` };
+      return {
+        ok: false,
+        message: `option ${JSON.stringify(o)} is not allowed for ${mode} (allowed: ${allowed.join(' ')})`,
+      };
     }
     if (argv.includes(o)) return { ok: false, message: `option ${JSON.stringify(o)} is given twice` };
     // two algorithms would silently mean "the last one"; say so instead

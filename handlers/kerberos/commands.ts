@@ -48,7 +48,14 @@ export const kinitKeytabArgv = (vars: Vars, keytab: string, principal?: string):
 export const klistArgv = (vars: Vars): string[] => [bin(vars, 'klist')];
 export const kdestroyArgv = (vars: Vars): string[] => [bin(vars, 'kdestroy')];
 /** `-t` timestamps and `-e` enctypes: what the key list's parsed form reports. */
-export const keytabListArgv = (vars: Vars, keytab: string): string[] => [bin(vars, 'klist'), '-k', '-t', '-e', '--', keytab];
+export const keytabListArgv = (vars: Vars, keytab: string): string[] => [
+  bin(vars, 'klist'),
+  '-k',
+  '-t',
+  '-e',
+  '--',
+  keytab,
+];
 
 /**
  * kinit's prompts. The second step answers an expired password's "Enter new password:" with ^D
@@ -68,10 +75,10 @@ export function passwordDialogue(password: string): PtyStep[] {
  */
 export const DEFAULT_KINIT_TIMEOUT_MS = 20_000;
 
-
 export function kinitTimeoutMs(vars: Vars): number {
   const parsed = kerberosSettings.optional().safeParse(vars.settings.kerberos);
   // A wrong setting is a deployment bug: fail loudly (500, logged) rather than guess.
-  if (!parsed.success) throw new Error(`settings.kerberos is invalid: ${issuesText(issuesOf('settings.kerberos', parsed.error))}`);
+  if (!parsed.success)
+    throw new Error(`settings.kerberos is invalid: ${issuesText(issuesOf('settings.kerberos', parsed.error))}`);
   return parsed.data?.kinitTimeoutMs ?? DEFAULT_KINIT_TIMEOUT_MS;
 }

@@ -39,7 +39,11 @@ export function realmFileCandidates(vars: Vars, name: string): string[] {
 }
 
 /** The existing file `name` addresses (see realmFileCandidates), or null. */
-export async function findRealmFile(vars: Vars, name: string, isFile: (p: string) => Promise<boolean>): Promise<string | null> {
+export async function findRealmFile(
+  vars: Vars,
+  name: string,
+  isFile: (p: string) => Promise<boolean>,
+): Promise<string | null> {
   for (const p of realmFileCandidates(vars, name)) if (await isFile(p)) return p;
   return null;
 }
@@ -55,7 +59,9 @@ export const isIncludedFileName = (name: string): boolean =>
   /^[A-Za-z0-9_-]+$/.test(name) || (name.endsWith('.conf') && !name.startsWith('.'));
 
 function invalidConf(message: string): ApiError {
-  return new ApiError('validation_failed', `invalid body: body.conf: ${message}`, { issues: [{ path: 'body.conf', message }] });
+  return new ApiError('validation_failed', `invalid body: body.conf: ${message}`, {
+    issues: [{ path: 'body.conf', message }],
+  });
 }
 
 /** 1-based line of the first line of `text` that matches. */
@@ -85,9 +91,15 @@ function refuseCodeLoading(conf: Krb5Conf, text: string, vars: Vars): void {
     return n === undefined ? '' : ` (line ${n})`;
   };
   const plugins = Object.hasOwn(conf.sections, 'plugins') ? conf.sections.plugins : undefined;
-  if (plugins && hasTag(plugins, 'module')) throw invalidConf(`plugin modules are not allowed${at(/^\s*module\s*=/)}: they load a library into every Kerberos program`);
+  if (plugins && hasTag(plugins, 'module'))
+    throw invalidConf(
+      `plugin modules are not allowed${at(/^\s*module\s*=/)}: they load a library into every Kerberos program`,
+    );
   for (const section of Object.values(conf.sections)) {
-    if (hasTag(section, 'plugin_base_dir')) throw invalidConf(`plugin_base_dir is not allowed${at(/^\s*plugin_base_dir\s*=/)}: it chooses where plugins are loaded from`);
+    if (hasTag(section, 'plugin_base_dir'))
+      throw invalidConf(
+        `plugin_base_dir is not allowed${at(/^\s*plugin_base_dir\s*=/)}: it chooses where plugins are loaded from`,
+      );
   }
   const allowed = [realmDir(vars), '/etc/krb5.conf.d', path(vars, 'krb5Conf')];
   for (const d of conf.directives) {
@@ -95,7 +107,9 @@ function refuseCodeLoading(conf: Krb5Conf, text: string, vars: Vars): void {
     const p = stripSlash(d.path.trim());
     const inside = allowed.some((a) => p === a || p.startsWith(`${a}/`)) && !p.split('/').includes('..');
     if (!inside) {
-      throw invalidConf(`${d.type} ${d.path}${at((l) => l.trim().startsWith(`${d.type} `) && l.includes(d.path))} is outside the Kerberos configuration this host manages (${realmDir(vars)})`);
+      throw invalidConf(
+        `${d.type} ${d.path}${at((l) => l.trim().startsWith(`${d.type} `) && l.includes(d.path))} is outside the Kerberos configuration this host manages (${realmDir(vars)})`,
+      );
     }
   }
 }
@@ -157,13 +171,20 @@ export function realmFileText(conf: string | Krb5ConfInput, vars: Vars): { text:
 }
 
 /** 400 naming the line when an include/includedir of a file to be written names a missing path. */
-export async function checkIncludesExist(conf: Krb5Conf, text: string, vars: Vars, exists: (p: string) => Promise<boolean>): Promise<void> {
+export async function checkIncludesExist(
+  conf: Krb5Conf,
+  text: string,
+  vars: Vars,
+  exists: (p: string) => Promise<boolean>,
+): Promise<void> {
   // the realm directory itself (the spec's first line) is the routes' own: realm create makes it
   const own = new Set(['/etc/krb5.conf.d', realmDir(vars)]);
   for (const d of includedPaths(conf)) {
     if (own.has(stripSlash(d.path.trim())) || (await exists(d.path.trim()))) continue;
     const n = lineOf(text, (l) => l.trim().startsWith(`${d.type} `) && l.includes(d.path));
-    throw invalidConf(`${d.type} ${d.path}${n === undefined ? '' : ` (line ${n})`} names a path that does not exist: every Kerberos program would fail to start`);
+    throw invalidConf(
+      `${d.type} ${d.path}${n === undefined ? '' : ` (line ${n})`} names a path that does not exist: every Kerberos program would fail to start`,
+    );
   }
 }
 
@@ -178,7 +199,10 @@ export function realmFileEntry(raw: string): RealmFile {
 }
 
 /** `default_realm` of the global file (the first one if repeated, as MIT reads it), if any. */
-export async function defaultRealm(read: (file: string) => Promise<string | null>, vars: Vars): Promise<string | undefined> {
+export async function defaultRealm(
+  read: (file: string) => Promise<string | null>,
+  vars: Vars,
+): Promise<string | undefined> {
   const raw = await read(path(vars, 'krb5Conf'));
   if (raw === null) return undefined;
   const { sections } = parseKrb5Conf(raw);

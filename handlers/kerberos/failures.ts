@@ -69,7 +69,9 @@ export function krb5Failure(f: Krb5Failure): ApiError {
   const details: Record<string, unknown> = { command: f.argv, exitCode: f.code, stderr };
   const e = parseKrb5Error(f.stderr, f.stdout);
   if (!e) {
-    return new ApiError('command_failed', `${tool} failed (exit ${f.code}) without saying why`, { details: { ...details, kind: 'unknown' } });
+    return new ApiError('command_failed', `${tool} failed (exit ${f.code}) without saying why`, {
+      details: { ...details, kind: 'unknown' },
+    });
   }
   const status = KRB5_FAILURE_STATUS[e.kind];
   const who = f.principal !== undefined && !e.message.includes(f.principal) ? ` for ${f.principal}` : '';
@@ -80,7 +82,11 @@ export function krb5Failure(f: Krb5Failure): ApiError {
 }
 
 export function krb5Timeout(argv: string[], timeoutMs: number): ApiError {
-  return new ApiError('command_timeout', `${toolName(argv)} did not finish within ${Math.round(timeoutMs / 1000)} s (is the KDC or its DNS reachable?)`, {
-    details: { command: argv, timeoutMs },
-  });
+  return new ApiError(
+    'command_timeout',
+    `${toolName(argv)} did not finish within ${Math.round(timeoutMs / 1000)} s (is the KDC or its DNS reachable?)`,
+    {
+      details: { command: argv, timeoutMs },
+    },
+  );
 }

@@ -16,7 +16,10 @@ import * as z from 'zod';
 export const REALM_FILE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,68}$/;
 export const RealmFileNameSchema = z
   .string()
-  .regex(REALM_FILE_NAME_PATTERN, 'realm file name: 1-69 of A-Z a-z 0-9 . _ -, starting with a letter or digit (e.g. CORP.EXAMPLE.COM, lab or lab.conf)')
+  .regex(
+    REALM_FILE_NAME_PATTERN,
+    'realm file name: 1-69 of A-Z a-z 0-9 . _ -, starting with a letter or digit (e.g. CORP.EXAMPLE.COM, lab or lab.conf)',
+  )
   .refine((s) => !s.includes('..'), 'realm file name: ".." is not allowed')
   .describe(
     'realm file in the include directory: `<name>.conf`, or the file itself when the name ends in `.conf` or is a listed file without extension (letters, digits, _ and -); letters, digits, . _ -, starting with a letter or digit, no ".."',
@@ -47,7 +50,10 @@ export const PRINCIPAL_PATTERN = new RegExp(`^${COMPONENT}(?:/${COMPONENT}){0,3}
 export const PrincipalSchema = z
   .string()
   .max(512)
-  .regex(PRINCIPAL_PATTERN, 'principal: name[/instance][@REALM] of letters, digits and . _ - $ +, not starting with - or .')
+  .regex(
+    PRINCIPAL_PATTERN,
+    'principal: name[/instance][@REALM] of letters, digits and . _ - $ +, not starting with - or .',
+  )
   .refine((s) => !s.includes('..'), 'principal: ".." is not allowed');
 
 /** A bare user name for kinit (`alice`, `Administrator`): one component, no realm. */
@@ -58,15 +64,21 @@ export const UsernameSchema = z
     const at = s.indexOf('@');
     if (at >= 0) {
       const realm = s.slice(at + 1);
-      ctx.addIssue({ code: 'custom', message: `username: give the user name alone and the realm in \`realm\`${realm ? ` (username ${s.slice(0, at) || '…'}, realm ${realm})` : ''}` });
-    } else if (!USERNAME_PATTERN.test(s)) ctx.addIssue({ code: 'custom', message: 'username: letters, digits and . _ - $ +, not starting with - or .' });
+      ctx.addIssue({
+        code: 'custom',
+        message: `username: give the user name alone and the realm in \`realm\`${realm ? ` (username ${s.slice(0, at) || '…'}, realm ${realm})` : ''}`,
+      });
+    } else if (!USERNAME_PATTERN.test(s))
+      ctx.addIssue({ code: 'custom', message: 'username: letters, digits and . _ - $ +, not starting with - or .' });
     else if (s.includes('..')) ctx.addIssue({ code: 'custom', message: 'username: ".." is not allowed' });
   })
   .describe('user name alone (alice), without @REALM: the realm goes in `realm` (default: default_realm of krb5.conf)');
 
 /** A hint for a realm with lower-case letters: MIT compares realms case-sensitively. */
 export function realmCaseHint(realm: string): string {
-  return /[a-z]/.test(realm) ? ` (realm names are case-sensitive and usually upper case: did you mean ${realm.toUpperCase()}?)` : '';
+  return /[a-z]/.test(realm)
+    ? ` (realm names are case-sensitive and usually upper case: did you mean ${realm.toUpperCase()}?)`
+    : '';
 }
 
 /**
@@ -79,4 +91,7 @@ export const KeytabPathSchema = z
   .string()
   .max(4096)
   .regex(KEYTAB_PATH_PATTERN, 'keytab path: absolute, of letters, digits and . _ - @ +')
-  .refine((s) => !s.split('/').some((seg) => seg === '.' || seg === '..'), 'keytab path: . and .. segments are not allowed');
+  .refine(
+    (s) => !s.split('/').some((seg) => seg === '.' || seg === '..'),
+    'keytab path: . and .. segments are not allowed',
+  );

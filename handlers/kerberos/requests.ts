@@ -17,7 +17,10 @@ export const PasswordSchema = z
   .string()
   .min(1, 'password must not be empty')
   .max(1024, 'password: at most 1024 characters')
-  .refine((s) => !/[\x00-\x1f\x7f]/.test(s), 'password must not contain control characters (line breaks, tabs, NUL, ^C …)');
+  .refine(
+    (s) => !/[\x00-\x1f\x7f]/.test(s),
+    'password must not contain control characters (line breaks, tabs, NUL, ^C …)',
+  );
 
 const realmOf = (principal: string): string | undefined => {
   const at = principal.indexOf('@');
@@ -32,7 +35,9 @@ const realmOf = (principal: string): string | undefined => {
  */
 export const ObtainBodySchema = z
   .object({
-    realm: RealmNameSchema.optional().describe('realm (usually upper case, e.g. EXAMPLE.TEST); default: default_realm of krb5.conf'),
+    realm: RealmNameSchema.optional().describe(
+      'realm (usually upper case, e.g. EXAMPLE.TEST); default: default_realm of krb5.conf',
+    ),
     username: UsernameSchema.optional(),
     password: PasswordSchema.optional(),
     path: KeytabPathSchema.optional(),
@@ -45,7 +50,8 @@ export const ObtainBodySchema = z
     const withPassword = b.username !== undefined || b.password !== undefined;
     if (withPassword) {
       if (b.path !== undefined) issue('path', 'path is for a keytab login; do not send it with username/password');
-      if (b.principal !== undefined) issue('principal', 'principal is for a keytab login; do not send it with username/password');
+      if (b.principal !== undefined)
+        issue('principal', 'principal is for a keytab login; do not send it with username/password');
       return;
     }
     if (b.principal === undefined) {
@@ -55,7 +61,8 @@ export const ObtainBodySchema = z
       return;
     }
     const own = realmOf(b.principal);
-    if (own !== undefined && b.realm !== undefined && own !== b.realm) issue('realm', `differs from the principal's realm ${own}`);
+    if (own !== undefined && b.realm !== undefined && own !== b.realm)
+      issue('realm', `differs from the principal's realm ${own}`);
   });
 export type ObtainBody = z.output<typeof ObtainBodySchema>;
 

@@ -29,7 +29,10 @@ export const KlistTicketSchema = z.object({
    * Flag letters exactly as `klist -f` prints them, e.g. `FRIA`; see KLIST_FLAG_LETTERS.
    * Absent when klist ran without `-f` or printed no flags.
    */
-  flags: z.string().regex(/^[A-Za-z]+$/).optional(),
+  flags: z
+    .string()
+    .regex(/^[A-Za-z]+$/)
+    .optional(),
   /** Only when the ticket's client differs from the cache's default principal (`for client …`). */
   client: z.string().min(1).optional(),
   /** With `klist -e`: `Etype (skey, tkt): <session key>, <ticket>`. */

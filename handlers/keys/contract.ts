@@ -35,11 +35,19 @@ export const keysSettingsSchema = z.strictObject({
   /** Give created and rewritten files the user's ownership (off only where the host is not root: the demo). */
   setOwner: z.boolean().default(true),
   /** The host name in a generated key's comment (`user@host`); default: this machine's host name. */
-  commentHost: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9.-]{0,252}$/).optional(),
+  commentHost: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9.-]{0,252}$/)
+    .optional(),
   /** ssh-keygen's time limit. */
   keygenTimeoutMs: z.number().int().min(1000).max(300_000).default(30_000),
   /** Largest authorized_keys file read or written. */
-  maxFileBytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
+  maxFileBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024)
+    .default(1024 * 1024),
 });
 export type KeysSettings = z.output<typeof keysSettingsSchema>;
 
@@ -72,7 +80,10 @@ export const WRITE_OP = 'keys/write-authorized';
 export const writePayload = z.strictObject({
   user: userName.optional(),
   content: z.string(),
-  expectVersion: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+  expectVersion: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable(),
 });
 export interface WriteResult {
   user: string;

@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { userName } from './contract';
 
-const user = userName.describe('whose keys (default: the API user, settings.keys.apiUser); the API user or a member of settings.keys.group');
+const user = userName.describe(
+  'whose keys (default: the API user, settings.keys.apiUser); the API user or a member of settings.keys.group',
+);
 
 /** GET routes: the spec's body parameter `user`, taken from the query (the host maps a GET body onto it). */
 export const UserQuerySchema = z.strictObject({ user: user.optional() });

@@ -25,7 +25,16 @@ export const readArgv = {
 export const flushArgv = (b: Bins, dev: string) => [b.ip, '-4', 'addr', 'flush', 'dev', dev];
 
 /** `broadcast +` derives the broadcast address from the prefix, as ifupdown's static method does. */
-export const addAddrArgv = (b: Bins, dev: string, cidr: string) => [b.ip, 'addr', 'add', cidr, 'broadcast', '+', 'dev', dev];
+export const addAddrArgv = (b: Bins, dev: string, cidr: string) => [
+  b.ip,
+  'addr',
+  'add',
+  cidr,
+  'broadcast',
+  '+',
+  'dev',
+  dev,
+];
 
 export const delAddrArgv = (b: Bins, dev: string, cidr: string) => [b.ip, 'addr', 'del', cidr, 'dev', dev];
 
@@ -47,7 +56,16 @@ export function linkSetArgv(b: Bins, dev: string, o: { mtu?: number; state?: 'up
 
 export const masterArgv = (b: Bins, dev: string, bond: string) => [b.ip, 'link', 'set', 'dev', dev, 'master', bond];
 export const nomasterArgv = (b: Bins, dev: string) => [b.ip, 'link', 'set', 'dev', dev, 'nomaster'];
-export const bondAddArgv = (b: Bins, bond: string, bondArgs: string[]) => [b.ip, 'link', 'add', 'name', bond, 'type', 'bond', ...bondArgs];
+export const bondAddArgv = (b: Bins, bond: string, bondArgs: string[]) => [
+  b.ip,
+  'link',
+  'add',
+  'name',
+  bond,
+  'type',
+  'bond',
+  ...bondArgs,
+];
 export const linkDelArgv = (b: Bins, dev: string) => [b.ip, 'link', 'del', 'dev', dev];
 
 /**

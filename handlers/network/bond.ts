@@ -10,7 +10,15 @@
  */
 import * as z from 'zod';
 
-export const BOND_MODES = ['balance-rr', 'active-backup', 'balance-xor', 'broadcast', '802.3ad', 'balance-tlb', 'balance-alb'] as const;
+export const BOND_MODES = [
+  'balance-rr',
+  'active-backup',
+  'balance-xor',
+  'broadcast',
+  '802.3ad',
+  'balance-tlb',
+  'balance-alb',
+] as const;
 export const XMIT_HASH_POLICIES = ['layer2', 'layer3+4', 'layer2+3', 'encap2+3', 'encap3+4', 'vlan+srcmac'] as const;
 export const LACP_RATES = ['slow', 'fast'] as const;
 export const MODE_8023AD = 4;
@@ -47,7 +55,8 @@ export type BondFieldsOutput = z.output<ReturnType<typeof z.object<typeof bondFi
 /** The kernel silently rounds the delays down to a multiple of miimon; say so instead. */
 export function checkBondDelays(b: BondFieldsOutput, ctx: z.RefinementCtx): void {
   for (const k of ['bond_updelay', 'bond_downdelay'] as const) {
-    if (b.bond_miimon !== 0 && b[k] % b.bond_miimon !== 0) ctx.addIssue({ code: 'custom', path: [k], message: 'must be a multiple of bond_miimon' });
+    if (b.bond_miimon !== 0 && b[k] % b.bond_miimon !== 0)
+      ctx.addIssue({ code: 'custom', path: [k], message: 'must be a multiple of bond_miimon' });
   }
 }
 
@@ -76,7 +85,16 @@ export function bondParams(b: BondFieldsOutput): BondParams {
  * (BOND_OPT_LACP_RATE unsuppmodes), and ifenslave would fail writing it to sysfs the same way.
  */
 export function bondIpArgs(p: BondParams): string[] {
-  const args = ['mode', BOND_MODES[p.mode] ?? '', 'miimon', String(p.miimon), 'updelay', String(p.updelay), 'downdelay', String(p.downdelay)];
+  const args = [
+    'mode',
+    BOND_MODES[p.mode] ?? '',
+    'miimon',
+    String(p.miimon),
+    'updelay',
+    String(p.updelay),
+    'downdelay',
+    String(p.downdelay),
+  ];
   if (p.mode === MODE_8023AD) args.push('lacp_rate', LACP_RATES[p.lacpRate] ?? '');
   args.push('xmit_hash_policy', XMIT_HASH_POLICIES[p.xmitHashPolicy] ?? '');
   return args;

@@ -124,9 +124,7 @@ export function buildSettings(e: EthtoolSettings, d: EthtoolDriverInfo | null, l
     // "Unknown! (255)" → "Unknown!" as the spec shows it
     duplex: e.duplex === null ? null : e.duplex.replace(/^Unknown!.*$/, 'Unknown!'),
     link_detected: e.link_detected ?? link.flags.includes('LOWER_UP'),
-    driver: d
-      ? { name: d.driver, version: d.version, fw_version: d.firmware_version, bus_info: d.bus_info }
-      : null,
+    driver: d ? { name: d.driver, version: d.version, fw_version: d.firmware_version, bus_info: d.bus_info } : null,
   };
 }
 
@@ -165,7 +163,11 @@ function primaryIpv4(addr: IpAddrRecord | null): IpAddress | null {
   return v4.find((a) => a.scope === 'global') ?? v4[0] ?? null;
 }
 
-export function buildIpv4(link: IpLinkRecord, addr: IpAddrRecord | null, config: InterfaceConfig | null): InterfaceIpv4 | null {
+export function buildIpv4(
+  link: IpLinkRecord,
+  addr: IpAddrRecord | null,
+  config: InterfaceConfig | null,
+): InterfaceIpv4 | null {
   const a = primaryIpv4(addr);
   if (!a) return null;
   const base = { address: `${a.local}/${a.prefixlen}`, brd: a.broadcast, scope: a.scope };
@@ -182,7 +184,10 @@ export interface Health {
   reasons: string[];
 }
 
-export function interfaceHealth(input: BuildInput, config: InterfaceConfig | null = configFromIface(input.iface)): Health {
+export function interfaceHealth(
+  input: BuildInput,
+  config: InterfaceConfig | null = configFromIface(input.iface),
+): Health {
   const { link, addr, ethtool } = input;
   const reasons: string[] = [];
   const adminUp = link.flags.includes('UP');
@@ -190,18 +195,27 @@ export function interfaceHealth(input: BuildInput, config: InterfaceConfig | nul
   if (configured && !adminUp) reasons.push('configured but administratively down');
   if (adminUp) {
     const noCarrier =
-      link.flags.includes('NO-CARRIER') || link.operstate === 'DOWN' || link.operstate === 'LOWERLAYERDOWN' || ethtool?.link_detected === false;
+      link.flags.includes('NO-CARRIER') ||
+      link.operstate === 'DOWN' ||
+      link.operstate === 'LOWERLAYERDOWN' ||
+      ethtool?.link_detected === false;
     if (noCarrier) reasons.push('no carrier');
   }
   const v4 = (addr?.addresses ?? []).filter((a) => a.family === 'inet');
-  if (config?.mode === 'static' && config.address !== undefined && !v4.some((a) => a.local === ipOnly(config.address ?? ''))) {
+  if (
+    config?.mode === 'static' &&
+    config.address !== undefined &&
+    !v4.some((a) => a.local === ipOnly(config.address ?? ''))
+  ) {
     reasons.push('configured address missing');
   }
   if (config?.mode === 'dhcp' && adminUp && !v4.some((a) => a.dynamic)) reasons.push('no DHCP lease');
-  if (link.bond_slave?.mii_status !== undefined && link.bond_slave.mii_status !== 'UP') reasons.push('bond port link down');
+  if (link.bond_slave?.mii_status !== undefined && link.bond_slave.mii_status !== 'UP')
+    reasons.push('bond port link down');
   const ports = link.bond?.ad_info?.num_ports;
   const wanted = config?.slaves?.split(/\s+/).filter((s) => s !== '' && s !== 'none').length ?? 0;
-  if (ports !== undefined && wanted > 0 && ports < wanted) reasons.push(`bond aggregator has ${ports} of ${wanted} ports`);
+  if (ports !== undefined && wanted > 0 && ports < wanted)
+    reasons.push(`bond aggregator has ${ports} of ${wanted} ports`);
   return { status: reasons.length ? 'WARNING' : 'GOOD', reasons };
 }
 

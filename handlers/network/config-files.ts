@@ -37,7 +37,10 @@ function parseFile(file: string, text: string | null): ConfigFile {
     return { path: file, text, parsed: parseIfupdownWithSpans(text ?? '') };
   } catch (e) {
     if (e instanceof ParseError) {
-      throw new ApiError('bad_gateway', `cannot read ${file}${e.line !== undefined ? ` (line ${e.line})` : ''}: ${e.message}`);
+      throw new ApiError(
+        'bad_gateway',
+        `cannot read ${file}${e.line !== undefined ? ` (line ${e.line})` : ''}: ${e.message}`,
+      );
     }
     throw e;
   }
@@ -107,7 +110,9 @@ export class ConfigEdit {
   }
 
   private holderOf(name: string): string {
-    const f = this.config.files.find((x) => x.parsed.spans.some((s) => s.iface.name === name && s.iface.family === 'inet'));
+    const f = this.config.files.find((x) =>
+      x.parsed.spans.some((s) => s.iface.name === name && s.iface.family === 'inet'),
+    );
     return f?.path ?? this.mainPath;
   }
 
@@ -121,7 +126,8 @@ export class ConfigEdit {
   /** Remove every stanza of `name` (all families) and its auto/allow entries, in every file. */
   removeStanza(name: string): this {
     for (const f of this.config.files) {
-      const mentions = f.parsed.spans.some((s) => s.iface.name === name) || f.parsed.allowLines.some((l) => l.names.includes(name));
+      const mentions =
+        f.parsed.spans.some((s) => s.iface.name === name) || f.parsed.allowLines.some((l) => l.names.includes(name));
       if (mentions) this.texts.set(f.path, replaceIfaceStanza(this.texts.get(f.path) ?? '', name, null));
     }
     return this;

@@ -12,6 +12,10 @@ export type NetworkEventKind =
   | 'network.bond.slaves_changed'
   | 'network.interface.unconfigured';
 
-export function emitNetworkEvent(events: EventsBinding, kind: NetworkEventKind, data: Record<string, unknown>): Promise<void> {
+export function emitNetworkEvent(
+  events: EventsBinding,
+  kind: NetworkEventKind,
+  data: Record<string, unknown>,
+): Promise<void> {
   return events.send({ kind, data });
 }

@@ -27,7 +27,13 @@ export function interfacesCarrying(addrs: IpAddrRecord[], address: string | null
   return addrs.filter((r) => r.addresses.some((a) => a.local.toLowerCase() === address)).map((r) => r.ifname);
 }
 
-export function lockoutGuard(connection: ConnectionInfo, addrs: IpAddrRecord[], targets: string[], action: GuardedAction, force: boolean): void {
+export function lockoutGuard(
+  connection: ConnectionInfo,
+  addrs: IpAddrRecord[],
+  targets: string[],
+  action: GuardedAction,
+  force: boolean,
+): void {
   if (force) return;
   const local = normalizeAddress(connection.localAddress);
   const hit = interfacesCarrying(addrs, local).find((n) => targets.includes(n));

@@ -36,7 +36,10 @@ export const netmaskInput = z.union([z.number(), z.string()]).transform((v, ctx)
     const p = prefixFromNetmask(s);
     if (p !== null && prefixRange(p)) return p;
   }
-  ctx.addIssue({ code: 'custom', message: 'must be a dotted netmask with contiguous bits (255.255.255.0) or a prefix length 1-32 (24 or /24)' });
+  ctx.addIssue({
+    code: 'custom',
+    message: 'must be a dotted netmask with contiguous bits (255.255.255.0) or a prefix length 1-32 (24 or /24)',
+  });
   return z.NEVER;
 });
 
@@ -47,7 +50,10 @@ export const addressInput = z.string().transform((v, ctx) => {
     if (len === undefined) return { ip, prefix: undefined as number | undefined };
     if (/^\d{1,2}$/.test(len) && prefixRange(Number(len))) return { ip, prefix: Number(len) as number | undefined };
   }
-  ctx.addIssue({ code: 'custom', message: 'must be an IPv4 address, optionally with a prefix length (192.0.2.10 or 192.0.2.10/24)' });
+  ctx.addIssue({
+    code: 'custom',
+    message: 'must be an IPv4 address, optionally with a prefix length (192.0.2.10 or 192.0.2.10/24)',
+  });
   return z.NEVER;
 });
 
@@ -58,7 +64,13 @@ export const MTU_MAX = 9216;
 export const mtuInput = z
   .union([z.number(), z.string().regex(/^\s*\d+\s*$/, 'must be a number')])
   .transform(Number)
-  .pipe(z.number().int('must be a whole number').min(MTU_MIN, `must be at least ${MTU_MIN}`).max(MTU_MAX, `must be at most ${MTU_MAX}`));
+  .pipe(
+    z
+      .number()
+      .int('must be a whole number')
+      .min(MTU_MIN, `must be at least ${MTU_MIN}`)
+      .max(MTU_MAX, `must be at most ${MTU_MAX}`),
+  );
 
 /**
  * An address that cannot be a host's own: the network or broadcast address of its subnet
@@ -67,7 +79,7 @@ export const mtuInput = z
 export function isNetworkOrBroadcast(ip: string, prefix: number): boolean {
   if (prefix > 30) return false;
   const host = ipToInt(ip) & (~ipToInt(netmaskFromPrefix(prefix)) >>> 0);
-  const all = (~ipToInt(netmaskFromPrefix(prefix))) >>> 0;
+  const all = ~ipToInt(netmaskFromPrefix(prefix)) >>> 0;
   return host === 0 || host === all;
 }
 

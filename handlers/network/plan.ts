@@ -52,8 +52,18 @@ function restoreLinkArgv(b: Bins, d: DeviceBefore): string[] {
 
 function dhcpSteps(b: Bins, dev: string, timeoutMs: number): Step[] {
   // checked while planning, before any file is written or command run
-  if (!b.dhclient) throw new ApiError('not_implemented', `cannot configure ${dev} for DHCP: this host has no DHCP client configured (system.binaries.dhclient)`);
-  return [{ argv: dhclientArgv(b.dhclient, dev, 'start'), undo: [dhclientArgv(b.dhclient, dev, 'stop'), flushArgv(b, dev)], timeoutMs }];
+  if (!b.dhclient)
+    throw new ApiError(
+      'not_implemented',
+      `cannot configure ${dev} for DHCP: this host has no DHCP client configured (system.binaries.dhclient)`,
+    );
+  return [
+    {
+      argv: dhclientArgv(b.dhclient, dev, 'start'),
+      undo: [dhclientArgv(b.dhclient, dev, 'stop'), flushArgv(b, dev)],
+      timeoutMs,
+    },
+  ];
 }
 
 /** Stop the DHCP client the previous dhcp configuration started (nothing to do without one). */
@@ -124,7 +134,10 @@ export function planBind(b: Bins, p: BindPlan): Step[] {
 
 /** Removed ports first, so a port moved between bonds is free before it is needed. */
 export function planSlaves(b: Bins, bond: string, added: DeviceBefore[], removed: string[]): Step[] {
-  return [...removed.flatMap((dev) => releaseSteps(b, dev, bond)), ...added.flatMap((port) => enslaveSteps(b, port, bond))];
+  return [
+    ...removed.flatMap((dev) => releaseSteps(b, dev, bond)),
+    ...added.flatMap((port) => enslaveSteps(b, port, bond)),
+  ];
 }
 
 export interface UnconfigurePlan {
@@ -146,7 +159,10 @@ export function planUnconfigure(b: Bins, p: UnconfigurePlan): Step[] {
   const resetMtu = p.device.link.link_type === 'ether' && mtu !== DEFAULT_ETHER_MTU;
   steps.push({
     argv: linkSetArgv(b, dev, { ...(resetMtu ? { mtu: DEFAULT_ETHER_MTU } : {}), state: 'down' }),
-    undo: [...(resetMtu ? [linkSetArgv(b, dev, { mtu })] : []), ...(wasUp(p.device) ? [linkSetArgv(b, dev, { state: 'up' })] : [])],
+    undo: [
+      ...(resetMtu ? [linkSetArgv(b, dev, { mtu })] : []),
+      ...(wasUp(p.device) ? [linkSetArgv(b, dev, { state: 'up' })] : []),
+    ],
   });
   return steps;
 }

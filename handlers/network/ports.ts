@@ -14,7 +14,8 @@ import { addrOf, managedLink, type NetworkContext, type Snapshot } from './state
 export function configuredBondOf(s: Snapshot, port: string, except: string | null): string | null {
   for (const iface of s.config.merged.ifaces) {
     if (iface.family !== 'inet' || iface.name === except) continue;
-    if (iface.name === port && configuredMaster(iface) && configuredMaster(iface) !== except) return configuredMaster(iface);
+    if (iface.name === port && configuredMaster(iface) && configuredMaster(iface) !== except)
+      return configuredMaster(iface);
     if (iface.name !== port && splitNames(optionValue(iface, SLAVES_OPTIONS) ?? '').includes(port)) return iface.name;
   }
   return null;
@@ -24,7 +25,8 @@ export function newPorts(c: NetworkContext, s: Snapshot, names: string[], bond: 
   return names.map((name) => {
     const link = managedLink(c, s, name);
     if (link.kind === 'bond') throw conflict(`${name} is a bond; a bond cannot be a port of another bond`);
-    if (link.master && link.master !== bond) throw conflict(`${name} is already a port of ${link.master}`, { device: name, master: link.master });
+    if (link.master && link.master !== bond)
+      throw conflict(`${name} is already a port of ${link.master}`, { device: name, master: link.master });
     const claimed = configuredBondOf(s, name, bond);
     if (claimed) throw conflict(`${name} is configured as a port of ${claimed}`, { device: name, master: claimed });
     return { link, addr: addrOf(s, name) };

@@ -49,7 +49,11 @@ function addressing(b: AddressingFields, ctx: z.RefinementCtx): Addressing {
   }
   const { ip, prefix: cidrPrefix } = b.address;
   if (cidrPrefix !== undefined && b.netmask !== undefined && cidrPrefix !== b.netmask) {
-    ctx.addIssue({ code: 'custom', path: ['netmask'], message: `does not match the prefix length /${cidrPrefix} of address` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['netmask'],
+      message: `does not match the prefix length /${cidrPrefix} of address`,
+    });
   }
   const prefix = cidrPrefix ?? b.netmask;
   if (prefix === undefined) {
@@ -57,7 +61,11 @@ function addressing(b: AddressingFields, ctx: z.RefinementCtx): Addressing {
     return { method: 'static', ip };
   }
   if (isNetworkOrBroadcast(ip, prefix)) {
-    ctx.addIssue({ code: 'custom', path: ['address'], message: `is the network or broadcast address of ${ip}/${prefix}` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['address'],
+      message: `is the network or broadcast address of ${ip}/${prefix}`,
+    });
   }
   return { method: 'static', ip, prefix, ...mtu };
 }
@@ -75,7 +83,10 @@ function passThrough(key: string, raw: unknown, ctx: z.RefinementCtx): StanzaOpt
     ctx.addIssue({ code: 'custom', path: [key], message });
     return null;
   };
-  if (!/^(bond|slave)/.test(key)) return issue('unknown parameter (configure takes device, isdhcp, address, netmask, mtu, force and options starting with bond or slave)');
+  if (!/^(bond|slave)/.test(key))
+    return issue(
+      'unknown parameter (configure takes device, isdhcp, address, netmask, mtu, force and options starting with bond or slave)',
+    );
   const name = ifupdownOptionName.safeParse(key);
   if (!name.success) return issue(name.error.issues[0]?.message ?? 'not a valid option name');
   if (typeof raw !== 'string' && typeof raw !== 'number') return issue('must be a string or a number');
@@ -84,10 +95,12 @@ function passThrough(key: string, raw: unknown, ctx: z.RefinementCtx): StanzaOpt
     // a port list: comma or space separated in, space separated in the stanza; `none` is ifenslave's empty list
     const names = splitNames(text);
     if (names.length === 0) return { name: key, value: 'none' };
-    for (const n of names) if (!interfaceName.safeParse(n).success) return issue(`"${n}" is not a valid interface name`);
+    for (const n of names)
+      if (!interfaceName.safeParse(n).success) return issue(`"${n}" is not a valid interface name`);
     return { name: key, value: names };
   }
-  if (!ifupdownToken.safeParse(text).success) return issue('must be a single token of A-Z a-z 0-9 . _ : / + , = @ % - (no spaces, #, quotes or line breaks)');
+  if (!ifupdownToken.safeParse(text).success)
+    return issue('must be a single token of A-Z a-z 0-9 . _ : / + , = @ % - (no spaces, #, quotes or line breaks)');
   return { name: key, value: text };
 }
 
@@ -125,9 +138,11 @@ export const unconfigureBody = z.object({ force }).strict();
 /** `eth0,eth1` (spaces tolerated) → unique, valid names. */
 const nameList = z.string().transform((s, ctx) => {
   const names = splitNames(s);
-  if (names.length === 0) ctx.addIssue({ code: 'custom', message: 'must name at least one interface (comma separated)' });
+  if (names.length === 0)
+    ctx.addIssue({ code: 'custom', message: 'must name at least one interface (comma separated)' });
   for (const n of names) {
-    if (!interfaceName.safeParse(n).success) ctx.addIssue({ code: 'custom', message: `"${n}" is not a valid interface name` });
+    if (!interfaceName.safeParse(n).success)
+      ctx.addIssue({ code: 'custom', message: `"${n}" is not a valid interface name` });
   }
   if (new Set(names).size !== names.length) ctx.addIssue({ code: 'custom', message: 'names an interface twice' });
   return names;
@@ -156,7 +171,9 @@ export const slavesBody = z
   .strict()
   .transform((b, ctx) => {
     const device = b.device ?? b.dev;
-    if (device === undefined) ctx.addIssue({ code: 'custom', path: ['device'], message: 'required (the bond; `dev` is accepted too)' });
-    else if (b.device !== undefined && b.dev !== undefined && b.device !== b.dev) ctx.addIssue({ code: 'custom', path: ['dev'], message: 'differs from device' });
+    if (device === undefined)
+      ctx.addIssue({ code: 'custom', path: ['device'], message: 'required (the bond; `dev` is accepted too)' });
+    else if (b.device !== undefined && b.dev !== undefined && b.device !== b.dev)
+      ctx.addIssue({ code: 'custom', path: ['dev'], message: 'differs from device' });
     return { device: device ?? '', slaves: b.slaves, force: b.force };
   });

@@ -347,7 +347,11 @@ export const networkInterface = z.object({
   state: z.enum(['up', 'down']),
   phys: interfacePhys,
   /** null when ethtool gave nothing for this device */
-  settings: interfaceSettings.nullable().describe('ethtool settings; null (not an object) when ethtool gave nothing for this device (veths, bonds without ports)'),
+  settings: interfaceSettings
+    .nullable()
+    .describe(
+      'ethtool settings; null (not an object) when ethtool gave nothing for this device (veths, bonds without ports)',
+    ),
   /** null when /etc/network/interfaces has no inet stanza for it */
   config: interfaceConfig
     .nullable()

@@ -37,12 +37,19 @@ function carried(dev: string, name: string, value: string): StanzaOption {
   const o: StanzaOption = { name, value: SLAVES_OPTIONS.includes(name) ? splitNames(value) : value };
   if (Array.isArray(o.value) && o.value.length === 0) o.value = 'none';
   if (!ifupdownOptionInput.safeParse(o).success) {
-    throw conflict(`the existing option "${name}" of ${dev} cannot be carried over into the new stanza (its value is not a plain token); set it in the request or edit the file`);
+    throw conflict(
+      `the existing option "${name}" of ${dev} cannot be carried over into the new stanza (its value is not a plain token); set it in the request or edit the file`,
+    );
   }
   return o;
 }
 
-export function configureStanza(dev: string, addressing: Addressing, requested: StanzaOption[], old: IfupdownIface | null): IfaceStanzaInput {
+export function configureStanza(
+  dev: string,
+  addressing: Addressing,
+  requested: StanzaOption[],
+  old: IfupdownIface | null,
+): IfaceStanzaInput {
   const options = addressingOptions(addressing);
   for (const o of old?.options ?? []) {
     if (!/^(bond|slave)/.test(o.name) && o.name !== 'mtu') continue;
@@ -53,7 +60,12 @@ export function configureStanza(dev: string, addressing: Addressing, requested: 
   return { name: dev, method: addressing.method, options, auto: true };
 }
 
-export function bondStanza(bond: string, addressing: Addressing, ports: string[], params: BondParams): IfaceStanzaInput {
+export function bondStanza(
+  bond: string,
+  addressing: Addressing,
+  ports: string[],
+  params: BondParams,
+): IfaceStanzaInput {
   return {
     name: bond,
     method: addressing.method,

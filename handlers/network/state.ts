@@ -73,7 +73,9 @@ export function managedLink(c: NetworkContext, s: Snapshot, name: string): IpLin
 export function notListed(link: IpLinkRecord): ApiError {
   const what = link.kind ?? (link.link_type !== 'ether' ? link.link_type : 'device of a kind not listed');
   const article = /^[aeiou]/i.test(what) ? 'an' : 'a';
-  return new ApiError('not_found', `${link.ifname} is ${article} ${what}, not listed (see settings.network.list)`, { details: { device: link.ifname, kind: link.kind } });
+  return new ApiError('not_found', `${link.ifname} is ${article} ${what}, not listed (see settings.network.list)`, {
+    details: { device: link.ifname, kind: link.kind },
+  });
 }
 
 export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -95,14 +97,22 @@ export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) =>
  * cannot parse is still an error (502), never silently dropped.
  */
 async function ethtoolOf(c: NetworkContext, dev: string) {
-  const [s, d] = await Promise.all([c.system.exec(readArgv.ethtool(c.bins, dev)), c.system.exec(readArgv.ethtoolDriver(c.bins, dev))]);
+  const [s, d] = await Promise.all([
+    c.system.exec(readArgv.ethtool(c.bins, dev)),
+    c.system.exec(readArgv.ethtoolDriver(c.bins, dev)),
+  ]);
   return {
     ethtool: s.code === 0 && !s.timedOut ? parseEthtool(s.stdout) : null,
     driver: d.code === 0 && !d.timedOut ? parseEthtoolDriver(d.stdout) : null,
   };
 }
 
-async function build(c: NetworkContext, link: IpLinkRecord, addr: IpAddrRecord | null, config: NetworkConfig): Promise<NetworkInterface> {
+async function build(
+  c: NetworkContext,
+  link: IpLinkRecord,
+  addr: IpAddrRecord | null,
+  config: NetworkConfig,
+): Promise<NetworkInterface> {
   const { ethtool, driver } = await ethtoolOf(c, link.ifname);
   return buildInterface({ link, addr, ethtool, driver, iface: inetStanza(config, link.ifname) });
 }
@@ -112,7 +122,9 @@ export async function listInterfaces(c: NetworkContext): Promise<NetworkInterfac
   const s = await readSnapshot(c);
   const listed = selectInterfaces(s.links, c.settings.list);
   // one pool over all ethtool calls (two per interface)
-  return mapLimit(listed, Math.max(1, Math.floor(c.settings.concurrency / 2)), (l) => build(c, l, addrOf(s, l.ifname), s.config));
+  return mapLimit(listed, Math.max(1, Math.floor(c.settings.concurrency / 2)), (l) =>
+    build(c, l, addrOf(s, l.ifname), s.config),
+  );
 }
 
 /** One interface by name (details, and the answer of every change); 404 when not listed. */
@@ -120,10 +132,14 @@ export async function describeInterface(c: NetworkContext, name: string): Promis
   const argv = readArgv.link(c.bins, name);
   const r = await c.system.exec(argv);
   if (r.timedOut) throw commandTimeout(argv, r);
-  if (r.code !== 0) throw /does not exist/.test(r.stderr) ? notFound(`no network interface ${name}`) : commandFailed(argv, r);
+  if (r.code !== 0)
+    throw /does not exist/.test(r.stderr) ? notFound(`no network interface ${name}`) : commandFailed(argv, r);
   const link = parseIpLink(r.stdout)[0];
   if (!link || link.ifname !== name) throw new ApiError('bad_gateway', `ip printed no record for ${name}`);
   if (!isListed(link, c.settings.list)) throw notListed(link);
-  const [a, config] = await Promise.all([c.system.run(readArgv.addr(c.bins, name)), readNetworkConfig(c.system, c.vars)]);
+  const [a, config] = await Promise.all([
+    c.system.run(readArgv.addr(c.bins, name)),
+    readNetworkConfig(c.system, c.vars),
+  ]);
   return build(c, link, parseIpAddr(a.stdout)[0] ?? null, config);
 }

@@ -60,7 +60,11 @@ async function undo(system: SystemClient, done: Step[], report: RollbackReport):
       try {
         const r = await system.exec(argv);
         if (r.code === 0 && !r.timedOut) report.undone.push(argv);
-        else report.failed.push({ argv, error: r.timedOut ? 'timed out' : `exit ${r.code}: ${r.stderr.trim().split('\n')[0] ?? ''}` });
+        else
+          report.failed.push({
+            argv,
+            error: r.timedOut ? 'timed out' : `exit ${r.code}: ${r.stderr.trim().split('\n')[0] ?? ''}`,
+          });
       } catch (e) {
         report.failed.push({ argv, error: e instanceof Error ? e.message : String(e) });
       }
@@ -69,17 +73,39 @@ async function undo(system: SystemClient, done: Step[], report: RollbackReport):
 }
 
 function failure(step: Step, r: ExecResult | null, cause: unknown, report: RollbackReport): ApiError {
-  const base = r ? (r.timedOut ? commandTimeout(step.argv, r) : commandFailed(step.argv, r)) : cause instanceof ApiError ? cause : null;
-  const outcome = report.failed.length === 0 ? 'the previous configuration was restored' : `rollback incomplete (${report.failed.length} step(s) failed; see details.rollback)`;
-  if (!base) return new ApiError('internal', `applying the change failed; ${outcome}`, { details: { command: step.argv, rollback: report } });
+  const base = r
+    ? r.timedOut
+      ? commandTimeout(step.argv, r)
+      : commandFailed(step.argv, r)
+    : cause instanceof ApiError
+      ? cause
+      : null;
+  const outcome =
+    report.failed.length === 0
+      ? 'the previous configuration was restored'
+      : `rollback incomplete (${report.failed.length} step(s) failed; see details.rollback)`;
+  if (!base)
+    return new ApiError('internal', `applying the change failed; ${outcome}`, {
+      details: { command: step.argv, rollback: report },
+    });
   // `ip link add … type bond` without the bonding module: iproute2 says only "Unknown device type"
   const a = step.argv;
-  if (r && !r.timedOut && a[1] === 'link' && a[2] === 'add' && a.includes('bond') && a[a.indexOf('type') + 1] === 'bond' && /Unknown device type/.test(r.stderr)) {
+  if (
+    r &&
+    !r.timedOut &&
+    a[1] === 'link' &&
+    a[2] === 'add' &&
+    a.includes('bond') &&
+    a[a.indexOf('type') + 1] === 'bond' &&
+    /Unknown device type/.test(r.stderr)
+  ) {
     return new ApiError('command_failed', `the bonding kernel module is not available (modprobe bonding); ${outcome}`, {
       details: { ...base.details, command: step.argv, reason: 'bonding-module-missing', rollback: report },
     });
   }
-  return new ApiError(base.code, `${base.message}; ${outcome}`, { details: { ...base.details, command: step.argv, rollback: report } });
+  return new ApiError(base.code, `${base.message}; ${outcome}`, {
+    details: { ...base.details, command: step.argv, rollback: report },
+  });
 }
 
 /**
@@ -89,7 +115,10 @@ function failure(step: Step, r: ExecResult | null, cause: unknown, report: Rollb
  * it back at its next start.
  */
 export async function commit(system: SystemClient, files: FileChange[], steps: Step[]): Promise<void> {
-  const intent = await system.beginIntent('network', files.map((f) => f.path));
+  const intent = await system.beginIntent(
+    'network',
+    files.map((f) => f.path),
+  );
   try {
     const written = await writeAll(system, files);
     const done: Step[] = [];

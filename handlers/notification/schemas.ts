@@ -32,7 +32,8 @@ export const SECRET_STAND_IN: Record<AgentType, string> = {
 };
 
 /** "required" for a missing field, the type error otherwise: issue paths already name the field. */
-const requiredError = (expected: string) => (iss: { input?: unknown }) => (iss.input === undefined ? 'required' : `must be ${expected}`);
+const requiredError = (expected: string) => (iss: { input?: unknown }) =>
+  iss.input === undefined ? 'required' : `must be ${expected}`;
 const str = () => z.string({ error: requiredError('a string') });
 const bool = () => z.boolean({ error: requiredError('a boolean') });
 
@@ -41,7 +42,10 @@ const secretValue = (max: number) =>
   str()
     .min(1, 'must not be empty')
     .max(max)
-    .refine((s) => s !== SECRET_MASK, `is the mask ${SECRET_MASK}, not a value: send the real secret, or omit it on update to keep the stored one`);
+    .refine(
+      (s) => s !== SECRET_MASK,
+      `is the mask ${SECRET_MASK}, not a value: send the real secret, or omit it on update to keep the stored one`,
+    );
 
 /* ---- sms (Twilio) ---- */
 const e164 = /^\+[1-9]\d{6,14}$/;
@@ -64,7 +68,10 @@ const recipients = z.union(
   [
     str()
       .max(4096)
-      .refine((s) => s.split(',').every((p) => MAILBOX.test(p.trim())), 'must be an e-mail address or a comma-separated list of them'),
+      .refine(
+        (s) => s.split(',').every((p) => MAILBOX.test(p.trim())),
+        'must be an e-mail address or a comma-separated list of them',
+      ),
     z.array(mailbox).min(1, 'must list at least one address').max(50),
   ],
   { error: requiredError('an e-mail address or a list of them') },
@@ -72,9 +79,15 @@ const recipients = z.union(
 const PORT_MESSAGE = 'must be a port number 1-65535 (a number or a numeric string)';
 const port = z
   .union([z.number(), z.string()], { error: (iss) => (iss.input === undefined ? 'required' : PORT_MESSAGE) })
-  .refine((p) => (typeof p === 'number' ? Number.isInteger(p) : /^\d{1,5}$/.test(p)) && Number(p) >= 1 && Number(p) <= 65535, PORT_MESSAGE);
+  .refine(
+    (p) => (typeof p === 'number' ? Number.isInteger(p) : /^\d{1,5}$/.test(p)) && Number(p) >= 1 && Number(p) <= 65535,
+    PORT_MESSAGE,
+  );
 export const smtpConfig = z.strictObject({
-  host: str().min(1).max(253).regex(/^[A-Za-z0-9._:[\]-]+$/, 'must be a host name or an IP address'),
+  host: str()
+    .min(1)
+    .max(253)
+    .regex(/^[A-Za-z0-9._:[\]-]+$/, 'must be a host name or an IP address'),
   to: recipients,
   from: mailbox,
   username: str().min(1, 'must not be empty').max(256).refine(noLineBreak, 'must not contain a line break'),
@@ -105,7 +118,10 @@ const base64Bytes = (b64: string) => Math.floor((b64.replace(/=+$/, '').length *
 export const webhookConfig = z.strictObject({
   url: httpUrl,
   secret: secretValue(200)
-    .refine((s) => WHSEC.test(s) && base64Bytes(s.slice(6)) >= 24 && base64Bytes(s.slice(6)) <= 64, 'must be whsec_ followed by the base64 of 24 to 64 bytes')
+    .refine(
+      (s) => WHSEC.test(s) && base64Bytes(s.slice(6)) >= 24 && base64Bytes(s.slice(6)) <= 64,
+      'must be whsec_ followed by the base64 of 24 to 64 bytes',
+    )
     .optional(),
 });
 
@@ -135,7 +151,10 @@ export type Agent = z.infer<typeof agentSchema>;
 
 /* ---- requests ---- */
 export const agentIdParams = z.object({
-  id: z.string().regex(/^[1-9]\d{0,14}$/, 'must be a positive integer').transform(Number),
+  id: z
+    .string()
+    .regex(/^[1-9]\d{0,14}$/, 'must be a positive integer')
+    .transform(Number),
 });
 
 const typeError = { error: 'type must be sms, smtp or webhook' };
@@ -158,7 +177,16 @@ export const createBody = z.discriminatedUnion(
  */
 export const updateBody = z.strictObject({
   id: z
-    .union([z.number().int(), z.string().regex(/^[1-9]\d{0,14}$/).transform(Number)], { error: 'must be the agent id (a positive integer)' })
+    .union(
+      [
+        z.number().int(),
+        z
+          .string()
+          .regex(/^[1-9]\d{0,14}$/)
+          .transform(Number),
+      ],
+      { error: 'must be the agent id (a positive integer)' },
+    )
     .optional()
     .describe("optional: the agent's id, as details shows it; must equal the id in the URL"),
   type: agentType.optional().describe('new type; a type change needs a full json'),
@@ -166,7 +194,9 @@ export const updateBody = z.strictObject({
   json: z
     .record(z.string(), z.unknown(), { error: 'must be an object' })
     .optional()
-    .describe('configuration: with the type unchanged, the fields given are merged into the stored configuration (omitted fields and secrets are kept); with a new type, the whole configuration'),
+    .describe(
+      'configuration: with the type unchanged, the fields given are merged into the stored configuration (omitted fields and secrets are kept); with a new type, the whole configuration',
+    ),
 });
 
 /* ---- the events listing (an extension: GET /notification/events) ---- */
@@ -178,7 +208,10 @@ export const eventsQuery = z.object({
     .transform(Number)
     .refine((n) => n >= 1 && n <= 500, 'must be 1-500')
     .optional(),
-  kind: z.string().regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/, 'must be an event kind such as s3.share.created').optional(),
+  kind: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/, 'must be an event kind such as s3.share.created')
+    .optional(),
 });
 export const deliverySchema = z.object({
   agentId: z.number().int(),

@@ -50,7 +50,11 @@ export function toAgent(row: AgentRow, hostId: string): Agent {
  * keep their stored value, as long as the type stays the same. Then the whole object is
  * validated against `type`, and issues are reported under `body.json`.
  */
-export function resolveUpdatedConfig(type: AgentType, incoming: Record<string, unknown>, stored: { type: AgentType; json: Record<string, unknown> }): Record<string, unknown> {
+export function resolveUpdatedConfig(
+  type: AgentType,
+  incoming: Record<string, unknown>,
+  stored: { type: AgentType; json: Record<string, unknown> },
+): Record<string, unknown> {
   const next = { ...incoming };
   const kept: Record<string, unknown> = {};
   for (const f of SECRET_FIELDS[type]) {
@@ -66,8 +70,14 @@ export function resolveUpdatedConfig(type: AgentType, incoming: Record<string, u
  * A new configuration's secrets sealed with the host's key before they are stored; secrets kept
  * from storage are sealed already (or, stored before sealing existed, are sealed now).
  */
-export async function sealSecrets(system: SystemClient, type: AgentType, json: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const fields = SECRET_FIELDS[type].filter((f) => typeof json[f] === 'string' && !String(json[f]).startsWith('enc:v1:'));
+export async function sealSecrets(
+  system: SystemClient,
+  type: AgentType,
+  json: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const fields = SECRET_FIELDS[type].filter(
+    (f) => typeof json[f] === 'string' && !String(json[f]).startsWith('enc:v1:'),
+  );
   if (fields.length === 0) return json;
   const sealed = await system.sealSecrets(fields.map((f) => String(json[f])));
   const out = { ...json };
@@ -77,18 +87,27 @@ export async function sealSecrets(system: SystemClient, type: AgentType, json: R
 
 /** Whether two configurations hold the same keys and values, whatever their key order. */
 export function sameConfig(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  const canon = (o: Record<string, unknown>) => JSON.stringify(Object.keys(o).sort().map((k) => [k, o[k]]));
+  const canon = (o: Record<string, unknown>) =>
+    JSON.stringify(
+      Object.keys(o)
+        .sort()
+        .map((k) => [k, o[k]]),
+    );
   return canon(a) === canon(b);
 }
 
 /** 400 for a webhook URL naming this machine, unless settings.notification.allowLocalTargets. */
 export function checkWebhookTarget(type: AgentType, json: Record<string, unknown>, vars: Vars): void {
   if (type !== 'webhook' || typeof json.url !== 'string') return;
-  const allowed = (vars.settings.notification as { allowLocalTargets?: boolean } | undefined)?.allowLocalTargets === true;
+  const allowed =
+    (vars.settings.notification as { allowLocalTargets?: boolean } | undefined)?.allowLocalTargets === true;
   if (allowed) return;
   const host = new URL(json.url).hostname;
   if (isLocalHost(host)) {
-    throw validationFailed('body.json.url', `${host} is a loopback, link-local or unspecified address; webhooks go to other machines (settings.notification.allowLocalTargets allows it)`);
+    throw validationFailed(
+      'body.json.url',
+      `${host} is a loopback, link-local or unspecified address; webhooks go to other machines (settings.notification.allowLocalTargets allows it)`,
+    );
   }
 }
 
@@ -96,10 +115,15 @@ export function checkWebhookTarget(type: AgentType, json: Record<string, unknown
  * Validates a configuration against its type; `kept` are stored (sealed) secrets, which stand in
  * as a valid value during the check and are put back after it.
  */
-export function validateConfig(type: AgentType, json: unknown, kept: Record<string, unknown> = {}): Record<string, unknown> {
-  const checked = Object.keys(kept).length && json !== null && typeof json === 'object'
-    ? { ...json, ...Object.fromEntries(Object.keys(kept).map((f) => [f, SECRET_STAND_IN[type]])) }
-    : json;
+export function validateConfig(
+  type: AgentType,
+  json: unknown,
+  kept: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const checked =
+    Object.keys(kept).length && json !== null && typeof json === 'object'
+      ? { ...json, ...Object.fromEntries(Object.keys(kept).map((f) => [f, SECRET_STAND_IN[type]])) }
+      : json;
   const r = (agentConfig[type] as z.ZodType).safeParse(checked);
   if (!r.success) {
     const issues = issuesOf('body.json', r.error);

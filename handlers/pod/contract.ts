@@ -46,23 +46,45 @@ const allowSchema = z.strictObject({
  *   composeTimeoutMs  time limit of compose up/down/kill and systemctl start/stop
  */
 export const podSettingsSchema = z.strictObject({
-  prefix: z.string().regex(/^[a-z0-9][a-z0-9_]{0,23}$/, 'prefix: lower-case letters, digits and _').default('ballast'),
+  prefix: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_]{0,23}$/, 'prefix: lower-case letters, digits and _')
+    .default('ballast'),
   composeCommand: z
-    .array(z.string().min(1).regex(/^[^\0\n]+$/))
+    .array(
+      z
+        .string()
+        .min(1)
+        .regex(/^[^\0\n]+$/),
+    )
     .min(1)
     .refine((a) => a[0].startsWith('/'), 'composeCommand[0] must be an absolute binary')
     .default(['/usr/bin/docker', 'compose']),
   composeFlavour: z.enum(COMPOSE_FLAVOURS).optional(),
   env: z.record(z.string().regex(ENV_NAME), z.string().regex(/^[^\0\n]*$/)).default({}),
-  engineUnit: z.string().regex(/^[A-Za-z0-9@_.-]+\.service$/).default('docker.service'),
+  engineUnit: z
+    .string()
+    .regex(/^[A-Za-z0-9@_.-]+\.service$/)
+    .default('docker.service'),
   dataMountpoint: absolutePath.default('/srv/pods'),
   bindRoots: z.array(absolutePath).default([]),
   mountRoots: z.array(absolutePath).min(1).default(['/srv', '/mnt', '/media', '/data']),
-  allow: allowSchema.default({ privileged: false, hostNetwork: false, hostNamespaces: false, capabilities: [], devices: false }),
+  allow: allowSchema.default({
+    privileged: false,
+    hostNetwork: false,
+    hostNamespaces: false,
+    capabilities: [],
+    devices: false,
+  }),
   checkHostPorts: z.boolean().default(true),
   logDefaultLines: z.number().int().min(1).max(100_000).default(200),
   logMaxLines: z.number().int().min(1).max(100_000).default(5000),
-  logMaxBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  logMaxBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
   composeTimeoutMs: z.number().int().min(1000).max(3_600_000).default(300_000),
 });
 export type PodSettings = z.output<typeof podSettingsSchema>;

@@ -3,7 +3,14 @@ import { ApiError, badGateway, conflict, notFound, validationFailed } from '../c
 import type { EventsBinding } from '../core/bindings';
 import { commandFailed, type SystemClient } from '../core/system';
 import { bin, path, type Vars } from '../core/vars';
-import { COMPOSE_FILE_NAME, flavourOf, podSettingsSchema, VALIDATE_OP, type PodSettings, type ValidateResult } from './contract';
+import {
+  COMPOSE_FILE_NAME,
+  flavourOf,
+  podSettingsSchema,
+  VALIDATE_OP,
+  type PodSettings,
+  type ValidateResult,
+} from './contract';
 import { parseFstab, type FstabEntry } from './parse/fstab';
 import { parseSystemctlShow, unitState, type PodServiceState } from './parse/systemctl-show';
 import { recipeByName, recipeServices } from './recipes/index';
@@ -34,7 +41,13 @@ export function podRef(vars: Vars, s: PodSettings, name: string): PodRef {
   const project = `${head}${short}`;
   if (project.length > 63) throw validationFailed('params.name', `${project} is longer than 63 characters`);
   const dir = `${path(vars, 'podData')}/${project}`;
-  return { project, unit: `${project}.service`, dir, composeFile: `${dir}/${COMPOSE_FILE_NAME}`, unitFile: `${path(vars, 'podUnitDir')}/${project}.service` };
+  return {
+    project,
+    unit: `${project}.service`,
+    dir,
+    composeFile: `${dir}/${COMPOSE_FILE_NAME}`,
+    unitFile: `${path(vars, 'podUnitDir')}/${project}.service`,
+  };
 }
 
 export function composeArgv(s: PodSettings, ref: PodRef, sub: string[]): string[] {
@@ -56,7 +69,8 @@ export function psArgs(s: PodSettings): string[] {
 export const execEnv = (s: PodSettings) => (Object.keys(s.env).length ? { env: s.env } : {});
 
 /** Everything the tool printed, stdout then stderr (compose writes its progress to stderr). */
-export const outputOf = (r: { stdout: string; stderr: string }) => [r.stdout.trim(), r.stderr.trim()].filter((x) => x !== '').join('\n');
+export const outputOf = (r: { stdout: string; stderr: string }) =>
+  [r.stdout.trim(), r.stderr.trim()].filter((x) => x !== '').join('\n');
 
 export function unitText(vars: Vars, s: PodSettings, ref: PodRef): string {
   return renderUnit({
@@ -79,7 +93,11 @@ export interface ServiceInfo {
 const SHOW_PROPS = '--property=Id,LoadState,ActiveState,SubState,UnitFileState';
 
 /** One `systemctl show` for all the units; every unit asked for gets an answer. */
-export async function serviceStates(system: SystemClient, vars: Vars, units: string[]): Promise<Map<string, ServiceInfo>> {
+export async function serviceStates(
+  system: SystemClient,
+  vars: Vars,
+  units: string[],
+): Promise<Map<string, ServiceInfo>> {
   const out = new Map<string, ServiceInfo>();
   if (units.length === 0) return out;
   const r = await system.run([bin(vars, 'systemctl'), 'show', '--no-pager', SHOW_PROPS, '--', ...units]);
@@ -103,7 +121,9 @@ export async function podDataEntry(system: SystemClient, vars: Vars, s: PodSetti
 
 export async function requireConfigured(system: SystemClient, vars: Vars, s: PodSettings): Promise<void> {
   if (!(await podDataEntry(system, vars, s))) {
-    throw conflict('container system not configured', { hint: 'POST /pod/config first (it writes the pod data mount to fstab)' });
+    throw conflict('container system not configured', {
+      hint: 'POST /pod/config first (it writes the pod data mount to fstab)',
+    });
   }
 }
 
@@ -134,7 +154,10 @@ export async function requirePod(system: SystemClient, ref: PodRef): Promise<Rec
 }
 
 /** The services of the named recipes, keyed by service name; a name two recipes use is a 409. */
-export function recipesToMerge(names: string[] | undefined, project: string): Record<string, Record<string, unknown>> | undefined {
+export function recipesToMerge(
+  names: string[] | undefined,
+  project: string,
+): Record<string, Record<string, unknown>> | undefined {
   if (!names?.length) return undefined;
   const out: Record<string, Record<string, unknown>> = {};
   names.forEach((n, i) => {
@@ -151,19 +174,33 @@ export function recipesToMerge(names: string[] | undefined, project: string): Re
 /** The host validates (schema, limits, ports) and answers the compose object to store. */
 export async function validateCompose(
   system: SystemClient,
-  o: { project: string; fileContents: unknown; merge?: Record<string, Record<string, unknown>>; ignoreOwnPorts?: boolean; requireVersion?: boolean },
+  o: {
+    project: string;
+    fileContents: unknown;
+    merge?: Record<string, Record<string, unknown>>;
+    ignoreOwnPorts?: boolean;
+    requireVersion?: boolean;
+  },
 ): Promise<Record<string, unknown>> {
   const r = await system.op<ValidateResult>(VALIDATE_OP, o);
   if (r.ok) return r.data;
   if (r.status === 409) throw conflict(r.message);
   const issues = r.issues.map((i) => ({ path: `body.${i.path}`, message: i.message }));
-  throw new ApiError('validation_failed', `invalid body.fileContents: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+  throw new ApiError(
+    'validation_failed',
+    `invalid body.fileContents: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+    { issues },
+  );
 }
 
 export async function detail(system: SystemClient, vars: Vars, ref: PodRef, compose: Record<string, unknown>) {
   const st = await serviceStates(system, vars, [ref.unit]);
   const svc = st.get(ref.unit) ?? { id: ref.unit, state: 'disabled' as const, locked: false };
-  return { name: ref.project, compose_file: compose as { version?: string; services: Record<string, Record<string, unknown>> }, service: [svc] };
+  return {
+    name: ref.project,
+    compose_file: compose as { version?: string; services: Record<string, Record<string, unknown>> },
+    service: [svc],
+  };
 }
 
 export const composeJson = (data: Record<string, unknown>) => `${JSON.stringify(data, null, 2)}\n`;

@@ -8,15 +8,27 @@ import { absolutePath } from '../core/schemas';
  * twice (README "Names").
  */
 export const PodNameParams = z.strictObject({
-  name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'pod name: 1-63 of a-z 0-9 _ -, starting with a letter or digit').describe('pod name, with or without the `<prefix>-pod-` prefix'),
+  name: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'pod name: 1-63 of a-z 0-9 _ -, starting with a letter or digit')
+    .describe('pod name, with or without the `<prefix>-pod-` prefix'),
 });
 
 export const RecipeNameParams = z.strictObject({
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'recipe name: a-z 0-9 -').describe('recipe name'),
+  name: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'recipe name: a-z 0-9 -')
+    .describe('recipe name'),
 });
 
 const fileContents = z
-  .union([z.record(z.string(), z.unknown()), z.string().min(1).max(512 * 1024)])
+  .union([
+    z.record(z.string(), z.unknown()),
+    z
+      .string()
+      .min(1)
+      .max(512 * 1024),
+  ])
   .describe('the compose file: an object (version, services, …) or its YAML/JSON text');
 
 const recipes = z
@@ -59,7 +71,10 @@ export const DaemonJsonSchema = z.strictObject({
   'log-opts': z.record(z.string(), str).optional(),
   'log-level': z.enum(['debug', 'info', 'warn', 'error', 'fatal']).optional(),
   'live-restore': z.boolean().optional(),
-  'default-address-pools': z.array(z.strictObject({ base: str, size: z.number().int().min(1).max(32) })).max(64).optional(),
+  'default-address-pools': z
+    .array(z.strictObject({ base: str, size: z.number().int().min(1).max(32) }))
+    .max(64)
+    .optional(),
   bip: str.optional(),
   mtu: z.number().int().min(68).max(65535).optional(),
   dns: strList.optional(),
@@ -71,7 +86,9 @@ export const DaemonJsonSchema = z.strictObject({
   'max-concurrent-uploads': z.number().int().min(1).max(64).optional(),
   'shutdown-timeout': z.number().int().min(0).max(3600).optional(),
   'exec-opts': strList.optional(),
-  'default-ulimits': z.record(z.string(), z.strictObject({ Name: str, Hard: z.number().int(), Soft: z.number().int() })).optional(),
+  'default-ulimits': z
+    .record(z.string(), z.strictObject({ Name: str, Hard: z.number().int(), Soft: z.number().int() }))
+    .optional(),
   icc: z.boolean().optional(),
   iptables: z.boolean().optional(),
   ip6tables: z.boolean().optional(),
@@ -91,6 +108,10 @@ const fsRef = absolutePath.refine((p) => !/[\s\\#]/.test(p), 'must not contain b
 
 export const ConfigBody = z.strictObject({
   configJson: DaemonJsonSchema.describe('the engine daemon.json to write (known keys only, typed)'),
-  podImageFs: fsRef.describe('where images live: a block device with a filesystem, mounted at data-root through fstab, or a mounted path used as data-root'),
-  podDataFs: fsRef.describe('the pod data filesystem: a block device, or a mounted path bind-mounted at the pod data mount location'),
+  podImageFs: fsRef.describe(
+    'where images live: a block device with a filesystem, mounted at data-root through fstab, or a mounted path used as data-root',
+  ),
+  podDataFs: fsRef.describe(
+    'the pod data filesystem: a block device, or a mounted path bind-mounted at the pod data mount location',
+  ),
 });

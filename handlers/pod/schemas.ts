@@ -3,7 +3,9 @@ import * as z from 'zod';
 
 export const PodServiceSchema = z.object({
   id: z.string().describe('the systemd unit, `<prefix>-pod-<name>.service`'),
-  state: z.enum(['offline', 'online', 'disabled']).describe('online: running; offline: enabled but not running; disabled: neither (see the area README)'),
+  state: z
+    .enum(['offline', 'online', 'disabled'])
+    .describe('online: running; offline: enabled but not running; disabled: neither (see the area README)'),
   locked: z.boolean().describe('the unit is masked: it cannot be started or enabled until unmasked'),
 });
 
@@ -14,7 +16,10 @@ export const PodSummarySchema = z.object({
 
 export const ComposeFileSchema = z
   .looseObject({
-    version: z.string().optional().describe('compose file version (obsolete in the Compose Specification, kept as given)'),
+    version: z
+      .string()
+      .optional()
+      .describe('compose file version (obsolete in the Compose Specification, kept as given)'),
     services: z.record(z.string(), z.record(z.string(), z.unknown())).describe('services keyed by service name'),
   })
   .describe('the compose file as stored (validated against the Compose Specification)');
@@ -47,8 +52,12 @@ export const RecipeSchema = z.object({
 
 export const InspectSchema = z.object({
   name: z.string(),
-  container_status: z.string().describe('first line: running, paused, partial, stopped or none; then one line per container: name service state (status) ports'),
-  running_processes: z.string().describe('the compose tool\'s `top` output as printed'),
+  container_status: z
+    .string()
+    .describe(
+      'first line: running, paused, partial, stopped or none; then one line per container: name service state (status) ports',
+    ),
+  running_processes: z.string().describe("the compose tool's `top` output as printed"),
 });
 
 export const DestroySchema = z.object({
@@ -68,10 +77,16 @@ export const TestResultSchema = z.object({
   exists: z.boolean(),
 });
 
-export const MountOptionsSchema = z.object({ rw: z.boolean(), mand: z.boolean(), noatime: z.boolean(), xattr: z.boolean(), posixacl: z.boolean() });
+export const MountOptionsSchema = z.object({
+  rw: z.boolean(),
+  mand: z.boolean(),
+  noatime: z.boolean(),
+  xattr: z.boolean(),
+  posixacl: z.boolean(),
+});
 
 export const PodConfigSchema = z.object({
-  daemonJson: z.record(z.string(), z.unknown()).describe('the engine\'s daemon.json ({} when absent)'),
+  daemonJson: z.record(z.string(), z.unknown()).describe("the engine's daemon.json ({} when absent)"),
   podDataMount: z
     .object({
       source: z.string(),

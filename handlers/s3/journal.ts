@@ -25,7 +25,12 @@ export interface Intent {
 }
 
 /** false when another change of the same share is unfinished (409 for the caller). */
-export async function beginIntent(db: D1Database, shareName: string, op: IntentOp, requestId: string): Promise<boolean> {
+export async function beginIntent(
+  db: D1Database,
+  shareName: string,
+  op: IntentOp,
+  requestId: string,
+): Promise<boolean> {
   const r = await db
     .prepare('INSERT OR IGNORE INTO s3_intents (share_name, op, request_id, started_at) VALUES (?, ?, ?, ?)')
     .bind(shareName, op, requestId, Date.now())
@@ -38,18 +43,41 @@ export async function endIntent(db: D1Database, shareName: string): Promise<void
 }
 
 export async function pendingIntents(db: D1Database): Promise<Intent[]> {
-  const r = await db.prepare('SELECT share_name, op, request_id, started_at FROM s3_intents ORDER BY started_at').all<{ share_name: string; op: IntentOp; request_id: string | null; started_at: number }>();
-  return r.results.map((x) => ({ shareName: x.share_name, op: x.op, requestId: x.request_id, startedAt: x.started_at }));
+  const r = await db
+    .prepare('SELECT share_name, op, request_id, started_at FROM s3_intents ORDER BY started_at')
+    .all<{ share_name: string; op: IntentOp; request_id: string | null; started_at: number }>();
+  return r.results.map((x) => ({
+    shareName: x.share_name,
+    op: x.op,
+    requestId: x.request_id,
+    startedAt: x.started_at,
+  }));
 }
 
 /** A failed change's error, carrying what the rollback did (`details.rollback`, `details.rolledBack`). */
-export function withRollback(e: unknown, what: string, undo: { steps: Step[]; complete: boolean }, after: string): unknown {
+export function withRollback(
+  e: unknown,
+  what: string,
+  undo: { steps: Step[]; complete: boolean },
+  after: string,
+): unknown {
   if (!(e instanceof ApiError)) return e;
   const cmd = e.details?.command;
-  const named = Array.isArray(cmd) ? ` at \`${cmd.map((a, i) => (i === 0 ? String(a).slice(String(a).lastIndexOf('/') + 1) : String(a))).join(' ')}\`` : '';
-  const stderr = typeof e.details?.stderr === 'string' ? e.details.stderr.split('\n').find((l) => l.trim() !== '') : undefined;
-  const exit = typeof e.details?.exitCode === 'number' ? ` (exit ${e.details.exitCode}${stderr ? `: ${stderr}` : ''})` : `: ${e.message}`;
-  const state = undo.complete ? after : `${after} failed part way (${undo.steps.filter((s) => !s.ok).map((s) => s.step).join(', ')}); the host finishes it at its next start`;
+  const named = Array.isArray(cmd)
+    ? ` at \`${cmd.map((a, i) => (i === 0 ? String(a).slice(String(a).lastIndexOf('/') + 1) : String(a))).join(' ')}\``
+    : '';
+  const stderr =
+    typeof e.details?.stderr === 'string' ? e.details.stderr.split('\n').find((l) => l.trim() !== '') : undefined;
+  const exit =
+    typeof e.details?.exitCode === 'number'
+      ? ` (exit ${e.details.exitCode}${stderr ? `: ${stderr}` : ''})`
+      : `: ${e.message}`;
+  const state = undo.complete
+    ? after
+    : `${after} failed part way (${undo.steps
+        .filter((s) => !s.ok)
+        .map((s) => s.step)
+        .join(', ')}); the host finishes it at its next start`;
   return new ApiError(e.code, `${what} failed${named}${exit}; ${state}`, {
     issues: e.issues,
     details: { ...(e.details ?? {}), rollback: undo.steps, rolledBack: undo.complete },
@@ -64,11 +92,18 @@ export interface Step {
 }
 
 /** Runs one step; a best-effort step that fails is recorded as ok with the error marked ignored. */
-async function command(sys: SystemClient, argv: string[], steps: Step[], label: string, bestEffort = false): Promise<boolean> {
+async function command(
+  sys: SystemClient,
+  argv: string[],
+  steps: Step[],
+  label: string,
+  bestEffort = false,
+): Promise<boolean> {
   let error: string | undefined;
   try {
     const r = await sys.exec(argv);
-    if (r.code !== 0 || r.timedOut) error = r.timedOut ? 'timed out' : `exit ${r.code}: ${r.stderr.trim().split('\n')[0] ?? ''}`;
+    if (r.code !== 0 || r.timedOut)
+      error = r.timedOut ? 'timed out' : `exit ${r.code}: ${r.stderr.trim().split('\n')[0] ?? ''}`;
   } catch (e) {
     error = e instanceof Error ? e.message : String(e);
   }
@@ -104,24 +139,41 @@ export interface CreateProgress {
  * Undo a create. `progress` undefined (host start: unknown) runs every step, stop and disable
  * best effort. Returns the steps and whether the share is gone (files removed, daemon reloaded).
  */
-export async function undoCreate(sys: SystemClient, vars: Vars, share: string, progress?: CreateProgress): Promise<{ steps: Step[]; complete: boolean }> {
+export async function undoCreate(
+  sys: SystemClient,
+  vars: Vars,
+  share: string,
+  progress?: CreateProgress,
+): Promise<{ steps: Step[]; complete: boolean }> {
   const systemctl = bin(vars, 'systemctl');
   const unit = serviceName(share);
   const steps: Step[] = [];
-  if (!progress || progress.started) await command(sys, [systemctl, 'stop', '--', unit], steps, `systemctl stop ${unit}`, true);
+  if (!progress || progress.started)
+    await command(sys, [systemctl, 'stop', '--', unit], steps, `systemctl stop ${unit}`, true);
   let ok = true;
   if (!progress || progress.enabled) {
-    const disabled = await command(sys, [systemctl, 'disable', '--', unit], steps, `systemctl disable ${unit}`, !progress);
+    const disabled = await command(
+      sys,
+      [systemctl, 'disable', '--', unit],
+      steps,
+      `systemctl disable ${unit}`,
+      !progress,
+    );
     if (progress) ok = disabled;
   }
   if (!progress || progress.envWritten) ok = (await remove(sys, envPath(vars, share), steps)) && ok;
   if (!progress || progress.unitWritten) ok = (await remove(sys, unitPath(vars, share), steps)) && ok;
-  if (!progress || progress.unitWritten) ok = (await command(sys, [systemctl, 'daemon-reload'], steps, 'systemctl daemon-reload')) && ok;
+  if (!progress || progress.unitWritten)
+    ok = (await command(sys, [systemctl, 'daemon-reload'], steps, 'systemctl daemon-reload')) && ok;
   return { steps, complete: ok };
 }
 
 /** Undo an update: put the previous environment file back (0600) and restart the service if it runs. */
-export async function undoUpdate(sys: SystemClient, vars: Vars, share: string): Promise<{ steps: Step[]; complete: boolean }> {
+export async function undoUpdate(
+  sys: SystemClient,
+  vars: Vars,
+  share: string,
+): Promise<{ steps: Step[]; complete: boolean }> {
   const steps: Step[] = [];
   const prevPath = envPrevPath(vars, share);
   let ok = true;
@@ -131,20 +183,33 @@ export async function undoUpdate(sys: SystemClient, vars: Vars, share: string): 
       await sys.writeFile(envPath(vars, share), prev, { mode: 0o600 });
       steps.push({ step: `restore ${envPath(vars, share)}`, ok: true });
     } else {
-      steps.push({ step: `restore ${envPath(vars, share)} (no previous version kept: the update had not written it)`, ok: true });
+      steps.push({
+        step: `restore ${envPath(vars, share)} (no previous version kept: the update had not written it)`,
+        ok: true,
+      });
     }
   } catch (e) {
-    steps.push({ step: `restore ${envPath(vars, share)}`, ok: false, error: e instanceof Error ? e.message : String(e) });
+    steps.push({
+      step: `restore ${envPath(vars, share)}`,
+      ok: false,
+      error: e instanceof Error ? e.message : String(e),
+    });
     return { steps, complete: false };
   }
   const unit = serviceName(share);
-  ok = (await command(sys, [bin(vars, 'systemctl'), 'try-restart', '--', unit], steps, `systemctl try-restart ${unit}`)) && ok;
+  ok =
+    (await command(sys, [bin(vars, 'systemctl'), 'try-restart', '--', unit], steps, `systemctl try-restart ${unit}`)) &&
+    ok;
   if (ok) ok = await remove(sys, prevPath, steps);
   return { steps, complete: ok };
 }
 
 /** Finish a delete whose request did not: stop, disable (best effort), remove both files, daemon-reload. */
-export async function finishDelete(sys: SystemClient, vars: Vars, share: string): Promise<{ steps: Step[]; complete: boolean }> {
+export async function finishDelete(
+  sys: SystemClient,
+  vars: Vars,
+  share: string,
+): Promise<{ steps: Step[]; complete: boolean }> {
   const systemctl = bin(vars, 'systemctl');
   const unit = serviceName(share);
   const steps: Step[] = [];
@@ -158,7 +223,12 @@ export async function finishDelete(sys: SystemClient, vars: Vars, share: string)
 }
 
 /** Settle one unfinished intent (host start); the row is cleared only when every needed step worked. */
-export async function settleIntent(sys: SystemClient, vars: Vars, db: D1Database, intent: Intent): Promise<{ outcome: 'rolled back' | 'completed'; steps: Step[]; complete: boolean }> {
+export async function settleIntent(
+  sys: SystemClient,
+  vars: Vars,
+  db: D1Database,
+  intent: Intent,
+): Promise<{ outcome: 'rolled back' | 'completed'; steps: Step[]; complete: boolean }> {
   const r =
     intent.op === 'create'
       ? { outcome: 'rolled back' as const, ...(await undoCreate(sys, vars, intent.shareName)) }

@@ -9,4 +9,5 @@ export const resolvePathPayload = z.strictObject({ path: z.string().min(1).max(4
  * `ok`: the real path (symlinks resolved) is a directory at or under a share root. Otherwise why
  * not: `missing` (does not exist), `not-directory`, `outside` (not under settings.s3.shareRoots).
  */
-export type ResolvePathResult = { ok: true; path: string } | { ok: false; reason: 'missing' | 'not-directory' | 'outside'; path?: string };
+export type ResolvePathResult =
+  { ok: true; path: string } | { ok: false; reason: 'missing' | 'not-directory' | 'outside'; path?: string };

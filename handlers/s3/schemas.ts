@@ -3,7 +3,9 @@ import * as z from 'zod';
 
 const shareFields = {
   shareName: z.string().describe('share name'),
-  path: z.string().describe('filesystem path exported (the real path, symlinks resolved, as stored in the environment file)'),
+  path: z
+    .string()
+    .describe('filesystem path exported (the real path, symlinks resolved, as stored in the environment file)'),
   enabled: z.boolean().describe('true when `systemctl is-enabled` says enabled (the service starts at boot)'),
   port: z.string().describe('TCP port the S3 service listens on'),
   user: z.string().describe('account the daemon runs as (User= of the unit; root when the unit sets none)'),
@@ -13,7 +15,9 @@ const shareFields = {
 
 export const ShareListedSchema = z.strictObject({
   ...shareFields,
-  rootPassword: z.string().describe('secret key, masked: every character but the last two replaced by `*` (all of them when shorter than 8)'),
+  rootPassword: z
+    .string()
+    .describe('secret key, masked: every character but the last two replaced by `*` (all of them when shorter than 8)'),
 });
 export type ShareListed = z.output<typeof ShareListedSchema>;
 
@@ -33,7 +37,9 @@ export const ShareChangedSchema = z.strictObject({
   warnings: z
     .array(z.string())
     .optional()
-    .describe('present when the credentials are below the S3 minimums (access key 3, secret key 8 characters): the share exists but its service will not start'),
+    .describe(
+      'present when the credentials are below the S3 minimums (access key 3, secret key 8 characters): the share exists but its service will not start',
+    ),
 });
 
 export const DeletedSchema = z.string().describe('success message naming the service');

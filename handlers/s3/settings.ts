@@ -28,7 +28,10 @@ export const s3Settings = z.strictObject({
    * (var/demo/root), so `/srv/media` there means var/demo/root/srv/media and stays `/srv/media` in
    * answers and environment files.
    */
-  pathRoot: z.string().regex(/^\/[^\0\n\r]*$/, 'an absolute path').default('/'),
+  pathRoot: z
+    .string()
+    .regex(/^\/[^\0\n\r]*$/, 'an absolute path')
+    .default('/'),
   /** Directories shares may be made of: the real path (symlinks resolved) must be one of them or under one. */
   shareRoots: z
     .array(z.string().regex(/^\/[^\0\n\r]*$/, 'an absolute path'))
@@ -38,7 +41,10 @@ export const s3Settings = z.strictObject({
   serverCommand: z
     .array(commandWord)
     .min(1)
-    .refine((a) => /^\/[A-Za-z0-9_./@+-]+$/.test(a[0]), 'the first word must be the absolute path of the server executable (letters, digits, _ . / @ + -)')
+    .refine(
+      (a) => /^\/[A-Za-z0-9_./@+-]+$/.test(a[0]),
+      'the first word must be the absolute path of the server executable (letters, digits, _ . / @ + -)',
+    )
     .refine((a) => !a.includes(';'), 'a word ";" cannot be written into ExecStart=')
     .default(DEFAULT_SERVER_COMMAND),
   /** Names of the variables the environment file sets. */
@@ -49,7 +55,12 @@ export const s3Settings = z.strictObject({
       path: envName.default('MINIO_VOLUMES'),
       port: envName.default('BALLAST_S3_PORT'),
     })
-    .default({ rootUser: 'MINIO_ROOT_USER', rootPassword: 'MINIO_ROOT_PASSWORD', path: 'MINIO_VOLUMES', port: 'BALLAST_S3_PORT' })
+    .default({
+      rootUser: 'MINIO_ROOT_USER',
+      rootPassword: 'MINIO_ROOT_PASSWORD',
+      path: 'MINIO_VOLUMES',
+      port: 'BALLAST_S3_PORT',
+    })
     .refine((e) => new Set(Object.values(e)).size === 4, 'the four variable names must differ'),
   /** The account the server runs as (User=); it needs access to the shared paths, whose permissions are never changed. */
   user: z

@@ -42,14 +42,26 @@ export interface EnvValues {
 }
 
 /** The environment file's text and values (empty strings for values it lacks), or null when absent. */
-export async function readEnv(c: Ctx, settings: S3Settings, share: string): Promise<{ text: string; values: EnvValues } | null> {
+export async function readEnv(
+  c: Ctx,
+  settings: S3Settings,
+  share: string,
+): Promise<{ text: string; values: EnvValues } | null> {
   const p = envPath(c.vars, share);
   if (!(await isRegularFile(c, p))) return null;
   const text = await c.system.readFile(p);
   if (text === null) return null;
   const env = parseEnvFile(text);
   const n = settings.env;
-  return { text, values: { rootUser: env[n.rootUser] ?? '', rootPassword: env[n.rootPassword] ?? '', path: env[n.path] ?? '', port: env[n.port] ?? '' } };
+  return {
+    text,
+    values: {
+      rootUser: env[n.rootUser] ?? '',
+      rootPassword: env[n.rootPassword] ?? '',
+      path: env[n.path] ?? '',
+      port: env[n.port] ?? '',
+    },
+  };
 }
 
 /**
@@ -59,7 +71,8 @@ export async function readEnv(c: Ctx, settings: S3Settings, share: string): Prom
 async function isRegularFile(c: Ctx, p: string): Promise<boolean> {
   const st = await c.system.stat(p);
   if (st === null) return false;
-  if (st.type !== 'file') throw badGateway(`${p} is not a regular file (${st.type}); it was not written by this service`);
+  if (st.type !== 'file')
+    throw badGateway(`${p} is not a regular file (${st.type}); it was not written by this service`);
   return true;
 }
 
@@ -113,9 +126,10 @@ export async function sharePorts(c: Ctx, settings: S3Settings): Promise<Map<stri
 /** 409 when `port` is another share's or a listening TCP socket's (`ss -Hltn`). */
 export async function checkPortFree(c: Ctx, settings: S3Settings, port: string, self?: string): Promise<void> {
   for (const [name, p] of await sharePorts(c, settings)) {
-    if (name !== self && Number(p) === Number(port)) throw conflict(`port ${port} is already used by S3 share ${name}`, { port, shareName: name });
+    if (name !== self && Number(p) === Number(port))
+      throw conflict(`port ${port} is already used by S3 share ${name}`, { port, shareName: name });
   }
   const r = await c.system.run([bin(c.vars, 'ss'), '-Hltn']);
-  if (parseSsListening(r.stdout).includes(Number(port))) throw conflict(`port ${port} is in use: a process listens on it`, { port });
+  if (parseSsListening(r.stdout).includes(Number(port)))
+    throw conflict(`port ${port} is in use: a process listens on it`, { port });
 }
-

@@ -28,11 +28,32 @@ export function buildListing(
 }
 
 export function ruleEntry(rule: StoredRule, state: DeviceTcState | undefined): RuleEntry {
-  if (!state) return { name: rule.name, ip: rule.ip, rate: rule.rate, qtype: 'none', handler: 0, device: rule.device, owner: 'root', refcnt: '0', queue_details: {} };
+  if (!state)
+    return {
+      name: rule.name,
+      ip: rule.ip,
+      rate: rule.rate,
+      qtype: 'none',
+      handler: 0,
+      device: rule.device,
+      owner: 'root',
+      refcnt: '0',
+      queue_details: {},
+    };
   const root = state.queues.find((q) => q.owner === 'root');
   if (!root) {
     // tc hides the builtin noop root of a device that was never up (see state.ts withKernelRoot).
-    return { name: rule.name, ip: rule.ip, rate: rule.rate, qtype: 'noop', handler: 0, device: rule.device, owner: 'root', refcnt: '1', queue_details: {} };
+    return {
+      name: rule.name,
+      ip: rule.ip,
+      rate: rule.rate,
+      qtype: 'noop',
+      handler: 0,
+      device: rule.device,
+      owner: 'root',
+      refcnt: '1',
+      queue_details: {},
+    };
   }
   return {
     name: rule.name,

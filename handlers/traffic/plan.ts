@@ -125,10 +125,7 @@ export function burstBytes(rateMB: number): number {
 // ---------------------------------------------------------------------------------------------
 // The root qdisc.
 
-export type RootState =
-  | { kind: 'ours' }
-  | { kind: 'replaceable'; qtype: string }
-  | { kind: 'foreign'; reason: string };
+export type RootState = { kind: 'ours' } | { kind: 'replaceable'; qtype: string } | { kind: 'foreign'; reason: string };
 
 /**
  * Is the device's root qdisc the htb Ballast installs? Recognised by the two things we set and
@@ -192,7 +189,21 @@ export function planEnsureRoot(dev: string, queues: readonly QueueEntry[]): Ensu
   if (state.kind === 'foreign') return { ok: false, reason: state.reason };
   return {
     ok: true,
-    argv: [[TC, 'qdisc', 'replace', 'dev', d, 'root', 'handle', `${ROOT_MAJOR}:`, 'htb', 'default', DEFAULT_MINOR.toString(16)]],
+    argv: [
+      [
+        TC,
+        'qdisc',
+        'replace',
+        'dev',
+        d,
+        'root',
+        'handle',
+        `${ROOT_MAJOR}:`,
+        'htb',
+        'default',
+        DEFAULT_MINOR.toString(16),
+      ],
+    ],
   };
 }
 
@@ -218,8 +229,24 @@ export function planClass(rule: RuleTarget, mode: ApplyMode = 'add'): Argv {
   const rate = rateArg(rule.rate);
   const burst = `${burstBytes(rule.rate)}b`;
   return [
-    TC, 'class', mode, 'dev', d, 'parent', `${ROOT_MAJOR}:`, 'classid', classIdFor(rule.id),
-    'htb', 'rate', rate, 'ceil', rate, 'burst', burst, 'cburst', burst,
+    TC,
+    'class',
+    mode,
+    'dev',
+    d,
+    'parent',
+    `${ROOT_MAJOR}:`,
+    'classid',
+    classIdFor(rule.id),
+    'htb',
+    'rate',
+    rate,
+    'ceil',
+    rate,
+    'burst',
+    burst,
+    'cburst',
+    burst,
   ];
 }
 
@@ -227,8 +254,26 @@ export function planFilter(rule: RuleTarget, mode: ApplyMode = 'add'): Argv {
   const d = device(rule.device);
   const ip = check(IPv4Address, rule.ip, 'ip');
   return [
-    TC, 'filter', mode, 'dev', d, 'parent', `${ROOT_MAJOR}:`, 'protocol', 'ip', 'prio', String(FILTER_PREF),
-    'handle', filterHandleFor(rule.id), 'u32', 'match', 'ip', 'dst', `${ip}/32`, 'flowid', classIdFor(rule.id),
+    TC,
+    'filter',
+    mode,
+    'dev',
+    d,
+    'parent',
+    `${ROOT_MAJOR}:`,
+    'protocol',
+    'ip',
+    'prio',
+    String(FILTER_PREF),
+    'handle',
+    filterHandleFor(rule.id),
+    'u32',
+    'match',
+    'ip',
+    'dst',
+    `${ip}/32`,
+    'flowid',
+    classIdFor(rule.id),
   ];
 }
 
@@ -241,7 +286,22 @@ export function planAddRule(rule: RuleTarget, mode: ApplyMode = 'add'): Argv[] {
 export function planRemoveRule(rule: Pick<StoredRule, 'device' | 'id'>): Argv[] {
   const d = device(rule.device);
   return [
-    [TC, 'filter', 'del', 'dev', d, 'parent', `${ROOT_MAJOR}:`, 'protocol', 'ip', 'prio', String(FILTER_PREF), 'handle', filterHandleFor(rule.id), 'u32'],
+    [
+      TC,
+      'filter',
+      'del',
+      'dev',
+      d,
+      'parent',
+      `${ROOT_MAJOR}:`,
+      'protocol',
+      'ip',
+      'prio',
+      String(FILTER_PREF),
+      'handle',
+      filterHandleFor(rule.id),
+      'u32',
+    ],
     [TC, 'class', 'del', 'dev', d, 'parent', `${ROOT_MAJOR}:`, 'classid', classIdFor(rule.id)],
   ];
 }

@@ -82,11 +82,13 @@ export function reconcile(
       const ids = new Set(devRules.map((r) => r.id));
       for (const c of classes) {
         const h = parseTcHandle(c.classid);
-        if (h && h.major === ROOT_MAJOR && !ids.has(h.minor)) result.stale.push({ device, kind: 'class', id: c.classid });
+        if (h && h.major === ROOT_MAJOR && !ids.has(h.minor))
+          result.stale.push({ device, kind: 'class', id: c.classid });
       }
       for (const f of filters) {
         const item = u32ItemOf(f);
-        if (item === null || !ids.has(item)) result.stale.push({ device, kind: 'filter', id: f.handle ?? `${f.kind} pref ${f.pref}` });
+        if (item === null || !ids.has(item))
+          result.stale.push({ device, kind: 'filter', id: f.handle ?? `${f.kind} pref ${f.pref}` });
       }
     }
   }
@@ -110,8 +112,12 @@ export function filterMatches(f: FilterEntry, r: StoredRule): boolean {
   return (
     f.protocol === 'ip' &&
     f.pref === FILTER_PREF &&
-    parent !== null && parent.major === ROOT_MAJOR && parent.minor === 0 &&
-    flow !== null && flow.major === want.major && flow.minor === want.minor &&
+    parent !== null &&
+    parent.major === ROOT_MAJOR &&
+    parent.minor === 0 &&
+    flow !== null &&
+    flow.major === want.major &&
+    flow.minor === want.minor &&
     f.matches.length === 1 &&
     f.matches[0]!.field === 'dst' &&
     f.matches[0]!.address === r.ip &&

@@ -239,11 +239,13 @@ export const TrafficListing = z
 export type TrafficListing = z.infer<typeof TrafficListing>;
 
 /** A device a rule may be put on: not the loopback (the interface routes do not show it either). */
-export const RuleDeviceName = DeviceName.refine((d) => d !== 'lo', 'lo (the loopback) cannot carry a traffic rule: name a network interface').describe(
-  'network interface the rule limits traffic on (not lo)',
-);
+export const RuleDeviceName = DeviceName.refine(
+  (d) => d !== 'lo',
+  'lo (the loopback) cannot carry a traffic rule: name a network interface',
+).describe('network interface the rule limits traffic on (not lo)');
 
-const RATE_HELP = 'rate is in megabytes per second (MB/s, 1 MB = 10^6 bytes): a number or a numeric string, e.g. 12.5 or "12.5"';
+const RATE_HELP =
+  'rate is in megabytes per second (MB/s, 1 MB = 10^6 bytes): a number or a numeric string, e.g. 12.5 or "12.5"';
 
 /** `rate` as a client sends it: a number, or a numeric string (as network's `mtu`). */
 export const RateInput = z
@@ -251,7 +253,9 @@ export const RateInput = z
     (v) => (typeof v === 'string' && /^\s*[0-9]+(?:\.[0-9]+)?\s*$/.test(v) ? Number(v) : v),
     z.number({ error: RATE_HELP }).pipe(RateMB),
   )
-  .describe(`the rate limit in megabytes per second (MB/s, 1 MB = 10^6 bytes; 0.001 to ${MAX_RATE_MB}); a number or a numeric string`);
+  .describe(
+    `the rate limit in megabytes per second (MB/s, 1 MB = 10^6 bytes; 0.001 to ${MAX_RATE_MB}); a number or a numeric string`,
+  );
 
 export const CreateRuleBody = z
   .object({

@@ -80,7 +80,10 @@ export async function readDevice(t: TcContext, dev: string): Promise<DeviceTcSta
 }
 
 /** readDevice for several devices, DEVICE_CONCURRENCY at a time; a missing device maps to undefined. */
-export async function readDevices(t: TcContext, devs: readonly string[]): Promise<Record<string, DeviceTcState | undefined>> {
+export async function readDevices(
+  t: TcContext,
+  devs: readonly string[],
+): Promise<Record<string, DeviceTcState | undefined>> {
   const out: Record<string, DeviceTcState | undefined> = {};
   await mapLimit(devs, DEVICE_CONCURRENCY, async (d) => {
     out[d] = (await readDevice(t, d)) ?? undefined;
@@ -143,7 +146,13 @@ export async function applyReconcile(
     const dev = argv[argv.indexOf('dev') + 1]!;
     byDevice.set(dev, [...(byDevice.get(dev) ?? []), argv]);
   }
-  const report: ApplyReport = { applied: [], failed: [], skipped: plan.skipped, stale: plan.stale, touched: [...byDevice.keys()] };
+  const report: ApplyReport = {
+    applied: [],
+    failed: [],
+    skipped: plan.skipped,
+    stale: plan.stale,
+    touched: [...byDevice.keys()],
+  };
   await mapLimit([...byDevice], DEVICE_CONCURRENCY, async ([device, argvs]) => {
     for (const argv of argvs) {
       try {

@@ -23,7 +23,10 @@ export async function listRules(db: D1Database): Promise<StoredRule[]> {
 }
 
 export async function findRule(db: D1Database, name: string): Promise<StoredRule | null> {
-  const row = await db.prepare('SELECT name, id, device, ip, rate FROM traffic_rules WHERE name = ?').bind(name).first();
+  const row = await db
+    .prepare('SELECT name, id, device, ip, rate FROM traffic_rules WHERE name = ?')
+    .bind(name)
+    .first();
   return row === null ? null : StoredRule.parse(row);
 }
 
@@ -62,7 +65,9 @@ export async function reserveRule(
       throw e;
     }
     const r = await db
-      .prepare('INSERT INTO traffic_rules (name, id, device, ip, rate, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING')
+      .prepare(
+        'INSERT INTO traffic_rules (name, id, device, ip, rate, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      )
       .bind(rule.name, id, rule.device, rule.ip, rule.rate, now)
       .run();
     if (r.meta.changes === 1) return id;
@@ -81,6 +86,9 @@ export async function deleteRule(db: D1Database, rule: Pick<StoredRule, 'name' |
 }
 
 export async function rulesOnDevice(db: D1Database, device: string): Promise<number> {
-  const n = await db.prepare('SELECT COUNT(*) AS n FROM traffic_rules WHERE device = ?').bind(device).first<number>('n');
+  const n = await db
+    .prepare('SELECT COUNT(*) AS n FROM traffic_rules WHERE device = ?')
+    .bind(device)
+    .first<number>('n');
   return n ?? 0;
 }

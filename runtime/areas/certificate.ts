@@ -38,9 +38,17 @@ export default defineArea<CertificateSettings>({
     systemctl: '/usr/bin/systemctl',
   },
   setup(host) {
-    const paths = Object.fromEntries(PIECES.map((p) => [p, host.config.paths[PIECE_PATH_KEY[p]]])) as Record<Piece, string>;
+    const paths = Object.fromEntries(PIECES.map((p) => [p, host.config.paths[PIECE_PATH_KEY[p]]])) as Record<
+      Piece,
+      string
+    >;
     const tls = host.config.tls;
-    if (tls && (tls.cert !== paths.server || tls.key !== paths.private_key || (tls.chain ?? paths.intermediate) !== paths.intermediate)) {
+    if (
+      tls &&
+      (tls.cert !== paths.server ||
+        tls.key !== paths.private_key ||
+        (tls.chain ?? paths.intermediate) !== paths.intermediate)
+    ) {
       host.log(
         `certificate: the tls section serves ${tls.cert} / ${tls.key}, not paths.tlsServer / tlsPrivateKey / tlsIntermediate (${paths.server}, ${paths.private_key}, ${paths.intermediate}); ingest and regenerate will not change what HTTPS serves`,
       );

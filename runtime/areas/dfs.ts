@@ -18,7 +18,13 @@ export default defineArea<DfsSettings>({
   },
   setup: (host) => ({
     confine: {
-      roots: { 'dfs.mount': [host.config.paths.dfsClientMountRoot, host.config.paths.dfsTargetMountRoot, ...host.settings.extraMountRoots] },
+      roots: {
+        'dfs.mount': [
+          host.config.paths.dfsClientMountRoot,
+          host.config.paths.dfsTargetMountRoot,
+          ...host.settings.extraMountRoots,
+        ],
+      },
       commands: dfsCommandPolicies,
     },
   }),

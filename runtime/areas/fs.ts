@@ -16,7 +16,11 @@ export default defineArea<FsSettings>({
   setup: (host) => ({
     ops: fsOps({ settings: host.settings, db: host.db }),
     confine: {
-      roots: { 'fs.mount': host.settings.mountRoots, 'fs.write': host.settings.writeRoots, 'fs.read': host.settings.readRoots },
+      roots: {
+        'fs.mount': host.settings.mountRoots,
+        'fs.write': host.settings.writeRoots,
+        'fs.read': host.settings.readRoots,
+      },
       commands: fsCommandPolicies,
     },
   }),

@@ -11,10 +11,23 @@ import pod from './pod';
 import dfs from './dfs';
 
 /** Every area the host serves. Adding an area: its module here, its routes under handlers/<area>/. */
-export const AREAS: readonly AreaModule<unknown>[] = [network, traffic, kerberos, fs, notification, keys, s3, certificate, pod, dfs];
+export const AREAS: readonly AreaModule<unknown>[] = [
+  network,
+  traffic,
+  kerberos,
+  fs,
+  notification,
+  keys,
+  s3,
+  certificate,
+  pod,
+  dfs,
+];
 
 /** The named locations of all areas; two areas may name one location only with the same default. */
-export function areaPaths(areas: readonly AreaModule<unknown>[] = AREAS): Record<string, AreaPath & { areas: string[] }> {
+export function areaPaths(
+  areas: readonly AreaModule<unknown>[] = AREAS,
+): Record<string, AreaPath & { areas: string[] }> {
   const out: Record<string, AreaPath & { areas: string[] }> = {};
   for (const a of areas) {
     for (const [key, p] of Object.entries(a.paths ?? {})) {
@@ -22,7 +35,9 @@ export function areaPaths(areas: readonly AreaModule<unknown>[] = AREAS): Record
       if (prev && (prev.default !== p.default || prev.kind !== p.kind)) {
         throw new Error(`areas ${prev.areas.join(', ')} and ${a.name} declare paths.${key} differently`);
       }
-      out[key] = prev ? { ...prev, readOnly: prev.readOnly && p.readOnly, areas: [...prev.areas, a.name] } : { ...p, areas: [a.name] };
+      out[key] = prev
+        ? { ...prev, readOnly: prev.readOnly && p.readOnly, areas: [...prev.areas, a.name] }
+        : { ...p, areas: [a.name] };
     }
   }
   return out;

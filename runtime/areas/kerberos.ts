@@ -19,7 +19,9 @@ export default defineArea<KerberosSettings>({
         if (st) return { created: false };
         await mkdir(dir, { recursive: true, mode: 0o755 });
         host.db
-          .prepare('INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, NULL, ?)')
+          .prepare(
+            'INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, NULL, ?)',
+          )
           .run(Date.now(), requestId ?? null, ENSURE_CONF_DIR_OP, JSON.stringify([dir]), 'created');
         return { created: true };
       },

@@ -34,7 +34,11 @@ export default defineArea<DeliverySettings>({
 
 /** Agents stored before secrets were sealed: their secrets are sealed now, once, at start. */
 function sealStoredSecrets(host: AreaHost<DeliverySettings>): void {
-  const rows = host.db.prepare('SELECT id, type, json FROM notification_agents').all() as { id: number; type: string; json: string }[];
+  const rows = host.db.prepare('SELECT id, type, json FROM notification_agents').all() as {
+    id: number;
+    type: string;
+    json: string;
+  }[];
   const update = host.db.prepare('UPDATE notification_agents SET json = ? WHERE id = ?');
   for (const row of rows) {
     const fields = SECRET_FIELDS[row.type as AgentType];

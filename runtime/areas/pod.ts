@@ -22,7 +22,10 @@ export default defineArea<PodSettings>({
   setup: (host) => {
     // compose commands pass settings.pod.env; the host refuses names missing from system.envAllow
     const refused = Object.keys(host.settings.env).filter((k) => !host.config.system.envAllow.includes(k));
-    if (refused.length) host.log(`pod: settings.pod.env names ${refused.join(', ')}, which system.envAllow lacks: every compose command will be refused (403)`);
+    if (refused.length)
+      host.log(
+        `pod: settings.pod.env names ${refused.join(', ')}, which system.envAllow lacks: every compose command will be refused (403)`,
+      );
     return { ops: podOps({ settings: host.settings, db: host.db, podData: host.config.paths.podData }) };
   },
 });

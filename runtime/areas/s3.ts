@@ -13,7 +13,10 @@ export const STARTUP_REQUEST_ID = 'startup-s3';
  * for the next start. Runs through the SYSTEM service like a route (allow-list, audit under
  * request id `startup-s3`); never throws.
  */
-export async function settleS3Intents(host: Pick<AreaHost<S3Settings>, 'env' | 'vars' | 'events'>, log: (line: string) => void): Promise<number> {
+export async function settleS3Intents(
+  host: Pick<AreaHost<S3Settings>, 'env' | 'vars' | 'events'>,
+  log: (line: string) => void,
+): Promise<number> {
   const db = database(host.env);
   let intents;
   try {
@@ -27,7 +30,10 @@ export async function settleS3Intents(host: Pick<AreaHost<S3Settings>, 'env' | '
     try {
       const r = await settleIntent(sys, host.vars, db, intent);
       // recorded before the log line, so a line seen means the event is stored too
-      await host.events.send({ kind: 's3.share.recovered', data: { shareName: intent.shareName, op: intent.op, outcome: r.outcome, complete: r.complete } });
+      await host.events.send({
+        kind: 's3.share.recovered',
+        data: { shareName: intent.shareName, op: intent.op, outcome: r.outcome, complete: r.complete },
+      });
       const failed = r.steps.filter((s) => !s.ok).map((s) => `${s.step}: ${s.error ?? 'failed'}`);
       log(
         `s3: unfinished ${intent.op} of share ${intent.shareName} (request ${intent.requestId ?? '-'}) ${r.complete ? r.outcome : `not fully ${r.outcome}; retried at next start`}` +

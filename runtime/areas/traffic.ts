@@ -1,7 +1,15 @@
 import { SystemClient } from '../../handlers/core/system';
 import { database, type Env } from '../../handlers/core/bindings';
 import type { Vars } from '../../handlers/core/vars';
-import { applyReconcile, describeReport, listRules, readDevices, trafficSettings, type ApplyReport, type TrafficSettings } from '../../handlers/traffic/contract';
+import {
+  applyReconcile,
+  describeReport,
+  listRules,
+  readDevices,
+  trafficSettings,
+  type ApplyReport,
+  type TrafficSettings,
+} from '../../handlers/traffic/contract';
 import type { HostConfig } from '../config';
 import { defineArea } from './types';
 
@@ -24,9 +32,7 @@ import { defineArea } from './types';
 export const STARTUP_REQUEST_ID = 'startup-traffic';
 
 export type TrafficStartupResult =
-  | { ran: false; reason: string }
-  | { ran: true; rules: number; report: ApplyReport }
-  | { ran: true; error: string };
+  { ran: false; reason: string } | { ran: true; rules: number; report: ApplyReport } | { ran: true; error: string };
 
 export interface TrafficStartupHost {
   config: Pick<HostConfig, 'system'>;
@@ -35,16 +41,25 @@ export interface TrafficStartupHost {
   vars: Vars;
 }
 
-export function shouldReconcileOnStart(host: Pick<TrafficStartupHost, 'config' | 'settings'>): { run: boolean; reason: string } {
+export function shouldReconcileOnStart(host: Pick<TrafficStartupHost, 'config' | 'settings'>): {
+  run: boolean;
+  reason: string;
+} {
   const setting = host.settings.reconcileOnStart;
   if (setting === false) return { run: false, reason: 'settings.traffic.reconcileOnStart is false' };
   if (host.config.system.mode === 'replay' && setting !== true) {
-    return { run: false, reason: 'replay mode (set settings.traffic.reconcileOnStart: true when the fixtures cover it)' };
+    return {
+      run: false,
+      reason: 'replay mode (set settings.traffic.reconcileOnStart: true when the fixtures cover it)',
+    };
   }
   return { run: true, reason: `${host.config.system.mode} mode` };
 }
 
-export async function reconcileTrafficOnStart(host: TrafficStartupHost, log: (line: string) => void): Promise<TrafficStartupResult> {
+export async function reconcileTrafficOnStart(
+  host: TrafficStartupHost,
+  log: (line: string) => void,
+): Promise<TrafficStartupResult> {
   const gate = shouldReconcileOnStart(host);
   if (!gate.run) {
     log(`traffic: start-up reconcile not run: ${gate.reason}`);

@@ -42,13 +42,21 @@ export function openDatabase(file: string): SqliteDb {
 }
 
 export function migrate(db: SqliteDb): void {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-  const done = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+  );
+  const done = new Set(
+    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
+  );
   for (const m of migrations) {
     if (done.has(m.version)) continue;
     db.transaction(() => {
       db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, Date.now());
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        m.version,
+        m.name,
+        Date.now(),
+      );
     })();
   }
 }
@@ -111,7 +119,11 @@ export class SqliteD1 implements D1Database {
     const s = this.stmt(sql);
     if (!s.reader) {
       const r = s.run(...params);
-      return { results: [], success: true, meta: { changes: r.changes, last_row_id: Number(r.lastInsertRowid), duration: performance.now() - t0 } };
+      return {
+        results: [],
+        success: true,
+        meta: { changes: r.changes, last_row_id: Number(r.lastInsertRowid), duration: performance.now() - t0 },
+      };
     }
     const results = s.all(...params) as T[];
     return { results, success: true, meta: { changes: 0, last_row_id: 0, duration: performance.now() - t0 } };
@@ -125,7 +137,11 @@ export class SqliteD1 implements D1Database {
       return { results: [], success: true, meta: { changes: 0, last_row_id: 0, duration: performance.now() - t0 } };
     }
     const r = s.run(...params);
-    return { results: [], success: true, meta: { changes: r.changes, last_row_id: Number(r.lastInsertRowid), duration: performance.now() - t0 } };
+    return {
+      results: [],
+      success: true,
+      meta: { changes: r.changes, last_row_id: Number(r.lastInsertRowid), duration: performance.now() - t0 },
+    };
   }
 
   rawSync<T>(sql: string, params: unknown[]): T[] {
@@ -145,7 +161,9 @@ export class SqliteD1 implements D1Database {
   }
 
   batchSync(list: { sql: string; params: unknown[] }[]): D1Result[] {
-    return this.db.transaction(() => list.map((s) => this.allSync<Record<string, unknown>>(s.sql, bindable(s.params))))();
+    return this.db.transaction(() =>
+      list.map((s) => this.allSync<Record<string, unknown>>(s.sql, bindable(s.params))),
+    )();
   }
 
   async exec(sql: string): Promise<{ count: number; duration: number }> {

@@ -137,10 +137,14 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
         reply = await withTimeout(answer, config.limits.requestTimeoutMs);
       } catch (e) {
         const err =
-          e instanceof BodyTooLarge ? new ApiError('payload_too_large', `request body exceeds ${config.limits.bodyBytes} bytes`)
-          : e instanceof TimeoutError ? new ApiError('timeout', `request did not complete within ${config.limits.requestTimeoutMs} ms`)
-          : e instanceof ApiError ? e
-          : (process.stderr.write(`[${requestId}] host error: ${(e as Error)?.stack ?? String(e)}\n`), internalError(requestId));
+          e instanceof BodyTooLarge
+            ? new ApiError('payload_too_large', `request body exceeds ${config.limits.bodyBytes} bytes`)
+            : e instanceof TimeoutError
+              ? new ApiError('timeout', `request did not complete within ${config.limits.requestTimeoutMs} ms`)
+              : e instanceof ApiError
+                ? e
+                : (process.stderr.write(`[${requestId}] host error: ${(e as Error)?.stack ?? String(e)}\n`),
+                  internalError(requestId));
         reply = errorReply(err, env.VARS, requestId, method === 'HEAD');
         if (e instanceof BodyTooLarge) res.setHeader('connection', 'close');
       }
@@ -161,19 +165,26 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
     : http.createServer((req, res) => void onRequest(req, res));
   // What Node's parser rejects never reaches onRequest: answer it in the same JSON error shape.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || (err.code === 'ECONNRESET')) {
+    if (!socket.writable || err.code === 'ECONNRESET') {
       socket.destroy();
       return;
     }
     const requestId = crypto.randomUUID();
     const error =
-      err.code === 'HPE_HEADER_OVERFLOW' ? new ApiError('headers_too_large', 'request headers are too large')
-      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? new ApiError('timeout', 'the request was not received in time')
-      : new ApiError('bad_request', `malformed HTTP request (${err.code ?? 'parse error'})`);
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? new ApiError('headers_too_large', 'request headers are too large')
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new ApiError('timeout', 'the request was not received in time')
+          : new ApiError('bad_request', `malformed HTTP request (${err.code ?? 'parse error'})`);
     const reply = errorReply(error, env.VARS, requestId);
     const body = reply.body ?? '';
-    const head = [`HTTP/1.1 ${reply.status} ${http.STATUS_CODES[reply.status] ?? ''}`, ...Object.entries(reply.headers).map(([k, v]) => `${k}: ${v}`)];
-    socket.end(`${head.join('\r\n')}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    const head = [
+      `HTTP/1.1 ${reply.status} ${http.STATUS_CODES[reply.status] ?? ''}`,
+      ...Object.entries(reply.headers).map(([k, v]) => `${k}: ${v}`),
+    ];
+    socket.end(
+      `${head.join('\r\n')}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   });
   server.keepAliveTimeout = 5000;
   server.headersTimeout = 30_000;

@@ -42,7 +42,8 @@ export function operandsAfterDashDash(argv: readonly string[]): { index: number;
  * existing prefix is resolved, the rest appended after folding `.` and `..` lexically.
  */
 export function resolvePath(p: string): string {
-  if (!p.startsWith('/') || p.includes('\0')) throw new SystemRefusal('bad_request', `${JSON.stringify(p)} is not an absolute path`);
+  if (!p.startsWith('/') || p.includes('\0'))
+    throw new SystemRefusal('bad_request', `${JSON.stringify(p)} is not an absolute path`);
   let head = posix.normalize(p);
   const tail: string[] = [];
   for (;;) {
@@ -115,7 +116,10 @@ export class PathConfinement {
     const real = resolvePath(path);
     if (!roots.some((r) => isUnder(real, r, strictlyBelow))) {
       const shown = real === posix.normalize(path) ? path : `${path} (${real})`;
-      throw new SystemRefusal('forbidden', `${shown} is outside the ${kind} roots this host allows (${roots.join(', ')})`);
+      throw new SystemRefusal(
+        'forbidden',
+        `${shown} is outside the ${kind} roots this host allows (${roots.join(', ')})`,
+      );
     }
     return real;
   }
@@ -145,6 +149,9 @@ export class PathConfinement {
         refusals.push(e);
       }
     }
-    throw refusals[0] ?? new SystemRefusal('forbidden', `${entries[0].tool}: this host never runs ${entries[0].tool} with these arguments`);
+    throw (
+      refusals[0] ??
+      new SystemRefusal('forbidden', `${entries[0].tool}: this host never runs ${entries[0].tool} with these arguments`)
+    );
   }
 }

@@ -1,4 +1,15 @@
-import { promises as fsp, closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readdirSync, realpathSync, unlinkSync } from 'node:fs';
+import {
+  promises as fsp,
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  unlinkSync,
+} from 'node:fs';
 import { dirname, basename, join, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { DirEntry, FileStat, WriteResult } from '../../handlers/core/system';
@@ -27,7 +38,8 @@ export class ConfinedFiles {
   }
 
   async check(path: unknown, write = false): Promise<string> {
-    if (typeof path !== 'string' || !path.startsWith('/')) throw new SystemRefusal('bad_request', 'path must be absolute');
+    if (typeof path !== 'string' || !path.startsWith('/'))
+      throw new SystemRefusal('bad_request', 'path must be absolute');
     if (path.includes('\0')) throw new SystemRefusal('bad_request', 'path must not contain NUL');
     if (path.split('/').includes('..')) throw new SystemRefusal('bad_request', 'path must not contain ..');
     const real = await resolveExisting(path);
@@ -35,7 +47,12 @@ export class ConfinedFiles {
     const root = this.roots.find((r) => inside(r.path) && (r.writable || !write));
     if (!root) {
       const readOnly = this.roots.some((r) => inside(r.path));
-      throw new SystemRefusal('forbidden', readOnly ? `path is read-only for this service: ${path}` : `path is outside the locations this service manages: ${path}`);
+      throw new SystemRefusal(
+        'forbidden',
+        readOnly
+          ? `path is read-only for this service: ${path}`
+          : `path is outside the locations this service manages: ${path}`,
+      );
     }
     return real;
   }
@@ -78,7 +95,11 @@ export class ConfinedFiles {
     return join(this.backupDir, `${real}.prev`);
   }
 
-  async write(path: unknown, content: unknown, opts: { mode?: number; backup?: boolean; exclusive?: boolean }): Promise<WriteResult> {
+  async write(
+    path: unknown,
+    content: unknown,
+    opts: { mode?: number; backup?: boolean; exclusive?: boolean },
+  ): Promise<WriteResult> {
     if (typeof content !== 'string') throw new SystemRefusal('bad_request', 'content must be a string');
     const p = await this.check(path, true);
     await fsp.mkdir(dirname(p), { recursive: true });
@@ -103,7 +124,11 @@ export class ConfinedFiles {
   /** The backup (0600: it may hold secrets) and, beside it, the original's mode and owner. */
   private async keep(backupPath: string, data: Buffer, st: { mode: number; uid: number; gid: number }): Promise<void> {
     await atomicWrite(backupPath, data, 0o600);
-    await atomicWrite(`${backupPath}.meta`, Buffer.from(JSON.stringify({ mode: st.mode & 0o7777, uid: st.uid, gid: st.gid })), 0o600);
+    await atomicWrite(
+      `${backupPath}.meta`,
+      Buffer.from(JSON.stringify({ mode: st.mode & 0o7777, uid: st.uid, gid: st.gid })),
+      0o600,
+    );
   }
 
   /** Put back the version kept by the last write/remove with backup. */
@@ -145,7 +170,15 @@ export class ConfinedFiles {
       const entries = dirents
         .map((d) => ({
           name: d.name,
-          type: (d.isFile() ? 'file' : d.isDirectory() ? 'dir' : d.isSymbolicLink() ? 'symlink' : d.isBlockDevice() ? 'block' : 'other') as DirEntry['type'],
+          type: (d.isFile()
+            ? 'file'
+            : d.isDirectory()
+              ? 'dir'
+              : d.isSymbolicLink()
+                ? 'symlink'
+                : d.isBlockDevice()
+                  ? 'block'
+                  : 'other') as DirEntry['type'],
         }))
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       return { entries };
@@ -159,7 +192,15 @@ export class ConfinedFiles {
     const p = await this.check(path);
     try {
       const s = await fsp.lstat(p);
-      const type: FileStat['type'] = s.isFile() ? 'file' : s.isDirectory() ? 'dir' : s.isSymbolicLink() ? 'symlink' : s.isBlockDevice() ? 'block' : 'other';
+      const type: FileStat['type'] = s.isFile()
+        ? 'file'
+        : s.isDirectory()
+          ? 'dir'
+          : s.isSymbolicLink()
+            ? 'symlink'
+            : s.isBlockDevice()
+              ? 'block'
+              : 'other';
       return { stat: { type, size: s.size, mode: s.mode, mtimeMs: s.mtimeMs } };
     } catch (e) {
       if (isErrno(e, 'ENOENT')) return { stat: null };
@@ -189,7 +230,8 @@ export function readRegular(real: string, shown: string): Buffer | null {
   const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   try {
     const st = fstatSync(fd);
-    if (!st.isFile() || st.ino !== before.ino || st.dev !== before.dev) throw new SystemRefusal('conflict', `${shown} changed while it was being read`);
+    if (!st.isFile() || st.ino !== before.ino || st.dev !== before.dev)
+      throw new SystemRefusal('conflict', `${shown} changed while it was being read`);
     return readFileSync(fd);
   } finally {
     closeSync(fd);
@@ -197,7 +239,12 @@ export function readRegular(real: string, shown: string): Buffer | null {
 }
 
 /** A complete, fsynced copy of `data` beside `path`, under a temporary name. */
-async function writeTemp(path: string, data: Buffer, mode: number, owner?: { uid: number; gid: number }): Promise<string> {
+async function writeTemp(
+  path: string,
+  data: Buffer,
+  mode: number,
+  owner?: { uid: number; gid: number },
+): Promise<string> {
   await fsp.mkdir(dirname(path), { recursive: true });
   const tmp = join(dirname(path), `.${basename(path)}.tmp-${randomBytes(6).toString('hex')}`);
   const fh = await fsp.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
@@ -215,7 +262,12 @@ async function writeTemp(path: string, data: Buffer, mode: number, owner?: { uid
   return tmp;
 }
 
-export async function atomicWrite(path: string, data: Buffer, mode: number, owner?: { uid: number; gid: number }): Promise<void> {
+export async function atomicWrite(
+  path: string,
+  data: Buffer,
+  mode: number,
+  owner?: { uid: number; gid: number },
+): Promise<void> {
   const tmp = await writeTemp(path, data, mode, owner);
   try {
     await fsp.rename(tmp, path);

@@ -45,8 +45,10 @@ export class IntentJournal {
   }
 
   async begin(area: unknown, paths: unknown, requestId: string | undefined): Promise<{ id: number }> {
-    if (typeof area !== 'string' || !/^[a-z][a-z0-9]*$/.test(area)) throw new SystemRefusal('bad_request', 'journal: area must be an area name');
-    if (!Array.isArray(paths) || !paths.every((p): p is string => typeof p === 'string')) throw new SystemRefusal('bad_request', 'journal: files must be a list of paths');
+    if (typeof area !== 'string' || !/^[a-z][a-z0-9]*$/.test(area))
+      throw new SystemRefusal('bad_request', 'journal: area must be an area name');
+    if (!Array.isArray(paths) || !paths.every((p): p is string => typeof p === 'string'))
+      throw new SystemRefusal('bad_request', 'journal: files must be a list of paths');
     const kept: KeptFile[] = [];
     for (const path of paths) {
       const real = await this.files.check(path, true);
@@ -60,7 +62,10 @@ export class IntentJournal {
 
   step(id: unknown, undo: unknown): { recorded: true } {
     if (typeof id !== 'number') throw new SystemRefusal('bad_request', 'journal: id must be a number');
-    if (!Array.isArray(undo) || !undo.every((a): a is string[] => Array.isArray(a) && a.every((x) => typeof x === 'string'))) {
+    if (
+      !Array.isArray(undo) ||
+      !undo.every((a): a is string[] => Array.isArray(a) && a.every((x) => typeof x === 'string'))
+    ) {
       throw new SystemRefusal('bad_request', 'journal: undo must be a list of argv');
     }
     const row = this.select.get(id) as { undo: string } | undefined;
@@ -90,7 +95,14 @@ export class IntentJournal {
     }[];
     const out: RecoveredIntent[] = [];
     for (const row of rows) {
-      const rec: RecoveredIntent = { id: row.id, area: row.area, requestId: row.request_id, files: [], undone: [], failed: [] };
+      const rec: RecoveredIntent = {
+        id: row.id,
+        area: row.area,
+        requestId: row.request_id,
+        files: [],
+        undone: [],
+        failed: [],
+      };
       for (const f of JSON.parse(row.files) as KeptFile[]) {
         try {
           if (f.content === null) await this.files.remove(f.path, {});

@@ -44,13 +44,24 @@ export class ReplayBackend implements CommandBackend {
     if (i >= 0) return this.once.splice(i, 1)[0];
     const f = this.sticky.get(k);
     if (f) return f;
-    throw new SystemRefusal('not_recorded', `replay: no recorded fixture for argv ${JSON.stringify(argv)} (a replay host answers only its recorded examples)`);
+    throw new SystemRefusal(
+      'not_recorded',
+      `replay: no recorded fixture for argv ${JSON.stringify(argv)} (a replay host answers only its recorded examples)`,
+    );
   }
 
   async exec(argv: string[], opts: ExecOptions): Promise<ExecResult> {
     this.calls.push({ argv, stdin: opts.stdin === undefined ? undefined : '<stdin>', env: opts.env });
     const f = this.take(argv);
-    return { code: f.code, signal: null, stdout: f.stdout, stderr: f.stderr, timedOut: false, truncated: false, durationMs: 0 };
+    return {
+      code: f.code,
+      signal: null,
+      stdout: f.stdout,
+      stderr: f.stderr,
+      timedOut: false,
+      truncated: false,
+      durationMs: 0,
+    };
   }
 
   async pty(argv: string[], _dialogue: PtyStep[], opts: Omit<ExecOptions, 'stdin'>): Promise<PtyResult> {

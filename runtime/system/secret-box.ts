@@ -16,7 +16,8 @@ export class SecretBox {
     if (!existsSync(keyFile)) writeFileSync(keyFile, randomBytes(32), { mode: 0o600, flag: 'wx' });
     if ((statSync(keyFile).mode & 0o077) !== 0) chmodSync(keyFile, 0o600);
     this.key = readFileSync(keyFile);
-    if (this.key.length !== 32) throw new Error(`${keyFile} is not a 32-byte key (remove it only if no sealed secrets exist)`);
+    if (this.key.length !== 32)
+      throw new Error(`${keyFile} is not a 32-byte key (remove it only if no sealed secrets exist)`);
   }
 
   static isSealed(value: string): boolean {

@@ -13,7 +13,10 @@ export class Semaphore {
   async run<T>(fn: () => Promise<T>): Promise<T> {
     if (this.active >= this.max) {
       if (this.waiting.length >= this.maxQueue) {
-        throw new SystemRefusal('busy', `too many commands in progress (${this.max} running, ${this.maxQueue} waiting); retry later`);
+        throw new SystemRefusal(
+          'busy',
+          `too many commands in progress (${this.max} running, ${this.maxQueue} waiting); retry later`,
+        );
       }
       await new Promise<void>((r) => this.waiting.push(r));
     }

@@ -9,7 +9,21 @@ import { Semaphore } from './semaphore';
 
 export type HostOp = (payload: Record<string, unknown>, requestId: string | undefined) => Promise<unknown>;
 
-const BUILT_IN_OPS = new Set(['exec', 'pty', 'resolve', 'secret/seal', 'journal/begin', 'journal/step', 'journal/end', 'file/read', 'file/write', 'file/restore', 'file/remove', 'file/list', 'file/stat']);
+const BUILT_IN_OPS = new Set([
+  'exec',
+  'pty',
+  'resolve',
+  'secret/seal',
+  'journal/begin',
+  'journal/step',
+  'journal/end',
+  'file/read',
+  'file/write',
+  'file/restore',
+  'file/remove',
+  'file/list',
+  'file/stat',
+]);
 
 export interface SystemServiceOptions {
   backend: CommandBackend;
@@ -46,7 +60,8 @@ export class SystemService {
   /** Adds an area's ops; a name taken twice is a programming error that stops the host. */
   register(owner: string, ops: Record<string, HostOp>): void {
     for (const [name, op] of Object.entries(ops)) {
-      if (this.ops.has(name) || BUILT_IN_OPS.has(name)) throw new Error(`system op ${name} (from ${owner}) is already registered`);
+      if (this.ops.has(name) || BUILT_IN_OPS.has(name))
+        throw new Error(`system op ${name} (from ${owner}) is already registered`);
       this.ops.set(name, op);
     }
   }
@@ -76,10 +91,16 @@ export class SystemService {
   /** argv as a list of strings, path operands resolved and confined. */
   private argvOf(p: Record<string, unknown>): string[] {
     const argv = p.argv;
-    if (!Array.isArray(argv) || argv.length === 0 || !argv.every((a): a is string => typeof a === 'string' && !a.includes('\0'))) {
+    if (
+      !Array.isArray(argv) ||
+      argv.length === 0 ||
+      !argv.every((a): a is string => typeof a === 'string' && !a.includes('\0'))
+    ) {
       throw new SystemRefusal('bad_request', 'argv must be a non-empty list of strings without NUL');
     }
-    return this.o.confinement ? this.o.confinement.check(argv, typeof p.stdin === 'string' ? p.stdin : undefined) : argv;
+    return this.o.confinement
+      ? this.o.confinement.check(argv, typeof p.stdin === 'string' ? p.stdin : undefined)
+      : argv;
   }
 
   async handle(op: string, p: Record<string, unknown>, requestId?: string): Promise<unknown> {
@@ -94,19 +115,37 @@ export class SystemService {
             env: p.env as Record<string, string> | undefined,
             maxOutputBytes: p.maxOutputBytes as number | undefined,
           });
-          this.audit.run(Date.now(), requestId ?? null, 'exec', JSON.stringify(argv), r.code, r.durationMs, r.timedOut ? 'timeout' : null);
+          this.audit.run(
+            Date.now(),
+            requestId ?? null,
+            'exec',
+            JSON.stringify(argv),
+            r.code,
+            r.durationMs,
+            r.timedOut ? 'timeout' : null,
+          );
           return r;
         });
       }
       case 'pty': {
         const argv = this.argvOf(p);
         return this.sem.run(async () => {
-          const dialogue = Array.isArray(p.dialogue) ? (p.dialogue as { expect: string; send: string; secret?: boolean }[]) : [];
+          const dialogue = Array.isArray(p.dialogue)
+            ? (p.dialogue as { expect: string; send: string; secret?: boolean }[])
+            : [];
           const r = await this.o.backend.pty(argv, dialogue, {
             timeoutMs: p.timeoutMs as number | undefined,
             env: p.env as Record<string, string> | undefined,
           });
-          this.audit.run(Date.now(), requestId ?? null, 'pty', JSON.stringify(argv), r.code, r.durationMs, r.timedOut ? 'timeout' : null);
+          this.audit.run(
+            Date.now(),
+            requestId ?? null,
+            'pty',
+            JSON.stringify(argv),
+            r.code,
+            r.durationMs,
+            r.timedOut ? 'timeout' : null,
+          );
           return r;
         });
       }
@@ -114,7 +153,8 @@ export class SystemService {
         // routes can seal a secret for storage, never open one: only host code sends them
         if (!this.o.secrets) throw new SystemRefusal('not_implemented', 'this host keeps no secret key');
         const values = p.values;
-        if (!Array.isArray(values) || !values.every((v): v is string => typeof v === 'string')) throw new SystemRefusal('bad_request', 'secret/seal needs values: string[]');
+        if (!Array.isArray(values) || !values.every((v): v is string => typeof v === 'string'))
+          throw new SystemRefusal('bad_request', 'secret/seal needs values: string[]');
         const box = this.o.secrets;
         return { sealed: values.map((v) => box.seal(v)) };
       }
@@ -127,24 +167,45 @@ export class SystemService {
       case 'resolve': {
         // a route's early answer for a path it will hand to a command (same rule as exec)
         if (!this.o.confinement) throw new SystemRefusal('not_implemented', 'this host has no path confinement');
-        if (typeof p.path !== 'string' || typeof p.kind !== 'string') throw new SystemRefusal('bad_request', 'resolve needs path and kind');
+        if (typeof p.path !== 'string' || typeof p.kind !== 'string')
+          throw new SystemRefusal('bad_request', 'resolve needs path and kind');
         return { path: this.o.confinement.resolve(p.path, p.kind, p.strictlyBelow === true) };
       }
       case 'file/read':
         return f.read(p.path);
       case 'file/write': {
-        const r = await f.write(p.path, p.content, { mode: p.mode as number | undefined, backup: p.backup === true, exclusive: p.exclusive === true });
+        const r = await f.write(p.path, p.content, {
+          mode: p.mode as number | undefined,
+          backup: p.backup === true,
+          exclusive: p.exclusive === true,
+        });
         this.audit.run(Date.now(), requestId ?? null, 'file/write', JSON.stringify([r.path]), null, null, null);
         return r;
       }
       case 'file/restore': {
         const r = await f.restore(p.path);
-        this.audit.run(Date.now(), requestId ?? null, 'file/restore', JSON.stringify([p.path]), null, null, r.restored ? null : 'nothing to restore');
+        this.audit.run(
+          Date.now(),
+          requestId ?? null,
+          'file/restore',
+          JSON.stringify([p.path]),
+          null,
+          null,
+          r.restored ? null : 'nothing to restore',
+        );
         return r;
       }
       case 'file/remove': {
         const r = await f.remove(p.path, { backup: p.backup === true });
-        this.audit.run(Date.now(), requestId ?? null, 'file/remove', JSON.stringify([p.path]), null, null, r.removed ? null : 'absent');
+        this.audit.run(
+          Date.now(),
+          requestId ?? null,
+          'file/remove',
+          JSON.stringify([p.path]),
+          null,
+          null,
+          r.removed ? null : 'absent',
+        );
         return r;
       }
       case 'file/list':

@@ -29,7 +29,9 @@ function buildTree(): { base: string; tree: string } {
 
 async function timeFind(tree: string): Promise<{ ms: number; bytes: number }> {
   const t0 = performance.now();
-  const child = spawn('/usr/bin/find', [tree, '-mindepth', '1', '-printf', FIND_FORMAT], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn('/usr/bin/find', [tree, '-mindepth', '1', '-printf', FIND_FORMAT], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let bytes = 0;
   child.stdout.on('data', (c: Buffer) => (bytes += c.length));
   const code = await new Promise<number | null>((r) => child.on('close', r));
@@ -37,9 +39,17 @@ async function timeFind(tree: string): Promise<{ ms: number; bytes: number }> {
   return { ms: performance.now() - t0, bytes };
 }
 
-async function timeRoute(url: string, token: string, tree: string): Promise<{ ms: number; bytes: number; total: number }> {
+async function timeRoute(
+  url: string,
+  token: string,
+  tree: string,
+): Promise<{ ms: number; bytes: number; total: number }> {
   const t0 = performance.now();
-  const res = await fetch(url, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify({ fs_path: tree }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { token, 'content-type': 'application/json' },
+    body: JSON.stringify({ fs_path: tree }),
+  });
   const body = await res.text();
   const ms = performance.now() - t0;
   if (res.status !== 200) throw new Error(`explore answered ${res.status}: ${body.slice(0, 300)}`);
@@ -83,9 +93,13 @@ export async function exploreBench(): Promise<void> {
     const rssAfter = rssKb(host.pid!);
     const r = median(route);
     const f = median(find);
-    console.log(`\nexplore: POST /fs/explore vs find -printf of the same fields, ${warm.total} entries (${DIRS} dirs x ${FILES_PER_DIR} files), median of ${RUNS}`);
+    console.log(
+      `\nexplore: POST /fs/explore vs find -printf of the same fields, ${warm.total} entries (${DIRS} dirs x ${FILES_PER_DIR} files), median of ${RUNS}`,
+    );
     console.log(`  find -printf   : ${f.toFixed(0).padStart(6)} ms   ${(findBytes / 1e6).toFixed(1)} MB of text`);
-    console.log(`  ballast explore: ${r.toFixed(0).padStart(6)} ms   ${(warm.bytes / 1e6).toFixed(1)} MB of JSON   (runs: ${route.map((x) => x.toFixed(0)).join(', ')} ms)`);
+    console.log(
+      `  ballast explore: ${r.toFixed(0).padStart(6)} ms   ${(warm.bytes / 1e6).toFixed(1)} MB of JSON   (runs: ${route.map((x) => x.toFixed(0)).join(', ')} ms)`,
+    );
     console.log(`  ratio explore/find: ${(r / f).toFixed(2)}`);
     console.log(
       `  host RSS: ${(rssBefore / 1024).toFixed(1)} MB before, ${(rssAfter / 1024).toFixed(1)} MB after ${RUNS + 1} walks, peak ${(peakRssKb(host.pid!) / 1024).toFixed(1)} MB; tree built in ${(built / 1000).toFixed(1)} s`,

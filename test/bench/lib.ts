@@ -21,19 +21,33 @@ export async function freePort(): Promise<number> {
 }
 
 /** A private host config file (replay back end, every path under a temp root). */
-export function benchConfig(port: number, over: Record<string, unknown> = {}): { file: string; dir: string; paths: Record<string, string> } {
+export function benchConfig(
+  port: number,
+  over: Record<string, unknown> = {},
+): { file: string; dir: string; paths: Record<string, string> } {
   const dir = mkdtempSync(join(tmpdir(), 'ballast-bench-'));
   const base = defaultConfig();
   const paths: Record<string, string> = {};
   for (const [k, p] of Object.entries(base.paths)) paths[k] = join(dir, 'root', p);
   mkdirSync(dirname(paths.krb5Conf), { recursive: true });
   const file = join(dir, 'config.yaml');
-  writeFileSync(file, stringify({ stateDir: dir, listen: { host: '127.0.0.1', port }, paths, system: { mode: 'replay', fixtures: [] }, ...over }));
+  writeFileSync(
+    file,
+    stringify({
+      stateDir: dir,
+      listen: { host: '127.0.0.1', port },
+      paths,
+      system: { mode: 'replay', fixtures: [] },
+      ...over,
+    }),
+  );
   return { file, dir, paths };
 }
 
 export function createTokenVia(configFile: string): string {
-  const out = execFileSync(process.execPath, [cli, 'token', 'create', 'bench', '--perm', '*', '--config', configFile], { encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [cli, 'token', 'create', 'bench', '--perm', '*', '--config', configFile], {
+    encoding: 'utf8',
+  });
   const tok = out.trim().split('\n').at(-1)!;
   if (!tok.startsWith('blt_')) throw new Error(`no token in: ${out}`);
   return tok;
@@ -66,8 +80,18 @@ export interface Load {
   non2xx: number;
 }
 
-export async function load(url: string, headers: Record<string, string>, o: { connections?: number; duration?: number; amount?: number } = {}): Promise<Load> {
-  const r = await autocannon({ url, headers, connections: o.connections ?? 16, pipelining: 1, ...(o.amount ? { amount: o.amount } : { duration: o.duration ?? 5 }) });
+export async function load(
+  url: string,
+  headers: Record<string, string>,
+  o: { connections?: number; duration?: number; amount?: number } = {},
+): Promise<Load> {
+  const r = await autocannon({
+    url,
+    headers,
+    connections: o.connections ?? 16,
+    pipelining: 1,
+    ...(o.amount ? { amount: o.amount } : { duration: o.duration ?? 5 }),
+  });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
 }
 

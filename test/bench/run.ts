@@ -35,7 +35,9 @@ async function hostVsBare(): Promise<void> {
   const bodyFile = join(cfg.dir, 'body.json');
   writeFileSync(bodyFile, body);
   const barePort = await freePort();
-  const bare = spawn(process.execPath, [join(repo, 'test/bench/bare-server.mjs'), String(barePort), bodyFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const bare = spawn(process.execPath, [join(repo, 'test/bench/bare-server.mjs'), String(barePort), bodyFile], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((r) => bare.stdout!.once('data', () => r()));
 
   try {
@@ -58,11 +60,17 @@ async function hostVsBare(): Promise<void> {
     const after = rssKb(host.pid!);
 
     console.log(`\nhost vs bare node:http on GET ${ROUTE} (token check + DB read), 16 connections, 2 x 5 s each`);
-    console.log(`  bare node:http : ${bareRps.toFixed(0).padStart(7)} req/s   p50 ${runs[1].bare.p50} ms   p99 ${runs[1].bare.p99} ms`);
-    console.log(`  ballast host   : ${hostRps.toFixed(0).padStart(7)} req/s   p50 ${runs[1].host.p50} ms   p99 ${runs[1].host.p99} ms   (errors/non-2xx: ${errs})`);
+    console.log(
+      `  bare node:http : ${bareRps.toFixed(0).padStart(7)} req/s   p50 ${runs[1].bare.p50} ms   p99 ${runs[1].bare.p99} ms`,
+    );
+    console.log(
+      `  ballast host   : ${hostRps.toFixed(0).padStart(7)} req/s   p50 ${runs[1].host.p50} ms   p99 ${runs[1].host.p99} ms   (errors/non-2xx: ${errs})`,
+    );
     console.log(`  ratio host/bare: ${(hostRps / bareRps).toFixed(3)}`);
     console.log(`  cold start to first 200: ${cold.toFixed(0)} ms`);
-    console.log(`  host RSS: ${(before / 1024).toFixed(1)} MB before, ${(after / 1024).toFixed(1)} MB after 10k more requests`);
+    console.log(
+      `  host RSS: ${(before / 1024).toFixed(1)} MB before, ${(after / 1024).toFixed(1)} MB after 10k more requests`,
+    );
     if (errs > 0) process.exitCode = 1;
   } finally {
     await stop(host);

@@ -14,7 +14,11 @@ import type { Krb5Conf, Krb5Section } from '../../handlers/kerberos/schemas';
  * the Node process, and must answer exactly as the in-process host does.
  */
 const KRB5 = 'includedir /etc/krb5.conf.d\n\n[realms]\n\tEXAMPLE.TEST = {\n\t\tkdc = kdc1\n\t\tkdc = kdc2\n\t}\n';
-const manifest = JSON.parse(readFileSync(join(distDir, 'manifest.json'), 'utf8')).routes as { method: string; path: string; bundle: string }[];
+const manifest = JSON.parse(readFileSync(join(distDir, 'manifest.json'), 'utf8')).routes as {
+  method: string;
+  path: string;
+  bundle: string;
+}[];
 
 let t: TestHost;
 let iso: Isolated;
@@ -49,7 +53,10 @@ async function both(method: string, path: string, token: string | null, body?: s
   };
   const a = await t.host.app.fetch(mk(), t.host.env);
   const b = await iso.fetch(mk());
-  return { node: { status: a.status, headers: normalise(a.headers), body: await a.text() }, edge: { status: b.status, headers: normalise(b.headers), body: await b.text() } };
+  return {
+    node: { status: a.status, headers: normalise(a.headers), body: await a.text() },
+    edge: { status: b.status, headers: normalise(b.headers), body: await b.text() },
+  };
 }
 
 describe('edge tier: bundles in workerd', () => {
@@ -84,9 +91,13 @@ describe('edge tier: bundles in workerd', () => {
 
   it('the DB binding works across the process boundary (token use is recorded)', async () => {
     t.host.db.prepare('UPDATE api_tokens SET last_used_at = NULL').run();
-    const r = await iso.fetch(new Request('http://ballast.local/api/v2/kerberos/conf', { headers: { token: t.adminToken } }));
+    const r = await iso.fetch(
+      new Request('http://ballast.local/api/v2/kerberos/conf', { headers: { token: t.adminToken } }),
+    );
     expect(r.status).toBe(200);
-    const row = t.host.db.prepare("SELECT last_used_at FROM api_tokens WHERE name = 'admin'").get() as { last_used_at: number | null };
+    const row = t.host.db.prepare("SELECT last_used_at FROM api_tokens WHERE name = 'admin'").get() as {
+      last_used_at: number | null;
+    };
     expect(row.last_used_at).not.toBeNull();
   });
 });
@@ -116,11 +127,21 @@ describe('edge tier: the Kerberos routes answer identically', () => {
   beforeAll(async () => {
     // Imported here so that this block only appends to the shared file.
     const { readFixture } = await import('../../runtime/system/fixture-file');
-    const klist = (rel: string, argv: string[]) => ({ ...readFixture(join(distDir, '..', 'fixtures', rel)), argv, scenario: undefined });
+    const klist = (rel: string, argv: string[]) => ({
+      ...readFixture(join(distDir, '..', 'fixtures', rel)),
+      argv,
+      scenario: undefined,
+    });
     // Replayed klist captures for the argv the routes run with this host's paths, and a realm file.
-    t.replay!.load([klist('klist/local-tgt.yaml', ['/usr/bin/klist']), klist('klist/local-keytab-k-t-e.yaml', ['/usr/bin/klist', '-k', '-t', '-e', '--', t.config.paths.keytab])]);
+    t.replay!.load([
+      klist('klist/local-tgt.yaml', ['/usr/bin/klist']),
+      klist('klist/local-keytab-k-t-e.yaml', ['/usr/bin/klist', '-k', '-t', '-e', '--', t.config.paths.keytab]),
+    ]);
     mkdirSync(t.config.paths.krb5ConfD, { recursive: true });
-    writeFileSync(join(t.config.paths.krb5ConfD, 'lab.conf'), '[realms]\n\tLAB.TEST = {\n\t\tkdc = kdc.lab.test\n\t}\n');
+    writeFileSync(
+      join(t.config.paths.krb5ConfD, 'lab.conf'),
+      '[realms]\n\tLAB.TEST = {\n\t\tkdc = kdc.lab.test\n\t}\n',
+    );
   });
 
   const kerberosCases: [string, string, 'admin' | 'reader', number, string?][] = [

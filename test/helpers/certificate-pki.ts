@@ -10,7 +10,8 @@ import { join } from 'node:path';
 export const OPENSSL = '/usr/bin/openssl';
 
 export function requireOpenssl(): void {
-  if (!existsSync(OPENSSL)) throw new Error(`${OPENSSL} is missing: install the Debian package openssl (apt-get install -y openssl)`);
+  if (!existsSync(OPENSSL))
+    throw new Error(`${OPENSSL} is missing: install the Debian package openssl (apt-get install -y openssl)`);
 }
 
 export interface Chain {
@@ -58,17 +59,52 @@ export function makePki(dir: string, cn = 'localhost'): Pki {
   requireOpenssl();
   mkdirSync(dir, { recursive: true });
   const file = (n: string) => readFileSync(join(dir, n), 'utf8');
-  const ecKey = (n: string) => run(dir, ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', n]);
+  const ecKey = (n: string) =>
+    run(dir, ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', n]);
   const rootCa = (n: string, subj: string) => {
     ecKey(`${n}.key`);
-    run(dir, ['req', '-new', '-x509', '-key', `${n}.key`, '-sha256', '-days', '3650', '-subj', subj, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', `${n}.crt`]);
+    run(dir, [
+      'req',
+      '-new',
+      '-x509',
+      '-key',
+      `${n}.key`,
+      '-sha256',
+      '-days',
+      '3650',
+      '-subj',
+      subj,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+      '-out',
+      `${n}.crt`,
+    ]);
   };
   const signed = (n: string, issuer: string, subj: string, ext: string, keyArgs?: string[]) => {
     if (keyArgs) run(dir, ['genpkey', ...keyArgs, '-out', `${n}.key`]);
     else ecKey(`${n}.key`);
     run(dir, ['req', '-new', '-key', `${n}.key`, '-subj', subj, '-out', `${n}.csr`]);
     writeFileSync(join(dir, `${n}.ext`), ext);
-    run(dir, ['x509', '-req', '-in', `${n}.csr`, '-CA', `${issuer}.crt`, '-CAkey', `${issuer}.key`, '-CAcreateserial', '-days', '400', '-sha256', '-extfile', `${n}.ext`, '-out', `${n}.crt`]);
+    run(dir, [
+      'x509',
+      '-req',
+      '-in',
+      `${n}.csr`,
+      '-CA',
+      `${issuer}.crt`,
+      '-CAkey',
+      `${issuer}.key`,
+      '-CAcreateserial',
+      '-days',
+      '400',
+      '-sha256',
+      '-extfile',
+      `${n}.ext`,
+      '-out',
+      `${n}.crt`,
+    ]);
   };
   const caExt = 'basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\n';
   const leafExt = `basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:${cn},IP:127.0.0.1\n`;
@@ -76,7 +112,12 @@ export function makePki(dir: string, cn = 'localhost'): Pki {
     rootCa(`${p}-root`, `/O=Certificate Test/CN=Test Root ${p}`);
     signed(`${p}-int`, `${p}-root`, `/O=Certificate Test/CN=Test Intermediate ${p}`, caExt);
     signed(`${p}-srv`, `${p}-int`, `/CN=${cn}`, leafExt);
-    return { root: file(`${p}-root.crt`), intermediate: file(`${p}-int.crt`), server: file(`${p}-srv.crt`), private_key: file(`${p}-srv.key`) };
+    return {
+      root: file(`${p}-root.crt`),
+      intermediate: file(`${p}-int.crt`),
+      server: file(`${p}-srv.crt`),
+      private_key: file(`${p}-srv.key`),
+    };
   };
   const a = chain('a');
   const b = chain('b');
@@ -86,10 +127,43 @@ export function makePki(dir: string, cn = 'localhost'): Pki {
   writeFileSync(join(dir, 'index.txt'), '');
   writeFileSync(join(dir, 'serial'), '01\n');
   run(dir, ['req', '-new', '-key', 'a-srv.key', '-subj', `/CN=${cn}`, '-out', 'old.csr']);
-  run(dir, ['ca', '-batch', '-config', 'ca.cnf', '-cert', 'a-int.crt', '-keyfile', 'a-int.key', '-in', 'old.csr', '-startdate', '20200101000000Z', '-enddate', '20210101000000Z', '-notext', '-out', 'old.crt']);
+  run(dir, [
+    'ca',
+    '-batch',
+    '-config',
+    'ca.cnf',
+    '-cert',
+    'a-int.crt',
+    '-keyfile',
+    'a-int.key',
+    '-in',
+    'old.csr',
+    '-startdate',
+    '20200101000000Z',
+    '-enddate',
+    '20210101000000Z',
+    '-notext',
+    '-out',
+    'old.crt',
+  ]);
   signed('rsa1024', 'a-int', `/CN=${cn}`, leafExt, ['-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:1024']);
   ecKey('leaf.key');
-  run(dir, ['req', '-new', '-x509', '-key', 'leaf.key', '-sha256', '-days', '30', '-subj', '/CN=just-a-leaf', '-addext', 'basicConstraints=critical,CA:FALSE', '-out', 'leaf.crt']);
+  run(dir, [
+    'req',
+    '-new',
+    '-x509',
+    '-key',
+    'leaf.key',
+    '-sha256',
+    '-days',
+    '30',
+    '-subj',
+    '/CN=just-a-leaf',
+    '-addext',
+    'basicConstraints=critical,CA:FALSE',
+    '-out',
+    'leaf.crt',
+  ]);
   return {
     a,
     b,

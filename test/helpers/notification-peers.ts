@@ -1,6 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,10 +32,32 @@ export function makeCert(): TestCert {
   const dir = privateDir('ballast-notify-cert');
   execFileSync(
     '/usr/bin/openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
     { stdio: 'ignore' },
   );
-  return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8'), certPath: join(dir, 'cert.pem') };
+  return {
+    key: readFileSync(join(dir, 'key.pem'), 'utf8'),
+    cert: readFileSync(join(dir, 'cert.pem'), 'utf8'),
+    certPath: join(dir, 'cert.pem'),
+  };
 }
 
 /* ---------------- SMTP ---------------- */
@@ -60,7 +88,11 @@ export interface SmtpPeer {
  * `plain`: no TLS at all (AUTH allowed in clear); `starttls`: offers STARTTLS and only allows
  * AUTH after it; `implicit`: TLS from the first byte.
  */
-export async function startSmtp(o: { mode: 'plain' | 'starttls' | 'implicit'; users: Record<string, string>; tls?: TestCert }): Promise<SmtpPeer> {
+export async function startSmtp(o: {
+  mode: 'plain' | 'starttls' | 'implicit';
+  users: Record<string, string>;
+  tls?: TestCert;
+}): Promise<SmtpPeer> {
   const mails: ReceivedMail[] = [];
   const refusedLogins: string[] = [];
   const errors: string[] = [];
@@ -73,7 +105,12 @@ export async function startSmtp(o: { mode: 'plain' | 'starttls' | 'implicit'; us
     key: o.tls?.key,
     cert: o.tls?.cert,
     onAuth(auth, _session, cb) {
-      if (auth.username !== undefined && o.users[auth.username] !== undefined && o.users[auth.username] === auth.password) return cb(null, { user: auth.username });
+      if (
+        auth.username !== undefined &&
+        o.users[auth.username] !== undefined &&
+        o.users[auth.username] === auth.password
+      )
+        return cb(null, { user: auth.username });
       refusedLogins.push(auth.username ?? '');
       return cb(new Error('Authentication credentials invalid'));
     },
@@ -115,7 +152,10 @@ function parseMessage(raw: string): { headers: Record<string, string>; text: str
   let body = raw.slice(split + 4);
   const cte = (headers['content-transfer-encoding'] ?? '7bit').toLowerCase();
   if (cte === 'quoted-printable') {
-    body = Buffer.from(body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8');
+    body = Buffer.from(
+      body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+      'latin1',
+    ).toString('utf8');
   } else if (cte === 'base64') body = Buffer.from(body, 'base64').toString('utf8');
   return { headers, text: body.replace(/\r\n/g, '\n') };
 }
@@ -196,7 +236,13 @@ export class WebhookReceiver {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       const body = Buffer.concat(chunks).toString('utf8');
       const secret = this.secrets[path];
-      const request: WebhookRequest = { path, headers: req.headers, body, json: JSON.parse(body), verified: secret ? verifyStandardWebhook(secret, req.headers, body) : null };
+      const request: WebhookRequest = {
+        path,
+        headers: req.headers,
+        body,
+        json: JSON.parse(body),
+        verified: secret ? verifyStandardWebhook(secret, req.headers, body) : null,
+      };
       this.requests.push(request);
       res.on('finish', () => (request.answered = res.statusCode));
       const queue = this.replies.get(path) ?? [204];
@@ -213,7 +259,12 @@ export class WebhookReceiver {
 }
 
 /** The Standard Webhooks reference verification: v1 HMAC-SHA256, constant time, ±5 min. */
-export function verifyStandardWebhook(secret: string, headers: IncomingHttpHeaders, body: string, nowSeconds = Math.floor(Date.now() / 1000)): boolean {
+export function verifyStandardWebhook(
+  secret: string,
+  headers: IncomingHttpHeaders,
+  body: string,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): boolean {
   const id = headers['webhook-id'];
   const ts = headers['webhook-timestamp'];
   const sigs = headers['webhook-signature'];
@@ -251,17 +302,25 @@ export async function startTwilio(accountSid: string, authToken: string): Promis
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const json = (status: number, body: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       const m = /^\/2010-04-01\/Accounts\/([^/]+)\/Messages\.json$/.exec(req.url ?? '');
-      if (req.method !== 'POST' || !m) return json(404, { code: 20404, message: 'The requested resource was not found', status: 404 });
+      if (req.method !== 'POST' || !m)
+        return json(404, { code: 20404, message: 'The requested resource was not found', status: 404 });
       const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
       if (m[1] !== accountSid || req.headers.authorization !== expected) {
         peer.refused++;
-        return json(401, { code: 20003, message: 'Authenticate', more_info: 'https://www.twilio.com/docs/errors/20003', status: 401 });
+        return json(401, {
+          code: 20003,
+          message: 'Authenticate',
+          more_info: 'https://www.twilio.com/docs/errors/20003',
+          status: 401,
+        });
       }
       const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
       const sms = { to: form.get('To') ?? '', from: form.get('From') ?? '', body: form.get('Body') ?? '' };
-      if (!sms.to || !sms.from || !sms.body) return json(400, { code: 21604, message: "A 'To' phone number is required.", status: 400 });
+      if (!sms.to || !sms.from || !sms.body)
+        return json(400, { code: 21604, message: "A 'To' phone number is required.", status: 400 });
       peer.messages.push(sms);
       const sid = `SM${String(peer.messages.length).padStart(32, '0')}`;
       json(201, {
@@ -291,7 +350,11 @@ export async function startTwilio(accountSid: string, authToken: string): Promis
 
 /* ---------------- small waits ---------------- */
 
-export async function waitFor<T>(what: string, f: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  f: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await f();

@@ -18,7 +18,9 @@ function tsFiles(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-const areaDirs = readdirSync(join(repo, 'handlers')).filter((d) => d !== 'core' && statSync(join(repo, 'handlers', d)).isDirectory());
+const areaDirs = readdirSync(join(repo, 'handlers')).filter(
+  (d) => d !== 'core' && statSync(join(repo, 'handlers', d)).isDirectory(),
+);
 const importOf = /(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g;
 
 function areaImports(file: string): { area: string; target: string }[] {
@@ -40,10 +42,14 @@ describe('area boundaries', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('runtime/areas/ uses only each area\'s contract.ts', () => {
+  it("runtime/areas/ uses only each area's contract.ts", () => {
     const offenders = files
       .filter((f) => relative(repo, f).startsWith('runtime/areas/'))
-      .flatMap((f) => areaImports(f).filter((i) => !/^contract(\.ts)?$/.test(i.target)).map((i) => `${relative(repo, f)} → handlers/${i.area}/${i.target}`));
+      .flatMap((f) =>
+        areaImports(f)
+          .filter((i) => !/^contract(\.ts)?$/.test(i.target))
+          .map((i) => `${relative(repo, f)} → handlers/${i.area}/${i.target}`),
+      );
     expect(offenders).toEqual([]);
   });
 

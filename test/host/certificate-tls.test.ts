@@ -41,11 +41,29 @@ function servedChain(port: number): Promise<{ server: string; issuer: string }> 
 }
 
 /** One HTTPS request on a new connection; JSON answer. */
-function https(port: number, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+function https(
+  port: number,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
     const req = request(
-      { host: '127.0.0.1', port, method, path: `/api/v2${path}`, rejectUnauthorized: false, agent: false, headers: { token, 'content-type': 'application/json', ...(data ? { 'content-length': Buffer.byteLength(data) } : {}) } },
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: `/api/v2${path}`,
+        rejectUnauthorized: false,
+        agent: false,
+        headers: {
+          token,
+          'content-type': 'application/json',
+          ...(data ? { 'content-length': Buffer.byteLength(data) } : {}),
+        },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -67,7 +85,10 @@ class OpenConnection {
   private waiter: (() => void) | undefined;
   readonly socket: TLSSocket;
   readonly ready: Promise<void>;
-  constructor(port: number, private readonly token: string) {
+  constructor(
+    port: number,
+    private readonly token: string,
+  ) {
     this.socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false });
     this.ready = new Promise((r, j) => {
       this.socket.once('secureConnect', () => r());
@@ -105,7 +126,11 @@ class OpenConnection {
 }
 
 function tlsConfig(paths: Record<string, string>): NonNullable<HostConfig['tls']> {
-  return { cert: paths[PIECE_PATH_KEY.server], key: paths[PIECE_PATH_KEY.private_key], chain: paths[PIECE_PATH_KEY.intermediate] };
+  return {
+    cert: paths[PIECE_PATH_KEY.server],
+    key: paths[PIECE_PATH_KEY.private_key],
+    chain: paths[PIECE_PATH_KEY.intermediate],
+  };
 }
 
 function seed(paths: Record<string, string>, c: Chain): void {
@@ -129,7 +154,8 @@ describe('HTTPS from the piece files, in process', () => {
     new Promise<void>((resolve) => {
       const seen = (s.host.db.prepare('SELECT COALESCE(MAX(seq), 0) AS n FROM events').get() as { n: number }).n;
       s.host.events.onEvent(() => {
-        if (s.host.db.prepare("SELECT 1 FROM events WHERE kind = 'certificate.rolled_back' AND seq > ?").get(seen)) resolve();
+        if (s.host.db.prepare("SELECT 1 FROM events WHERE kind = 'certificate.rolled_back' AND seq > ?").get(seen))
+          resolve();
       });
     });
 
@@ -172,21 +198,34 @@ describe('HTTPS from the piece files, in process', () => {
     // observe for twice the window: no rollback may come
     await new Promise((r) => setTimeout(r, 2000));
     expect(await servedChain(s.server.port)).toEqual({ server: fp(pki.b.server), issuer: fp(pki.b.intermediate) });
-    expect(s.host.db.prepare("SELECT COUNT(*) AS n FROM events WHERE kind = 'certificate.rolled_back'").get()).toEqual({ n: 1 });
+    expect(s.host.db.prepare("SELECT COUNT(*) AS n FROM events WHERE kind = 'certificate.rolled_back'").get()).toEqual({
+      n: 1,
+    });
     expect(await open.get()).toBe('HTTP/1.1 200 OK');
   });
 
   it('without an intermediate only the server certificate is sent', async () => {
-    expect((await https(s.server.port, 'POST', '/certificate/ingest', token, { pieces: { intermediate: '', root: '' } })).status).toBe(200);
+    expect(
+      (await https(s.server.port, 'POST', '/certificate/ingest', token, { pieces: { intermediate: '', root: '' } }))
+        .status,
+    ).toBe(200);
     expect(await servedChain(s.server.port)).toEqual({ server: fp(pki.b.server), issuer: '' });
     expect((await https(s.server.port, 'POST', '/certificate/commit', token, {})).status).toBe(200);
-    expect((await https(s.server.port, 'POST', '/certificate/ingest', token, { pieces: { intermediate: pki.b.intermediate, root: pki.b.root } })).status).toBe(200);
+    expect(
+      (
+        await https(s.server.port, 'POST', '/certificate/ingest', token, {
+          pieces: { intermediate: pki.b.intermediate, root: pki.b.root },
+        })
+      ).status,
+    ).toBe(200);
     expect((await https(s.server.port, 'POST', '/certificate/commit', token, {})).status).toBe(200);
     expect(await servedChain(s.server.port)).toEqual({ server: fp(pki.b.server), issuer: fp(pki.b.intermediate) });
   });
 
   it('an ingest TLS would refuse is a 400 and HTTPS keeps serving what it served', async () => {
-    const r = await https(s.server.port, 'POST', '/certificate/ingest', token, { pieces: { private_key: pki.otherKey } });
+    const r = await https(s.server.port, 'POST', '/certificate/ingest', token, {
+      pieces: { private_key: pki.otherKey },
+    });
     expect(r.status).toBe(400);
     expect(await servedChain(s.server.port)).toEqual({ server: fp(pki.b.server), issuer: fp(pki.b.intermediate) });
   });
@@ -199,7 +238,9 @@ class Child {
   private waiters: (() => void)[] = [];
   readonly exited: Promise<void>;
   constructor(configFile: string) {
-    this.proc = spawn(process.execPath, [join(repo, 'dist/host/cli.mjs'), 'serve', '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.proc = spawn(process.execPath, [join(repo, 'dist/host/cli.mjs'), 'serve', '--config', configFile], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const take = (c: Buffer) => {
       this.out += c.toString('utf8');
       for (const w of this.waiters) w();
@@ -211,7 +252,10 @@ class Child {
   /** Resolves with the first match of `re` in the output (waits for it to appear). */
   waitFor(re: RegExp, what: string, timeoutMs = 15_000): Promise<RegExpExecArray> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`child host: no ${what} within ${timeoutMs} ms; output:\n${this.out}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`child host: no ${what} within ${timeoutMs} ms; output:\n${this.out}`)),
+        timeoutMs,
+      );
       const check = () => {
         const m = re.exec(this.out);
         if (m) {
@@ -244,7 +288,8 @@ describe('the built host killed with SIGKILL in the commit window', () => {
   };
 
   beforeAll(() => {
-    if (!existsSync(join(repo, 'dist/host/cli.mjs'))) throw new Error('dist/host/cli.mjs is missing: run `node build.mjs` first');
+    if (!existsSync(join(repo, 'dist/host/cli.mjs')))
+      throw new Error('dist/host/cli.mjs is missing: run `node build.mjs` first');
     const state = privateDir('certificate-kill');
     const root = join(state, 'root');
     const paths: Record<string, string> = {};
@@ -283,7 +328,10 @@ describe('the built host killed with SIGKILL in the commit window', () => {
     const port2 = await second.port();
     expect(second.out).toMatch(/certificate: a commit is due by /);
     expect((await servedChain(port2)).server).toBe(fp(pki.b.server));
-    await second.waitFor(/certificate: previous TLS certificate restored \(no commit within the commit window\)/, 'rollback log line');
+    await second.waitFor(
+      /certificate: previous TLS certificate restored \(no commit within the commit window\)/,
+      'rollback log line',
+    );
     expect(await servedChain(port2)).toEqual({ server: fp(pki.a.server), issuer: fp(pki.a.intermediate) });
     expect((await https(port2, 'POST', '/certificate/commit', token, {})).status).toBe(409);
     await second.kill9();
@@ -300,7 +348,9 @@ describe('the built host killed with SIGKILL in the commit window', () => {
     await new Promise((res) => setTimeout(res, Math.max(0, deadline - Date.now()) + 300));
     const fourth = start();
     const port4 = await fourth.port();
-    expect(fourth.out).toMatch(/certificate: previous TLS certificate restored \(the commit window ran out while the host was down\)/);
+    expect(fourth.out).toMatch(
+      /certificate: previous TLS certificate restored \(the commit window ran out while the host was down\)/,
+    );
     expect(await servedChain(port4)).toEqual({ server: fp(pki.a.server), issuer: fp(pki.a.intermediate) });
     await fourth.kill9();
   });

@@ -38,10 +38,29 @@ describe('host CLI', () => {
     const d = tmp();
     const cfg = join(d, 'config.yaml');
     writeFileSync(cfg, stringify({ stateDir: d }));
-    const out = execFileSync(process.execPath, [cli, 'token', 'create', 'ui', '--perm', 'network:read', '--perm', 'kerberos:manage', '--expires', '30d', '--config', cfg], { encoding: 'utf8' });
+    const out = execFileSync(
+      process.execPath,
+      [
+        cli,
+        'token',
+        'create',
+        'ui',
+        '--perm',
+        'network:read',
+        '--perm',
+        'kerberos:manage',
+        '--expires',
+        '30d',
+        '--config',
+        cfg,
+      ],
+      { encoding: 'utf8' },
+    );
     const token = out.trim().split('\n').at(-1)!;
     expect(token).toMatch(/^blt_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
-    const list = JSON.parse(execFileSync(process.execPath, [cli, 'token', 'list', '--json', '--config', cfg], { encoding: 'utf8' })) as { expiresAt: string }[];
+    const list = JSON.parse(
+      execFileSync(process.execPath, [cli, 'token', 'list', '--json', '--config', cfg], { encoding: 'utf8' }),
+    ) as { expiresAt: string }[];
     expect(list).toHaveLength(1);
     expect(list[0]).toMatchObject({ name: 'ui', permissions: ['network:read', 'kerberos:manage'], revokedAt: null });
     expect(Date.parse(list[0].expiresAt) - Date.now()).toBeGreaterThan(29 * 86_400_000);
@@ -51,15 +70,31 @@ describe('host CLI', () => {
     expect(JSON.stringify(list)).not.toContain(secret);
     expect(readFileSync(join(d, 'ballast.db')).includes(Buffer.from(secret))).toBe(false);
     execFileSync(process.execPath, [cli, 'token', 'revoke', 'ui', '--config', cfg]);
-    expect(JSON.parse(execFileSync(process.execPath, [cli, 'token', 'list', '--json', '--config', cfg], { encoding: 'utf8' }))[0].revokedAt).not.toBeNull();
-    expect(() => execFileSync(process.execPath, [cli, 'token', 'create', 'bad', '--perm', 'root', '--config', cfg], { stdio: 'pipe' })).toThrow(/bad permission root/);
+    expect(
+      JSON.parse(
+        execFileSync(process.execPath, [cli, 'token', 'list', '--json', '--config', cfg], { encoding: 'utf8' }),
+      )[0].revokedAt,
+    ).not.toBeNull();
+    expect(() =>
+      execFileSync(process.execPath, [cli, 'token', 'create', 'bad', '--perm', 'root', '--config', cfg], {
+        stdio: 'pipe',
+      }),
+    ).toThrow(/bad permission root/);
   });
 
   it('first start with no tokens creates an admin token, shows it once, and it works', async () => {
     const d = tmp();
     const port = await freePort();
     const cfg = join(d, 'config.yaml');
-    writeFileSync(cfg, stringify({ stateDir: d, listen: { host: '127.0.0.1', port }, paths: { krb5Conf: join(d, 'krb5.conf') }, system: { mode: 'replay' } }));
+    writeFileSync(
+      cfg,
+      stringify({
+        stateDir: d,
+        listen: { host: '127.0.0.1', port },
+        paths: { krb5Conf: join(d, 'krb5.conf') },
+        system: { mode: 'replay' },
+      }),
+    );
     writeFileSync(join(d, 'krb5.conf'), 'includedir /etc/krb5.conf.d\n');
     const child = spawn(process.execPath, [cli, 'serve', '--config', cfg], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
@@ -84,7 +119,10 @@ describe('host CLI', () => {
   it('the demo serves kerberos/conf with its token file and refuses without it', async () => {
     const d = tmp();
     const port = await freePort();
-    const child = spawn(process.execPath, [cli, 'serve', '--demo'], { env: { ...process.env, PORT: String(port), BALLAST_DEMO_DIR: d }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [cli, 'serve', '--demo'], {
+      env: { ...process.env, PORT: String(port), BALLAST_DEMO_DIR: d },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
       await untilOutput(child, /listening on/);
       const token = readFileSync(join(d, 'admin.token'), 'utf8').trim();
@@ -104,7 +142,10 @@ describe('host CLI', () => {
 
 describe('command line and config file are strict', () => {
   const run = (args: string[]) => {
-    const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, BALLAST_CONFIG: '/nonexistent/ballast.yaml' } });
+    const r = spawnSync(process.execPath, [cli, ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, BALLAST_CONFIG: '/nonexistent/ballast.yaml' },
+    });
     return { code: r.status, out: r.stdout, err: r.stderr };
   };
 
@@ -114,7 +155,9 @@ describe('command line and config file are strict', () => {
     expect(top.out).toMatch(/^usage:\n {2}ballast serve /);
     const serveHelp = run(['serve', '--help']);
     expect(serveHelp.code).toBe(0);
-    expect(serveHelp.out).toBe('usage:\n  ballast serve [--config FILE | --demo] [--isolate] [--port N] [--host ADDR]\n');
+    expect(serveHelp.out).toBe(
+      'usage:\n  ballast serve [--config FILE | --demo] [--isolate] [--port N] [--host ADDR]\n',
+    );
   });
 
   it.each([

@@ -27,8 +27,12 @@ describe('special files', () => {
     const files = new ConfinedFiles([{ path: dir, writable: true }], join(dir, '.backups'));
     expect(await refusal(() => files.read(join(dir, 'fifo')))).toBe(`400 not a regular file: ${join(dir, 'fifo')}`);
     // a write over a FIFO would read it for its backup first: refused too, nothing blocks
-    expect(await refusal(() => files.write(join(dir, 'fifo'), 'x', { backup: true }))).toBe(`400 not a regular file: ${join(dir, 'fifo')}`);
-    expect(await refusal(() => files.remove(join(dir, 'fifo'), { backup: true }))).toBe(`400 not a regular file: ${join(dir, 'fifo')}`);
+    expect(await refusal(() => files.write(join(dir, 'fifo'), 'x', { backup: true }))).toBe(
+      `400 not a regular file: ${join(dir, 'fifo')}`,
+    );
+    expect(await refusal(() => files.remove(join(dir, 'fifo'), { backup: true }))).toBe(
+      `400 not a regular file: ${join(dir, 'fifo')}`,
+    );
     mkdirSync(join(dir, 'sub'));
     expect(await refusal(() => files.read(join(dir, 'sub')))).toBe(`409 is a directory: ${join(dir, 'sub')}`);
   });
@@ -40,8 +44,14 @@ describe('special files', () => {
     const c = new PathConfinement({ xxhsum: '/usr/bin/xxhsum' });
     c.addRoots('fs.read', [dir]);
     c.addPolicy('xxhsum', (argv) => [{ path: argv[2], kind: 'fs.read', argvIndex: 2, readsFile: true }]);
-    expect(() => c.check(['/usr/bin/xxhsum', '--', join(dir, 'fifo')], undefined)).toThrow(`${join(dir, 'fifo')} is not a regular file`);
-    expect(c.check(['/usr/bin/xxhsum', '--', join(dir, 'plain')], undefined)).toEqual(['/usr/bin/xxhsum', '--', join(dir, 'plain')]);
+    expect(() => c.check(['/usr/bin/xxhsum', '--', join(dir, 'fifo')], undefined)).toThrow(
+      `${join(dir, 'fifo')} is not a regular file`,
+    );
+    expect(c.check(['/usr/bin/xxhsum', '--', join(dir, 'plain')], undefined)).toEqual([
+      '/usr/bin/xxhsum',
+      '--',
+      join(dir, 'plain'),
+    ]);
   });
 });
 
@@ -115,8 +125,19 @@ describe('secrets at rest', () => {
     const { SecretBox } = await import('../../runtime/system/secret-box');
     const first = await createHost({ config, distDir: '/nonexistent', routes: [], log: () => undefined });
     first.db
-      .prepare("INSERT INTO notification_agents (type, enabled, json, unix_time, created_at, updated_at) VALUES ('smtp', 1, ?, 0, '', '')")
-      .run(JSON.stringify({ host: 'mail.example.test', port: 587, username: 'u', password: 'plain-old-secret', from: 'a@example.test', to: 'b@example.test' }));
+      .prepare(
+        "INSERT INTO notification_agents (type, enabled, json, unix_time, created_at, updated_at) VALUES ('smtp', 1, ?, 0, '', '')",
+      )
+      .run(
+        JSON.stringify({
+          host: 'mail.example.test',
+          port: 587,
+          username: 'u',
+          password: 'plain-old-secret',
+          from: 'a@example.test',
+          to: 'b@example.test',
+        }),
+      );
     await first.close();
     const second = await createHost({ config, distDir: '/nonexistent', routes: [], log: () => undefined });
     try {

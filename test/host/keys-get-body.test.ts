@@ -34,7 +34,13 @@ function get(path: string, body?: unknown): Promise<{ status: number; json: unkn
     const data = body === undefined ? undefined : JSON.stringify(body);
     const req = request(
       `${s.server.url}${path}`,
-      { method: 'GET', headers: { token, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) } },
+      {
+        method: 'GET',
+        headers: {
+          token,
+          ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}),
+        },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');

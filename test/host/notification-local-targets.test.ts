@@ -11,12 +11,27 @@ import { LocalTargetError, refusingLocal } from '../../runtime/areas/notificatio
 import { makeTestHost, type TestHost } from '../helpers/host';
 
 describe('what counts as local', () => {
-  it.each(['127.0.0.1', '127.8.9.10', '0.0.0.0', '169.254.169.254', '::1', '[::1]', '::', 'fe80::1', 'FEBF::2', '::ffff:127.0.0.1', '::ffff:169.254.1.1'])('%s is local', (a) => {
+  it.each([
+    '127.0.0.1',
+    '127.8.9.10',
+    '0.0.0.0',
+    '169.254.169.254',
+    '::1',
+    '[::1]',
+    '::',
+    'fe80::1',
+    'FEBF::2',
+    '::ffff:127.0.0.1',
+    '::ffff:169.254.1.1',
+  ])('%s is local', (a) => {
     expect(isLocalAddress(a)).toBe(true);
   });
-  it.each(['10.0.0.1', '192.168.1.1', '8.8.8.8', '2001:db8::1', 'fc00::1', '::ffff:10.1.2.3', '172.16.0.1'])('%s is not', (a) => {
-    expect(isLocalAddress(a)).toBe(false);
-  });
+  it.each(['10.0.0.1', '192.168.1.1', '8.8.8.8', '2001:db8::1', 'fc00::1', '::ffff:10.1.2.3', '172.16.0.1'])(
+    '%s is not',
+    (a) => {
+      expect(isLocalAddress(a)).toBe(false);
+    },
+  );
   it('localhost names are local without DNS', () => {
     expect(['localhost', 'LOCALHOST.', 'api.localhost'].map(isLocalHost)).toEqual([true, true, true]);
     expect(isLocalHost('hooks.example.com')).toBe(false);
@@ -33,9 +48,16 @@ describe('routes', () => {
     t = await makeTestHost({ routes: [agentCreate, agentUpdate] });
   });
   afterAll(() => t.close());
-  const create = (url: string) => t.call('POST', '/api/v2/notification/agent/create', { body: { type: 'webhook', enabled: true, json: { url } } });
+  const create = (url: string) =>
+    t.call('POST', '/api/v2/notification/agent/create', { body: { type: 'webhook', enabled: true, json: { url } } });
 
-  it.each(['http://127.0.0.1:9000/hook', 'http://[::1]/hook', 'http://169.254.169.254/latest/meta-data', 'https://localhost/x', 'http://0.0.0.0/'])('%s is a 400 naming body.json.url', async (url) => {
+  it.each([
+    'http://127.0.0.1:9000/hook',
+    'http://[::1]/hook',
+    'http://169.254.169.254/latest/meta-data',
+    'https://localhost/x',
+    'http://0.0.0.0/',
+  ])('%s is a 400 naming body.json.url', async (url) => {
     const r = await create(url);
     expect(r.status).toBe(400);
     const error = (r.json as { error: { issues: { path: string; message: string }[] } }).error;
@@ -47,7 +69,9 @@ describe('routes', () => {
     const ok = await create('https://hooks.example.com/ballast');
     expect(ok.status).toBe(200);
     const id = (ok.json as { id: number }[])[0].id;
-    const r = await t.call('POST', `/api/v2/notification/agent/${id}/update`, { body: { json: { url: 'http://127.0.0.1/' } } });
+    const r = await t.call('POST', `/api/v2/notification/agent/${id}/update`, {
+      body: { json: { url: 'http://127.0.0.1/' } },
+    });
     expect(r.status).toBe(400);
   });
 });

@@ -56,7 +56,13 @@ function rig(o: { maxAttempts?: number; concurrency?: number } = {}): Rig {
   let taken = 0;
   const waiters: ((s: PendingSend) => void)[] = [];
   const settings = deliverySettings({
-    notification: { backoffBaseMs: 1000, backoffMaxMs: 1000, maxAttempts: o.maxAttempts ?? 10, concurrency: o.concurrency ?? 4, pollIntervalMs: 3_600_000 },
+    notification: {
+      backoffBaseMs: 1000,
+      backoffMaxMs: 1000,
+      maxAttempts: o.maxAttempts ?? 10,
+      concurrency: o.concurrency ?? 4,
+      pollIntervalMs: 3_600_000,
+    },
   });
   const send = (agent: DeliveryAgent, n: Notification) =>
     new Promise<void>((resolve, reject) => {
@@ -82,7 +88,16 @@ function rig(o: { maxAttempts?: number; concurrency?: number } = {}): Rig {
         w(s);
       }
     });
-  const worker = new DeliveryWorker({ db, events, settings, hostId: 'h', productName: 'Ballast', log: () => undefined, now: () => clock.now, send });
+  const worker = new DeliveryWorker({
+    db,
+    events,
+    settings,
+    hostId: 'h',
+    productName: 'Ballast',
+    log: () => undefined,
+    now: () => clock.now,
+    send,
+  });
   let agents = 0;
   const r: Rig = {
     db,
@@ -102,7 +117,9 @@ function rig(o: { maxAttempts?: number; concurrency?: number } = {}): Rig {
     agent(enabled = true) {
       agents++;
       const info = db
-        .prepare("INSERT INTO notification_agents (type, enabled, json, unix_time, created_at, updated_at) VALUES ('webhook', ?, ?, 0, '', '')")
+        .prepare(
+          "INSERT INTO notification_agents (type, enabled, json, unix_time, created_at, updated_at) VALUES ('webhook', ?, ?, 0, '', '')",
+        )
         .run(enabled ? 1 : 0, JSON.stringify({ url: `http://127.0.0.1:9/${agents}` }));
       return Number(info.lastInsertRowid);
     },
@@ -110,16 +127,17 @@ function rig(o: { maxAttempts?: number; concurrency?: number } = {}): Rig {
       return Array.from({ length: n }, (_, i) => events.record({ kind: 'test.thing.happened', data: { i } }));
     },
     row(eventId, agentId) {
-      return db.prepare('SELECT state, attempts, next_attempt_at FROM deliveries WHERE event_id = ? AND agent_id = ?').get(eventId, agentId) as
-        | { state: string; attempts: number; next_attempt_at: number }
-        | undefined;
+      return db
+        .prepare('SELECT state, attempts, next_attempt_at FROM deliveries WHERE event_id = ? AND agent_id = ?')
+        .get(eventId, agentId) as { state: string; attempts: number; next_attempt_at: number } | undefined;
     },
   };
   rigs.push(r);
   return r;
 }
 
-const seqOf = (r: Rig, id: string) => (r.db.prepare('SELECT seq FROM events WHERE id = ?').get(id) as { seq: number }).seq;
+const seqOf = (r: Rig, id: string) =>
+  (r.db.prepare('SELECT seq FROM events WHERE id = ?').get(id) as { seq: number }).seq;
 
 describe('per-agent FIFO', () => {
   it('a failed head holds the agent’s newer deliveries until its retry; other agents go on', async () => {
@@ -202,7 +220,11 @@ describe('per-agent FIFO', () => {
     await (await r.next()).settle(new SendError('HTTP 503'));
     // what POST /notification/agent/{id}/update {enabled:false} then {enabled:true} does
     r.db.prepare('UPDATE notification_agents SET enabled = 0 WHERE id = ?').run(a);
-    r.db.prepare("UPDATE deliveries SET state = 'cancelled', last_error = 'agent disabled' WHERE agent_id = ? AND state = 'pending'").run(a);
+    r.db
+      .prepare(
+        "UPDATE deliveries SET state = 'cancelled', last_error = 'agent disabled' WHERE agent_id = ? AND state = 'pending'",
+      )
+      .run(a);
     r.db.prepare('UPDATE notification_agents SET enabled = 1 WHERE id = ?').run(a);
     const [e3] = r.emit(1);
     const s = await r.next();
@@ -222,7 +244,11 @@ describe('per-agent FIFO', () => {
     expect([sa.agent, sb.agent]).toEqual([a, b]);
     for (const id of [a, b]) {
       r.db.prepare('UPDATE notification_agents SET enabled = 0 WHERE id = ?').run(id);
-      r.db.prepare("UPDATE deliveries SET state = 'cancelled', last_error = 'agent disabled' WHERE agent_id = ? AND state = 'pending'").run(id);
+      r.db
+        .prepare(
+          "UPDATE deliveries SET state = 'cancelled', last_error = 'agent disabled' WHERE agent_id = ? AND state = 'pending'",
+        )
+        .run(id);
     }
     await sa.settle('ok');
     await sb.settle(new SendError('HTTP 503'));
@@ -230,7 +256,13 @@ describe('per-agent FIFO', () => {
     r.clock.now += 10_000;
     r.worker.kick();
     await r.quiet();
-    expect(r.db.prepare('SELECT event_id, agent_id, state, attempts, last_error FROM deliveries ORDER BY agent_id, event_id = ? DESC').all(e1)).toEqual([
+    expect(
+      r.db
+        .prepare(
+          'SELECT event_id, agent_id, state, attempts, last_error FROM deliveries ORDER BY agent_id, event_id = ? DESC',
+        )
+        .all(e1),
+    ).toEqual([
       { event_id: e1, agent_id: a, state: 'delivered', attempts: 1, last_error: null },
       { event_id: e2, agent_id: a, state: 'cancelled', attempts: 0, last_error: 'agent disabled' },
       { event_id: e1, agent_id: b, state: 'cancelled', attempts: 0, last_error: 'agent disabled' },

@@ -22,11 +22,17 @@ describe('Standard Webhooks signature', () => {
   });
 
   it("the test receiver's verifier accepts it and refuses a changed body, a stale timestamp or another key", () => {
-    const headers = { 'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': `v1a,xyz v1,${signWebhook(secret, id, ts, body).slice(3)}` };
+    const headers = {
+      'webhook-id': id,
+      'webhook-timestamp': String(ts),
+      'webhook-signature': `v1a,xyz v1,${signWebhook(secret, id, ts, body).slice(3)}`,
+    };
     expect(verifyStandardWebhook(secret, headers, body, ts + 10)).toBe(true);
     expect(verifyStandardWebhook(secret, headers, body.replace('2', '3'), ts)).toBe(false);
     expect(verifyStandardWebhook(secret, headers, body, ts + 301)).toBe(false);
-    expect(verifyStandardWebhook(`whsec_${Buffer.from('another key of 24 bytes!').toString('base64')}`, headers, body, ts)).toBe(false);
+    expect(
+      verifyStandardWebhook(`whsec_${Buffer.from('another key of 24 bytes!').toString('base64')}`, headers, body, ts),
+    ).toBe(false);
   });
 });
 
@@ -35,7 +41,10 @@ describe('backoff', () => {
   const mid = () => 0.5; // no jitter
 
   it('doubles from 10 s up to 6 h; the default 15 attempts span about 23.4 h', () => {
-    const delays = Array.from({ length: defaults.maxAttempts - 1 }, (_, i) => backoffMs(defaults, i + 1, undefined, mid) / 1000);
+    const delays = Array.from(
+      { length: defaults.maxAttempts - 1 },
+      (_, i) => backoffMs(defaults, i + 1, undefined, mid) / 1000,
+    );
     expect(delays).toEqual([10, 20, 40, 80, 160, 320, 640, 1280, 2560, 5120, 10240, 20480, 21600, 21600]);
     expect(delays.reduce((a, b) => a + b, 0)).toBe(84150);
   });
@@ -49,9 +58,15 @@ describe('backoff', () => {
   });
 
   it('settings.notification is checked at start, naming the key', () => {
-    expect(() => deliverySettings({ notification: { maxAttempt: 3 } })).toThrow('config: settings.notification: Unrecognized key: "maxAttempt"');
-    expect(() => deliverySettings({ notification: { backoffBaseMs: -1 } })).toThrow(/settings\.notification\.backoffBaseMs/);
-    expect(deliverySettings({ notification: { twilioBaseUrl: 'http://127.0.0.1:9' } }).twilioBaseUrl).toBe('http://127.0.0.1:9');
+    expect(() => deliverySettings({ notification: { maxAttempt: 3 } })).toThrow(
+      'config: settings.notification: Unrecognized key: "maxAttempt"',
+    );
+    expect(() => deliverySettings({ notification: { backoffBaseMs: -1 } })).toThrow(
+      /settings\.notification\.backoffBaseMs/,
+    );
+    expect(deliverySettings({ notification: { twilioBaseUrl: 'http://127.0.0.1:9' } }).twilioBaseUrl).toBe(
+      'http://127.0.0.1:9',
+    );
   });
 });
 
@@ -59,13 +74,21 @@ describe('redact', () => {
   it('removes a secret and the base64 forms SMTP and HTTP Basic would carry', () => {
     const plain = Buffer.from('\0ballast\0hunter22').toString('base64');
     const basic = Buffer.from('AC1:hunter22').toString('base64');
-    expect(redact(`535 bad hunter22 (${plain}) [${basic}]`, ['hunter22'], ['ballast', 'AC1'])).toBe('535 bad *** (***) [***]');
+    expect(redact(`535 bad hunter22 (${plain}) [${basic}]`, ['hunter22'], ['ballast', 'AC1'])).toBe(
+      '535 bad *** (***) [***]',
+    );
     expect(redact('nothing here', ['abc'])).toBe('nothing here');
   });
 });
 
 describe('rendering', () => {
-  const n: Notification = { id: 'e1', type: 'certificate.rolled_back', timestamp: '2026-01-02T03:04:05.000Z', host: 'h1', data: { reason: 'no commit', nested: { a: 1 } } };
+  const n: Notification = {
+    id: 'e1',
+    type: 'certificate.rolled_back',
+    timestamp: '2026-01-02T03:04:05.000Z',
+    host: 'h1',
+    data: { reason: 'no commit', nested: { a: 1 } },
+  };
 
   it('turns the kind into a title, a subject and a text', () => {
     expect(titleOf('s3.share.created')).toBe('S3 share created');
@@ -89,7 +112,9 @@ describe('rendering', () => {
   });
 
   it('SMS: one line of the scalar fields, at most 320 characters', () => {
-    expect(smsTextOf(n, 'Ballast')).toBe('Ballast h1: Certificate rolled back (certificate.rolled_back) reason=no commit at 2026-01-02T03:04:05.000Z');
+    expect(smsTextOf(n, 'Ballast')).toBe(
+      'Ballast h1: Certificate rolled back (certificate.rolled_back) reason=no commit at 2026-01-02T03:04:05.000Z',
+    );
     const long = smsTextOf({ ...n, data: { text: 'x'.repeat(1000) } }, 'Ballast');
     expect(long).toHaveLength(320);
     expect(long.endsWith('…')).toBe(true);
@@ -100,14 +125,27 @@ describe('migration 2', () => {
   it('keeps the outbox rows of a version-1 database and allows the cancelled state', () => {
     const db = new Database(':memory:');
     db.pragma('foreign_keys = ON');
-    db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    db.exec(
+      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+    );
     db.exec(migrations[0].sql);
     db.prepare('INSERT INTO schema_migrations VALUES (1, ?, 0)').run(migrations[0].name);
     db.prepare("INSERT INTO events (id, seq, kind, at, data) VALUES ('e1', 1, 'a.b', 5, '{}')").run();
-    db.prepare("INSERT INTO deliveries (event_id, agent_id, state, attempts, next_attempt_at, last_error) VALUES ('e1', 7, 'pending', 2, 9, 'HTTP 500')").run();
+    db.prepare(
+      "INSERT INTO deliveries (event_id, agent_id, state, attempts, next_attempt_at, last_error) VALUES ('e1', 7, 'pending', 2, 9, 'HTTP 500')",
+    ).run();
     migrate(db);
     expect(db.prepare('SELECT * FROM deliveries').all()).toEqual([
-      { event_id: 'e1', agent_id: 7, state: 'pending', attempts: 2, next_attempt_at: 9, last_attempt_at: null, last_error: 'HTTP 500', delivered_at: null },
+      {
+        event_id: 'e1',
+        agent_id: 7,
+        state: 'pending',
+        attempts: 2,
+        next_attempt_at: 9,
+        last_attempt_at: null,
+        last_error: 'HTTP 500',
+        delivered_at: null,
+      },
     ]);
     db.prepare("UPDATE deliveries SET state = 'cancelled'").run();
     expect(() => db.prepare("UPDATE deliveries SET state = 'lost'").run()).toThrow(/CHECK constraint/);

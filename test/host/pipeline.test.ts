@@ -30,8 +30,14 @@ function raw(bytes: string): Promise<{ status: number; headers: Record<string, s
     sock.on('close', () => {
       const [head, body = ''] = data.split('\r\n\r\n');
       const [statusLine, ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: body === '' ? undefined : (JSON.parse(body) as unknown) });
+      const headers = Object.fromEntries(
+        lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
+      resolve({
+        status: Number(statusLine.split(' ')[1]),
+        headers,
+        body: body === '' ? undefined : (JSON.parse(body) as unknown),
+      });
     });
     sock.end(bytes);
   });
@@ -76,7 +82,11 @@ describe('answers outside the routes are JSON too', () => {
 
 describe('request bodies', () => {
   const post = (path: string, body: string) =>
-    fetch(`${s.server.url}/api/v2${path}`, { method: 'POST', headers: { token: admin, 'content-type': 'application/json' }, body }).then(async (r) => ({
+    fetch(`${s.server.url}/api/v2${path}`, {
+      method: 'POST',
+      headers: { token: admin, 'content-type': 'application/json' },
+      body,
+    }).then(async (r) => ({
       status: r.status,
       json: await jsonOf(r),
     }));

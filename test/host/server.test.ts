@@ -49,7 +49,10 @@ describe('Node host over real HTTP', () => {
     expect(errorOf(await answerFrom(none)).code).toBe('unauthorized');
     const forbidden = await fetch(`${base}/kerberos/conf`, { headers: { token: reader } });
     expect(forbidden.status).toBe(403);
-    expect(errorOf(await answerFrom(forbidden))).toMatchObject({ code: 'forbidden', message: 'token lacks permission kerberos:read' });
+    expect(errorOf(await answerFrom(forbidden))).toMatchObject({
+      code: 'forbidden',
+      message: 'token lacks permission kerberos:read',
+    });
     const unknown = await fetch(`${base}/no/such/route`, { headers: { token: admin } });
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -69,14 +72,25 @@ describe('Node host over real HTTP', () => {
   });
 
   it('413 for a body over the limit, answered as JSON', async () => {
-    const r = await fetch(`${base}/kerberos/conf`, { method: 'POST', headers: { token: admin, 'content-type': 'application/json' }, body: JSON.stringify({ x: 'a'.repeat(10_000) }) });
+    const r = await fetch(`${base}/kerberos/conf`, {
+      method: 'POST',
+      headers: { token: admin, 'content-type': 'application/json' },
+      body: JSON.stringify({ x: 'a'.repeat(10_000) }),
+    });
     expect(r.status).toBe(413);
     expect(errorOf(await answerFrom(r)).code).toBe('payload_too_large');
   });
 
   it('GET bodies are mapped onto the query; the URL wins; non-objects are refused', () => {
     const u = new URL('http://x/a?user=keep');
-    const get = (url: URL, bodyText: string): Call => ({ method: 'GET', url, bodyText, header: () => null, connection: {}, requestId: 'r-12345678' });
+    const get = (url: URL, bodyText: string): Call => ({
+      method: 'GET',
+      url,
+      bodyText,
+      header: () => null,
+      connection: {},
+      requestId: 'r-12345678',
+    });
     mapGetBodyToQuery(get(u, JSON.stringify({ user: 'other', verbose: true, n: 3, nested: { a: 1 } })));
     expect(u.searchParams.get('user')).toBe('keep');
     expect(u.searchParams.get('verbose')).toBe('true');
@@ -102,7 +116,11 @@ describe('Node host over real HTTP', () => {
   it('a request over the time limit gets a 504 JSON error', async () => {
     const { config } = makeTestConfig();
     config.limits.requestTimeoutMs = 100;
-    const srv = await startServer({ config, env: s.host.env, handler: { fetch: () => new Promise<Response>(() => undefined) } });
+    const srv = await startServer({
+      config,
+      env: s.host.env,
+      handler: { fetch: () => new Promise<Response>(() => undefined) },
+    });
     const r = await fetch(`${srv.url}/x`);
     expect(r.status).toBe(504);
     expect(errorOf(await answerFrom(r)).code).toBe('timeout');
@@ -115,7 +133,11 @@ describe('Node host over real HTTP', () => {
     const gate = new Promise<void>((r) => (release = r));
     let arrived!: () => void;
     const inHandler = new Promise<void>((r) => (arrived = r));
-    const srv = await startServer({ config, env: s.host.env, handler: { fetch: async () => (arrived(), await gate, Response.json({ done: true })) } });
+    const srv = await startServer({
+      config,
+      env: s.host.env,
+      handler: { fetch: async () => (arrived(), await gate, Response.json({ done: true })) },
+    });
     const inflight = fetch(`${srv.url}/slow`);
     await inHandler; // the request is in flight: the handler runs and waits on the gate
     const stopping = srv.shutdown(5000); // closes the listener at once (closing is set synchronously)
@@ -130,11 +152,35 @@ describe('Node host over real HTTP', () => {
   it('serves HTTPS and reloads its certificate without a restart', async () => {
     const dir = privateDir('ballast-tls');
     const mk = (cn: string) =>
-      execFileSync('/usr/bin/openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', `/CN=${cn}`, '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+      execFileSync(
+        '/usr/bin/openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          `/CN=${cn}`,
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+        ],
+        { stdio: 'ignore' },
+      );
     mk('first.test');
     const { config } = makeTestConfig();
     config.tls = { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') };
-    const srv = await startServer({ config, env: s.host.env, handler: { fetch: async () => Response.json({ ok: true }) } });
+    const srv = await startServer({
+      config,
+      env: s.host.env,
+      handler: { fetch: async () => Response.json({ ok: true }) },
+    });
     const peerCn = () =>
       new Promise<string>((resolve, reject) => {
         const req = https.get(`${srv.url}/`, { rejectUnauthorized: false, agent: false }, (res) => {
@@ -163,7 +209,12 @@ describe('access log', () => {
     expect(writes).toEqual([]);
     log.flush();
     expect(writes).toHaveLength(1);
-    expect(writes[0].split('\n').filter(Boolean).map((l) => l.split(' ').slice(1).join(' '))).toEqual(['GET /a 200', 'GET /b 404']);
+    expect(
+      writes[0]
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(' ').slice(1).join(' ')),
+    ).toEqual(['GET /a 200', 'GET /b 404']);
     log.flush();
     expect(writes).toHaveLength(1);
   });

@@ -21,7 +21,15 @@ writeFileSync(join(outside, 'secret'), 'nope');
 symlinkSync(outside, join(etc, 'escape'));
 
 const live = new LiveBackend({
-  allowedBinaries: new Set(['/usr/bin/printf', '/usr/bin/sleep', '/usr/bin/cat', '/usr/bin/env', '/usr/bin/head', '/usr/bin/false', '/usr/bin/bash']),
+  allowedBinaries: new Set([
+    '/usr/bin/printf',
+    '/usr/bin/sleep',
+    '/usr/bin/cat',
+    '/usr/bin/env',
+    '/usr/bin/head',
+    '/usr/bin/false',
+    '/usr/bin/bash',
+  ]),
   allowedEnv: new Set(['KRB5CCNAME']),
   baseEnv: { BALLAST_TEST: '1' },
   wrapper: [],
@@ -30,7 +38,13 @@ const live = new LiveBackend({
 const db = openDatabase(join(dir, 'db.sqlite'));
 const service = new SystemService({
   backend: live,
-  files: new ConfinedFiles([{ path: etc, writable: true }, { path: '/usr/sbin', writable: false }], join(dir, 'backups')),
+  files: new ConfinedFiles(
+    [
+      { path: etc, writable: true },
+      { path: '/usr/sbin', writable: false },
+    ],
+    join(dir, 'backups'),
+  ),
   db,
   concurrency: 1,
   queue: 1,
@@ -47,15 +61,22 @@ describe('live exec', () => {
     expect(env.stdout).toContain('LC_ALL=C\n');
     expect(env.stdout).toContain('BALLAST_TEST=1\n');
     expect(env.stdout).toContain('KRB5CCNAME=FILE:/tmp/x\n');
-    const audit = db.prepare("SELECT argv, exit_code, request_id FROM audit_log WHERE kind = 'exec' ORDER BY id").all() as { argv: string; exit_code: number; request_id: string }[];
+    const audit = db
+      .prepare("SELECT argv, exit_code, request_id FROM audit_log WHERE kind = 'exec' ORDER BY id")
+      .all() as { argv: string; exit_code: number; request_id: string }[];
     expect(JSON.parse(audit[0].argv)).toEqual(['/usr/bin/printf', '%s|', 'a b', '$(id)', ';rm -rf /']);
     expect(audit[0]).toMatchObject({ exit_code: 0, request_id: 'req-system-test' });
   });
 
   it('refuses binaries off the allow-list, relative binaries and unknown env names', async () => {
-    await expect(client.exec(['/usr/bin/id'])).rejects.toMatchObject({ status: 403, message: expect.stringContaining('allow-list') });
+    await expect(client.exec(['/usr/bin/id'])).rejects.toMatchObject({
+      status: 403,
+      message: expect.stringContaining('allow-list'),
+    });
     await expect(client.exec(['printf', 'x'])).rejects.toMatchObject({ status: 403 });
-    await expect(client.exec(['/usr/bin/env'], { env: { LD_PRELOAD: '/x.so' } })).rejects.toMatchObject({ status: 403 });
+    await expect(client.exec(['/usr/bin/env'], { env: { LD_PRELOAD: '/x.so' } })).rejects.toMatchObject({
+      status: 403,
+    });
   });
 
   it('stdin is passed and never audited', async () => {
@@ -71,15 +92,24 @@ describe('live exec', () => {
     const slow = await client.exec(['/usr/bin/sleep', '5'], { timeoutMs: 200 });
     expect(slow.timedOut).toBe(true);
     expect(slow.durationMs).toBeLessThan(4000);
-    await expect(client.run(['/usr/bin/sleep', '5'], { timeoutMs: 200 })).rejects.toMatchObject({ status: 504, code: 'command_timeout' });
+    await expect(client.run(['/usr/bin/sleep', '5'], { timeoutMs: 200 })).rejects.toMatchObject({
+      status: 504,
+      code: 'command_timeout',
+    });
   });
 
   it('run() turns a non-zero exit into a 502 naming the command, exit code and stderr', async () => {
-    const e = (await client.run(['/usr/bin/bash', '--norc', '--noprofile', '-c', 'echo boom >&2; exit 3']).catch((x) => x)) as ApiError;
+    const e = (await client
+      .run(['/usr/bin/bash', '--norc', '--noprofile', '-c', 'echo boom >&2; exit 3'])
+      .catch((x) => x)) as ApiError;
     expect(e).toBeInstanceOf(ApiError);
     expect(e.status).toBe(502);
     expect(e.message).toBe('bash failed (exit 3): boom');
-    expect(e.details).toMatchObject({ exitCode: 3, stderr: 'boom', command: ['/usr/bin/bash', '--norc', '--noprofile', '-c', 'echo boom >&2; exit 3'] });
+    expect(e.details).toMatchObject({
+      exitCode: 3,
+      stderr: 'boom',
+      command: ['/usr/bin/bash', '--norc', '--noprofile', '-c', 'echo boom >&2; exit 3'],
+    });
   });
 
   it('the concurrency cap queues, and answers 503 busy past the queue', async () => {
@@ -92,7 +122,10 @@ describe('live exec', () => {
   });
 
   it('pty answers a prompt and hides what a secret step sent', async () => {
-    const r = await client.pty(['/usr/bin/bash', '-c', 'read -p "Password for x@Y: " p; echo "got ${#p} chars"; echo "$p"'], [{ expect: 'Password for .*: ', send: 's3cret', secret: true }]);
+    const r = await client.pty(
+      ['/usr/bin/bash', '-c', 'read -p "Password for x@Y: " p; echo "got ${#p} chars"; echo "$p"'],
+      [{ expect: 'Password for .*: ', send: 's3cret', secret: true }],
+    );
     expect(r.code).toBe(0);
     expect(r.output).toContain('got 6 chars');
     expect(r.output).not.toContain('s3cret');
@@ -115,9 +148,13 @@ describe('confined files', () => {
 
   it('exclusive create refuses an existing file with 409, and exactly one of racing creates wins', async () => {
     await client.writeFile(join(etc, 'x.conf'), 'a', { exclusive: true });
-    await expect(client.writeFile(join(etc, 'x.conf'), 'b', { exclusive: true })).rejects.toMatchObject({ status: 409 });
+    await expect(client.writeFile(join(etc, 'x.conf'), 'b', { exclusive: true })).rejects.toMatchObject({
+      status: 409,
+    });
     expect(readFileSync(join(etc, 'x.conf'), 'utf8')).toBe('a');
-    const racers = await Promise.allSettled(['1', '2', '3', '4', '5'].map((c) => client.writeFile(join(etc, 'race.conf'), c, { exclusive: true })));
+    const racers = await Promise.allSettled(
+      ['1', '2', '3', '4', '5'].map((c) => client.writeFile(join(etc, 'race.conf'), c, { exclusive: true })),
+    );
     expect(racers.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const winner = racers.findIndex((r) => r.status === 'fulfilled');
     expect(readFileSync(join(etc, 'race.conf'), 'utf8')).toBe(String(winner + 1));
@@ -136,7 +173,10 @@ describe('confined files', () => {
   it('read-only roots can be listed but not written', async () => {
     const entries = await client.listDir('/usr/sbin');
     expect(entries?.some((e) => e.name === 'ip')).toBe(true);
-    await expect(client.writeFile('/usr/sbin/evil', 'x')).rejects.toMatchObject({ status: 403, message: expect.stringContaining('read-only') });
+    await expect(client.writeFile('/usr/sbin/evil', 'x')).rejects.toMatchObject({
+      status: 403,
+      message: expect.stringContaining('read-only'),
+    });
   });
 
   it('missing files read as null, remove reports absence', async () => {
@@ -154,7 +194,9 @@ describe('replay and record', () => {
     ]);
     expect((await r.exec(['/usr/sbin/ip', '-j', 'link'], {})).stdout).toBe('first');
     expect((await r.exec(['/usr/sbin/ip', '-j', 'link'], {})).stdout).toBe('sticky');
-    await expect(r.exec(['/usr/sbin/ip', 'link'], {})).rejects.toThrow('replay: no recorded fixture for argv ["/usr/sbin/ip","link"]');
+    await expect(r.exec(['/usr/sbin/ip', 'link'], {})).rejects.toThrow(
+      'replay: no recorded fixture for argv ["/usr/sbin/ip","link"]',
+    );
   });
 
   it('record runs live and writes a replayable fixture', async () => {
@@ -182,8 +224,21 @@ describe('native modules', () => {
 
 describe('replay aliases', () => {
   it('a $ROOT placeholder in fixture argv matches the real root of this checkout', async () => {
-    const r = new ReplayBackend([{ source: 't', argv: ['/usr/bin/klist', '-k', '--', '$ROOT/etc/krb5.keytab'], code: 0, stdout: 'ok', stderr: '' }], { $ROOT: '/srv/demo/root' });
+    const r = new ReplayBackend(
+      [
+        {
+          source: 't',
+          argv: ['/usr/bin/klist', '-k', '--', '$ROOT/etc/krb5.keytab'],
+          code: 0,
+          stdout: 'ok',
+          stderr: '',
+        },
+      ],
+      { $ROOT: '/srv/demo/root' },
+    );
     expect((await r.exec(['/usr/bin/klist', '-k', '--', '/srv/demo/root/etc/krb5.keytab'], {})).stdout).toBe('ok');
-    await expect(r.exec(['/usr/bin/klist', '-k', '--', '$ROOT/etc/krb5.keytab'], {})).rejects.toThrow(/no recorded fixture/);
+    await expect(r.exec(['/usr/bin/klist', '-k', '--', '$ROOT/etc/krb5.keytab'], {})).rejects.toThrow(
+      /no recorded fixture/,
+    );
   });
 });

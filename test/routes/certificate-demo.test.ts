@@ -24,7 +24,11 @@ interface Demo {
 async function startDemo(certificate?: Record<string, unknown>): Promise<Demo> {
   const state = mkdtempSync(join(tmpdir(), 'ballast-demo-certificate-'));
   const config = demoConfig(repo, 0, state);
-  if (certificate) config.settings = { ...config.settings, certificate: { ...(config.settings.certificate as Record<string, unknown>), ...certificate } };
+  if (certificate)
+    config.settings = {
+      ...config.settings,
+      certificate: { ...(config.settings.certificate as Record<string, unknown>), ...certificate },
+    };
   seedDemo(repo, config);
   const host = await createHost({ config, distDir, routes: CERTIFICATE_ROUTES, log: () => undefined });
   const token = (await createToken(host.db, 'admin', ['*'])).token;
@@ -65,8 +69,13 @@ describe('the demo appliance, every example of every certificate route', () => {
         const path = r.meta.path.replace(/:(\w+)/g, (_m, k: string) => encodeURIComponent(ex.params?.[k] ?? ''));
         const res = await call(d, r.meta.method, path, r.meta.method === 'GET' ? undefined : (ex.body ?? {}));
         const want = ex.status ?? 200;
-        expect([r.meta.path, ex.summary, res.status], JSON.stringify(res.json)).toEqual([r.meta.path, ex.summary, want]);
-        if (want === 200) expect(r.schemas.response.safeParse(res.json).success, `${r.meta.path} answer matches its schema`).toBe(true);
+        expect([r.meta.path, ex.summary, res.status], JSON.stringify(res.json)).toEqual([
+          r.meta.path,
+          ex.summary,
+          want,
+        ]);
+        if (want === 200)
+          expect(r.schemas.response.safeParse(res.json).success, `${r.meta.path} answer matches its schema`).toBe(true);
         n++;
       }
     }
@@ -79,7 +88,9 @@ describe('the demo appliance, every example of every certificate route', () => {
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ confirmationTimeout: 30 });
     const now = await call(d, 'POST', '/api/v2/certificate/retrieve', { pieces: { intermediate: true } });
-    expect(now.json).toEqual([{ piece: 'intermediate', output: new X509Certificate(DEMO_NEW_CHAIN.intermediate).toString() }]);
+    expect(now.json).toEqual([
+      { piece: 'intermediate', output: new X509Certificate(DEMO_NEW_CHAIN.intermediate).toString() },
+    ]);
     expect(await call(d, 'POST', '/api/v2/certificate/commit', {})).toEqual({ status: 200, json: {} });
     expect(await call(d, 'POST', '/api/v2/certificate/commit', {})).toMatchObject({ status: 409 });
   });
@@ -96,8 +107,13 @@ describe('the demo appliance, scenarios', () => {
   });
 
   it('lists its two CAs and serves its chain', async () => {
-    expect(await call(d, 'GET', '/api/v2/certificate')).toEqual({ status: 200, json: ['corp-root-ca.crt', 'partner-ca.crt'] });
-    const chain = await call(d, 'POST', '/api/v2/certificate/retrieve', { pieces: { root: true, intermediate: true, server: true } });
+    expect(await call(d, 'GET', '/api/v2/certificate')).toEqual({
+      status: 200,
+      json: ['corp-root-ca.crt', 'partner-ca.crt'],
+    });
+    const chain = await call(d, 'POST', '/api/v2/certificate/retrieve', {
+      pieces: { root: true, intermediate: true, server: true },
+    });
     expect(chain.json).toEqual([
       { piece: 'root', output: seed('etc/ballast/tls/root.crt') },
       { piece: 'intermediate', output: seed('etc/ballast/tls/intermediate.crt') },
@@ -116,7 +132,9 @@ describe('the demo appliance, scenarios', () => {
     const now = await call(d, 'POST', '/api/v2/certificate/retrieve', { pieces: { server: true } });
     expect(now.json).toEqual([{ piece: 'server', output: new X509Certificate(DEMO_NEW_CHAIN.server).toString() }]);
     await rolled;
-    const after = await call(d, 'POST', '/api/v2/certificate/retrieve', { pieces: { server: true, private_key: true } });
+    const after = await call(d, 'POST', '/api/v2/certificate/retrieve', {
+      pieces: { server: true, private_key: true },
+    });
     expect(after.json).toEqual([
       { piece: 'server', output: seed('etc/ballast/tls/server.crt') },
       { piece: 'private_key', output: seed('etc/ballast/tls/server.key') },

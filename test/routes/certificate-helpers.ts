@@ -30,17 +30,28 @@ export const errorCode = (json: unknown) => errorBody.parse(json).error.code;
 export const errorMessage = (json: unknown) => errorBody.parse(json).error.message;
 
 /** update-ca-certificates' argv for a host's configured paths. */
-export function updateArgv(paths: Record<string, string>, fresh: boolean, bin = '/usr/sbin/update-ca-certificates'): string[] {
+export function updateArgv(
+  paths: Record<string, string>,
+  fresh: boolean,
+  bin = '/usr/sbin/update-ca-certificates',
+): string[] {
   return [
     bin,
     ...(fresh ? ['--fresh'] : []),
-    '--certsconf', paths.caCertificatesConf,
-    '--certsdir', paths.caCertificatesShare,
-    '--localcertsdir', paths.caCertificates,
-    '--etccertsdir', paths.sslCerts,
-    '--hooksdir', paths.caCertificatesHooks,
+    '--certsconf',
+    paths.caCertificatesConf,
+    '--certsdir',
+    paths.caCertificatesShare,
+    '--localcertsdir',
+    paths.caCertificates,
+    '--etccertsdir',
+    paths.sslCerts,
+    '--hooksdir',
+    paths.caCertificatesHooks,
   ];
 }
 
-export const UPDATE_OUTPUT = 'Updating certificates in /etc/ssl/certs...\n1 added, 0 removed; done.\nRunning hooks in /etc/ca-certificates/update.d...\ndone.\n';
-export const FRESH_OUTPUT = 'Clearing symlinks in /etc/ssl/certs...\ndone.\nUpdating certificates in /etc/ssl/certs...\n1 added, 0 removed; done.\nRunning hooks in /etc/ca-certificates/update.d...\ndone.\n';
+export const UPDATE_OUTPUT =
+  'Updating certificates in /etc/ssl/certs...\n1 added, 0 removed; done.\nRunning hooks in /etc/ca-certificates/update.d...\ndone.\n';
+export const FRESH_OUTPUT =
+  'Clearing symlinks in /etc/ssl/certs...\ndone.\nUpdating certificates in /etc/ssl/certs...\n1 added, 0 removed; done.\nRunning hooks in /etc/ca-certificates/update.d...\ndone.\n';

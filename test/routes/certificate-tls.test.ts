@@ -5,7 +5,17 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { X509Certificate } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PIECES, PIECE_PATH_KEY, type Piece } from '../../handlers/certificate/contract';
 import { createHost, type Host } from '../../runtime/host';
@@ -31,7 +41,12 @@ const norm = (pem: string) =>
 interface Ctx {
   t: TestHost;
   file(p: Piece): string;
-  call(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; json: unknown; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string,
+  ): Promise<{ status: number; json: unknown; headers: Headers }>;
   seed(c: Partial<Chain>): void;
   pieces(): Partial<Record<Piece, string>>;
   events(kind: string): unknown[];
@@ -68,7 +83,9 @@ function ctxOf(t: TestHost, file: (p: Piece) => string): Ctx {
       return out;
     },
     events(kind) {
-      return (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map((e): unknown => JSON.parse(e.data));
+      return (
+        t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]
+      ).map((e): unknown => JSON.parse(e.data));
     },
   };
 }
@@ -78,7 +95,9 @@ function nextEvent(host: Host, kind: string): Promise<unknown> {
   const seen = (host.db.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM events').get() as { s: number }).s;
   return new Promise((resolve) => {
     const check = () => {
-      const row = host.db.prepare('SELECT data FROM events WHERE kind = ? AND seq > ? ORDER BY seq LIMIT 1').get(kind, seen) as { data: string } | undefined;
+      const row = host.db
+        .prepare('SELECT data FROM events WHERE kind = ? AND seq > ? ORDER BY seq LIMIT 1')
+        .get(kind, seen) as { data: string } | undefined;
       if (row) resolve(JSON.parse(row.data));
     };
     host.events.onEvent(check);
@@ -96,8 +115,17 @@ describe('retrieve', () => {
   afterAll(() => c.t.close());
 
   it('answers the pieces asked for, in piece order; an absent piece is an empty string', async () => {
-    const r = await c.call('POST', '/retrieve', { pieces: { private_key: true, server: true, root: true, intermediate: false } });
-    expect(r).toMatchObject({ status: 200, json: [{ piece: 'root', output: '' }, { piece: 'server', output: pki.a.server }, { piece: 'private_key', output: pki.a.private_key }] });
+    const r = await c.call('POST', '/retrieve', {
+      pieces: { private_key: true, server: true, root: true, intermediate: false },
+    });
+    expect(r).toMatchObject({
+      status: 200,
+      json: [
+        { piece: 'root', output: '' },
+        { piece: 'server', output: pki.a.server },
+        { piece: 'private_key', output: pki.a.private_key },
+      ],
+    });
     expect((await c.call('POST', '/retrieve', { pieces: {} })).json).toEqual([]);
     const audit = c.t.host.db.prepare("SELECT argv, note FROM audit_log WHERE kind = 'certificate/read'").all();
     expect(audit).toEqual([{ argv: JSON.stringify([c.file('private_key')]), note: 'private key read' }]);
@@ -106,8 +134,13 @@ describe('retrieve', () => {
   it('the private key needs certificate:manage; the certificates only certificate:read', async () => {
     const reader = await c.t.token(['certificate:read']);
     const denied = await c.call('POST', '/retrieve', { pieces: { private_key: true } }, reader);
-    expect([denied.status, errorMessage(denied.json)]).toEqual([403, 'the private key needs the certificate:manage permission']);
-    expect((await c.call('POST', '/retrieve', { pieces: { intermediate: true } }, reader)).json).toEqual([{ piece: 'intermediate', output: pki.a.intermediate }]);
+    expect([denied.status, errorMessage(denied.json)]).toEqual([
+      403,
+      'the private key needs the certificate:manage permission',
+    ]);
+    expect((await c.call('POST', '/retrieve', { pieces: { intermediate: true } }, reader)).json).toEqual([
+      { piece: 'intermediate', output: pki.a.intermediate },
+    ]);
     expect((await c.call('POST', '/retrieve', { pieces: { server: 'yes' } })).status).toBe(400);
     expect((await c.call('POST', '/retrieve', {})).status).toBe(400);
   });
@@ -124,8 +157,16 @@ describe('ingest and commit', () => {
     c.seed(pki.a);
     const r = await c.call('POST', '/ingest', { pieces: pki.b });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
-    expect(r.json).toEqual({ confirmationTimeout: 60, resolutions: PIECES.map((p) => ({ piece: p, output: c.file(p) })) });
-    expect(c.pieces()).toEqual({ root: norm(pki.b.root), intermediate: norm(pki.b.intermediate), server: norm(pki.b.server), private_key: pki.b.private_key });
+    expect(r.json).toEqual({
+      confirmationTimeout: 60,
+      resolutions: PIECES.map((p) => ({ piece: p, output: c.file(p) })),
+    });
+    expect(c.pieces()).toEqual({
+      root: norm(pki.b.root),
+      intermediate: norm(pki.b.intermediate),
+      server: norm(pki.b.server),
+      private_key: pki.b.private_key,
+    });
     expect(statSync(c.file('private_key')).mode & 0o777).toBe(0o600);
     expect(statSync(c.file('server')).mode & 0o777).toBe(0o644);
     const prevDir = join(c.t.config.stateDir, 'certificate', 'previous');
@@ -134,7 +175,12 @@ describe('ingest and commit', () => {
     expect(existsSync(journalOf(c.t))).toBe(true);
     expect(c.events('certificate.ingested').at(-1)).toEqual({ pieces: [...PIECES], confirmationTimeout: 60 });
     // nothing around it was left behind
-    expect(readdirSync(dirname(c.file('server'))).sort()).toEqual(['intermediate.crt', 'root.crt', 'server.crt', 'server.key']);
+    expect(readdirSync(dirname(c.file('server'))).sort()).toEqual([
+      'intermediate.crt',
+      'root.crt',
+      'server.crt',
+      'server.key',
+    ]);
 
     const again = await c.call('POST', '/ingest', { pieces: pki.a });
     expect([again.status, errorCode(again.json)]).toEqual([409, 'conflict']);
@@ -153,7 +199,11 @@ describe('ingest and commit', () => {
     c.seed(pki.a);
     const r = await c.call('POST', '/ingest', { pieces: { root: '' } });
     expect(r.json).toEqual({ confirmationTimeout: 60, resolutions: [{ piece: 'root', output: c.file('root') }] });
-    expect(c.pieces()).toEqual({ intermediate: pki.a.intermediate, server: pki.a.server, private_key: pki.a.private_key });
+    expect(c.pieces()).toEqual({
+      intermediate: pki.a.intermediate,
+      server: pki.a.server,
+      private_key: pki.a.private_key,
+    });
     expect((await c.call('POST', '/commit')).status).toBe(200);
   });
 
@@ -162,17 +212,41 @@ describe('ingest and commit', () => {
     const cases: [Partial<Record<Piece, string>>, RegExp][] = [
       [{ private_key: pki.otherKey }, /^body\.pieces\.private_key: does not match the server certificate$/],
       [{ server: pki.b.server }, /^body\.pieces\.private_key: does not match the server certificate$/],
-      [{ server: pki.expiredServer }, /^body\.pieces\.server: the server certificate expired on 2021-01-01T00:00:00\.000Z$/],
-      [{ intermediate: pki.a.root, root: pki.a.intermediate }, /^body\.pieces\.intermediate: intermediate certificate 1 \(.*Test Root a\) did not sign the server certificate/],
-      [{ root: pki.b.root }, /^body\.pieces\.root: the root certificate \(.*Test Root b\) did not sign intermediate certificate 1/],
-      [{ intermediate: pki.b.intermediate }, /^body\.pieces\.intermediate: intermediate certificate 1 \(.*Test Intermediate b\) did not sign the server certificate/],
-      [{ server: pki.rsa1024Server, private_key: pki.rsa1024Key }, /^body\.pieces\.private_key: RSA key of 1024 bits is too small \(at least 2048\)$/],
-      [{ server: pki.rsa1024Server }, /^body\.pieces\.server: the server certificate: RSA key of 1024 bits is too small \(at least 2048\)$/],
+      [
+        { server: pki.expiredServer },
+        /^body\.pieces\.server: the server certificate expired on 2021-01-01T00:00:00\.000Z$/,
+      ],
+      [
+        { intermediate: pki.a.root, root: pki.a.intermediate },
+        /^body\.pieces\.intermediate: intermediate certificate 1 \(.*Test Root a\) did not sign the server certificate/,
+      ],
+      [
+        { root: pki.b.root },
+        /^body\.pieces\.root: the root certificate \(.*Test Root b\) did not sign intermediate certificate 1/,
+      ],
+      [
+        { intermediate: pki.b.intermediate },
+        /^body\.pieces\.intermediate: intermediate certificate 1 \(.*Test Intermediate b\) did not sign the server certificate/,
+      ],
+      [
+        { server: pki.rsa1024Server, private_key: pki.rsa1024Key },
+        /^body\.pieces\.private_key: RSA key of 1024 bits is too small \(at least 2048\)$/,
+      ],
+      [
+        { server: pki.rsa1024Server },
+        /^body\.pieces\.server: the server certificate: RSA key of 1024 bits is too small \(at least 2048\)$/,
+      ],
       [{ server: 'garbage' }, /^body\.pieces\.server: no PEM block found$/],
       [{ server: pki.a.server + pki.a.intermediate }, /^body\.pieces\.server: must be one certificate \(found 2\)/],
-      [{ server: pki.a.server + pki.a.private_key }, /^body\.pieces\.server: contains a private key; give it as private_key$/],
+      [
+        { server: pki.a.server + pki.a.private_key },
+        /^body\.pieces\.server: contains a private key; give it as private_key$/,
+      ],
       [{ server: '' }, /^body\.pieces\.server: a server certificate is required/],
-      [{ private_key: pki.a.server }, /^body\.pieces\.private_key: must be exactly one private key \(found CERTIFICATE\)$/],
+      [
+        { private_key: pki.a.server },
+        /^body\.pieces\.private_key: must be exactly one private key \(found CERTIFICATE\)$/,
+      ],
       [{ intermediate: pki.leaf }, /^body\.pieces\.intermediate: intermediate certificate 1 is not a CA certificate/],
     ];
     for (const [pieces, issue] of cases) {
@@ -195,11 +269,17 @@ describe('ingest and commit', () => {
     });
     try {
       const r = await c.call('POST', '/ingest', { pieces: pki.b });
-      expect([r.status, errorMessage(r.json)]).toEqual([400, 'the new pieces could not be served (reload refused); the previous ones were restored']);
+      expect([r.status, errorMessage(r.json)]).toEqual([
+        400,
+        'the new pieces could not be served (reload refused); the previous ones were restored',
+      ]);
       expect(reloads).toBe(2);
       expect(c.pieces()).toEqual(pki.a);
       expect(existsSync(journalOf(c.t))).toBe(false);
-      expect(c.events('certificate.rolled_back').at(-1)).toEqual({ reason: 'the swap failed: reload refused', pieces: [...PIECES] });
+      expect(c.events('certificate.rolled_back').at(-1)).toEqual({
+        reason: 'the swap failed: reload refused',
+        pieces: [...PIECES],
+      });
     } finally {
       c.t.host.setTlsReloader(() => undefined);
     }
@@ -229,7 +309,11 @@ describe('the commit window', () => {
     expect(r.json).toMatchObject({ confirmationTimeout: 0.3 });
     expect(c.pieces().server).toBe(norm(pki.b.server));
     expect(await rolled).toEqual({ reason: 'no commit within the commit window', pieces: [...PIECES] });
-    expect(c.pieces()).toEqual({ intermediate: pki.a.intermediate, server: pki.a.server, private_key: pki.a.private_key });
+    expect(c.pieces()).toEqual({
+      intermediate: pki.a.intermediate,
+      server: pki.a.server,
+      private_key: pki.a.private_key,
+    });
     expect(statSync(c.file('private_key')).mode & 0o777).toBe(0o600);
     expect(existsSync(journalOf(c.t))).toBe(false);
     const late = await c.call('POST', '/commit');
@@ -264,29 +348,67 @@ describe('the commit window', () => {
     writeFileSync(join(dirname(c.file('server')), '.server.crt.certificate-tmp-0123456789ab'), 'partial');
     writeFileSync(`${c.file('private_key')}.new`, 'staged', { mode: 0o600 });
     const logs: string[] = [];
-    const again = await createHost({ config: c.t.config, distDir, routes: CERTIFICATE_ROUTES, backend: new ReplayBackend([]), log: (l) => logs.push(l) });
+    const again = await createHost({
+      config: c.t.config,
+      distDir,
+      routes: CERTIFICATE_ROUTES,
+      backend: new ReplayBackend([]),
+      log: (l) => logs.push(l),
+    });
     const restarted = { ...c.t, host: again };
     const c2 = ctxOf(restarted, c.file);
-    c = { ...c2, t: { ...restarted, close: () => again.close().then(() => rmSync(c2.t.config.stateDir, { recursive: true, force: true })) } };
+    c = {
+      ...c2,
+      t: {
+        ...restarted,
+        close: () => again.close().then(() => rmSync(c2.t.config.stateDir, { recursive: true, force: true })),
+      },
+    };
     expect(c.pieces()).toEqual(pki.a);
     expect(existsSync(journalOf(c.t))).toBe(false);
-    expect(readdirSync(dirname(c.file('server'))).sort()).toEqual(['intermediate.crt', 'root.crt', 'server.crt', 'server.key']);
-    expect(c.events('certificate.rolled_back').at(-1)).toEqual({ reason: 'the commit window ran out while the host was down', pieces: [...PIECES] });
-    expect(logs).toContain('certificate: previous TLS certificate restored (the commit window ran out while the host was down)');
+    expect(readdirSync(dirname(c.file('server'))).sort()).toEqual([
+      'intermediate.crt',
+      'root.crt',
+      'server.crt',
+      'server.key',
+    ]);
+    expect(c.events('certificate.rolled_back').at(-1)).toEqual({
+      reason: 'the commit window ran out while the host was down',
+      pieces: [...PIECES],
+    });
+    expect(logs).toContain(
+      'certificate: previous TLS certificate restored (the commit window ran out while the host was down)',
+    );
 
     // pending across a restart: the new host arms the timer from the stored deadline
     const token = (await createToken(again.db, 'admin2', ['*'])).token;
     const ingest = await again.app.fetch(
-      new Request('http://ballast.local/api/v2/certificate/ingest', { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify({ pieces: pki.b }) }),
+      new Request('http://ballast.local/api/v2/certificate/ingest', {
+        method: 'POST',
+        headers: { token, 'content-type': 'application/json' },
+        body: JSON.stringify({ pieces: pki.b }),
+      }),
       again.env,
     );
     expect(ingest.status).toBe(200);
     await again.close();
     const j2 = JSON.parse(readFileSync(journalOf(c.t), 'utf8')) as { deadline: number };
     writeFileSync(journalOf(c.t), JSON.stringify({ ...j2, deadline: Date.now() + 300 }));
-    const third = await createHost({ config: c.t.config, distDir, routes: CERTIFICATE_ROUTES, backend: new ReplayBackend([]), log: () => undefined });
+    const third = await createHost({
+      config: c.t.config,
+      distDir,
+      routes: CERTIFICATE_ROUTES,
+      backend: new ReplayBackend([]),
+      log: () => undefined,
+    });
     const c3 = ctxOf({ ...c.t, host: third }, c.file);
-    c = { ...c3, t: { ...c3.t, close: () => third.close().then(() => rmSync(c3.t.config.stateDir, { recursive: true, force: true })) } };
+    c = {
+      ...c3,
+      t: {
+        ...c3.t,
+        close: () => third.close().then(() => rmSync(c3.t.config.stateDir, { recursive: true, force: true })),
+      },
+    };
     expect(c.pieces().server).toBe(norm(pki.b.server));
     await nextEvent(third, 'certificate.rolled_back');
     expect(c.pieces()).toEqual(pki.a);
@@ -299,9 +421,22 @@ describe('the commit window', () => {
     mkdirSync(prev, { recursive: true });
     writeFileSync(join(prev, 'private_key'), pki.a.private_key);
     await c.t.host.close();
-    const again = await createHost({ config: c.t.config, distDir, routes: CERTIFICATE_ROUTES, backend: new ReplayBackend([]), log: () => undefined });
+    const again = await createHost({
+      config: c.t.config,
+      distDir,
+      routes: CERTIFICATE_ROUTES,
+      backend: new ReplayBackend([]),
+      log: () => undefined,
+    });
     const state = c.t.config.stateDir;
-    c = { ...ctxOf({ ...c.t, host: again }, c.file), t: { ...c.t, host: again, close: () => again.close().then(() => rmSync(state, { recursive: true, force: true })) } };
+    c = {
+      ...ctxOf({ ...c.t, host: again }, c.file),
+      t: {
+        ...c.t,
+        host: again,
+        close: () => again.close().then(() => rmSync(state, { recursive: true, force: true })),
+      },
+    };
     expect(existsSync(prev)).toBe(false);
     expect(c.pieces()).toEqual(pki.a);
   });
@@ -312,9 +447,19 @@ describe('regenerate', () => {
   const genpkey = readFixture(join(repo, 'fixtures/demo/certificate/openssl-genpkey-p256.yaml'));
   const reqDemo = readFixture(join(repo, 'fixtures/demo/certificate/openssl-req-self-signed.yaml'));
   let req = reqDemo;
-  const systemctl = ['/usr/bin/systemctl', 'restart', '--', 'certificate-test-web.service', 'certificate-test-s3.service'];
+  const systemctl = [
+    '/usr/bin/systemctl',
+    'restart',
+    '--',
+    'certificate-test-web.service',
+    'certificate-test-s3.service',
+  ];
   beforeAll(async () => {
-    c = await open({ hostName: 'demo-appliance', addresses: ['192.0.2.10'], restartUnits: ['certificate-test-web.service', 'certificate-test-s3.service'] });
+    c = await open({
+      hostName: 'demo-appliance',
+      addresses: ['192.0.2.10'],
+      restartUnits: ['certificate-test-web.service', 'certificate-test-s3.service'],
+    });
     req = { ...reqDemo, argv: reqDemo.argv.map((a) => a.replace('$ROOT', c.t.root)) };
   });
   afterAll(() => c.t.close());
@@ -337,9 +482,16 @@ describe('regenerate', () => {
     expect(existsSync(journalOf(c.t))).toBe(false);
     expect(existsSync(`${c.file('private_key')}.new`)).toBe(false);
     expect(req.argv).toContain(`${c.file('private_key')}.new`);
-    expect(c.events('certificate.regenerated').at(-1)).toMatchObject({ subject: 'CN=demo-appliance', keyType: 'ecdsa-p256', restarted: ['certificate-test-web.service', 'certificate-test-s3.service'], endedWindow: false });
+    expect(c.events('certificate.regenerated').at(-1)).toMatchObject({
+      subject: 'CN=demo-appliance',
+      keyType: 'ecdsa-p256',
+      restarted: ['certificate-test-web.service', 'certificate-test-s3.service'],
+      endedWindow: false,
+    });
     // the audit names the files and the SANs, never key material
-    const audit = c.t.host.db.prepare("SELECT argv, note FROM audit_log WHERE kind = 'certificate/regenerate'").all() as { argv: string; note: string }[];
+    const audit = c.t.host.db
+      .prepare("SELECT argv, note FROM audit_log WHERE kind = 'certificate/regenerate'")
+      .all() as { argv: string; note: string }[];
     expect(audit.at(-1)?.note).toMatch(/^ecdsa-p256, CN=demo-appliance, DNS:demo-appliance,IP:192\.0\.2\.10, until /);
     expect(JSON.stringify(c.t.host.db.prepare('SELECT * FROM audit_log').all())).not.toContain('PRIVATE KEY');
   });
@@ -359,7 +511,11 @@ describe('regenerate', () => {
     c.seed(pki.a);
     c.t.replay!.load([{ ...genpkey, once: true, code: 1, stdout: '', stderr: 'genpkey: out of entropy\n' }]);
     const r = await c.call('POST', '/regenerate', {});
-    expect([r.status, errorCode(r.json), errorMessage(r.json)]).toEqual([502, 'command_failed', 'openssl could not generate a key']);
+    expect([r.status, errorCode(r.json), errorMessage(r.json)]).toEqual([
+      502,
+      'command_failed',
+      'openssl could not generate a key',
+    ]);
     expect(c.pieces()).toEqual(pki.a);
   });
 });

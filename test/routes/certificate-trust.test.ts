@@ -3,13 +3,30 @@
  * Asserts the exact argv, the file bytes and modes, the events, and every refusal.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { fixture, makeTestHost, type TestHost } from '../helpers/host';
 import { privateDir } from '../helpers/tmp';
 import { makePki, type Pki } from '../helpers/certificate-pki';
-import { CERTIFICATE_ROUTES, FRESH_OUTPUT, UPDATE_OUTPUT, errorCode, errorMessage, issuesOf, updateArgv } from './certificate-helpers';
+import {
+  CERTIFICATE_ROUTES,
+  FRESH_OUTPUT,
+  UPDATE_OUTPUT,
+  errorCode,
+  errorMessage,
+  issuesOf,
+  updateArgv,
+} from './certificate-helpers';
 
 let t: TestHost;
 let pki: Pki;
@@ -29,12 +46,20 @@ beforeEach(() => {
   t.replay!.calls.length = 0;
 });
 
-async function call(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; json: unknown }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<{ status: number; json: unknown }> {
   const r = await t.call(method, `/api/v2/certificate${path}`, { body, token });
   const json: unknown = r.json;
   return { status: r.status, json };
 }
-const events = (kind: string) => (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map((e): unknown => JSON.parse(e.data));
+const events = (kind: string) =>
+  (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map(
+    (e): unknown => JSON.parse(e.data),
+  );
 const addFixture = () => t.replay!.load([fixture(updateArgv(t.config.paths, false), UPDATE_OUTPUT, { once: true })]);
 const freshFixture = () => t.replay!.load([fixture(updateArgv(t.config.paths, true), FRESH_OUTPUT, { once: true })]);
 
@@ -59,13 +84,20 @@ describe('GET /certificate', () => {
 describe('GET /certificate/{name}/details', () => {
   it('answers the PEM text, with or without .crt', async () => {
     writeFileSync(join(dir, 'corp.crt'), pki.a.root);
-    expect(await call('GET', '/corp/details', undefined, reader)).toEqual({ status: 200, json: { certificate: pki.a.root } });
+    expect(await call('GET', '/corp/details', undefined, reader)).toEqual({
+      status: 200,
+      json: { certificate: pki.a.root },
+    });
     expect(await call('GET', '/corp.crt/details')).toEqual({ status: 200, json: { certificate: pki.a.root } });
   });
 
   it('404 for an unknown name, 409 for a symlink, 400 for names that could be paths or options', async () => {
     const r = await call('GET', '/nosuch/details');
-    expect([r.status, errorCode(r.json), errorMessage(r.json)]).toEqual([404, 'not_found', 'no trusted certificate named nosuch']);
+    expect([r.status, errorCode(r.json), errorMessage(r.json)]).toEqual([
+      404,
+      'not_found',
+      'no trusted certificate named nosuch',
+    ]);
     writeFileSync(join(dir, 'real.crt'), pki.a.root);
     symlinkSync(join(dir, 'real.crt'), join(dir, 'link.crt'));
     expect((await call('GET', '/link/details')).status).toBe(409);
@@ -95,7 +127,9 @@ describe('POST /certificate/add', () => {
     addFixture();
     const r = await call('POST', '/add', { name: 'both', certificate: pki.a.intermediate + pki.a.root });
     expect(r.status).toBe(200);
-    expect(readFileSync(join(dir, 'both.crt'), 'utf8')).toBe(new X509Certificate(pki.a.intermediate).toString() + new X509Certificate(pki.a.root).toString());
+    expect(readFileSync(join(dir, 'both.crt'), 'utf8')).toBe(
+      new X509Certificate(pki.a.intermediate).toString() + new X509Certificate(pki.a.root).toString(),
+    );
   });
 
   it('409 when the name exists; the file is not touched and nothing runs', async () => {
@@ -108,11 +142,25 @@ describe('POST /certificate/add', () => {
 
   it('400 naming body.certificate for a private key, garbage, a leaf or an expired certificate; nothing written', async () => {
     const cases: [unknown, string][] = [
-      [{ name: 'k', certificate: pki.a.root + pki.a.private_key }, 'body.certificate: contains a private key; the trust store takes certificates only (and the key is now exposed: replace it)'],
+      [
+        { name: 'k', certificate: pki.a.root + pki.a.private_key },
+        'body.certificate: contains a private key; the trust store takes certificates only (and the key is now exposed: replace it)',
+      ],
       [{ name: 'k', certificate: 'hello' }, 'body.certificate: no PEM certificate found'],
-      [{ name: 'k', certificate: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n' }, expect.stringMatching(/^body\.certificate: block 1 is not a valid certificate/)],
-      [{ name: 'k', certificate: pki.leaf }, 'body.certificate: the certificate (CN=just-a-leaf) is not a CA certificate; set allowLeaf to trust it anyway'],
-      [{ name: 'k', certificate: pki.expiredServer, allowLeaf: true }, expect.stringMatching(/^body\.certificate: the certificate \(CN=localhost\) expired on 2021-01-01T00:00:00\.000Z; set allowExpired/)],
+      [
+        { name: 'k', certificate: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n' },
+        expect.stringMatching(/^body\.certificate: block 1 is not a valid certificate/),
+      ],
+      [
+        { name: 'k', certificate: pki.leaf },
+        'body.certificate: the certificate (CN=just-a-leaf) is not a CA certificate; set allowLeaf to trust it anyway',
+      ],
+      [
+        { name: 'k', certificate: pki.expiredServer, allowLeaf: true },
+        expect.stringMatching(
+          /^body\.certificate: the certificate \(CN=localhost\) expired on 2021-01-01T00:00:00\.000Z; set allowExpired/,
+        ),
+      ],
       [{ name: '../etc/passwd', certificate: pki.a.root }, expect.stringMatching(/^body\.name: /)],
       [{ name: 'k', certificate: pki.a.root, extra: 1 }, expect.stringMatching(/^body: /)],
     ];
@@ -129,12 +177,21 @@ describe('POST /certificate/add', () => {
     addFixture();
     expect((await call('POST', '/add', { name: 'leaf', certificate: pki.leaf, allowLeaf: true })).status).toBe(200);
     addFixture();
-    expect((await call('POST', '/add', { name: 'old', certificate: pki.expiredServer, allowLeaf: true, allowExpired: true })).status).toBe(200);
+    expect(
+      (await call('POST', '/add', { name: 'old', certificate: pki.expiredServer, allowLeaf: true, allowExpired: true }))
+        .status,
+    ).toBe(200);
     expect(readdirSync(dir)).toEqual(['leaf.crt', 'old.crt']);
   });
 
   it('502 when update-ca-certificates fails, and the new file is removed again', async () => {
-    t.replay!.load([fixture(updateArgv(t.config.paths, false), '', { once: true, code: 1, stderr: 'update-ca-certificates: disk full\n' })]);
+    t.replay!.load([
+      fixture(updateArgv(t.config.paths, false), '', {
+        once: true,
+        code: 1,
+        stderr: 'update-ca-certificates: disk full\n',
+      }),
+    ]);
     const r = await call('POST', '/add', { name: 'corp', certificate: pki.a.root });
     expect([r.status, errorCode(r.json)]).toEqual([502, 'command_failed']);
     expect(readdirSync(dir)).toEqual([]);

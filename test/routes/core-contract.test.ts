@@ -142,7 +142,11 @@ describe('route contract', () => {
   it('validation errors list every issue with its field path', async () => {
     const r = await t.call('POST', '/api/v2/test/echo/abc', { body: { count: 0, tags: [1] } });
     expect(r.status).toBe(400);
-    expect(errorOf(r).issues!.map((i: { path: string }) => i.path).sort()).toEqual(['body.count', 'body.tags.0']);
+    expect(
+      errorOf(r)
+        .issues!.map((i: { path: string }) => i.path)
+        .sort(),
+    ).toEqual(['body.count', 'body.tags.0']);
   });
 
   it('invalid JSON is a 400 invalid_json; an empty body is {}', async () => {
@@ -192,9 +196,16 @@ describe('route contract', () => {
   });
 
   it('events carry the request id; a failure to record one is logged, not a failed request', async () => {
-    const ok = await t.call('POST', '/api/v2/test/emit', { body: { kind: 'test.thing.done' }, headers: { 'x-request-id': 'req-emit-0001' } });
+    const ok = await t.call('POST', '/api/v2/test/emit', {
+      body: { kind: 'test.thing.done' },
+      headers: { 'x-request-id': 'req-emit-0001' },
+    });
     expect(ok.status).toBe(200);
-    const row = t.host.db.prepare("SELECT kind, request_id, data FROM events WHERE kind = 'test.thing.done'").get() as { kind: string; request_id: string; data: string };
+    const row = t.host.db.prepare("SELECT kind, request_id, data FROM events WHERE kind = 'test.thing.done'").get() as {
+      kind: string;
+      request_id: string;
+      data: string;
+    };
     expect(row).toEqual({ kind: 'test.thing.done', request_id: 'req-emit-0001', data: '{"n":1}' });
     const bad = await t.call('POST', '/api/v2/test/emit', { body: { kind: 'Not A Kind' } });
     expect(bad.status).toBe(200);
@@ -234,10 +245,18 @@ describe('named locks', () => {
         log.push(`end ${id}`);
         return id;
       });
-    const results = await Promise.all([step('a', aMayEnd), step('b', Promise.resolve()), withLock('other', async () => (log.push('other'), releaseA(), 'o'))]);
+    const results = await Promise.all([
+      step('a', aMayEnd),
+      step('b', Promise.resolve()),
+      withLock('other', async () => (log.push('other'), releaseA(), 'o')),
+    ]);
     expect(results).toEqual(['a', 'b', 'o']);
     expect(log).toEqual(['start a', 'other', 'end a', 'start b', 'end b']);
-    await expect(withLock('t', async () => { throw new Error('x'); })).rejects.toThrow('x');
+    await expect(
+      withLock('t', async () => {
+        throw new Error('x');
+      }),
+    ).rejects.toThrow('x');
     expect(await withLock('t', async () => 'after failure')).toBe('after failure');
   });
 });

@@ -30,17 +30,27 @@ afterAll(async () => {
   rmSync(state, { recursive: true, force: true });
 });
 
-async function call(method: string, path: string, query?: Record<string, string>, body?: unknown): Promise<{ status: number; json: unknown }> {
+async function call(
+  method: string,
+  path: string,
+  query?: Record<string, string>,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
   const url = new URL(`http://demo.local${path}`);
   for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
   const res = await host.app.fetch(
-    new Request(url, { method, headers: { token, 'content-type': 'application/json' }, body: method === 'GET' ? undefined : JSON.stringify(body ?? {}) }),
+    new Request(url, {
+      method,
+      headers: { token, 'content-type': 'application/json' },
+      body: method === 'GET' ? undefined : JSON.stringify(body ?? {}),
+    }),
     host.env,
   );
   return { status: res.status, json: await jsonOf(res) };
 }
 
-const fill = (path: string, params: Record<string, string> = {}) => path.replace(/:([A-Za-z_]+)/g, (_, k: string) => encodeURIComponent(params[k] ?? ''));
+const fill = (path: string, params: Record<string, string> = {}) =>
+  path.replace(/:([A-Za-z_]+)/g, (_, k: string) => encodeURIComponent(params[k] ?? ''));
 
 describe('the demo appliance, dfs area', () => {
   it('has 23 routes, each with at least one example', () => {
@@ -65,7 +75,20 @@ describe('the demo appliance, dfs area', () => {
     expect(fs.json).toMatchObject({
       warnings: '',
       parsed: [
-        { uuid: 'demofs-MDT0000_UUID', '1kblocks': 41694848, used: 6272, available: 41686528, use: 1, mounted: '/mnt/lustre/demofs', filesystem: 'demofs', name: 'demofs-MDT0000', mgs: '10.10.0.11@tcp', index: 0, type: 'MDT', nid: '0@lo' },
+        {
+          uuid: 'demofs-MDT0000_UUID',
+          '1kblocks': 41694848,
+          used: 6272,
+          available: 41686528,
+          use: 1,
+          mounted: '/mnt/lustre/demofs',
+          filesystem: 'demofs',
+          name: 'demofs-MDT0000',
+          mgs: '10.10.0.11@tcp',
+          index: 0,
+          type: 'MDT',
+          nid: '0@lo',
+        },
         { uuid: 'demofs-OST0000_UUID', name: 'demofs-OST0000', type: 'OST', index: 0, nid: '10.10.0.21@tcp' },
         { uuid: 'demofs-OST0001_UUID', name: 'demofs-OST0001', type: 'OST', index: 1, nid: '10.10.0.21@tcp' },
         { uuid: 'filesystem_summary', '1kblocks': 198745088, name: 'filesystem_summary', filesystem: 'demofs' },
@@ -78,8 +101,10 @@ describe('the demo appliance, dfs area', () => {
     ]);
   });
 
-  it('wrote the persistent mount into its own fstab, never the machine\'s', async () => {
+  it("wrote the persistent mount into its own fstab, never the machine's", async () => {
     const fstab = readFileSync(join(state, 'root', 'etc', 'fstab'), 'utf8');
-    expect(fstab.split('\n').filter((l) => l.includes('/scratch'))).toEqual([`10.10.0.31@tcp:/scratch ${join(state, 'root', 'mnt', 'lustre', 'scratch')} lustre defaults,_netdev 0 0`]);
+    expect(fstab.split('\n').filter((l) => l.includes('/scratch'))).toEqual([
+      `10.10.0.31@tcp:/scratch ${join(state, 'root', 'mnt', 'lustre', 'scratch')} lustre defaults,_netdev 0 0`,
+    ]);
   });
 });

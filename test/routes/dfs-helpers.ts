@@ -24,4 +24,28 @@ import lnetShowConfig from '../../handlers/dfs/routes/lnet-show-config';
 import lnetStatus from '../../handlers/dfs/routes/lnet-status';
 import type { RouteModule } from '../../handlers/core/route';
 
-export const DFS_ROUTES: RouteModule[] = [deviceDetails, deviceList, deviceMgs, flrGet, flrUpdate, fsCreateMdt, fsCreateMgs, fsCreateOst, fsDetails, fsList, fsMount, fsVerify, lnetAdd, lnetExportConfig, lnetImportConfig, lnetList, lnetPeerList, lnetPing, lnetPrepare, lnetProperties, lnetRemove, lnetShowConfig, lnetStatus];
+export const DFS_ROUTES: RouteModule[] = [
+  deviceDetails,
+  deviceList,
+  deviceMgs,
+  flrGet,
+  flrUpdate,
+  fsCreateMdt,
+  fsCreateMgs,
+  fsCreateOst,
+  fsDetails,
+  fsList,
+  fsMount,
+  fsVerify,
+  lnetAdd,
+  lnetExportConfig,
+  lnetImportConfig,
+  lnetList,
+  lnetPeerList,
+  lnetPing,
+  lnetPrepare,
+  lnetProperties,
+  lnetRemove,
+  lnetShowConfig,
+  lnetStatus,
+];

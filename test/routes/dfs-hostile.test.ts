@@ -7,7 +7,22 @@ import { makeTestHost, type TestHost } from '../helpers/host';
 import { DFS_ROUTES } from './dfs-helpers';
 import { errorOf, issuePaths } from '../helpers/answers';
 
-const HOSTILE = ['', '-rf', '--reformat', '../etc', 'a/b', 'a b', 'a\nb', 'a\u0000b', '$(id)', '`id`', 'a;b', 'x'.repeat(300), '.hidden', '*'];
+const HOSTILE = [
+  '',
+  '-rf',
+  '--reformat',
+  '../etc',
+  'a/b',
+  'a b',
+  'a\nb',
+  'a\u0000b',
+  '$(id)',
+  '`id`',
+  'a;b',
+  'x'.repeat(300),
+  '.hidden',
+  '*',
+];
 
 const BODIES: Record<string, Record<string, unknown>> = {
   '/dfs/lnet/add': { lnetName: 'tcp1', faceName: 'eth2' },
@@ -18,7 +33,11 @@ const BODIES: Record<string, Record<string, unknown>> = {
   '/dfs/fs/create_ost': { fsName: 'demofs', poolName: 'pool', index: '0', mgs_node: '10.0.0.1@tcp' },
   '/dfs/fs/create_mdt': { fsName: 'demofs', poolName: 'pool', index: '0', mgs_node: '10.0.0.1@tcp' },
 };
-const PARAMS: [string, string][] = [['/api/v2/dfs/device/%s/details', 'device'], ['/api/v2/dfs/lnet/%s/ping', 'nid'], ['/api/v2/dfs/fs/%s/details', 'filesystem']];
+const PARAMS: [string, string][] = [
+  ['/api/v2/dfs/device/%s/details', 'device'],
+  ['/api/v2/dfs/lnet/%s/ping', 'nid'],
+  ['/api/v2/dfs/fs/%s/details', 'filesystem'],
+];
 
 let t: TestHost;
 beforeAll(async () => {
@@ -38,7 +57,8 @@ describe('hostile input to the dfs routes', () => {
           n++;
         }
       }
-      for (const extra of [{ ...good, extra: 1 }, [], null, 'x']) expect((await t.call('POST', `/api/v2${path}`, { body: extra })).status, path).toBe(400);
+      for (const extra of [{ ...good, extra: 1 }, [], null, 'x'])
+        expect((await t.call('POST', `/api/v2${path}`, { body: extra })).status, path).toBe(400);
     }
     expect(n).toBeGreaterThan(200);
     expect(t.replay!.calls).toEqual([]);

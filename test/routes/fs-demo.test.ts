@@ -23,7 +23,17 @@ import { createToken } from '../../runtime/tokens';
 import { distDir, repo } from '../helpers/host';
 import { errorOf, jsonOf } from '../helpers/answers';
 
-const ROUTES = [availableFs, explore, makeDirectory, makeFilesystem, mount, setPermissions, unmount, xxhash, xxhashVerify];
+const ROUTES = [
+  availableFs,
+  explore,
+  makeDirectory,
+  makeFilesystem,
+  mount,
+  setPermissions,
+  unmount,
+  xxhash,
+  xxhashVerify,
+];
 
 let host: Host;
 let token: string;
@@ -45,7 +55,11 @@ afterAll(async () => {
 
 async function post<T = unknown>(path: string, body: unknown) {
   const res = await host.app.fetch(
-    new Request(`http://demo.local/api/v2/fs/${path}`, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    new Request(`http://demo.local/api/v2/fs/${path}`, {
+      method: 'POST',
+      headers: { token, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
     host.env,
   );
   return { status: res.status, json: await jsonOf<T>(res) };
@@ -55,25 +69,41 @@ describe('the demo appliance', () => {
   it('makes filesystems on its blank disk and refuses the mounted and the partitioned ones', async () => {
     const ext4 = await post('make_filesystem', { device: '/dev/sdc', type: 'ext4' });
     expect(ext4.status).toBe(200);
-    expect(ext4.json).toMatch(/^mke2fs 1\.47\.0 \(5-Feb-2023\)\nDiscarding device blocks: done\nCreating filesystem with 976754646 4k blocks/);
+    expect(ext4.json).toMatch(
+      /^mke2fs 1\.47\.0 \(5-Feb-2023\)\nDiscarding device blocks: done\nCreating filesystem with 976754646 4k blocks/,
+    );
     const xfs = await post('make_filesystem', { device: '/dev/sdc', type: 'xfs', options: ['-L', 'archive'] });
     expect(xfs.json).toMatch(/^meta-data=\/dev\/sdc/);
     const sdb = await post('make_filesystem', { device: '/dev/sdb', type: 'ext4' });
-    expect([sdb.status, errorOf(sdb).message]).toEqual([409, 'cannot create a filesystem on /dev/sdb: /dev/sdb is mounted at "/srv/data"']);
+    expect([sdb.status, errorOf(sdb).message]).toEqual([
+      409,
+      'cannot create a filesystem on /dev/sdb: /dev/sdb is mounted at "/srv/data"',
+    ]);
     const sda = await post('make_filesystem', { device: '/dev/sda', type: 'ext4', force: true });
     expect(sda.status).toBe(409);
     expect(errorOf(sda).details).toEqual({ reason: 'in-use' });
   });
 
   it('mounts, unmounts, makes directories, sets ACLs and hashes files', async () => {
-    expect((await post('mount', { device: '/dev/sdc', mountpoint: '/srv/scratch' })).json).toBe('Mounted /dev/sdc on /srv/scratch');
+    expect((await post('mount', { device: '/dev/sdc', mountpoint: '/srv/scratch' })).json).toBe(
+      'Mounted /dev/sdc on /srv/scratch',
+    );
     expect((await post('unmount', { mountpoint: '/srv/data' })).json).toBe('Unmounted /dev/sdb from /srv/data');
     expect((await post('unmount', { mountpoint: '/srv/scratch' })).status).toBe(409);
-    expect((await post('make_directory', { destination: '/srv/data/projects', options: ['-m', '2770', '-g', 'staff'] })).json).toEqual({ destination: '/srv/data/projects' });
-    expect((await post('make_directory', { destination: '/srv/scratch' })).json).toEqual({ destination: '/srv/scratch' });
+    expect(
+      (await post('make_directory', { destination: '/srv/data/projects', options: ['-m', '2770', '-g', 'staff'] }))
+        .json,
+    ).toEqual({ destination: '/srv/data/projects' });
+    expect((await post('make_directory', { destination: '/srv/scratch' })).json).toEqual({
+      destination: '/srv/scratch',
+    });
     const acl = { path: '/srv/data/projects', acls: ['u:backup:rwx', 'g:staff:rwx'] };
-    expect((await post('set_permissions', acl)).json).toBe('ACL of /srv/data/projects set: user:backup:rwx,group:staff:rwx');
-    expect((await post('set_permissions', { ...acl, test: true })).json).toBe('/srv/data/projects: u::rwx,u:backup:rwx,g::rwx,g:staff:rwx,m::rwx,o::---,*\n');
+    expect((await post('set_permissions', acl)).json).toBe(
+      'ACL of /srv/data/projects set: user:backup:rwx,group:staff:rwx',
+    );
+    expect((await post('set_permissions', { ...acl, test: true })).json).toBe(
+      '/srv/data/projects: u::rwx,u:backup:rwx,g::rwx,g:staff:rwx,m::rwx,o::---,*\n',
+    );
     const files = ['/srv/data/projects/report.pdf', '/srv/data/projects/meeting notes.txt'];
     expect((await post('xxhash', { fileNames: files })).json).toEqual({
       sums: [

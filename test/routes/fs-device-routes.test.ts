@@ -36,7 +36,10 @@ const use = (...fixtures: Fixture[]) => backend.use(fixtures);
 const argvs = () => backend.calls().map((c) => c.argv);
 
 async function events(): Promise<{ kind: string; data: Record<string, unknown> }[]> {
-  const rows = t.host.db.prepare('SELECT kind, data FROM events ORDER BY seq').all() as { kind: string; data: string }[];
+  const rows = t.host.db.prepare('SELECT kind, data FROM events ORDER BY seq').all() as {
+    kind: string;
+    data: string;
+  }[];
   return rows.map((r) => ({ kind: r.kind, data: JSON.parse(r.data) as Record<string, unknown> }));
 }
 let eventsBefore = 0;
@@ -76,14 +79,23 @@ function lsblkJson(...devs: Dev[]): string {
 }
 const lsblk = (device: string, ...devs: Dev[]) => fixture(lsblkArgv(device), lsblkJson(...devs));
 const notBlock = (device: string) =>
-  fixture(lsblkArgv(device), '{\n   "blockdevices": [\n\n   ]\n}\n', { code: 32, stderr: `lsblk: ${device}: not a block device\n` });
+  fixture(lsblkArgv(device), '{\n   "blockdevices": [\n\n   ]\n}\n', {
+    code: 32,
+    stderr: `lsblk: ${device}: not a block device\n`,
+  });
 
 function findmntJson(mounts: { target: string; source: string; fstype?: string }[]): string {
   const [root, ...rest] = [{ target: '/', source: '/dev/vda', fstype: 'ext4' }, ...mounts];
-  const fs = (m: { target: string; source: string; fstype?: string }) => ({ target: m.target, source: m.source, fstype: m.fstype ?? 'ext4', options: 'rw,relatime' });
+  const fs = (m: { target: string; source: string; fstype?: string }) => ({
+    target: m.target,
+    source: m.source,
+    fstype: m.fstype ?? 'ext4',
+    options: 'rw,relatime',
+  });
   return JSON.stringify({ filesystems: [{ ...fs(root), children: rest.map(fs) }] }, null, 3) + '\n';
 }
-const findmnt = (...mounts: { target: string; source: string; fstype?: string }[]) => fixture(findmntArgv(), findmntJson(mounts));
+const findmnt = (...mounts: { target: string; source: string; fstype?: string }[]) =>
+  fixture(findmntArgv(), findmntJson(mounts));
 const wipefsNone = (device: string) => fixture(wipefsArgv(device), '{\n   "signatures": [\n\n   ]\n}\n');
 const MKFS = '/usr/sbin/mkfs';
 
@@ -108,9 +120,13 @@ describe('POST /fs/make_filesystem', () => {
       recorded('lsblk', 'blank-loop'),
       findmnt(),
       recorded('wipefs', 'blank'),
-      fixture([MKFS, '-t', 'ext4', '-L', 'data', '-m', '1', '--', '/dev/loop1'], MKE2FS_STDOUT, { stderr: MKE2FS_STDERR }),
+      fixture([MKFS, '-t', 'ext4', '-L', 'data', '-m', '1', '--', '/dev/loop1'], MKE2FS_STDOUT, {
+        stderr: MKE2FS_STDERR,
+      }),
     );
-    const r = await t.call('POST', '/api/v2/fs/make_filesystem', { body: { device: '/dev/loop1', type: 'ext4', options: ['-L', 'data', '-m', '1'] } });
+    const r = await t.call('POST', '/api/v2/fs/make_filesystem', {
+      body: { device: '/dev/loop1', type: 'ext4', options: ['-L', 'data', '-m', '1'] },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.json).toBe(
       'mke2fs 1.47.0 (5-Feb-2023)\n' +
@@ -129,12 +145,20 @@ describe('POST /fs/make_filesystem', () => {
       wipefsArgv('/dev/loop1'),
       [MKFS, '-t', 'ext4', '-L', 'data', '-m', '1', '--', '/dev/loop1'],
     ]);
-    expect(await newEvents()).toEqual([{ kind: 'fs.filesystem.created', data: { device: '/dev/loop1', type: 'ext4' } }]);
+    expect(await newEvents()).toEqual([
+      { kind: 'fs.filesystem.created', data: { device: '/dev/loop1', type: 'ext4' } },
+    ]);
   });
 
   it('refuses a mounted device (409) and runs no mkfs', async () => {
-    use(recorded('lsblk', 'ext4-mounted-twice'), findmnt({ target: '/tmp/ballast-fixtures', source: '/dev/loop0' }), recorded('wipefs', 'ext4'));
-    const r = await t.call('POST', '/api/v2/fs/make_filesystem', { body: { device: '/dev/loop0', type: 'ext4', force: true } });
+    use(
+      recorded('lsblk', 'ext4-mounted-twice'),
+      findmnt({ target: '/tmp/ballast-fixtures', source: '/dev/loop0' }),
+      recorded('wipefs', 'ext4'),
+    );
+    const r = await t.call('POST', '/api/v2/fs/make_filesystem', {
+      body: { device: '/dev/loop0', type: 'ext4', force: true },
+    });
     expect(r.status).toBe(409);
     expect(errorOf(r).code).toBe('conflict');
     expect(errorOf(r).message).toBe(
@@ -146,17 +170,26 @@ describe('POST /fs/make_filesystem', () => {
 
   it('refuses a device holding partitions (one mounted, one swap), even with force', async () => {
     use(recorded('lsblk', 'partitions-mounted-and-swap'), findmnt(), wipefsNone('/dev/loop1'));
-    const r = await t.call('POST', '/api/v2/fs/make_filesystem', { body: { device: '/dev/loop1', type: 'ext4', force: true } });
+    const r = await t.call('POST', '/api/v2/fs/make_filesystem', {
+      body: { device: '/dev/loop1', type: 'ext4', force: true },
+    });
     expect(r.status).toBe(409);
     expect(errorOf(r).details).toEqual({ reason: 'in-use' });
-    expect(errorOf(r).message).toMatch(/holds other devices: \/dev\/loop1p1 \(part\), \/dev\/loop1p2 \(part\).*loop1p2 is swap/);
+    expect(errorOf(r).message).toMatch(
+      /holds other devices: \/dev\/loop1p1 \(part\), \/dev\/loop1p2 \(part\).*loop1p2 is swap/,
+    );
   });
 
   it('refuses a device in use as swap', async () => {
     use(lsblk('/dev/sdc', { name: 'sdc', mountpoints: ['[SWAP]'] }), findmnt(), wipefsNone('/dev/sdc'));
-    const r = await t.call('POST', '/api/v2/fs/make_filesystem', { body: { device: '/dev/sdc', type: 'ext4', force: true } });
+    const r = await t.call('POST', '/api/v2/fs/make_filesystem', {
+      body: { device: '/dev/sdc', type: 'ext4', force: true },
+    });
     expect(r.status).toBe(409);
-    expect(errorOf(r)).toMatchObject({ message: 'cannot create a filesystem on /dev/sdc: /dev/sdc is in use as swap', details: { reason: 'swap' } });
+    expect(errorOf(r)).toMatchObject({
+      message: 'cannot create a filesystem on /dev/sdc: /dev/sdc is in use as swap',
+      details: { reason: 'swap' },
+    });
   });
 
   it('refuses a device with a signature unless force; with force mkfs overwrites it with its own flag (nothing wiped first)', async () => {
@@ -172,7 +205,9 @@ describe('POST /fs/make_filesystem', () => {
 
     const mkfs = [MKFS, '-t', 'xfs', '-f', '--', '/dev/loop0'];
     use(loop0, findmnt(), ext4, fixture(mkfs, 'meta-data=/dev/loop0 isize=512 agcount=4\n'));
-    const forced = await t.call('POST', '/api/v2/fs/make_filesystem', { body: { device: '/dev/loop0', type: 'xfs', force: true } });
+    const forced = await t.call('POST', '/api/v2/fs/make_filesystem', {
+      body: { device: '/dev/loop0', type: 'xfs', force: true },
+    });
     expect(forced.status, forced.text).toBe(200);
     expect(forced.json).toBe('meta-data=/dev/loop0 isize=512 agcount=4\n');
     expect(argvs().slice(-2)).toEqual([wipefsArgv('/dev/loop0'), mkfs]);
@@ -183,16 +218,29 @@ describe('POST /fs/make_filesystem', () => {
     const small = fixture(lsblkArgv('/dev/loop1'), lsblkJson({ name: 'loop1', type: 'loop', size: 96 * 1024 * 1024 }));
     use(small, findmnt());
     const before = argvs().length;
-    const r = await t.call('POST', '/api/v2/fs/make_filesystem', { body: { device: '/dev/loop1', type: 'xfs', force: true } });
+    const r = await t.call('POST', '/api/v2/fs/make_filesystem', {
+      body: { device: '/dev/loop1', type: 'xfs', force: true },
+    });
     expect(r.status).toBe(409);
     expect(errorOf(r).details).toEqual({ reason: 'too-small', size: 96 * 1024 * 1024, minimum: 300_000_000 });
-    expect(argvs().slice(before).map((a) => a[0].split('/').pop())).toEqual(['lsblk', 'findmnt']);
+    expect(
+      argvs()
+        .slice(before)
+        .map((a) => a[0].split('/').pop()),
+    ).toEqual(['lsblk', 'findmnt']);
   });
 
   it('resolves a /dev/disk/by-id link through lsblk and formats the node it names', async () => {
     const link = '/dev/disk/by-id/ata-DISK_SERIAL';
-    use(lsblk(link, { name: 'sdc' }), findmnt(), wipefsNone('/dev/sdc'), fixture([MKFS, '-t', 'vfat', '-n', 'USB', '--', '/dev/sdc'], 'mkfs.fat 4.2 (2021-01-31)\n'));
-    const r = await t.call('POST', '/api/v2/fs/make_filesystem', { body: { device: link, type: 'vfat', options: ['-n', 'USB'] } });
+    use(
+      lsblk(link, { name: 'sdc' }),
+      findmnt(),
+      wipefsNone('/dev/sdc'),
+      fixture([MKFS, '-t', 'vfat', '-n', 'USB', '--', '/dev/sdc'], 'mkfs.fat 4.2 (2021-01-31)\n'),
+    );
+    const r = await t.call('POST', '/api/v2/fs/make_filesystem', {
+      body: { device: link, type: 'vfat', options: ['-n', 'USB'] },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.json).toBe('mkfs.fat 4.2 (2021-01-31)\n');
     expect(argvs()[2]).toEqual(wipefsArgv('/dev/sdc'));
@@ -219,8 +267,12 @@ describe('POST /fs/make_filesystem', () => {
     expect((await bad({ device: '/dev/sdb', type: 'ext4', options: ['-Ldata'] })).issues![0].message).toBe(
       'option "-Ldata": give the option and its value as two elements, e.g. ["-L", "data"]',
     );
-    expect((await bad({ device: '/dev/sdb', type: 'ext4', options: ['-d', '/etc'] })).issues![0].message).toMatch(/not allowed/);
-    expect((await bad({ device: '/srv/disk.img', type: 'ext4' })).issues).toEqual([{ path: 'body.device', message: 'must be a device path under /dev/' }]);
+    expect((await bad({ device: '/dev/sdb', type: 'ext4', options: ['-d', '/etc'] })).issues![0].message).toMatch(
+      /not allowed/,
+    );
+    expect((await bad({ device: '/srv/disk.img', type: 'ext4' })).issues).toEqual([
+      { path: 'body.device', message: 'must be a device path under /dev/' },
+    ]);
     expect((await bad({ device: 'sdb', type: 'ext4' })).issues![0].path).toBe('body.device');
     expect((await bad({ device: '/dev/sdb', type: 'ext4', forse: true })).code).toBe('validation_failed');
     expect(argvs()).toEqual([]);
@@ -228,7 +280,10 @@ describe('POST /fs/make_filesystem', () => {
 
   it('needs fs:manage', async () => {
     const tok = await t.token(['fs:read']);
-    const r = await t.call('POST', '/api/v2/fs/make_filesystem', { body: { device: '/dev/sdb', type: 'ext4' }, token: tok });
+    const r = await t.call('POST', '/api/v2/fs/make_filesystem', {
+      body: { device: '/dev/sdb', type: 'ext4' },
+      token: tok,
+    });
     expect(r.status).toBe(403);
   });
 });
@@ -264,19 +319,37 @@ describe('POST /fs/make_directory', () => {
     ]);
     expect((await bad({ destination: '/srv/x', options: ['--mode=0750'] }))[0].message).toMatch(/two elements/);
     expect((await bad({ destination: '/srv/x', options: ['-m', 'u+rwx'] }))[0].message).toMatch(/octal mode/);
-    expect((await bad({ destination: '/srv/x', options: ['-o', '-rf'] }))[0].message).toMatch(/user name or numeric uid/);
-    expect((await bad({ destination: '/srv/x', options: ['-m', '0750', '--mode', '0700'] }))[0].message).toBe('option "--mode" is given twice');
-    expect((await bad({ destination: 'srv/x' }))[0]).toEqual({ path: 'body.destination', message: 'must be an absolute path' });
-    expect((await bad({ destination: '/srv/../etc' }))[0]).toEqual({ path: 'body.destination', message: 'must not contain ..' });
+    expect((await bad({ destination: '/srv/x', options: ['-o', '-rf'] }))[0].message).toMatch(
+      /user name or numeric uid/,
+    );
+    expect((await bad({ destination: '/srv/x', options: ['-m', '0750', '--mode', '0700'] }))[0].message).toBe(
+      'option "--mode" is given twice',
+    );
+    expect((await bad({ destination: 'srv/x' }))[0]).toEqual({
+      path: 'body.destination',
+      message: 'must be an absolute path',
+    });
+    expect((await bad({ destination: '/srv/../etc' }))[0]).toEqual({
+      path: 'body.destination',
+      message: 'must not contain ..',
+    });
     expect(argvs()).toEqual([]);
   });
 
   it('maps install refusals: unknown owner 400, an existing file 409', async () => {
     use(
-      fixture([INSTALL, '-d', '-o', 'nosuch', '--', '/srv/x'], '', { code: 1, stderr: "install: invalid user 'nosuch'\n" }),
-      fixture([INSTALL, '-d', '--', '/srv/file'], '', { code: 1, stderr: "install: cannot create directory '/srv/file': File exists\n" }),
+      fixture([INSTALL, '-d', '-o', 'nosuch', '--', '/srv/x'], '', {
+        code: 1,
+        stderr: "install: invalid user 'nosuch'\n",
+      }),
+      fixture([INSTALL, '-d', '--', '/srv/file'], '', {
+        code: 1,
+        stderr: "install: cannot create directory '/srv/file': File exists\n",
+      }),
     );
-    const owner = await t.call('POST', '/api/v2/fs/make_directory', { body: { destination: '/srv/x', options: ['-o', 'nosuch'] } });
+    const owner = await t.call('POST', '/api/v2/fs/make_directory', {
+      body: { destination: '/srv/x', options: ['-o', 'nosuch'] },
+    });
     expect(owner.status).toBe(400);
     expect(errorOf(owner).message).toBe('no such user "nosuch"');
     const file = await t.call('POST', '/api/v2/fs/make_directory', { body: { destination: '/srv/file' } });
@@ -297,28 +370,54 @@ describe('POST /fs/mount', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.json).toBe('Mounted /dev/sdc on /srv/scratch');
     expect(argvs()).toEqual([lsblkArgv('/dev/sdc'), findmntArgv(), [MOUNT, '--', '/dev/sdc', '/srv/scratch']]);
-    expect(await newEvents()).toEqual([{ kind: 'fs.filesystem.mounted', data: { device: '/dev/sdc', mountpoint: '/srv/scratch' } }]);
+    expect(await newEvents()).toEqual([
+      { kind: 'fs.filesystem.mounted', data: { device: '/dev/sdc', mountpoint: '/srv/scratch' } },
+    ]);
   });
 
   it('UUID=, PARTUUID=, LABEL= sources: blkid resolves them to one device; none 404, several 409 (issue 12 item 6)', async () => {
     const BLKID = '/usr/sbin/blkid';
     const blkid = (tag: string) => [BLKID, '-c', '/dev/null', '-t', tag, '-o', 'device'];
     const uuid = 'UUID=0f3c1f2e-7a1b-4c55-9d6e-1a2b3c4d5e6f';
-    use(fixture(blkid(uuid), '/dev/sdc\n'), lsblk('/dev/sdc', { name: 'sdc' }), findmnt(), fixture([MOUNT, '--', '/dev/sdc', '/srv/scratch'], ''));
+    use(
+      fixture(blkid(uuid), '/dev/sdc\n'),
+      lsblk('/dev/sdc', { name: 'sdc' }),
+      findmnt(),
+      fixture([MOUNT, '--', '/dev/sdc', '/srv/scratch'], ''),
+    );
     const r = await t.call('POST', '/api/v2/fs/mount', { body: { device: uuid, mountpoint: '/srv/scratch' } });
     expect(r.status, r.text).toBe(200);
     expect(r.json as unknown).toBe(`Mounted ${uuid} (/dev/sdc) on /srv/scratch`);
-    expect(argvs()).toEqual([blkid(uuid), lsblkArgv('/dev/sdc'), findmntArgv(), [MOUNT, '--', '/dev/sdc', '/srv/scratch']]);
-    expect(await newEvents()).toEqual([{ kind: 'fs.filesystem.mounted', data: { device: '/dev/sdc', mountpoint: '/srv/scratch' } }]);
+    expect(argvs()).toEqual([
+      blkid(uuid),
+      lsblkArgv('/dev/sdc'),
+      findmntArgv(),
+      [MOUNT, '--', '/dev/sdc', '/srv/scratch'],
+    ]);
+    expect(await newEvents()).toEqual([
+      { kind: 'fs.filesystem.mounted', data: { device: '/dev/sdc', mountpoint: '/srv/scratch' } },
+    ]);
 
     use(fixture(blkid('LABEL=backup'), '/dev/sdb1\n/dev/sdc1\n'));
-    const amb = await t.call('POST', '/api/v2/fs/mount', { body: { device: 'LABEL=backup', mountpoint: '/srv/scratch' } });
+    const amb = await t.call('POST', '/api/v2/fs/mount', {
+      body: { device: 'LABEL=backup', mountpoint: '/srv/scratch' },
+    });
     expect(amb.status).toBe(409);
-    expect(amb.json as unknown).toMatchObject({ error: { message: 'LABEL=backup is ambiguous: /dev/sdb1, /dev/sdc1 all have it; give the device path', details: { reason: 'ambiguous-source', devices: ['/dev/sdb1', '/dev/sdc1'] } } });
+    expect(amb.json as unknown).toMatchObject({
+      error: {
+        message: 'LABEL=backup is ambiguous: /dev/sdb1, /dev/sdc1 all have it; give the device path',
+        details: { reason: 'ambiguous-source', devices: ['/dev/sdb1', '/dev/sdc1'] },
+      },
+    });
 
     use(fixture(blkid('PARTUUID=abcd-01'), '', { code: 2 }));
-    const none = await t.call('POST', '/api/v2/fs/mount', { body: { device: 'PARTUUID=abcd-01', mountpoint: '/srv/scratch' } });
-    expect([none.status, (none.json as { error: { message: string } }).error.message]).toEqual([404, 'no block device has PARTUUID=abcd-01']);
+    const none = await t.call('POST', '/api/v2/fs/mount', {
+      body: { device: 'PARTUUID=abcd-01', mountpoint: '/srv/scratch' },
+    });
+    expect([none.status, (none.json as { error: { message: string } }).error.message]).toEqual([
+      404,
+      'no block device has PARTUUID=abcd-01',
+    ]);
     expect(argvs().filter((a) => a[0] === MOUNT)).toEqual([]);
 
     // anything else is a 400 before any command: no quoting, options or other tags
@@ -334,7 +433,9 @@ describe('POST /fs/mount', () => {
     use(lsblk('/dev/sdb', { name: 'sdb' }), findmnt({ target: '/srv/data', source: '/dev/sdb', fstype: 'xfs' }));
     const twice = await t.call('POST', '/api/v2/fs/mount', { body: { device: '/dev/sdb', mountpoint: '/srv/other' } });
     expect(twice.status).toBe(409);
-    expect(errorOf(twice).message).toBe('cannot mount /dev/sdb on /srv/other: /dev/sdb is already mounted at "/srv/data"');
+    expect(errorOf(twice).message).toBe(
+      'cannot mount /dev/sdb on /srv/other: /dev/sdb is already mounted at "/srv/data"',
+    );
     expect(errorOf(twice).details).toEqual({ reason: 'already-mounted' });
 
     use(lsblk('/dev/sdc', { name: 'sdc' }), findmnt({ target: '/srv/data', source: '/dev/sdb', fstype: 'xfs' }));
@@ -349,21 +450,26 @@ describe('POST /fs/mount', () => {
     for (const mountpoint of ['/etc', '/etc/.', '/./etc', '/usr/sbin', '/srv', '/']) {
       const r = await t.call('POST', '/api/v2/fs/mount', { body: { device: '/dev/sdc', mountpoint } });
       expect([r.status, mountpoint]).toEqual([403, mountpoint]);
-      expect(errorOf(r).message).toMatch(/ is outside the fs\.mount roots this host allows \(\/mnt, \/srv, \/media, \/data\)$/);
+      expect(errorOf(r).message).toMatch(
+        / is outside the fs\.mount roots this host allows \(\/mnt, \/srv, \/media, \/data\)$/,
+      );
     }
     expect(argvs().slice(before)).toEqual([]);
   });
 
   it('404 for a missing device, and for a missing mountpoint (mount says so)', async () => {
     use(notBlock('/dev/sdz'));
-    expect((await t.call('POST', '/api/v2/fs/mount', { body: { device: '/dev/sdz', mountpoint: '/srv/x' } })).status).toBe(404);
+    expect(
+      (await t.call('POST', '/api/v2/fs/mount', { body: { device: '/dev/sdz', mountpoint: '/srv/x' } })).status,
+    ).toBe(404);
 
     use(
       lsblk('/dev/sdc', { name: 'sdc' }),
       findmnt(),
       fixture([MOUNT, '--', '/dev/sdc', '/srv/nope'], '', {
         code: 32,
-        stderr: 'mount: /srv/nope: mount point does not exist.\n       dmesg(1) may have more information after failed mount system call.\n',
+        stderr:
+          'mount: /srv/nope: mount point does not exist.\n       dmesg(1) may have more information after failed mount system call.\n',
       }),
     );
     const r = await t.call('POST', '/api/v2/fs/mount', { body: { device: '/dev/sdc', mountpoint: '/srv/nope' } });
@@ -380,16 +486,29 @@ describe('POST /fs/mount', () => {
     use(
       lsblk('/dev/sdc', { name: 'sdc' }),
       findmnt(),
-      fixture([MOUNT, '--', '/dev/sdc', '/srv/x'], '', { code: 32, stderr: "mount: /srv/x: wrong fs type, bad option, bad superblock on /dev/sdc, missing codepage or helper program, or other error.\n" }),
+      fixture([MOUNT, '--', '/dev/sdc', '/srv/x'], '', {
+        code: 32,
+        stderr:
+          'mount: /srv/x: wrong fs type, bad option, bad superblock on /dev/sdc, missing codepage or helper program, or other error.\n',
+      }),
     );
     const r = await t.call('POST', '/api/v2/fs/mount', { body: { device: '/dev/sdc', mountpoint: '/srv/x' } });
     expect(r.status).toBe(409);
-    expect(errorOf(r).message).toBe('cannot mount /dev/sdc on /srv/x: the device holds no filesystem that can be mounted');
+    expect(errorOf(r).message).toBe(
+      'cannot mount /dev/sdc on /srv/x: the device holds no filesystem that can be mounted',
+    );
 
-    use(lsblk('/dev/sdc', { name: 'sdc' }), findmnt(), fixture([MOUNT, '--', '/dev/sdc', '/srv/x'], '', { code: 1, stderr: 'mount: /srv/x: permission denied.\n' }));
+    use(
+      lsblk('/dev/sdc', { name: 'sdc' }),
+      findmnt(),
+      fixture([MOUNT, '--', '/dev/sdc', '/srv/x'], '', { code: 1, stderr: 'mount: /srv/x: permission denied.\n' }),
+    );
     const other = await t.call('POST', '/api/v2/fs/mount', { body: { device: '/dev/sdc', mountpoint: '/srv/x' } });
     expect(other.status).toBe(502);
-    expect(errorOf(other)).toMatchObject({ code: 'command_failed', details: { command: [MOUNT, '--', '/dev/sdc', '/srv/x'], exitCode: 1 } });
+    expect(errorOf(other)).toMatchObject({
+      code: 'command_failed',
+      details: { command: [MOUNT, '--', '/dev/sdc', '/srv/x'], exitCode: 1 },
+    });
   });
 });
 
@@ -404,11 +523,17 @@ describe('POST /fs/unmount', () => {
     expect(r.json).toBe('Unmounted /dev/sdb from /srv/data');
     expect(r.json).not.toMatch(/undefined/);
     expect(argvs()).toEqual([findmntArgv(), [UMOUNT, '--', '/srv/data']]);
-    expect(await newEvents()).toEqual([{ kind: 'fs.filesystem.unmounted', data: { device: '/dev/sdb', mountpoint: '/srv/data' } }]);
+    expect(await newEvents()).toEqual([
+      { kind: 'fs.filesystem.unmounted', data: { device: '/dev/sdb', mountpoint: '/srv/data' } },
+    ]);
   });
 
   it('with device: checks it is what is mounted there', async () => {
-    use(lsblk('/dev/sdb', { name: 'sdb' }), findmnt({ target: '/srv/data', source: '/dev/sdb' }), fixture([UMOUNT, '--', '/srv/data'], ''));
+    use(
+      lsblk('/dev/sdb', { name: 'sdb' }),
+      findmnt({ target: '/srv/data', source: '/dev/sdb' }),
+      fixture([UMOUNT, '--', '/srv/data'], ''),
+    );
     const r = await t.call('POST', '/api/v2/fs/unmount', { body: { device: '/dev/sdb', mountpoint: '/srv/data' } });
     expect(r.json).toBe('Unmounted /dev/sdb from /srv/data');
 
@@ -423,7 +548,10 @@ describe('POST /fs/unmount', () => {
     use(findmnt(), fixture(target('/srv/empty'), '{"filesystems": [{"target": "/"}]}\n'));
     const notMounted = await t.call('POST', '/api/v2/fs/unmount', { body: { mountpoint: '/srv/empty' } });
     expect(notMounted.status).toBe(409);
-    expect(errorOf(notMounted)).toMatchObject({ message: 'cannot unmount /srv/empty: "/srv/empty" is not mounted', details: { reason: 'not-mounted' } });
+    expect(errorOf(notMounted)).toMatchObject({
+      message: 'cannot unmount /srv/empty: "/srv/empty" is not mounted',
+      details: { reason: 'not-mounted' },
+    });
 
     use(findmnt(), fixture(target('/srv/nope'), '', { code: 1 }));
     const missing = await t.call('POST', '/api/v2/fs/unmount', { body: { mountpoint: '/srv/nope' } });
@@ -438,7 +566,10 @@ describe('POST /fs/unmount', () => {
     const below = await t.call('POST', '/api/v2/fs/unmount', { body: { mountpoint: '/srv/data' } });
     expect(below.status).toBe(409);
     expect(errorOf(below).details).toEqual({ reason: 'has-submounts' });
-    use(findmnt({ target: '/srv/data', source: '/dev/sdb' }), fixture([UMOUNT, '--', '/srv/data'], '', { code: 32, stderr: 'umount: /srv/data: target is busy.\n' }));
+    use(
+      findmnt({ target: '/srv/data', source: '/dev/sdb' }),
+      fixture([UMOUNT, '--', '/srv/data'], '', { code: 32, stderr: 'umount: /srv/data: target is busy.\n' }),
+    );
     const busy = await t.call('POST', '/api/v2/fs/unmount', { body: { mountpoint: '/srv/data' } });
     expect(busy.status).toBe(409);
     expect(errorOf(busy).message).toMatch(/^cannot unmount \/srv\/data: the filesystem is busy/);

@@ -51,7 +51,15 @@ beforeAll(async () => {
     routes: [explore, setPermissions, xxhash, xxhashVerify],
     backend,
     // the recorded fixtures name files under /tmp/ballast-fixtures and /data
-    config: { settings: { fs: { readRoots: [base, '/tmp/ballast-fixtures', '/data'], writeRoots: ['/srv', '/mnt', '/tmp/ballast-fixtures'], exploreMaxEntries: 1000 } } },
+    config: {
+      settings: {
+        fs: {
+          readRoots: [base, '/tmp/ballast-fixtures', '/data'],
+          writeRoots: ['/srv', '/mnt', '/tmp/ballast-fixtures'],
+          exploreMaxEntries: 1000,
+        },
+      },
+    },
   });
 });
 afterAll(async () => {
@@ -61,7 +69,8 @@ afterAll(async () => {
 
 const use = (...fixtures: Fixture[]) => backend.use(fixtures);
 const argvs = () => backend.calls().map((c) => c.argv);
-const newEvents = () => t.host.db.prepare('SELECT kind, data FROM events ORDER BY seq').all() as { kind: string; data: string }[];
+const newEvents = () =>
+  t.host.db.prepare('SELECT kind, data FROM events ORDER BY seq').all() as { kind: string; data: string }[];
 
 // ---- explore -------------------------------------------------------------------------------------
 
@@ -131,7 +140,12 @@ describe('POST /fs/explore', () => {
     expect(cFields).toEqual(expectedFields(join(tree, 'sub/deeper/c.txt')));
 
     expect(r.json.total).toBe(9);
-    expect(r.json).toMatchObject({ truncated: false, truncatedBy: [], errors: [], limits: { depth: 32, maxEntries: 1000, oneFileSystem: true } });
+    expect(r.json).toMatchObject({
+      truncated: false,
+      truncatedBy: [],
+      errors: [],
+      limits: { depth: 32, maxEntries: 1000, oneFileSystem: true },
+    });
   });
 
   it('depth limits the levels listed; directories not entered say truncated', async () => {
@@ -162,8 +176,13 @@ describe('POST /fs/explore', () => {
   it('a trailing slash or a symlinked fs_path inside the roots lists the same tree under the given path', async () => {
     const r = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: `${tree}/sub/` } });
     expect(r.json.files.map((f: ExploreEntry) => f.path)).toEqual([join(tree, 'sub/b.txt'), join(tree, 'sub/deeper')]);
-    const viaLink = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: join(tree, 'link-in') } });
-    expect(viaLink.json.files.map((f: ExploreEntry) => f.path)).toEqual([join(tree, 'link-in/b.txt'), join(tree, 'link-in/deeper')]);
+    const viaLink = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', {
+      body: { fs_path: join(tree, 'link-in') },
+    });
+    expect(viaLink.json.files.map((f: ExploreEntry) => f.path)).toEqual([
+      join(tree, 'link-in/b.txt'),
+      join(tree, 'link-in/deeper'),
+    ]);
   });
 
   it('refuses: outside the read roots 403 (also through a symlink), missing 404, a file 400, over the ceiling 400, bad input 400', async () => {
@@ -180,9 +199,13 @@ describe('POST /fs/explore', () => {
     expect(errorOf(file).message).toBe(`${join(tree, 'a.txt')} is not a directory`);
     const ceiling = await call({ fs_path: tree, maxEntries: 5000 });
     expect(ceiling.status).toBe(400);
-    expect(errorOf(ceiling).message).toBe("maxEntries 5000 is above this host's ceiling of 1000 (settings.fs.exploreMaxEntries)");
-    expect(errorOf((await call({ fs_path: 'tree' }))).issues).toEqual([{ path: 'body.fs_path', message: 'must be an absolute path' }]);
-    expect(errorOf((await call({ fs_path: tree, depth: 0 }))).issues![0].path).toBe('body.depth');
+    expect(errorOf(ceiling).message).toBe(
+      "maxEntries 5000 is above this host's ceiling of 1000 (settings.fs.exploreMaxEntries)",
+    );
+    expect(errorOf(await call({ fs_path: 'tree' })).issues).toEqual([
+      { path: 'body.fs_path', message: 'must be an absolute path' },
+    ]);
+    expect(errorOf(await call({ fs_path: tree, depth: 0 })).issues![0].path).toBe('body.depth');
     expect((await call({ fs_path: tree, follow: true })).status).toBe(400);
   });
 
@@ -190,13 +213,25 @@ describe('POST /fs/explore', () => {
     use();
     const before = newEvents().length;
     const tok = await t.token(['fs:read']);
-    const r = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: tree, depth: 1 }, token: tok });
+    const r = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', {
+      body: { fs_path: tree, depth: 1 },
+      token: tok,
+    });
     expect(r.status).toBe(200);
     expect(argvs()).toEqual([]);
     expect(newEvents().length).toBe(before);
-    const audit = t.host.db.prepare("SELECT argv, note FROM audit_log WHERE kind = 'fs/explore' ORDER BY id DESC LIMIT 1").get() as { argv: string; note: string };
+    const audit = t.host.db
+      .prepare("SELECT argv, note FROM audit_log WHERE kind = 'fs/explore' ORDER BY id DESC LIMIT 1")
+      .get() as { argv: string; note: string };
     expect(audit).toEqual({ argv: JSON.stringify([tree]), note: '6 entries, truncated by depth' });
-    expect((await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: tree }, token: await t.token(['network:manage']) })).status).toBe(403);
+    expect(
+      (
+        await t.call<ExploreResult>('POST', '/api/v2/fs/explore', {
+          body: { fs_path: tree },
+          token: await t.token(['network:manage']),
+        })
+      ).status,
+    ).toBe(403);
   });
 });
 
@@ -208,18 +243,25 @@ describe('POST /fs/set_permissions', () => {
   it('runs setfacl -m with the validated entries (canonical) -- path, and emits fs.acl.updated', async () => {
     const argv = [SETFACL, '-m', 'user:backup:rwx,group:staff:r-x,mask::rwx', '--', '/srv/share'];
     use(fixture(argv, ''));
-    const r = await t.call('POST', '/api/v2/fs/set_permissions', { body: { path: '/srv/share', acls: ['u:backup:rwx', 'g:staff:r-x', 'm::rwx'] } });
+    const r = await t.call('POST', '/api/v2/fs/set_permissions', {
+      body: { path: '/srv/share', acls: ['u:backup:rwx', 'g:staff:r-x', 'm::rwx'] },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.json).toBe('ACL of /srv/share set: user:backup:rwx,group:staff:r-x,mask::rwx');
     expect(argvs()).toEqual([argv]);
     const last = newEvents().at(-1)!;
-    expect({ kind: last.kind, data: JSON.parse(last.data) }).toEqual({ kind: 'fs.acl.updated', data: { path: '/srv/share', defaults: false } });
+    expect({ kind: last.kind, data: JSON.parse(last.data) }).toEqual({
+      kind: 'fs.acl.updated',
+      data: { path: '/srv/share', defaults: false },
+    });
   });
 
   it('accepts the spec example key acl, and defaults/recursive become -R -d', async () => {
     const argv = [SETFACL, '-R', '-d', '-m', 'user:nobody:r-x', '--', '/srv/share'];
     use(fixture(argv, ''));
-    const r = await t.call('POST', '/api/v2/fs/set_permissions', { body: { path: '/srv/share', acl: ['u:nobody:r-x'], defaults: true, recursive: true } });
+    const r = await t.call('POST', '/api/v2/fs/set_permissions', {
+      body: { path: '/srv/share', acl: ['u:nobody:r-x'], defaults: true, recursive: true },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.json).toBe('ACL of /srv/share set: user:nobody:r-x (default ACL), recursively');
     expect(argvs()).toEqual([argv]);
@@ -249,7 +291,9 @@ describe('POST /fs/set_permissions', () => {
     const argv = ['/usr/bin/getfacl', '-p', '--', '/tmp/ballast-fixtures/share'];
     use(fixture(argv, stdout));
     const before = newEvents().length;
-    const r = await t.call('POST', '/api/v2/fs/set_permissions', { body: { path: '/tmp/ballast-fixtures/share', test: true } });
+    const r = await t.call('POST', '/api/v2/fs/set_permissions', {
+      body: { path: '/tmp/ballast-fixtures/share', test: true },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.json as unknown).toBe(stdout);
     expect(argvs()).toEqual([argv]);
@@ -257,19 +301,35 @@ describe('POST /fs/set_permissions', () => {
     // recursive and defaults pass on as getfacl's -R and -d
     const rd = ['/usr/bin/getfacl', '-p', '-R', '-d', '--', '/tmp/ballast-fixtures/share'];
     use(fixture(rd, stdout));
-    const r2 = await t.call('POST', '/api/v2/fs/set_permissions', { body: { path: '/tmp/ballast-fixtures/share', test: true, recursive: true, defaults: true } });
+    const r2 = await t.call('POST', '/api/v2/fs/set_permissions', {
+      body: { path: '/tmp/ballast-fixtures/share', test: true, recursive: true, defaults: true },
+    });
     expect([r2.status, argvs()]).toEqual([200, [rd]]);
   });
 
   it('an entry cannot smuggle an option or a second entry; acls and acl together, or neither, are refused', async () => {
     use();
-    const issues = async (body: unknown) => errorOf(await t.call('POST', '/api/v2/fs/set_permissions', { body })).issues!;
-    expect(await issues({ path: '/srv', acls: ['u:a:rwx,u:b:rwx'] })).toEqual([{ path: 'body.acls.0', message: 'ACL entry "u:a:rwx,u:b:rwx": must be a single entry (no ",")' }]);
-    expect((await issues({ path: '/srv', acls: ['--set=u::rwx'] }))[0]).toEqual({ path: 'body.acls.0', message: 'ACL entry "--set=u::rwx": must not start with "-"' });
+    const issues = async (body: unknown) =>
+      errorOf(await t.call('POST', '/api/v2/fs/set_permissions', { body })).issues!;
+    expect(await issues({ path: '/srv', acls: ['u:a:rwx,u:b:rwx'] })).toEqual([
+      { path: 'body.acls.0', message: 'ACL entry "u:a:rwx,u:b:rwx": must be a single entry (no ",")' },
+    ]);
+    expect((await issues({ path: '/srv', acls: ['--set=u::rwx'] }))[0]).toEqual({
+      path: 'body.acls.0',
+      message: 'ACL entry "--set=u::rwx": must not start with "-"',
+    });
     expect((await issues({ path: '/srv', acls: ['u:a:rwx\n-b'] }))[0].message).toMatch(/whitespace/);
     expect((await issues({ path: '/srv', acls: ['u:a'] }))[0].message).toMatch(/permissions are missing/);
-    expect(await issues({ path: '/srv', acls: ['u:a:r'], acl: ['u:a:r'] })).toEqual([{ path: 'body.acl', message: 'give either acls or acl, not both' }]);
-    expect(await issues({ path: '/srv' })).toEqual([{ path: 'body.acls', message: 'at least one ACL entry is required to change ACLs (send test: true without acls to list the current ones)' }]);
+    expect(await issues({ path: '/srv', acls: ['u:a:r'], acl: ['u:a:r'] })).toEqual([
+      { path: 'body.acl', message: 'give either acls or acl, not both' },
+    ]);
+    expect(await issues({ path: '/srv' })).toEqual([
+      {
+        path: 'body.acls',
+        message:
+          'at least one ACL entry is required to change ACLs (send test: true without acls to list the current ones)',
+      },
+    ]);
     expect((await issues({ path: 'srv', acls: ['u::rwx'] }))[0].path).toBe('body.path');
     expect(argvs()).toEqual([]);
   });
@@ -278,27 +338,52 @@ describe('POST /fs/set_permissions', () => {
     const unknown = [SETFACL, '-m', 'user:backup:rwx,user:nosuchuser:rwx', '--', '/srv/share'];
     // the recorded message, pointing into the second entry of the joined argument
     use(fixture(unknown, '', { code: 2, stderr: 'setfacl: Option -m: Invalid argument near character 20\n' }));
-    const r = await t.call('POST', '/api/v2/fs/set_permissions', { body: { path: '/srv/share', acls: ['u:backup:rwx', 'u:nosuchuser:rwx'] } });
+    const r = await t.call('POST', '/api/v2/fs/set_permissions', {
+      body: { path: '/srv/share', acls: ['u:backup:rwx', 'u:nosuchuser:rwx'] },
+    });
     expect(r.status).toBe(400);
     expect(errorOf(r).message).toBe('ACL entry "u:nosuchuser:rwx" was refused by setfacl (unknown user or group?)');
 
     const missing = recorded('setfacl', 'error-missing-file');
-    use(fixture([SETFACL, '-m', 'user:nobody:rwx', '--', '/srv/missing'], '', { code: 1, stderr: 'setfacl: /srv/missing: No such file or directory\n' }));
+    use(
+      fixture([SETFACL, '-m', 'user:nobody:rwx', '--', '/srv/missing'], '', {
+        code: 1,
+        stderr: 'setfacl: /srv/missing: No such file or directory\n',
+      }),
+    );
     expect(missing.stderr).toMatch(/: No such file or directory\n$/); // the shape the route reads, as recorded
-    const nf = await t.call('POST', '/api/v2/fs/set_permissions', { body: { path: '/srv/missing', acls: ['u:nobody:rwx'] } });
+    const nf = await t.call('POST', '/api/v2/fs/set_permissions', {
+      body: { path: '/srv/missing', acls: ['u:nobody:rwx'] },
+    });
     expect(nf.status).toBe(404);
     expect(errorOf(nf).message).toBe('/srv/missing does not exist');
 
-    use(fixture([SETFACL, '-m', 'user:nobody:rwx', '--', '/mnt/fat'], '', { code: 1, stderr: 'setfacl: /mnt/fat: Operation not supported\n' }));
-    const fat = await t.call('POST', '/api/v2/fs/set_permissions', { body: { path: '/mnt/fat', acls: ['u:nobody:rwx'] } });
+    use(
+      fixture([SETFACL, '-m', 'user:nobody:rwx', '--', '/mnt/fat'], '', {
+        code: 1,
+        stderr: 'setfacl: /mnt/fat: Operation not supported\n',
+      }),
+    );
+    const fat = await t.call('POST', '/api/v2/fs/set_permissions', {
+      body: { path: '/mnt/fat', acls: ['u:nobody:rwx'] },
+    });
     expect(fat.status).toBe(409);
 
     // recorded on a file (relative there): the same message for the absolute path
     const onFile = recorded('setfacl', 'error-default-on-file');
-    use(fixture([SETFACL, '-d', '-m', 'user:nobody:r', '--', '/srv/file.txt'], '', { code: onFile.code, stderr: onFile.stderr.replace('share/file.txt', '/srv/file.txt') }));
-    const file = await t.call('POST', '/api/v2/fs/set_permissions', { body: { path: '/srv/file.txt', acls: ['u:nobody:r'], defaults: true } });
+    use(
+      fixture([SETFACL, '-d', '-m', 'user:nobody:r', '--', '/srv/file.txt'], '', {
+        code: onFile.code,
+        stderr: onFile.stderr.replace('share/file.txt', '/srv/file.txt'),
+      }),
+    );
+    const file = await t.call('POST', '/api/v2/fs/set_permissions', {
+      body: { path: '/srv/file.txt', acls: ['u:nobody:r'], defaults: true },
+    });
     expect(file.status).toBe(400);
-    expect(errorOf(file).message).toBe('/srv/file.txt is not a directory: only directories have a default ACL (drop "defaults")');
+    expect(errorOf(file).message).toBe(
+      '/srv/file.txt is not a directory: only directories have a default ACL (drop "defaults")',
+    );
   });
 });
 
@@ -320,7 +405,10 @@ describe('POST /fs/xxhash', () => {
     expect(argvs()).toEqual([argv]);
     expect(r.json.sums.map((x: { fileName: string }) => x.fileName)).toEqual(files);
     expect(r.json.sums).toContainEqual({ hash: 'e4c191d091bd8853', fileName: '/tmp/ballast-fixtures/data/a.txt' });
-    expect(r.json.sums).toContainEqual({ hash: '5cd4f70adc8ca228', fileName: '/tmp/ballast-fixtures/data/paren) = x.txt' });
+    expect(r.json.sums).toContainEqual({
+      hash: '5cd4f70adc8ca228',
+      fileName: '/tmp/ballast-fixtures/data/paren) = x.txt',
+    });
     expect(r.json.sums).toContainEqual({ hash: '77b663aa899d65d0', fileName: '/tmp/ballast-fixtures/data/ lead.txt' });
   });
 
@@ -348,22 +436,36 @@ describe('POST /fs/xxhash', () => {
     const r = await t.call<XxhashAnswer>('POST', '/api/v2/fs/xxhash', { body: { filenames: gone.argv.slice(2) } });
     expect(r.status).toBe(404);
     expect(errorOf(r).message).toBe('cannot hash /tmp/ballast-fixtures/data/gone.txt (No such file or directory)');
-    expect(errorOf(r).details).toEqual({ files: [{ fileName: '/tmp/ballast-fixtures/data/gone.txt', reason: 'No such file or directory' }] });
+    expect(errorOf(r).details).toEqual({
+      files: [{ fileName: '/tmp/ballast-fixtures/data/gone.txt', reason: 'No such file or directory' }],
+    });
 
     const dir = recorded('xxhsum', 'directory');
     use(dir);
-    const d = await t.call<XxhashAnswer>('POST', '/api/v2/fs/xxhash', { body: { filenames: ['/tmp/ballast-fixtures/data'] } });
+    const d = await t.call<XxhashAnswer>('POST', '/api/v2/fs/xxhash', {
+      body: { filenames: ['/tmp/ballast-fixtures/data'] },
+    });
     expect(d.status).toBe(400);
     expect(errorOf(d).message).toBe('cannot hash /tmp/ballast-fixtures/data (Is a directory)');
   });
 
   it('refuses relative names, unknown options, two algorithms, both keys', async () => {
     use();
-    const issues = async (body: unknown) => errorOf(await t.call<XxhashAnswer>('POST', '/api/v2/fs/xxhash', { body })).issues!;
-    expect((await issues({ filenames: ['a.txt'] }))[0]).toEqual({ path: 'body.filenames.0', message: 'must be an absolute path' });
-    expect((await issues({ filenames: ['/a'], options: ['--files-from'] }))[0].message).toMatch(/^option "--files-from" is not allowed for generate/);
-    expect((await issues({ filenames: ['/a'], options: ['-H0', '-H2'] }))[0].message).toBe('option "-H2": only one algorithm (-H) may be given');
-    expect((await issues({ filenames: ['/a'], fileNames: ['/a'] }))[0].message).toBe('give either filenames or fileNames, not both');
+    const issues = async (body: unknown) =>
+      errorOf(await t.call<XxhashAnswer>('POST', '/api/v2/fs/xxhash', { body })).issues!;
+    expect((await issues({ filenames: ['a.txt'] }))[0]).toEqual({
+      path: 'body.filenames.0',
+      message: 'must be an absolute path',
+    });
+    expect((await issues({ filenames: ['/a'], options: ['--files-from'] }))[0].message).toMatch(
+      /^option "--files-from" is not allowed for generate/,
+    );
+    expect((await issues({ filenames: ['/a'], options: ['-H0', '-H2'] }))[0].message).toBe(
+      'option "-H2": only one algorithm (-H) may be given',
+    );
+    expect((await issues({ filenames: ['/a'], fileNames: ['/a'] }))[0].message).toBe(
+      'give either filenames or fileNames, not both',
+    );
     expect((await issues({}))[0]).toEqual({ path: 'body.filenames', message: 'required' });
     expect(argvs()).toEqual([]);
   });
@@ -375,14 +477,19 @@ describe('POST /fs/xxhash_verify', () => {
   const CHECK = ['/usr/bin/xxhsum', '-c'];
 
   it('reads the checksum file, hands exactly its text to xxhsum -c on stdin, answers per-file results', async () => {
-    const text = 'e4c191d091bd8853  /data/a.txt\n0000000000000000  /data/file with spaces.txt\ne4c191d091bd8853  /data/gone.txt\n';
+    const text =
+      'e4c191d091bd8853  /data/a.txt\n0000000000000000  /data/file with spaces.txt\ne4c191d091bd8853  /data/gone.txt\n';
     const sums = join(base, 'check.xxh');
     writeFileSync(sums, text);
     // xxhsum 0.8.1 output for this list read from stdin (it names stdin `stdin`)
     use(
-      fixture(CHECK, "/data/a.txt: OK\n/data/file with spaces.txt: FAILED\nstdin:3: Could not open or read '/data/gone.txt': No such file or directory.\n1 listed file could not be read\n1 computed checksum did NOT match\n", {
-        code: 1,
-      }),
+      fixture(
+        CHECK,
+        "/data/a.txt: OK\n/data/file with spaces.txt: FAILED\nstdin:3: Could not open or read '/data/gone.txt': No such file or directory.\n1 listed file could not be read\n1 computed checksum did NOT match\n",
+        {
+          code: 1,
+        },
+      ),
     );
     const r = await t.call('POST', '/api/v2/fs/xxhash_verify', { body: { checksumFile: sums } });
     expect(r.status, r.text).toBe(200);
@@ -423,7 +530,9 @@ describe('POST /fs/xxhash_verify', () => {
     expect((await call({ checksumFile: join(base, 'nope.xxh') })).status).toBe(404);
     expect((await call({ checksumFile: '/etc/passwd' })).status).toBe(403);
     expect((await call({ checksumFile: tree })).status).toBe(400);
-    expect(errorOf((await call({ checksumFile: join(base, 'ok.xxh'), options: ['-H2'] }))).issues![0].message).toMatch(/not allowed for verify/);
+    expect(errorOf(await call({ checksumFile: join(base, 'ok.xxh'), options: ['-H2'] })).issues![0].message).toMatch(
+      /not allowed for verify/,
+    );
     expect(argvs()).toEqual([]);
   });
 });

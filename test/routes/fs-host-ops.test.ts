@@ -31,40 +31,58 @@ afterAll(async () => {
 const refusal = (p: Promise<unknown>) =>
   p.then(
     () => null,
-    (e: unknown) => (e instanceof SystemRefusal ? { status: e.status, message: e.message } : { status: -1, message: String(e) }),
+    (e: unknown) =>
+      e instanceof SystemRefusal ? { status: e.status, message: e.message } : { status: -1, message: String(e) },
   );
 
 describe('settings.fs', () => {
   it('defaults: the data roots for mounting, writing and reading, 100 000 entries at most', () => {
     const data = ['/mnt', '/srv', '/media', '/data'];
     expect(fsSettings({})).toEqual({ mountRoots: data, writeRoots: data, readRoots: data, exploreMaxEntries: 100_000 });
-    expect(fsSettings({ fs: { mountRoots: ['/tank'] } })).toEqual({ mountRoots: ['/tank'], writeRoots: ['/tank'], readRoots: ['/tank'], exploreMaxEntries: 100_000 });
+    expect(fsSettings({ fs: { mountRoots: ['/tank'] } })).toEqual({
+      mountRoots: ['/tank'],
+      writeRoots: ['/tank'],
+      readRoots: ['/tank'],
+      exploreMaxEntries: 100_000,
+    });
   });
 
   it('a wrong key or value stops the host at start, naming it', () => {
-    expect(() => fsSettings({ fs: { readroots: ['/srv'] } })).toThrow(/^config: settings\.fs: Unrecognized key: "readroots"/);
-    expect(() => fsSettings({ fs: { readRoots: ['srv'] } })).toThrow(/settings\.fs\.readRoots\.0: must be an absolute path/);
+    expect(() => fsSettings({ fs: { readroots: ['/srv'] } })).toThrow(
+      /^config: settings\.fs: Unrecognized key: "readroots"/,
+    );
+    expect(() => fsSettings({ fs: { readRoots: ['srv'] } })).toThrow(
+      /settings\.fs\.readRoots\.0: must be an absolute path/,
+    );
     expect(() => fsSettings({ fs: { exploreMaxEntries: 0 } })).toThrow(/settings\.fs\.exploreMaxEntries/);
   });
 });
 
 describe('fs/read-text', () => {
   it('reads a regular file below the roots', async () => {
-    expect(await t.host.system.handle('fs/read-text', { path: join(base, 'in', 'sums.xxh') })).toEqual({ content: '0123456789abcdef  /a\n' });
+    expect(await t.host.system.handle('fs/read-text', { path: join(base, 'in', 'sums.xxh') })).toEqual({
+      content: '0123456789abcdef  /a\n',
+    });
   });
 
   it('refuses a file over maxBytes (413), a symlink leading outside the roots (403), bad payloads (400)', async () => {
-    expect(await refusal(t.host.system.handle('fs/read-text', { path: join(base, 'in', 'sums.xxh'), maxBytes: 4 }))).toEqual({
+    expect(
+      await refusal(t.host.system.handle('fs/read-text', { path: join(base, 'in', 'sums.xxh'), maxBytes: 4 })),
+    ).toEqual({
       status: 413,
       message: `${join(base, 'in', 'sums.xxh')} is larger than 4 bytes`,
     });
-    expect((await refusal(t.host.system.handle('fs/read-text', { path: join(base, 'in', 'out-link') })))?.status).toBe(403);
+    expect((await refusal(t.host.system.handle('fs/read-text', { path: join(base, 'in', 'out-link') })))?.status).toBe(
+      403,
+    );
     expect((await refusal(t.host.system.handle('fs/read-text', { path: 'relative' })))?.status).toBe(400);
     expect((await refusal(t.host.system.handle('fs/explore', { path: join(base, 'in'), depth: 0 })))?.status).toBe(400);
   });
 
   it('audits what it read (path and size, never the content)', () => {
-    const row = t.host.db.prepare("SELECT argv, note FROM audit_log WHERE kind = 'fs/read-text' ORDER BY id DESC LIMIT 1").get() as { argv: string; note: string };
+    const row = t.host.db
+      .prepare("SELECT argv, note FROM audit_log WHERE kind = 'fs/read-text' ORDER BY id DESC LIMIT 1")
+      .get() as { argv: string; note: string };
     expect(row).toEqual({ argv: JSON.stringify([join(base, 'in', 'sums.xxh')]), note: '21 bytes' });
   });
 });

@@ -4,7 +4,16 @@
  * files' exact contents, the kept previous versions, the events and the refusals.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseKrb5Conf } from '../../handlers/kerberos/parse/krb5-conf';
 import { renderKrb5Conf } from '../../handlers/kerberos/render/krb5-conf';
@@ -44,16 +53,21 @@ beforeEach(() => {
 });
 
 const ORIGINAL = 'includedir /etc/krb5.conf.d\n\n[libdefaults]\n\tdefault_realm = EXAMPLE.TEST\n';
-const NEW = 'includedir /etc/krb5.conf.d\n\n# managed by the API\n[libdefaults]\n\tdefault_realm = CORP.EXAMPLE.COM\n\tdns_lookup_kdc = true\n';
-const LAB = '[realms]\n\tLAB.EXAMPLE.COM = {\n\t\tkdc = kdc.lab.example.com:88\n\t\tadmin_server = kdc.lab.example.com\n\t}\n';
+const NEW =
+  'includedir /etc/krb5.conf.d\n\n# managed by the API\n[libdefaults]\n\tdefault_realm = CORP.EXAMPLE.COM\n\tdns_lookup_kdc = true\n';
+const LAB =
+  '[realms]\n\tLAB.EXAMPLE.COM = {\n\t\tkdc = kdc.lab.example.com:88\n\t\tadmin_server = kdc.lab.example.com\n\t}\n';
 
 /** Where the host keeps the previous version of a replaced or removed file. */
-const backupOf = (file: string) => join(t.config.stateDir, 'backups', `${realpathSync(dirname(file))}/${file.slice(file.lastIndexOf('/') + 1)}.prev`);
+const backupOf = (file: string) =>
+  join(t.config.stateDir, 'backups', `${realpathSync(dirname(file))}/${file.slice(file.lastIndexOf('/') + 1)}.prev`);
 const events = (kind: string) =>
-  (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map((e) => JSON.parse(e.data));
-const issues = (r: { json: unknown }) =>
-  (errorOf(r).issues ?? []).map((i) => `${i.path}: ${i.message}`);
-const post = (path: string, body: unknown, token?: string) => t.call('POST', `/api/v2/kerberos${path}`, { body, token });
+  (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map((e) =>
+    JSON.parse(e.data),
+  );
+const issues = (r: { json: unknown }) => (errorOf(r).issues ?? []).map((i) => `${i.path}: ${i.message}`);
+const post = (path: string, body: unknown, token?: string) =>
+  t.call('POST', `/api/v2/kerberos${path}`, { body, token });
 /** `T`: the route's answer type (handlers/kerberos/requests.ts), unknown when the test reads no success answer */
 const get = <T = unknown>(path: string, token?: string) => t.call<T>('GET', `/api/v2/kerberos${path}`, { token });
 
@@ -80,11 +94,20 @@ describe('POST /kerberos/conf/update', () => {
   });
 
   it('accepts the configured include directory, and either with a trailing slash', async () => {
-    for (const first of [`includedir ${dir}`, `includedir ${dir}/`, 'includedir /etc/krb5.conf.d/', 'includedir /etc/krb5.conf.d  \r']) {
+    for (const first of [
+      `includedir ${dir}`,
+      `includedir ${dir}/`,
+      'includedir /etc/krb5.conf.d/',
+      'includedir /etc/krb5.conf.d  \r',
+    ]) {
       const text = `${first}\n[libdefaults]\n\tforwardable = true\n`;
       const r = await post('/conf/update', { conf: text });
       expect(r.status, first).toBe(200);
-      expect(readFileSync(confFile, 'utf8')).toBe(first.startsWith('includedir /etc/krb5.conf.d') ? `includedir ${dir}\n[libdefaults]\n\tforwardable = true\n` : text);
+      expect(readFileSync(confFile, 'utf8')).toBe(
+        first.startsWith('includedir /etc/krb5.conf.d')
+          ? `includedir ${dir}\n[libdefaults]\n\tforwardable = true\n`
+          : text,
+      );
     }
   });
 
@@ -104,7 +127,9 @@ describe('POST /kerberos/conf/update', () => {
       const r = await post('/conf/update', { conf });
       expect(r.status, conf).toBe(400);
       expect(errorOf(r).code).toBe('validation_failed');
-      expect(issues(r)).toEqual(['body.conf: the first line must be `includedir /etc/krb5.conf.d`: it includes every realm file']);
+      expect(issues(r)).toEqual([
+        'body.conf: the first line must be `includedir /etc/krb5.conf.d`: it includes every realm file',
+      ]);
     }
     expect(readFileSync(confFile, 'utf8')).toBe(ORIGINAL);
     expect(existsSync(backupOf(confFile))).toBe(false);
@@ -151,7 +176,9 @@ describe('realm files', () => {
     expect(events('kerberos.realm.created').slice(before)).toEqual([{ name: 'lab' }]);
     const json = {
       directives: [],
-      sections: { realms: { 'LAB.EXAMPLE.COM': { kdc: ['kdc.lab.example.com:88'], admin_server: 'kdc.lab.example.com' } } },
+      sections: {
+        realms: { 'LAB.EXAMPLE.COM': { kdc: ['kdc.lab.example.com:88'], admin_server: 'kdc.lab.example.com' } },
+      },
       finals: [],
     };
     expect((await get('/realm', reader)).json).toEqual({ 'lab.conf': { raw: LAB, json } });
@@ -198,7 +225,11 @@ describe('realm files', () => {
     expect((await get<RealmFile>('/realm/corp/details')).json.json?.sections).toEqual(sections);
 
     // The full shape (directives, sections, finals) round-trips too.
-    const full = { directives: [], sections: { realms: { 'X.TEST': { kdc: ['k1'] } } }, finals: [['realms', 'X.TEST']] };
+    const full = {
+      directives: [],
+      sections: { realms: { 'X.TEST': { kdc: ['k1'] } } },
+      finals: [['realms', 'X.TEST']],
+    };
     expect((await post('/realm/create', { name: 'x_test-1', conf: full })).status).toBe(200);
     expect(readFileSync(file('x_test-1.conf'), 'utf8')).toBe('[realms]\n\tX.TEST = {\n\t\tkdc = k1\n\t}*\n');
     expect((await get<RealmFile>('/realm/x_test-1/details')).json.json).toEqual(full);
@@ -215,7 +246,20 @@ describe('realm files', () => {
   });
 
   it('names are strict: no /, .., NUL, leading - or dot; nothing is written', async () => {
-    const bad = ['../krb5', '../../etc/passwd', 'a/b', '.hidden', '-rf', 'a..b', 'a\u0000b', '', 'a b', 'x'.repeat(70), 'tab\t', 'ünï'];
+    const bad = [
+      '../krb5',
+      '../../etc/passwd',
+      'a/b',
+      '.hidden',
+      '-rf',
+      'a..b',
+      'a\u0000b',
+      '',
+      'a b',
+      'x'.repeat(70),
+      'tab\t',
+      'ünï',
+    ];
     for (const name of bad) {
       const r = await post('/realm/create', { name, conf: LAB });
       expect(r.status, JSON.stringify(name)).toBe(400);
@@ -244,7 +288,10 @@ describe('realm files', () => {
       [{ realms: { 'X.TEST': { 'bad tag': 'v' } } }, 'body.conf.realms.X.TEST.bad tag: whitespace in tag'],
       [{ realms: { 'X.TEST': { kdc: ['ok', 'bell\u0007'] } } }, 'body.conf.realms.X.TEST.kdc.1: control character'],
       ['[realms]\n\tX = {\n', 'body.conf: does not parse'],
-      [{ directives: [{ type: 'module', path: '/srv/x.so', residual: 'r' }], sections: {} }, 'body.conf: the module directive is not allowed'],
+      [
+        { directives: [{ type: 'module', path: '/srv/x.so', residual: 'r' }], sections: {} },
+        'body.conf: the module directive is not allowed',
+      ],
       [42, 'body.conf: krb5.conf text, or an object of sections'],
       [{ realms: { 'X.TEST': { kdc: 5 } } }, 'body.conf: krb5.conf text, or an object of sections'],
     ];
@@ -265,10 +312,14 @@ describe('realm files', () => {
   it('update replaces an existing file (keeping the previous one) and never creates one', async () => {
     writeFileSync(file('lab.conf'), LAB);
     const before = events('kerberos.realm.updated').length;
-    const r = await post('/realm/lab/update', { conf: { realms: { 'LAB.EXAMPLE.COM': { kdc: ['kdc2.lab.example.com'] } } } });
+    const r = await post('/realm/lab/update', {
+      conf: { realms: { 'LAB.EXAMPLE.COM': { kdc: ['kdc2.lab.example.com'] } } },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.json).toEqual({});
-    expect(readFileSync(file('lab.conf'), 'utf8')).toBe('[realms]\n\tLAB.EXAMPLE.COM = {\n\t\tkdc = kdc2.lab.example.com\n\t}\n');
+    expect(readFileSync(file('lab.conf'), 'utf8')).toBe(
+      '[realms]\n\tLAB.EXAMPLE.COM = {\n\t\tkdc = kdc2.lab.example.com\n\t}\n',
+    );
     expect(readFileSync(backupOf(file('lab.conf')), 'utf8')).toBe(LAB);
     expect(events('kerberos.realm.updated').slice(before)).toEqual([{ name: 'lab' }]);
     expect((await post('/realm/lab/update', { conf: LAB })).status).toBe(200);
@@ -307,7 +358,11 @@ describe('realm files', () => {
     const r = await get<RealmList>('/realm', reader);
     expect(r.status, r.text).toBe(200);
     expect(Object.keys(r.json)).toEqual(['broken.conf', 'extra', 'lab.conf']);
-    expect(r.json['broken.conf']).toEqual({ raw: '[realms]\n\tX = {\n', json: null, error: expect.stringMatching(/^krb5\.conf: line \d+: /) });
+    expect(r.json['broken.conf']).toEqual({
+      raw: '[realms]\n\tX = {\n',
+      json: null,
+      error: expect.stringMatching(/^krb5\.conf: line \d+: /),
+    });
     expect(r.json.extra.json?.sections).toEqual({ libdefaults: { forwardable: 'false' } });
     // The broken one is fixable through the API.
     expect((await get('/realm/broken/details')).json).toEqual(r.json['broken.conf']);

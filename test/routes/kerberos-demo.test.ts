@@ -39,7 +39,11 @@ afterAll(async () => {
 
 async function call<T = unknown>(method: string, path: string, body?: unknown) {
   const res = await host.app.fetch(
-    new Request(`http://demo.local/api/v2/kerberos${path}`, { method, headers: { token, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }),
+    new Request(`http://demo.local/api/v2/kerberos${path}`, {
+      method,
+      headers: { token, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
     host.env,
   );
   return { status: res.status, json: await jsonOf<T>(res) };
@@ -53,8 +57,18 @@ describe('the demo appliance', () => {
       cache: 'FILE:/tmp/krb5cc_0',
       defaultPrincipal: 'administrator@CORP.EXAMPLE.COM',
       tickets: [
-        { service: 'krbtgt/CORP.EXAMPLE.COM@CORP.EXAMPLE.COM', start: '2026-11-25T22:13:20Z', expires: '2026-11-26T08:13:20Z', renewUntil: '2026-12-02T22:13:20Z' },
-        { service: 'ldap/dc01.corp.example.com@CORP.EXAMPLE.COM', start: '2026-11-25T22:13:20Z', expires: '2026-11-26T08:13:20Z', renewUntil: '2026-12-02T22:13:20Z' },
+        {
+          service: 'krbtgt/CORP.EXAMPLE.COM@CORP.EXAMPLE.COM',
+          start: '2026-11-25T22:13:20Z',
+          expires: '2026-11-26T08:13:20Z',
+          renewUntil: '2026-12-02T22:13:20Z',
+        },
+        {
+          service: 'ldap/dc01.corp.example.com@CORP.EXAMPLE.COM',
+          start: '2026-11-25T22:13:20Z',
+          expires: '2026-11-26T08:13:20Z',
+          renewUntil: '2026-12-02T22:13:20Z',
+        },
       ],
     });
   });
@@ -79,14 +93,19 @@ describe('the demo appliance', () => {
     expect(n.status).toBe(400);
     expect(errorOf(n).details?.kind).toBe('client-not-found');
     const k = await call('POST', '/ticket/obtain', { principal: 'host/nas01.corp.example.com' });
-    expect(k.json).toEqual({ message: 'Kerberos ticket obtained for host/nas01.corp.example.com@CORP.EXAMPLE.COM in realm CORP.EXAMPLE.COM' });
+    expect(k.json).toEqual({
+      message: 'Kerberos ticket obtained for host/nas01.corp.example.com@CORP.EXAMPLE.COM in realm CORP.EXAMPLE.COM',
+    });
     const d = await call('POST', '/ticket/obtain', {});
     expect(d.status).toBe(400);
     expect(errorOf(d).details?.kind).toBe('keytab-no-suitable-keys');
   });
 
   it('destroys tickets', async () => {
-    expect(await call('POST', '/ticket/destroy', {})).toEqual({ status: 200, json: { message: 'Kerberos tickets destroyed' } });
+    expect(await call('POST', '/ticket/destroy', {})).toEqual({
+      status: 200,
+      json: { message: 'Kerberos tickets destroyed' },
+    });
   });
 
   it('its seed krb5.conf passes conf/update as it is, and lab.conf is listed', async () => {
@@ -94,7 +113,11 @@ describe('the demo appliance', () => {
     expect((await call('POST', '/conf/update', { conf: seed })).status).toBe(200);
     const r = await call<Record<string, RealmFile>>('GET', '/realm');
     expect(Object.keys(r.json)).toEqual(['lab.conf']);
-    expect((r.json['lab.conf'].json?.sections.realms['LAB.EXAMPLE.COM'] as Krb5Section | undefined)?.kdc).toEqual(['kdc.lab.example.com:88']);
-    expect((await call<RealmFile>('GET', '/realm/lab/details')).json.raw).toBe(readFileSync(join(repo, 'fixtures/demo/files/etc/krb5.conf.d/lab.conf'), 'utf8'));
+    expect((r.json['lab.conf'].json?.sections.realms['LAB.EXAMPLE.COM'] as Krb5Section | undefined)?.kdc).toEqual([
+      'kdc.lab.example.com:88',
+    ]);
+    expect((await call<RealmFile>('GET', '/realm/lab/details')).json.raw).toBe(
+      readFileSync(join(repo, 'fixtures/demo/files/etc/krb5.conf.d/lab.conf'), 'utf8'),
+    );
   });
 });

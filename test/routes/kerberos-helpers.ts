@@ -52,14 +52,23 @@ export class InspectingReplay extends ReplayBackend {
   override async exec(argv: string[], opts: ExecOptions): Promise<ExecResult> {
     this.seen.push({ kind: 'exec', argv, opts });
     if (this.hanging.has(JSON.stringify(argv))) {
-      return { code: 143, signal: 'SIGTERM', stdout: '', stderr: '', timedOut: true, truncated: false, durationMs: opts.timeoutMs ?? 0 };
+      return {
+        code: 143,
+        signal: 'SIGTERM',
+        stdout: '',
+        stderr: '',
+        timedOut: true,
+        truncated: false,
+        durationMs: opts.timeoutMs ?? 0,
+      };
     }
     return super.exec(argv, opts);
   }
 
   override async pty(argv: string[], dialogue: PtyStep[], opts: Omit<ExecOptions, 'stdin'>): Promise<PtyResult> {
     this.seen.push({ kind: 'pty', argv, dialogue, opts });
-    if (this.hanging.has(JSON.stringify(argv))) return { code: -1, output: '', timedOut: true, durationMs: opts.timeoutMs ?? 0 };
+    if (this.hanging.has(JSON.stringify(argv)))
+      return { code: -1, output: '', timedOut: true, durationMs: opts.timeoutMs ?? 0 };
     return super.pty(argv, dialogue, opts);
   }
 

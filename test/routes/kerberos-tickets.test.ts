@@ -22,7 +22,12 @@ const KLIST = '/usr/bin/klist';
 const KDESTROY = '/usr/bin/kdestroy';
 const recorded = (rel: string): Fixture => readFixture(join(repo, 'fixtures', rel));
 /** A recorded fixture answering another argv (ours has `--`, a configured keytab path …). */
-const as = (rel: string, argv: string[], o: Partial<Fixture> = {}): Fixture => ({ ...recorded(rel), argv, scenario: undefined, ...o });
+const as = (rel: string, argv: string[], o: Partial<Fixture> = {}): Fixture => ({
+  ...recorded(rel),
+  argv,
+  scenario: undefined,
+  ...o,
+});
 /** A recorded stdin-pipe kinit replayed as the pty would show it: prompt, then the error. */
 const asPty = (rel: string, argv: string[]): Fixture => {
   const f = recorded(rel);
@@ -41,10 +46,19 @@ let reader: string;
 beforeAll(async () => {
   replay = new InspectingReplay();
   // the recorded keytab fixtures name /etc/samba/nas.keytab , /srv/none.keytab and the recording KDC's /tmp/ballast-kdc-OyMxlB
-  t = await makeTestHost({ routes: KERBEROS_ROUTES, backend: replay, config: { settings: { kerberos: { keytabRoots: ['/etc/samba', '/srv', '/tmp/ballast-kdc-OyMxlB'] } } } });
+  t = await makeTestHost({
+    routes: KERBEROS_ROUTES,
+    backend: replay,
+    config: { settings: { kerberos: { keytabRoots: ['/etc/samba', '/srv', '/tmp/ballast-kdc-OyMxlB'] } } },
+  });
   ccache = `FILE:${t.config.paths.krb5Ccache}`;
   keytab = t.config.paths.keytab;
-  krbEnv = { KRB5_CONFIG: t.config.paths.krb5Conf, KRB5CCNAME: ccache, KRB5_KTNAME: `FILE:${keytab}`, KRB5_CLIENT_KTNAME: `FILE:${keytab}` };
+  krbEnv = {
+    KRB5_CONFIG: t.config.paths.krb5Conf,
+    KRB5CCNAME: ccache,
+    KRB5_KTNAME: `FILE:${keytab}`,
+    KRB5_CLIENT_KTNAME: `FILE:${keytab}`,
+  };
   reader = await t.token(['kerberos:read']);
 });
 afterAll(() => t.close());
@@ -57,9 +71,12 @@ const krb5Conf = (defaultRealm?: string) => {
   );
 };
 const events = (kind: string) =>
-  (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map((e) => JSON.parse(e.data));
+  (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map((e) =>
+    JSON.parse(e.data),
+  );
 const issues = issuePaths;
-const obtain = (body: unknown, token?: string) => t.call<z.infer<typeof MessageSchema>>('POST', '/api/v2/kerberos/ticket/obtain', { body, token });
+const obtain = (body: unknown, token?: string) =>
+  t.call<z.infer<typeof MessageSchema>>('POST', '/api/v2/kerberos/ticket/obtain', { body, token });
 
 beforeEach(() => {
   replay.seen.length = 0;
@@ -89,16 +106,27 @@ describe('POST /kerberos/ticket/obtain with username and password', () => {
     ]);
     // The prompt's regex really matches what kinit prints.
     expect(new RegExp(replay.seen[0].dialogue![0].expect).test('Password for alice@EXAMPLE.TEST: ')).toBe(true);
-    expect(events('kerberos.ticket.obtained').slice(before)).toEqual([{ realm: 'EXAMPLE.TEST', principal: 'alice@EXAMPLE.TEST' }]);
+    expect(events('kerberos.ticket.obtained').slice(before)).toEqual([
+      { realm: 'EXAMPLE.TEST', principal: 'alice@EXAMPLE.TEST' },
+    ]);
   });
 
   it('uses body.realm when given, without needing krb5.conf', async () => {
     rmSync(t.config.paths.krb5Conf);
     const a = [KINIT, '--', 'Administrator@CORP.EXAMPLE.COM'];
-    replay.load([ptyFixture(a, 0, ['Password for Administrator@CORP.EXAMPLE.COM: '], 'test-constructed from kinit/local-password-ok.yaml')]);
+    replay.load([
+      ptyFixture(
+        a,
+        0,
+        ['Password for Administrator@CORP.EXAMPLE.COM: '],
+        'test-constructed from kinit/local-password-ok.yaml',
+      ),
+    ]);
     const r = await obtain({ realm: 'CORP.EXAMPLE.COM', username: 'Administrator', password: PASSWORD });
     expect(r.status, r.text).toBe(200);
-    expect(r.json.message).toBe('Kerberos ticket obtained for Administrator@CORP.EXAMPLE.COM in realm CORP.EXAMPLE.COM');
+    expect(r.json.message).toBe(
+      'Kerberos ticket obtained for Administrator@CORP.EXAMPLE.COM in realm CORP.EXAMPLE.COM',
+    );
     expect(replay.last().argv).toEqual(a);
   });
 
@@ -106,18 +134,56 @@ describe('POST /kerberos/ticket/obtain with username and password', () => {
     krb5Conf();
     const r = await obtain({ username: 'alice', password: PASSWORD });
     expect(r.status).toBe(409);
-    expect(errorOf(r)).toMatchObject({ code: 'conflict', message: `no realm given, and ${t.config.paths.krb5Conf} sets no default_realm` });
+    expect(errorOf(r)).toMatchObject({
+      code: 'conflict',
+      message: `no realm given, and ${t.config.paths.krb5Conf} sets no default_realm`,
+    });
     rmSync(t.config.paths.krb5Conf);
     expect((await obtain({ username: 'alice', password: PASSWORD })).status).toBe(409);
     expect(replay.seen).toEqual([]);
   });
 
   const failures: [string, string, number, string, string, string][] = [
-    ['a wrong password', 'kinit/local-password-incorrect.yaml', 400, 'bad_request', 'password-incorrect', 'kinit failed for alice@EXAMPLE.TEST: Password incorrect'],
-    ['a disabled principal', 'kinit/local-client-revoked.yaml', 400, 'bad_request', 'client-revoked', "kinit failed for alice@EXAMPLE.TEST: Client's credentials have been revoked"],
-    ['an expired principal', 'kinit/local-client-expired.yaml', 400, 'bad_request', 'client-expired', "kinit failed for alice@EXAMPLE.TEST: Client's entry in database has expired"],
-    ['an expired password', 'kinit/local-password-expired.yaml', 400, 'bad_request', 'password-expired', 'kinit failed for alice@EXAMPLE.TEST: Password has expired (change it first)'],
-    ['kinit reading no password', 'kinit/local-no-password.yaml', 502, 'command_failed', 'cannot-read-password', 'kinit failed for alice@EXAMPLE.TEST: Cannot read password'],
+    [
+      'a wrong password',
+      'kinit/local-password-incorrect.yaml',
+      400,
+      'bad_request',
+      'password-incorrect',
+      'kinit failed for alice@EXAMPLE.TEST: Password incorrect',
+    ],
+    [
+      'a disabled principal',
+      'kinit/local-client-revoked.yaml',
+      400,
+      'bad_request',
+      'client-revoked',
+      "kinit failed for alice@EXAMPLE.TEST: Client's credentials have been revoked",
+    ],
+    [
+      'an expired principal',
+      'kinit/local-client-expired.yaml',
+      400,
+      'bad_request',
+      'client-expired',
+      "kinit failed for alice@EXAMPLE.TEST: Client's entry in database has expired",
+    ],
+    [
+      'an expired password',
+      'kinit/local-password-expired.yaml',
+      400,
+      'bad_request',
+      'password-expired',
+      'kinit failed for alice@EXAMPLE.TEST: Password has expired (change it first)',
+    ],
+    [
+      'kinit reading no password',
+      'kinit/local-no-password.yaml',
+      502,
+      'command_failed',
+      'cannot-read-password',
+      'kinit failed for alice@EXAMPLE.TEST: Cannot read password',
+    ],
   ];
   for (const [what, rel, status, code, kind, message] of failures) {
     it(`${what}: ${status} ${code} with kinit's reason`, async () => {
@@ -162,7 +228,11 @@ describe('POST /kerberos/ticket/obtain with username and password', () => {
     replay.hanging.add(JSON.stringify(argv));
     const r = await obtain({ username: 'alice', password: PASSWORD });
     expect(r.status).toBe(504);
-    expect(errorOf(r)).toMatchObject({ code: 'command_timeout', message: 'kinit did not finish within 20 s (is the KDC or its DNS reachable?)', details: { command: argv, timeoutMs: 20000 } });
+    expect(errorOf(r)).toMatchObject({
+      code: 'command_timeout',
+      message: 'kinit did not finish within 20 s (is the KDC or its DNS reachable?)',
+      details: { command: argv, timeoutMs: 20000 },
+    });
   });
 
   it('the password never appears in a response, the audit log, an event, or a log line, even if the terminal echoes it', async () => {
@@ -175,11 +245,23 @@ describe('POST /kerberos/ticket/obtain with username and password', () => {
     try {
       const answers: string[] = [];
       // A terminal that echoes: the password comes back in kinit's output.
-      replay.load([ptyFixture(argv, 1, [`Password for alice@EXAMPLE.TEST: ${PASSWORD}`, 'kinit: Password incorrect while getting initial credentials'], 'test-constructed: an echoing terminal'), ]);
+      replay.load([
+        ptyFixture(
+          argv,
+          1,
+          [
+            `Password for alice@EXAMPLE.TEST: ${PASSWORD}`,
+            'kinit: Password incorrect while getting initial credentials',
+          ],
+          'test-constructed: an echoing terminal',
+        ),
+      ]);
       const echoed = await obtain({ username: 'alice', password: PASSWORD });
       answers.push(echoed.text);
       expect(echoed.status).toBe(400);
-      expect(errorOf(echoed).details?.stderr).toBe('Password for alice@EXAMPLE.TEST: ********\nkinit: Password incorrect while getting initial credentials');
+      expect(errorOf(echoed).details?.stderr).toBe(
+        'Password for alice@EXAMPLE.TEST: ********\nkinit: Password incorrect while getting initial credentials',
+      );
       replay.load([asPty('kinit/local-password-ok.yaml', argv)]);
       answers.push((await obtain({ username: 'alice', password: PASSWORD })).text);
       // Refused passwords: the validation message must not repeat them either.
@@ -240,18 +322,28 @@ describe('POST /kerberos/ticket/obtain from a keytab', () => {
     const before = events('kerberos.ticket.obtained').length;
     const r = await obtain({ principal: 'host/nas01.example.test' });
     expect(r.status, r.text).toBe(200);
-    expect(r.json.message).toBe('Kerberos ticket obtained for host/nas01.example.test@EXAMPLE.TEST in realm EXAMPLE.TEST');
+    expect(r.json.message).toBe(
+      'Kerberos ticket obtained for host/nas01.example.test@EXAMPLE.TEST in realm EXAMPLE.TEST',
+    );
     expect(replay.seen).toEqual([{ kind: 'exec', argv, opts: { env: krbEnv, timeoutMs: DEFAULT_KINIT_TIMEOUT_MS } }]);
-    expect(events('kerberos.ticket.obtained').slice(before)).toEqual([{ realm: 'EXAMPLE.TEST', principal: 'host/nas01.example.test@EXAMPLE.TEST' }]);
+    expect(events('kerberos.ticket.obtained').slice(before)).toEqual([
+      { realm: 'EXAMPLE.TEST', principal: 'host/nas01.example.test@EXAMPLE.TEST' },
+    ]);
   });
 
   it('takes path and a principal with its realm as given (no krb5.conf needed)', async () => {
     rmSync(t.config.paths.krb5Conf);
     const argv = [KINIT, '-k', '-t', '/etc/samba/nas.keytab', '--', 'nfs/nas01.corp.example.com@CORP.EXAMPLE.COM'];
     replay.load([as('kinit/local-keytab-ok.yaml', argv)]);
-    const r = await obtain({ path: '/etc/samba/nas.keytab', principal: 'nfs/nas01.corp.example.com@CORP.EXAMPLE.COM', realm: 'CORP.EXAMPLE.COM' });
+    const r = await obtain({
+      path: '/etc/samba/nas.keytab',
+      principal: 'nfs/nas01.corp.example.com@CORP.EXAMPLE.COM',
+      realm: 'CORP.EXAMPLE.COM',
+    });
     expect(r.status, r.text).toBe(200);
-    expect(r.json.message).toBe('Kerberos ticket obtained for nfs/nas01.corp.example.com@CORP.EXAMPLE.COM in realm CORP.EXAMPLE.COM');
+    expect(r.json.message).toBe(
+      'Kerberos ticket obtained for nfs/nas01.corp.example.com@CORP.EXAMPLE.COM in realm CORP.EXAMPLE.COM',
+    );
     expect(replay.last().argv).toEqual(argv);
   });
 
@@ -267,7 +359,7 @@ describe('POST /kerberos/ticket/obtain from a keytab', () => {
     ]);
   });
 
-  it('a missing keytab: 404 with kinit\'s reason; a keytab without the key: 400', async () => {
+  it("a missing keytab: 404 with kinit's reason; a keytab without the key: 400", async () => {
     const missing = [KINIT, '-k', '-t', '/srv/none.keytab', '--', 'host/nas01.example.test@EXAMPLE.TEST'];
     replay.load([
       as('kinit/local-keytab-missing.yaml', missing, {
@@ -342,7 +434,7 @@ describe('GET /kerberos/ticket/list', () => {
     expect(replay.seen).toEqual([{ kind: 'exec', argv: [KLIST], opts: { env: krbEnv } }]);
   });
 
-  it('no cache: 404 with klist\'s reason', async () => {
+  it("no cache: 404 with klist's reason", async () => {
     replay.load([{ ...as('klist/local-no-cache.yaml', [KLIST]), once: true }]);
     const r = await t.call('GET', '/api/v2/kerberos/ticket/list');
     expect(r.status).toBe(404);
@@ -353,8 +445,10 @@ describe('GET /kerberos/ticket/list', () => {
     });
   });
 
-  it('output that is not klist\'s: 502 naming the parser, not a 500', async () => {
-    replay.load([{ source: 'test-constructed', argv: [KLIST], code: 0, stdout: 'something else\n', stderr: '', once: true }]);
+  it("output that is not klist's: 502 naming the parser, not a 500", async () => {
+    replay.load([
+      { source: 'test-constructed', argv: [KLIST], code: 0, stdout: 'something else\n', stderr: '', once: true },
+    ]);
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
       const r = await t.call('GET', '/api/v2/kerberos/ticket/list');
@@ -375,7 +469,16 @@ describe('GET /kerberos/ticket/list', () => {
 
 describe('POST /kerberos/ticket/destroy', () => {
   it('runs kdestroy on the product cache, answers a message, and records the event', async () => {
-    replay.load([{ source: 'test-constructed: kdestroy of an existing cache prints nothing (krb5 1.20)', argv: [KDESTROY], code: 0, stdout: '', stderr: '', once: true }]);
+    replay.load([
+      {
+        source: 'test-constructed: kdestroy of an existing cache prints nothing (krb5 1.20)',
+        argv: [KDESTROY],
+        code: 0,
+        stdout: '',
+        stderr: '',
+        once: true,
+      },
+    ]);
     const before = events('kerberos.ticket.destroyed').length;
     const r = await t.call('POST', '/api/v2/kerberos/ticket/destroy', { body: {} });
     expect(r.status, r.text).toBe(200);
@@ -414,7 +517,10 @@ describe('POST /kerberos/key/list', () => {
     const f = as('klist/local-keytab-k-t-e.yaml', argv);
     replay.load([f]);
     const eventsBefore = t.host.db.prepare('SELECT COUNT(*) AS n FROM events').get();
-    const r = await t.call<z.infer<typeof KeyListResponseSchema>>('POST', '/api/v2/kerberos/key/list', { body: {}, token: reader });
+    const r = await t.call<z.infer<typeof KeyListResponseSchema>>('POST', '/api/v2/kerberos/key/list', {
+      body: {},
+      token: reader,
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.json.raw).toBe(f.stdout);
     expect(r.json.json.keytab).toBe('FILE:/tmp/ballast-kdc-OyMxlB/krb5.keytab');
@@ -434,7 +540,9 @@ describe('POST /kerberos/key/list', () => {
   it('takes a path; a missing keytab is a 404, a file that is no keytab a 400', async () => {
     const missing = [KLIST, '-k', '-t', '-e', '--', '/tmp/ballast-kdc-OyMxlB/missing.keytab'];
     replay.load([as('klist/local-keytab-missing.yaml', missing)]);
-    const r = await t.call('POST', '/api/v2/kerberos/key/list', { body: { path: '/tmp/ballast-kdc-OyMxlB/missing.keytab' } });
+    const r = await t.call('POST', '/api/v2/kerberos/key/list', {
+      body: { path: '/tmp/ballast-kdc-OyMxlB/missing.keytab' },
+    });
     expect(r.status).toBe(404);
     expect(errorOf(r)).toMatchObject({
       code: 'not_found',
@@ -443,13 +551,28 @@ describe('POST /kerberos/key/list', () => {
     });
     const empty = [KLIST, '-k', '-t', '-e', '--', '/tmp/ballast-kdc-OyMxlB/empty.keytab'];
     replay.load([as('klist/local-keytab-empty-file.yaml', empty)]);
-    const e = await t.call('POST', '/api/v2/kerberos/key/list', { body: { path: '/tmp/ballast-kdc-OyMxlB/empty.keytab' } });
+    const e = await t.call('POST', '/api/v2/kerberos/key/list', {
+      body: { path: '/tmp/ballast-kdc-OyMxlB/empty.keytab' },
+    });
     expect(e.status).toBe(400);
-    expect(errorOf(e)).toMatchObject({ code: 'bad_request', message: 'klist failed: Unsupported key table format version number', details: { kind: 'keytab-invalid' } });
+    expect(errorOf(e)).toMatchObject({
+      code: 'bad_request',
+      message: 'klist failed: Unsupported key table format version number',
+      details: { kind: 'keytab-invalid' },
+    });
   });
 
   it('refuses relative paths, .., blanks, a TYPE: prefix and option-like values; runs nothing', async () => {
-    for (const path of ['krb5.keytab', '/etc/../etc/shadow', '/etc/krb5.keytab/..', '/a b', 'MEMORY:x', '-k', '/etc/krb5.keytab\n', '']) {
+    for (const path of [
+      'krb5.keytab',
+      '/etc/../etc/shadow',
+      '/etc/krb5.keytab/..',
+      '/a b',
+      'MEMORY:x',
+      '-k',
+      '/etc/krb5.keytab\n',
+      '',
+    ]) {
       const r = await t.call('POST', '/api/v2/kerberos/key/list', { body: { path } });
       expect(r.status, path).toBe(400);
       expect(issues(r)).toEqual(['body.path']);
@@ -467,25 +590,41 @@ afterEach(() => {
   rmSync(t.config.paths.krb5Conf, { force: true });
 });
 
-
 describe('hints for a realm in the wrong place or case (issue 12 item 4)', () => {
   it('a username with @REALM is a 400 saying to use realm; nothing runs', async () => {
     const r = await obtain({ username: 'alice@EXAMPLE.TEST', password: PASSWORD });
     expect(r.status).toBe(400);
     const err = errorOf(r);
     expect(err.code).toBe('validation_failed');
-    expect(err.issues).toEqual([{ path: 'body.username', message: 'username: give the user name alone and the realm in `realm` (username alice, realm EXAMPLE.TEST)' }]);
+    expect(err.issues).toEqual([
+      {
+        path: 'body.username',
+        message: 'username: give the user name alone and the realm in `realm` (username alice, realm EXAMPLE.TEST)',
+      },
+    ]);
     expect(replay.seen).toEqual([]);
   });
 
   it('a failure for a lower-case realm says realms are usually upper case', async () => {
     const lower = [KINIT, '--', 'alice@example.test'];
-    replay.load([ptyFixture(lower, 1, ['Password for alice@example.test: ', 'kinit: Cannot find KDC for realm "example.test" while getting initial credentials'], 'test-constructed: a lower-case realm')]);
+    replay.load([
+      ptyFixture(
+        lower,
+        1,
+        [
+          'Password for alice@example.test: ',
+          'kinit: Cannot find KDC for realm "example.test" while getting initial credentials',
+        ],
+        'test-constructed: a lower-case realm',
+      ),
+    ]);
     const r = await obtain({ realm: 'example.test', username: 'alice', password: PASSWORD });
     expect(r.status).toBe(400);
     const err = errorOf(r);
     expect(detail(r, 'kind')).toBe('realm-unknown');
-    expect(err.message).toMatch(/\(realm names are case-sensitive and usually upper case: did you mean EXAMPLE\.TEST\?\)$/);
+    expect(err.message).toMatch(
+      /\(realm names are case-sensitive and usually upper case: did you mean EXAMPLE\.TEST\?\)$/,
+    );
     // an upper-case realm gets no such hint
     const upper = [KINIT, '--', 'alice@NOWHERE.TEST'];
     replay.load([asPty('kinit/local-realm-unknown.yaml', upper)]);

@@ -63,7 +63,11 @@ describe('the demo appliance: keys', () => {
       [1, 'ssh-ed25519', 'alice@old-laptop', '20:fd:2d:69:a8:fb:18:22:8e:98:ac:b8:d2:37:74:55'],
       [2, 'ecdsa-sha2-nistp256', 'alice@workstation', '37:7d:2a:66:2c:48:81:d4:dd:5f:bc:39:80:64:38:92'],
     ]);
-    expect(list[0].line.startsWith('from="10.0.0.0/8,192.168.1.*",no-port-forwarding,command="/usr/local/bin/backup --mode \\"full\\"" ssh-rsa ')).toBe(true);
+    expect(
+      list[0].line.startsWith(
+        'from="10.0.0.0/8,192.168.1.*",no-port-forwarding,command="/usr/local/bin/backup --mode \\"full\\"" ssh-rsa ',
+      ),
+    ).toBe(true);
   });
 
   it('answers every example of every keys route with its status and schema', async () => {
@@ -72,8 +76,13 @@ describe('the demo appliance: keys', () => {
       expect(r.meta.examples?.length, `${r.meta.method} ${r.meta.path} has examples`).toBeGreaterThan(0);
       for (const ex of r.meta.examples ?? []) {
         const res = await call(r.meta.method, r.meta.path, { query: ex.query, body: ex.body });
-        expect([r.meta.path, ex.summary, res.status], JSON.stringify(res.json)).toEqual([r.meta.path, ex.summary, ex.status ?? 200]);
-        if (res.status === 200) expect(r.schemas.response.safeParse(res.json).success, `${ex.summary}: response schema`).toBe(true);
+        expect([r.meta.path, ex.summary, res.status], JSON.stringify(res.json)).toEqual([
+          r.meta.path,
+          ex.summary,
+          ex.status ?? 200,
+        ]);
+        if (res.status === 200)
+          expect(r.schemas.response.safeParse(res.json).success, `${ex.summary}: response schema`).toBe(true);
         n++;
       }
     }
@@ -87,22 +96,34 @@ describe('the demo appliance: keys', () => {
     expect(file).toBe(
       `${seed.replace(`${oldLaptop}\n`, '')}from="10.0.8.0/24",command="/usr/local/bin/backup-receive",restrict ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK1VARsg9gxZaq6VedNAqHTI4N2EARHphOP5q9n6zqpH backup@vault01\n`,
     );
-    const kinds = host.db.prepare("SELECT kind, data FROM events WHERE kind LIKE 'keys.%' ORDER BY seq").all() as { kind: string; data: string }[];
+    const kinds = host.db.prepare("SELECT kind, data FROM events WHERE kind LIKE 'keys.%' ORDER BY seq").all() as {
+      kind: string;
+      data: string;
+    }[];
     expect(kinds.map((k) => [k.kind, JSON.parse(k.data)])).toEqual([
       ['keys.public.regenerated', { user: 'root' }],
       ['keys.public.regenerated', { user: 'alice' }],
-      ['keys.authorized.added', { user: 'alice', fingerprint: 'f9:bd:e4:5e:0e:5c:ff:0c:ea:6a:a2:02:1e:b1:c7:55', comment: 'backup@vault01' }],
+      [
+        'keys.authorized.added',
+        { user: 'alice', fingerprint: 'f9:bd:e4:5e:0e:5c:ff:0c:ea:6a:a2:02:1e:b1:c7:55', comment: 'backup@vault01' },
+      ],
       ['keys.authorized.removed', { user: 'alice', fingerprint: '20:fd:2d:69:a8:fb:18:22:8e:98:ac:b8:d2:37:74:55' }],
     ]);
   });
 
   it("keeps root's key pair (a replayed ssh-keygen writes nothing) and refuses users it does not manage", async () => {
     const r = await call('GET', '/api/v2/system/keys/pub');
-    expect(r).toEqual({ status: 200, json: { public_key: readFileSync(join(repo, 'fixtures/demo/files/root/.ssh/id_ed25519.pub'), 'utf8').trim() } });
+    expect(r).toEqual({
+      status: 200,
+      json: { public_key: readFileSync(join(repo, 'fixtures/demo/files/root/.ssh/id_ed25519.pub'), 'utf8').trim() },
+    });
     expect(readdirSync(join(root, 'root/.ssh')).sort()).toEqual(['authorized_keys', 'id_ed25519.pub']);
     expect(readdirSync(join(root, 'home/alice/.ssh')).sort()).toEqual(['authorized_keys']);
     expect((await call('GET', '/api/v2/system/keys/auth', { query: { user: 'nobody' } })).status).toBe(403);
     const bob = await call('GET', '/api/v2/system/keys/auth', { query: { user: 'bob' } });
-    expect(bob).toEqual({ status: 404, json: { error: expect.objectContaining({ code: 'not_found', message: 'no user bob in the user database' }) } });
+    expect(bob).toEqual({
+      status: 404,
+      json: { error: expect.objectContaining({ code: 'not_found', message: 'no user bob in the user database' }) },
+    });
   });
 });

@@ -5,7 +5,19 @@
  * permissions, the compare-and-swap write, and concurrent adds and removes losing nothing.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -35,7 +47,10 @@ const rsaBlob = (bytes: number) => {
   n[0] = 0x7f;
   return Buffer.concat([str(Buffer.from('ssh-rsa')), str(Buffer.from([1, 0, 1])), str(n)]).toString('base64');
 };
-const md5Of = (name: string) => readFileSync(join(repo, 'fixtures/ssh-keygen', `${name}.md5`), 'utf8').split(' ')[1].slice(4);
+const md5Of = (name: string) =>
+  readFileSync(join(repo, 'fixtures/ssh-keygen', `${name}.md5`), 'utf8')
+    .split(' ')[1]
+    .slice(4);
 
 let t: TestHost;
 let reader: string;
@@ -47,7 +62,20 @@ let rootSsh: string;
 
 const passwd = (line: string, name: string) => fixture([GETENT, 'passwd', '--', name], `${line}\n`);
 const keygenArgv = (user: string, file: string, comment: string) => [
-  '/usr/sbin/runuser', '-u', user, '--', '/usr/bin/ssh-keygen', '-t', 'ed25519', '-N', '', '-f', file, '-C', comment, '-q',
+  '/usr/sbin/runuser',
+  '-u',
+  user,
+  '--',
+  '/usr/bin/ssh-keygen',
+  '-t',
+  'ed25519',
+  '-N',
+  '',
+  '-f',
+  file,
+  '-C',
+  comment,
+  '-q',
 ];
 
 beforeAll(async () => {
@@ -66,7 +94,14 @@ beforeAll(async () => {
       fixture([GETENT, 'group', '--', 'ballast-keys'], 'ballast-keys:x:4300:alice\n'),
     ],
     config: {
-      settings: { keys: { homeRoots: [join(users, 'home'), join(users, 'root')], userRoot: users, setOwner: asRoot, commentHost: 'nas01' } },
+      settings: {
+        keys: {
+          homeRoots: [join(users, 'home'), join(users, 'root')],
+          userRoot: users,
+          setOwner: asRoot,
+          commentHost: 'nas01',
+        },
+      },
     },
   });
   reader = await t.token(['keys:read']);
@@ -87,10 +122,13 @@ beforeEach(() => {
 const q = (user?: string) => (user ? `?user=${user}` : '');
 const list = (user?: string, token?: string) => t.call('GET', `/api/v2/system/keys/auth${q(user)}`, { token });
 /** The answer of auth/add: the added entry (KeyEntrySchema) or an error (errorOf). */
-const add = (body: unknown, token?: string) => t.call<z.infer<typeof KeyEntrySchema>>('POST', '/api/v2/system/keys/auth/add', { body, token });
+const add = (body: unknown, token?: string) =>
+  t.call<z.infer<typeof KeyEntrySchema>>('POST', '/api/v2/system/keys/auth/add', { body, token });
 const remove = (body: unknown, token?: string) => t.call('POST', '/api/v2/system/keys/auth/remove', { body, token });
 const events = (kind: string) =>
-  (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map((e) => JSON.parse(e.data) as unknown);
+  (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map(
+    (e) => JSON.parse(e.data) as unknown,
+  );
 const issues = (r: { json: unknown }) => (errorOf(r).issues ?? []).map((i) => `${i.path}: ${i.message}`);
 const mode = (p: string) => statSync(p).mode & 0o7777;
 const owner = (p: string) => ({ uid: statSync(p).uid, gid: statSync(p).gid });
@@ -102,7 +140,9 @@ describe('GET /system/keys/auth', () => {
     writeFileSync(join(aliceSsh, 'authorized_keys'), readFileSync(join(repo, 'fixtures/authorized_keys/mixed.txt')));
     const r = await list('alice', reader);
     expect(r.status).toBe(200);
-    expect(AuthorizedListSchema.parse(r.json)).toEqual(JSON.parse(readFileSync(join(repo, 'fixtures/authorized_keys/mixed.expected.json'), 'utf8')));
+    expect(AuthorizedListSchema.parse(r.json)).toEqual(
+      JSON.parse(readFileSync(join(repo, 'fixtures/authorized_keys/mixed.expected.json'), 'utf8')),
+    );
   });
 
   it('defaults to the API user (root), and takes members of the group, listed or by primary group', async () => {
@@ -117,12 +157,24 @@ describe('GET /system/keys/auth', () => {
 
   it('refuses users it does not manage, unknown users, homes outside the roots, and bad names', async () => {
     const m = await list('mallory');
-    expect([m.status, errorOf(m).message]).toEqual([403, 'the keys of mallory are not managed here: only root and members of group ballast-keys (settings.keys)']);
-    expect([(await list('bob')).status, errorOf(await list('bob')).message]).toEqual([404, 'no user bob in the user database']);
+    expect([m.status, errorOf(m).message]).toEqual([
+      403,
+      'the keys of mallory are not managed here: only root and members of group ballast-keys (settings.keys)',
+    ]);
+    expect([(await list('bob')).status, errorOf(await list('bob')).message]).toEqual([
+      404,
+      'no user bob in the user database',
+    ]);
     const c = await list('carol');
-    expect([c.status, errorOf(c).message]).toEqual([403, 'the home /elsewhere/carol of carol is outside the home roots (settings.keys.homeRoots)']);
+    expect([c.status, errorOf(c).message]).toEqual([
+      403,
+      'the home /elsewhere/carol of carol is outside the home roots (settings.keys.homeRoots)',
+    ]);
     const e = await list('erin');
-    expect([e.status, errorOf(e).message]).toEqual([403, 'the home /home/erin of erin is outside the home roots (settings.keys.homeRoots)']);
+    expect([e.status, errorOf(e).message]).toEqual([
+      403,
+      'the home /home/erin of erin is outside the home roots (settings.keys.homeRoots)',
+    ]);
     for (const bad of ['-x', '.hidden', 'a/b', '..', 'a%00b', 'x'.repeat(40)]) {
       const r = await list(bad);
       expect([bad, r.status, errorOf(r).code]).toEqual([bad, 400, 'validation_failed']);
@@ -148,7 +200,10 @@ describe('GET /system/keys/auth', () => {
     rmSync(join(aliceSsh, 'authorized_keys'));
     execFileSync('/usr/bin/mkfifo', [join(aliceSsh, 'authorized_keys')]);
     const f = await list('alice');
-    expect([f.status, errorOf(f).message]).toEqual([403, '/home/alice/.ssh/authorized_keys is not a regular file: refused']);
+    expect([f.status, errorOf(f).message]).toEqual([
+      403,
+      '/home/alice/.ssh/authorized_keys is not a regular file: refused',
+    ]);
   });
 });
 
@@ -172,7 +227,11 @@ describe('POST /system/keys/auth/add', () => {
       expect(owner(join(aliceSsh, 'authorized_keys'))).toEqual(ALICE);
     }
     expect(readdirSync(aliceSsh)).toEqual(['authorized_keys']); // no temp file left
-    expect(events('keys.authorized.added').at(-1)).toEqual({ user: 'alice', fingerprint: md5Of('ed25519'), comment: 'admin@nas01' });
+    expect(events('keys.authorized.added').at(-1)).toEqual({
+      user: 'alice',
+      fingerprint: md5Of('ed25519'),
+      comment: 'admin@nas01',
+    });
     expect(JSON.stringify(events('keys.authorized.added'))).not.toContain(key('ed25519').split(' ')[1]);
   });
 
@@ -198,7 +257,11 @@ describe('POST /system/keys/auth/add', () => {
     // a certificate has its key's fingerprint: remove the plain key first, then add the certificate
     expect((await remove({ fingerprint: md5Of('ed25519') })).status).toBe(200);
     const c = await add({ key: `cert-authority,principals="alice,bob" ${key('ed25519-cert')}` });
-    expect([c.status, c.json.algo, c.json.fingerprint]).toEqual([200, 'ssh-ed25519-cert-v01@openssh.com', md5Of('ed25519-cert')]);
+    expect([c.status, c.json.algo, c.json.fingerprint]).toEqual([
+      200,
+      'ssh-ed25519-cert-v01@openssh.com',
+      md5Of('ed25519-cert'),
+    ]);
     const listed = AuthorizedListSchema.parse((await list()).json);
     expect(listed.filter((e) => e.error)).toEqual([]);
     expect(listed).toHaveLength(8);
@@ -209,7 +272,10 @@ describe('POST /system/keys/auth/add', () => {
     const file = join(rootSsh, 'authorized_keys');
     const before = readFileSync(file, 'utf8');
     const dup = await add({ key: `restrict ${key('ed25519')}` });
-    expect([dup.status, errorOf(dup).message]).toEqual([409, `the key ${md5Of('ed25519')} is already authorized for root (entry 0)`]);
+    expect([dup.status, errorOf(dup).message]).toEqual([
+      409,
+      `the key ${md5Of('ed25519')} is already authorized for root (entry 0)`,
+    ]);
     const cases: [unknown, string][] = [
       [{ key: 'ssh-ed25519 AAAAnotbase64!!' }, 'body.key: the key is not valid base64'],
       [{ key: `ssh-rsa ${key('ed25519').split(' ')[1]}` }, 'body.key: the blob holds a ssh-ed25519 key, not ssh-rsa'],
@@ -220,7 +286,10 @@ describe('POST /system/keys/auth/add', () => {
       [{ key: `ssh-rsa ${rsaBlob(2049)}` }, 'body.key: RSA keys have at most 16384 bits (this one has 16391)'],
       [{ key: `${key('ecdsa256')}\n${key('rsa3072')}` }, 'body.key: must be one line: no line break or NUL'],
       [{ key: `${key('ecdsa256')} a\u001bb` }, 'body.key: must not contain control characters'],
-      [{ key: `${key('ecdsa256')} ${'x'.repeat(8192)}` }, 'body.key: Too big: expected string to have <=8192 characters'],
+      [
+        { key: `${key('ecdsa256')} ${'x'.repeat(8192)}` },
+        'body.key: Too big: expected string to have <=8192 characters',
+      ],
       [{ key: '# just a comment' }, 'body.key: is a comment line, not a key'],
       [{ key: '' }, 'body.key: Too small: expected string to have >=1 characters'],
       [{}, 'body.key: Invalid input: expected string, received undefined'],
@@ -247,7 +316,10 @@ describe('files it will not rewrite', () => {
     const latin1 = Buffer.concat([Buffer.from(`${key('ed25519')} J`), Buffer.from([0xf6]), Buffer.from('rg\n')]);
     writeFileSync(file, latin1);
     const r = await add({ key: key('ecdsa256') });
-    expect([r.status, errorOf(r).message]).toEqual([409, '/root/.ssh/authorized_keys is not UTF-8 text; it is left as it is']);
+    expect([r.status, errorOf(r).message]).toEqual([
+      409,
+      '/root/.ssh/authorized_keys is not UTF-8 text; it is left as it is',
+    ]);
     expect(readFileSync(file).equals(latin1)).toBe(true);
     writeFileSync(file, `# ${'x'.repeat(1024 * 1024)}\n`);
     expect((await list()).status).toBe(413);
@@ -265,7 +337,13 @@ describe('POST /system/keys/auth/remove', () => {
     const r = await remove({ user: 'alice', fingerprint: `MD5:${fp.toUpperCase()}` }, manager);
     expect([r.status, r.json]).toEqual([200, { fingerprint: fp }]);
     const units = text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
-    expect(readFileSync(file, 'utf8')).toBe(units.filter((u) => !u.includes(key('sk-ed25519').split(' ')[1].slice(0, 40)) && !u.startsWith('sk-ssh-ed25519-cert')).join(''));
+    expect(readFileSync(file, 'utf8')).toBe(
+      units
+        .filter(
+          (u) => !u.includes(key('sk-ed25519').split(' ')[1].slice(0, 40)) && !u.startsWith('sk-ssh-ed25519-cert'),
+        )
+        .join(''),
+    );
     expect(parseAuthorizedKeys(readFileSync(file, 'utf8')).filter((e) => e.fingerprint === fp)).toEqual([]);
     expect(mode(file)).toBe(0o644);
     expect(events('keys.authorized.removed').at(-1)).toEqual({ user: 'alice', fingerprint: fp });
@@ -275,9 +353,15 @@ describe('POST /system/keys/auth/remove', () => {
     mkdirSync(rootSsh);
     writeFileSync(join(rootSsh, 'authorized_keys'), `${key('ed25519')}\n`);
     const nf = await remove({ fingerprint: md5Of('rsa3072') });
-    expect([nf.status, errorOf(nf).message]).toEqual([404, `no key with fingerprint ${md5Of('rsa3072')} in /root/.ssh/authorized_keys`]);
+    expect([nf.status, errorOf(nf).message]).toEqual([
+      404,
+      `no key with fingerprint ${md5Of('rsa3072')} in /root/.ssh/authorized_keys`,
+    ]);
     const bad = await remove({ fingerprint: 'SHA256:wtGviu9rgnMNYTWE4Gh83vYHec6PYqZQWdC2hqnOllo' });
-    expect([bad.status, issues(bad)]).toEqual([400, ['body.fingerprint: must be an MD5 fingerprint: 16 colon-separated hex pairs, optionally prefixed MD5:']]);
+    expect([bad.status, issues(bad)]).toEqual([
+      400,
+      ['body.fingerprint: must be an MD5 fingerprint: 16 colon-separated hex pairs, optionally prefixed MD5:'],
+    ]);
     expect((await remove({ fingerprint: md5Of('ed25519') }, reader)).status).toBe(403);
     expect(readFileSync(join(rootSsh, 'authorized_keys'), 'utf8')).toBe(`${key('ed25519')}\n`);
     rmSync(rootSsh, { recursive: true });
@@ -303,7 +387,12 @@ describe('concurrent changes', () => {
     expect(results.map((r) => r.status)).toEqual(new Array(25).fill(200));
     const text = readFileSync(join(aliceSsh, 'authorized_keys'), 'utf8');
     expect(text.startsWith('# keep me\n')).toBe(true);
-    expect(text.split('\n').filter((l) => l !== '').sort()).toEqual(['# keep me', ...fresh].sort());
+    expect(
+      text
+        .split('\n')
+        .filter((l) => l !== '')
+        .sort(),
+    ).toEqual(['# keep me', ...fresh].sort());
   });
 
   it('the host write is compare-and-swap: a stale version is a 409 and changes nothing', async () => {
@@ -318,17 +407,24 @@ describe('concurrent changes', () => {
     expect(readFileSync(join(rootSsh, 'authorized_keys'), 'utf8')).toBe(`${key('ed25519')}\n${key('ecdsa256')}\n`);
     // and the route re-reads and plans again: the other edit survives an add
     expect((await add({ key: key('rsa3072') })).status).toBe(200);
-    expect(readFileSync(join(rootSsh, 'authorized_keys'), 'utf8')).toBe(`${key('ed25519')}\n${key('ecdsa256')}\n${key('rsa3072')}\n`);
+    expect(readFileSync(join(rootSsh, 'authorized_keys'), 'utf8')).toBe(
+      `${key('ed25519')}\n${key('ecdsa256')}\n${key('rsa3072')}\n`,
+    );
   });
 });
 
 describe('GET /system/keys/pub', () => {
-  it("answers the key line of ~/.ssh/id_ed25519.pub; 404 without one; 502 when it is not a key", async () => {
+  it('answers the key line of ~/.ssh/id_ed25519.pub; 404 without one; 502 when it is not a key', async () => {
     const none = await t.call('GET', '/api/v2/system/keys/pub', { token: reader });
-    expect([none.status, errorOf(none).message]).toEqual([404, 'user root has no public key (/root/.ssh/id_ed25519.pub)']);
+    expect([none.status, errorOf(none).message]).toEqual([
+      404,
+      'user root has no public key (/root/.ssh/id_ed25519.pub)',
+    ]);
     mkdirSync(rootSsh);
     writeFileSync(join(rootSsh, 'id_ed25519.pub'), `${key('ed25519')}\n`);
-    expect((await t.call('GET', '/api/v2/system/keys/pub', { token: reader })).json).toEqual({ public_key: key('ed25519') });
+    expect((await t.call('GET', '/api/v2/system/keys/pub', { token: reader })).json).toEqual({
+      public_key: key('ed25519'),
+    });
     writeFileSync(join(rootSsh, 'id_ed25519.pub'), 'garbage\n');
     const g = await t.call('GET', '/api/v2/system/keys/pub');
     expect([g.status, errorOf(g).code]).toEqual([502, 'bad_gateway']);
@@ -357,7 +453,13 @@ describe('GET /system/keys/pub/generate', () => {
     writeFileSync(join(rootSsh, 'id_ed25519'), 'OLD PRIVATE\n', { mode: 0o600 });
     writeFileSync(join(rootSsh, 'id_ed25519.pub'), `${key('ed25519')}\n`);
     const argv = keygenArgv('root', join(rootSsh, 'id_ed25519'), 'root@nas01');
-    t.replay!.load([fixture(argv, '', { once: true, code: 1, stderr: 'Saving key "/root/.ssh/id_ed25519" failed: No space left on device\n' })]);
+    t.replay!.load([
+      fixture(argv, '', {
+        once: true,
+        code: 1,
+        stderr: 'Saving key "/root/.ssh/id_ed25519" failed: No space left on device\n',
+      }),
+    ]);
     const before = events('keys.public.regenerated').length;
     const r = await t.call('GET', '/api/v2/system/keys/pub/generate');
     expect(r.status).toBe(502);

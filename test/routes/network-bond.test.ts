@@ -18,7 +18,22 @@ import details from '../../handlers/network/routes/interface-details';
 import bind from '../../handlers/network/routes/interface-bind';
 import slaves from '../../handlers/network/routes/interface-slaves';
 import unconfigure from '../../handlers/network/routes/interface-unconfigure';
-import { changes, edit, ethtoolAs, ETHTOOL, fails, fx, inet, IP, ipState, ok, records, released, without, type IpRecord } from './network-helpers';
+import {
+  changes,
+  edit,
+  ethtoolAs,
+  ETHTOOL,
+  fails,
+  fx,
+  inet,
+  IP,
+  ipState,
+  ok,
+  records,
+  released,
+  without,
+  type IpRecord,
+} from './network-helpers';
 import type { NetworkInterface } from '../../handlers/network/schemas';
 import { errorOf } from '../helpers/answers';
 
@@ -31,11 +46,14 @@ function releasedAll(recs: IpRecord[], ...ports: string[]): IpRecord[] {
   for (const p of ports) out = edit(out, p, released);
   return out;
 }
-const FREE = { links: releasedAll(without(BOND_LINKS, 'bond0'), 'eno1', 'eno2'), addrs: releasedAll(without(BOND_ADDRS, 'bond0'), 'eno1', 'eno2') };
+const FREE = {
+  links: releasedAll(without(BOND_LINKS, 'bond0'), 'eno1', 'eno2'),
+  addrs: releasedAll(without(BOND_ADDRS, 'bond0'), 'eno1', 'eno2'),
+};
 const BOND = { links: BOND_LINKS, addrs: BOND_ADDRS };
 const ONE_PORT = {
   links: edit(releasedAll(BOND_LINKS, 'eno2'), 'bond0', (r) => {
-    ((r.linkinfo as { info_data: { ad_info: { num_ports: number } } }).info_data.ad_info.num_ports = 1);
+    (r.linkinfo as { info_data: { ad_info: { num_ports: number } } }).info_data.ad_info.num_ports = 1;
   }),
   addrs: releasedAll(BOND_ADDRS, 'eno2'),
 };
@@ -81,12 +99,24 @@ function change(before: { links: IpRecord[]; addrs: IpRecord[] }, after: { links
   t.replay?.load([...ipState(before.links, before.addrs).slice(0, 2), ...ipState(after.links, after.addrs).slice(2)]);
 }
 const calls = () => changes(t.replay?.calls ?? []);
-const events = (kind: string) => (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map((e) => JSON.parse(e.data));
+const events = (kind: string) =>
+  (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map((e) =>
+    JSON.parse(e.data),
+  );
 
 beforeAll(async () => {
   t = await makeTestHost({
     routes: [list, details, bind, slaves, unconfigure],
-    config: { system: { mode: 'replay', fixtures: [], wrapper: [], binaries: { ip: IP, ethtool: ETHTOOL, dhclient: DHCLIENT }, env: {}, envAllow: [] } },
+    config: {
+      system: {
+        mode: 'replay',
+        fixtures: [],
+        wrapper: [],
+        binaries: { ip: IP, ethtool: ETHTOOL, dhclient: DHCLIENT },
+        env: {},
+        envAllow: [],
+      },
+    },
   });
   mainFile = t.config.paths.networkInterfaces;
   t.replay?.load([
@@ -100,7 +130,27 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const BIND_ARGV = [
-  [IP, 'link', 'add', 'name', 'bond0', 'type', 'bond', 'mode', '802.3ad', 'miimon', '100', 'updelay', '200', 'downdelay', '200', 'lacp_rate', 'fast', 'xmit_hash_policy', 'layer3+4'],
+  [
+    IP,
+    'link',
+    'add',
+    'name',
+    'bond0',
+    'type',
+    'bond',
+    'mode',
+    '802.3ad',
+    'miimon',
+    '100',
+    'updelay',
+    '200',
+    'downdelay',
+    '200',
+    'lacp_rate',
+    'fast',
+    'xmit_hash_policy',
+    'layer3+4',
+  ],
   [IP, 'link', 'set', 'dev', 'eno1', 'down'],
   [IP, '-4', 'addr', 'flush', 'dev', 'eno1'],
   [IP, 'link', 'set', 'dev', 'eno1', 'master', 'bond0'],
@@ -122,7 +172,9 @@ describe('round trip: bind → list → slaves → unconfigure', () => {
   it('bind: creates bond0 with the spec defaults, writes its stanza and the ports, answers the bond', async () => {
     change(FREE, BOND);
     t.replay?.load(BIND_ARGV.map(ok));
-    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body: { isdhcp: false, address: '10.20.0.10', netmask: '255.255.255.0', mtu: 9000, slaves: 'eno1,eno2' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', {
+      body: { isdhcp: false, address: '10.20.0.10', netmask: '255.255.255.0', mtu: 9000, slaves: 'eno1,eno2' },
+    });
     expect(r.status, r.text).toBe(200);
     expect(calls()).toEqual(BIND_ARGV);
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED + BOND_STANZAS);
@@ -132,7 +184,10 @@ describe('round trip: bind → list → slaves → unconfigure', () => {
       mtu: '9000',
       state: 'up',
       phys: { name: 'bond0', flags: ['BROADCAST', 'MULTICAST', 'MASTER', 'UP', 'LOWER_UP'], mac: '3c:ec:ef:10:20:30' },
-      settings: { dev: 'bond0', driver: { name: 'bonding', version: '6.1.0-28-amd64', fw_version: '2', bus_info: null } },
+      settings: {
+        dev: 'bond0',
+        driver: { name: 'bonding', version: '6.1.0-28-amd64', fw_version: '2', bus_info: null },
+      },
       ipv4: { type: 'static', address: '10.20.0.10/24', brd: '10.20.0.255', scope: 'global' },
       status: 'GOOD',
     });
@@ -187,24 +242,42 @@ describe('round trip: bind → list → slaves → unconfigure', () => {
 
   it('bind refuses ports that are already enslaved', async () => {
     boxIs(BOND);
-    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body: { isdhcp: true, slaves: 'eno2' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', {
+      body: { isdhcp: true, slaves: 'eno2' },
+    });
     expect(r.status).toBe(409);
     expect(errorOf(r).message).toBe('eno2 is already a port of bond0');
     expect(calls()).toEqual([]);
   });
 
-  it('slaves (with the usage example\'s `dev`): eno2 released at runtime and in the config', async () => {
+  it("slaves (with the usage example's `dev`): eno2 released at runtime and in the config", async () => {
     change(BOND, ONE_PORT);
-    t.replay?.load([ok([IP, 'link', 'set', 'dev', 'eno2', 'nomaster']), ok([IP, 'link', 'set', 'dev', 'eno2', 'down'])]);
-    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/slaves', { body: { dev: 'bond0', slaves: 'eno1' } });
+    t.replay?.load([
+      ok([IP, 'link', 'set', 'dev', 'eno2', 'nomaster']),
+      ok([IP, 'link', 'set', 'dev', 'eno2', 'down']),
+    ]);
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/slaves', {
+      body: { dev: 'bond0', slaves: 'eno1' },
+    });
     expect(r.status, r.text).toBe(200);
     expect(calls()).toEqual([
       [IP, 'link', 'set', 'dev', 'eno2', 'nomaster'],
       [IP, 'link', 'set', 'dev', 'eno2', 'down'],
     ]);
-    expect(readFileSync(mainFile, 'utf8')).toBe(SEED + BOND_STANZAS.replace('slaves eno1 eno2', 'slaves eno1').replace('\nauto eno2\niface eno2 inet manual\n    bond-master bond0\n', ''));
+    expect(readFileSync(mainFile, 'utf8')).toBe(
+      SEED +
+        BOND_STANZAS.replace('slaves eno1 eno2', 'slaves eno1').replace(
+          '\nauto eno2\niface eno2 inet manual\n    bond-master bond0\n',
+          '',
+        ),
+    );
     expect(r.json).toMatchObject({ link: 'bond0', config: { slaves: 'eno1' }, status: 'GOOD' });
-    expect(events('network.bond.slaves_changed').at(-1)).toEqual({ device: 'bond0', slaves: ['eno1'], added: [], removed: ['eno2'] });
+    expect(events('network.bond.slaves_changed').at(-1)).toEqual({
+      device: 'bond0',
+      slaves: ['eno1'],
+      added: [],
+      removed: ['eno2'],
+    });
   });
 
   it('slaves: eno2 added back (down, flushed, enslaved), the file as after bind', async () => {
@@ -215,11 +288,18 @@ describe('round trip: bind → list → slaves → unconfigure', () => {
       [IP, 'link', 'set', 'dev', 'eno2', 'master', 'bond0'],
     ];
     t.replay?.load(argv.map(ok));
-    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/slaves', { body: { device: 'bond0', slaves: 'eno1,eno2' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/slaves', {
+      body: { device: 'bond0', slaves: 'eno1,eno2' },
+    });
     expect(r.status, r.text).toBe(200);
     expect(calls()).toEqual(argv);
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED + BOND_STANZAS);
-    expect(events('network.bond.slaves_changed').at(-1)).toEqual({ device: 'bond0', slaves: ['eno1', 'eno2'], added: ['eno2'], removed: [] });
+    expect(events('network.bond.slaves_changed').at(-1)).toEqual({
+      device: 'bond0',
+      slaves: ['eno1', 'eno2'],
+      added: ['eno2'],
+      removed: [],
+    });
   });
 
   it('unconfigure bond0: down, ports released and down, bond deleted; the file is the seed again', async () => {
@@ -238,7 +318,11 @@ describe('round trip: bind → list → slaves → unconfigure', () => {
     expect(r.json).toEqual({ message: 'bond0 unconfigured and deleted; ports eno1, eno2 released' });
     expect(calls()).toEqual(argv);
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED);
-    expect(events('network.interface.unconfigured').at(-1)).toEqual({ device: 'bond0', deleted: true, released: ['eno1', 'eno2'] });
+    expect(events('network.interface.unconfigured').at(-1)).toEqual({
+      device: 'bond0',
+      deleted: true,
+      released: ['eno1', 'eno2'],
+    });
   });
 
   it('list afterwards: two free, unconfigured ports', async () => {
@@ -262,13 +346,41 @@ describe('bind', () => {
     change(FREE, BOND);
     const pid = ['-pf', '/run/dhclient.bond0.pid', '-lf', '/var/lib/dhcp/dhclient.bond0.leases'];
     const argv = [
-      [IP, 'link', 'add', 'name', 'bond0', 'type', 'bond', 'mode', 'active-backup', 'miimon', '50', 'updelay', '100', 'downdelay', '0', 'xmit_hash_policy', 'layer2+3'],
+      [
+        IP,
+        'link',
+        'add',
+        'name',
+        'bond0',
+        'type',
+        'bond',
+        'mode',
+        'active-backup',
+        'miimon',
+        '50',
+        'updelay',
+        '100',
+        'downdelay',
+        '0',
+        'xmit_hash_policy',
+        'layer2+3',
+      ],
       ...BIND_ARGV.slice(1, 7),
       [IP, 'link', 'set', 'dev', 'bond0', 'mtu', '9000', 'up'],
       [DHCLIENT, '-4', '-1', ...pid, 'bond0'],
     ];
     t.replay?.load(argv.map(ok));
-    const body = { isdhcp: 'true', slaves: 'eno1, eno2', mtu: '9000', bond_mode: 'active-backup', bond_xmit_hash_policy: 2, bond_miimon: '50', bond_updelay: 100, bond_downdelay: '0', bond_lacp_rate: 'slow' };
+    const body = {
+      isdhcp: 'true',
+      slaves: 'eno1, eno2',
+      mtu: '9000',
+      bond_mode: 'active-backup',
+      bond_xmit_hash_policy: 2,
+      bond_miimon: '50',
+      bond_updelay: 100,
+      bond_downdelay: '0',
+      bond_lacp_rate: 'slow',
+    };
     const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body });
     expect(r.status, r.text).toBe(200);
     expect(calls()).toEqual(argv);
@@ -286,17 +398,23 @@ describe('bind', () => {
     t.replay?.load(ethtoolAs('bond1', 'ethtool/veth-eth0.yaml', 'ethtool/veth-eth0-i.yaml'));
     const argv = BIND_ARGV.map((a) => a.map((x) => (x === 'bond0' ? 'bond1' : x)));
     t.replay?.load(argv.map(ok));
-    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body: { isdhcp: false, address: '10.20.0.10/24', mtu: 9000, slaves: 'eno1,eno2' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', {
+      body: { isdhcp: false, address: '10.20.0.10/24', mtu: 9000, slaves: 'eno1,eno2' },
+    });
     expect(r.status, r.text).toBe(200);
     expect(calls()).toEqual(argv);
     expect(r.json.link).toBe('bond1');
-    expect(readFileSync(mainFile, 'utf8')).toContain('\niface bond0 inet manual\n\nauto bond1\niface bond1 inet static\n');
+    expect(readFileSync(mainFile, 'utf8')).toContain(
+      '\niface bond0 inet manual\n\nauto bond1\niface bond1 inet static\n',
+    );
   });
 
   it('no bonding kernel module: 502 naming it (modprobe bonding); bond add is the first command, the file is restored (issue 12 item 11)', async () => {
     const created = events('network.bond.created').length;
     t.replay?.load([fails(BIND_ARGV[0] ?? [], 'Error: Unknown device type.\n')]);
-    const r = await t.call('POST', '/api/v2/network/interface/bind', { body: { isdhcp: false, address: '10.20.0.10/24', mtu: 9000, slaves: 'eno1,eno2' } });
+    const r = await t.call('POST', '/api/v2/network/interface/bind', {
+      body: { isdhcp: false, address: '10.20.0.10/24', mtu: 9000, slaves: 'eno1,eno2' },
+    });
     expect(r.status).toBe(502);
     const err = (r.json as { error: { code: string; message: string; details: { reason: string } } }).error;
     expect([err.code, err.message, err.details.reason]).toEqual([
@@ -319,9 +437,13 @@ describe('bind', () => {
       [IP, 'link', 'del', 'dev', 'bond0'],
     ];
     t.replay?.load(undo.map(ok));
-    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body: { isdhcp: false, address: '10.20.0.10/24', slaves: 'eno1,eno2' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', {
+      body: { isdhcp: false, address: '10.20.0.10/24', slaves: 'eno1,eno2' },
+    });
     expect(r.status).toBe(502);
-    expect(errorOf(r).message).toBe('ip failed (exit 2): Error: Device or resource busy; the previous configuration was restored');
+    expect(errorOf(r).message).toBe(
+      'ip failed (exit 2): Error: Device or resource busy; the previous configuration was restored',
+    );
     expect(errorOf(r).details?.command).toEqual(BIND_ARGV[6]);
     expect(calls()).toEqual([...BIND_ARGV.slice(0, 7), ...undo]);
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED);
@@ -333,9 +455,24 @@ describe('bind', () => {
     ['a port twice', { isdhcp: true, slaves: 'eno1,eno1' }, 'body.slaves', /twice/],
     ['a bad port name', { isdhcp: true, slaves: 'eno1,en/o2' }, 'body.slaves', /not a valid interface name/],
     ['an unknown mode', { isdhcp: true, slaves: 'eno1', bond_mode: 7 }, 'body.bond_mode', /0-6 or one of/],
-    ['an unknown hash policy', { isdhcp: true, slaves: 'eno1', bond_xmit_hash_policy: 'layer9' }, 'body.bond_xmit_hash_policy', /0-5 or one of/],
-    ['a lacp rate that is neither', { isdhcp: true, slaves: 'eno1', bond_lacp_rate: 'medium' }, 'body.bond_lacp_rate', /slow, fast/],
-    ['updelay not a multiple of miimon', { isdhcp: true, slaves: 'eno1', bond_updelay: 150 }, 'body.bond_updelay', /multiple of bond_miimon/],
+    [
+      'an unknown hash policy',
+      { isdhcp: true, slaves: 'eno1', bond_xmit_hash_policy: 'layer9' },
+      'body.bond_xmit_hash_policy',
+      /0-5 or one of/,
+    ],
+    [
+      'a lacp rate that is neither',
+      { isdhcp: true, slaves: 'eno1', bond_lacp_rate: 'medium' },
+      'body.bond_lacp_rate',
+      /slow, fast/,
+    ],
+    [
+      'updelay not a multiple of miimon',
+      { isdhcp: true, slaves: 'eno1', bond_updelay: 150 },
+      'body.bond_updelay',
+      /multiple of bond_miimon/,
+    ],
     ['mtu out of range', { isdhcp: true, slaves: 'eno1', mtu: 9600 }, 'body.mtu', /at most 9216/],
     ['static without address', { isdhcp: false, slaves: 'eno1' }, 'body.address', /required/],
     ['an unknown parameter', { isdhcp: true, slaves: 'eno1', device: 'bond7' }, 'body', /device/],
@@ -351,26 +488,45 @@ describe('bind', () => {
   }
 
   it('404 for a port that does not exist', async () => {
-    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body: { isdhcp: true, slaves: 'eno1,eno9' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', {
+      body: { isdhcp: true, slaves: 'eno1,eno9' },
+    });
     expect(r.status).toBe(404);
     expect(errorOf(r).message).toBe('no network interface eno9');
   });
 
-  it('refuses a port carrying the connection, or the box\'s only address, unless forced', async () => {
-    boxIs({ links: FREE.links, addrs: edit(FREE.addrs, 'eno2', (r) => (r.addr_info as unknown[]).push(inet('10.0.0.5', 24, '10.0.0.255', 'eno2'))) });
+  it("refuses a port carrying the connection, or the box's only address, unless forced", async () => {
+    boxIs({
+      links: FREE.links,
+      addrs: edit(FREE.addrs, 'eno2', (r) =>
+        (r.addr_info as unknown[]).push(inet('10.0.0.5', 24, '10.0.0.255', 'eno2')),
+      ),
+    });
     const via = { [CONNECTION_HEADER]: JSON.stringify({ localAddress: '10.0.0.5' }) };
-    const guarded = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body: { isdhcp: true, slaves: 'eno1,eno2' }, headers: via });
+    const guarded = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', {
+      body: { isdhcp: true, slaves: 'eno1,eno2' },
+      headers: via,
+    });
     expect(guarded.status).toBe(409);
-    expect(errorOf(guarded).message).toMatch(/^refusing to enslave eno2: it carries 10\.0\.0\.5, the address this request came in on/);
-    const last = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body: { isdhcp: true, slaves: 'eno1,eno2' } });
+    expect(errorOf(guarded).message).toMatch(
+      /^refusing to enslave eno2: it carries 10\.0\.0\.5, the address this request came in on/,
+    );
+    const last = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', {
+      body: { isdhcp: true, slaves: 'eno1,eno2' },
+    });
     expect(last.status).toBe(409);
-    expect(errorOf(last).message).toBe('refusing to enslave eno2: it carries 10.0.0.5, the only global IPv4 address of this box; send "force": true to do it anyway');
+    expect(errorOf(last).message).toBe(
+      'refusing to enslave eno2: it carries 10.0.0.5, the only global IPv4 address of this box; send "force": true to do it anyway',
+    );
     expect(calls()).toEqual([]);
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED);
   });
 
   it('403 without network:manage', async () => {
-    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', { body: { isdhcp: true, slaves: 'eno1' }, token: await t.token(['network:read']) });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', {
+      body: { isdhcp: true, slaves: 'eno1' },
+      token: await t.token(['network:read']),
+    });
     expect(r.status).toBe(403);
   });
 });
@@ -383,12 +539,28 @@ describe('slaves and unconfigure, on their own', () => {
   });
 
   it('slaves: 404 unknown bond, 409 not a bond, 400 for device and dev that differ or neither', async () => {
-    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/slaves', { body: { device: 'bond7', slaves: 'eno1' } })).status).toBe(404);
-    const notBond = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/slaves', { body: { device: 'eno1', slaves: 'eno2' } });
+    expect(
+      (
+        await t.call<NetworkInterface>('POST', '/api/v2/network/interface/slaves', {
+          body: { device: 'bond7', slaves: 'eno1' },
+        })
+      ).status,
+    ).toBe(404);
+    const notBond = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/slaves', {
+      body: { device: 'eno1', slaves: 'eno2' },
+    });
     expect(notBond.status).toBe(409);
     expect(errorOf(notBond).message).toBe('eno1 is not a bond');
-    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/slaves', { body: { device: 'bond0', dev: 'bond1', slaves: 'eno1' } })).status).toBe(400);
-    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/slaves', { body: { slaves: 'eno1' } })).status).toBe(400);
+    expect(
+      (
+        await t.call<NetworkInterface>('POST', '/api/v2/network/interface/slaves', {
+          body: { device: 'bond0', dev: 'bond1', slaves: 'eno1' },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await t.call<NetworkInterface>('POST', '/api/v2/network/interface/slaves', { body: { slaves: 'eno1' } })).status,
+    ).toBe(400);
     expect(calls()).toEqual([]);
   });
 
@@ -404,7 +576,13 @@ describe('slaves and unconfigure, on their own', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.json).toEqual({ message: 'eno2 unconfigured and taken out of bond0' });
     expect(calls()).toEqual(argv);
-    expect(readFileSync(mainFile, 'utf8')).toBe(SEED + BOND_STANZAS.replace('slaves eno1 eno2', 'slaves eno1').replace('\nauto eno2\niface eno2 inet manual\n    bond-master bond0\n', ''));
+    expect(readFileSync(mainFile, 'utf8')).toBe(
+      SEED +
+        BOND_STANZAS.replace('slaves eno1 eno2', 'slaves eno1').replace(
+          '\nauto eno2\niface eno2 inet manual\n    bond-master bond0\n',
+          '',
+        ),
+    );
   });
 
   it('unconfigure a port that only the configuration puts in the bond: out of its slaves list too', async () => {
@@ -418,7 +596,13 @@ describe('slaves and unconfigure, on their own', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.json).toEqual({ message: 'eno2 unconfigured and taken out of bond0' });
     expect(calls()).toEqual(argv);
-    expect(readFileSync(mainFile, 'utf8')).toBe(SEED + BOND_STANZAS.replace('slaves eno1 eno2', 'slaves eno1').replace('\nauto eno2\niface eno2 inet manual\n    bond-master bond0\n', ''));
+    expect(readFileSync(mainFile, 'utf8')).toBe(
+      SEED +
+        BOND_STANZAS.replace('slaves eno1 eno2', 'slaves eno1').replace(
+          '\nauto eno2\niface eno2 inet manual\n    bond-master bond0\n',
+          '',
+        ),
+    );
   });
 
   it('unconfigure the bond carrying the connection is refused unless forced', async () => {

@@ -72,7 +72,13 @@ describe('demo: GET /network/interface', () => {
       'bond-downdelay': '200',
       'bond-updelay': '200',
     });
-    expect(r.json[1].ipv4).toEqual({ type: 'dhcp', address: '10.1.2.50/24', brd: '10.1.2.255', scope: 'global', dynamic: 'eno2' });
+    expect(r.json[1].ipv4).toEqual({
+      type: 'dhcp',
+      address: '10.1.2.50/24',
+      brd: '10.1.2.255',
+      scope: 'global',
+      dynamic: 'eno2',
+    });
   });
 
   it('answers details for each listed interface and 404 for the plumbing', async () => {

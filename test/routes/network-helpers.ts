@@ -69,7 +69,16 @@ export const without = (recs: IpRecord[], ...names: string[]) => clone(recs).fil
 
 /** An IPv4 address as `ip -j addr` prints a permanent one. */
 export function inet(local: string, prefixlen: number, broadcast: string, label: string): Json {
-  return { family: 'inet', local, prefixlen, broadcast, scope: 'global', label, valid_life_time: 4294967295, preferred_life_time: 4294967295 };
+  return {
+    family: 'inet',
+    local,
+    prefixlen,
+    broadcast,
+    scope: 'global',
+    label,
+    valid_life_time: 4294967295,
+    preferred_life_time: 4294967295,
+  };
 }
 
 /**

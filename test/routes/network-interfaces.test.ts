@@ -18,7 +18,19 @@ import configure from '../../handlers/network/routes/interface-configure';
 import update from '../../handlers/network/routes/interface-update';
 import unconfigure from '../../handlers/network/routes/interface-unconfigure';
 import { networkInterface } from '../../handlers/network/schemas';
-import { changes, edit, ethtoolAs, fails, inet, IP, ipState, ok, recorded, records, type IpRecord } from './network-helpers';
+import {
+  changes,
+  edit,
+  ethtoolAs,
+  fails,
+  inet,
+  IP,
+  ipState,
+  ok,
+  recorded,
+  records,
+  type IpRecord,
+} from './network-helpers';
 import type { NetworkInterface } from '../../handlers/network/schemas';
 import { errorOf, detail } from '../helpers/answers';
 
@@ -86,7 +98,9 @@ function state(links: IpRecord[] = LINKS, addrs: IpRecord[] = ADDRS) {
 }
 
 const events = (kind: string) =>
-  (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map((e) => JSON.parse(e.data));
+  (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map((e) =>
+    JSON.parse(e.data),
+  );
 
 beforeAll(async () => {
   t = await makeTestHost({
@@ -94,7 +108,14 @@ beforeAll(async () => {
     backend: slow,
     config: {
       settings: { network: { list: { kinds: ['bond', 'veth'] } } },
-      system: { mode: 'replay', fixtures: [], wrapper: [], binaries: { ip: IP, ethtool: '/usr/sbin/ethtool', dhclient: DHCLIENT }, env: {}, envAllow: [] },
+      system: {
+        mode: 'replay',
+        fixtures: [],
+        wrapper: [],
+        binaries: { ip: IP, ethtool: '/usr/sbin/ethtool', dhclient: DHCLIENT },
+        env: {},
+        envAllow: [],
+      },
     },
   });
   mainFile = t.config.paths.networkInterfaces;
@@ -162,7 +183,10 @@ describe('GET /network/interface', () => {
       status: 'GOOD',
     });
     // a lease: ipv4.type dhcp, `dynamic` holds the label; the stanza comes from allow-hotplug
-    expect(r.json[4]).toMatchObject({ config: { mode: 'dhcp' }, ipv4: { type: 'dhcp', address: '10.1.2.3/24', dynamic: 'eth4' } });
+    expect(r.json[4]).toMatchObject({
+      config: { mode: 'dhcp' },
+      ipv4: { type: 'dhcp', address: '10.1.2.3/24', dynamic: 'eth4' },
+    });
     // the stanza in interfaces.d/eth3 is read too
     expect(r.json[3].config).toEqual({ mode: 'static', address: '203.0.113.5', netmask: '255.255.255.0' });
   });
@@ -171,14 +195,34 @@ describe('GET /network/interface', () => {
     slow.maxInFlight = 0;
     await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface');
     const tools = replay.calls.filter((c) => c.argv[0] === '/usr/sbin/ethtool').map((c) => c.argv.slice(1).join(' '));
-    expect(tools.sort()).toEqual(['-i eth0', '-i eth1', '-i eth2', '-i eth3', '-i eth4', 'eth0', 'eth1', 'eth2', 'eth3', 'eth4']);
+    expect(tools.sort()).toEqual([
+      '-i eth0',
+      '-i eth1',
+      '-i eth2',
+      '-i eth3',
+      '-i eth4',
+      'eth0',
+      'eth1',
+      'eth2',
+      'eth3',
+      'eth4',
+    ]);
     // the default pool: two interfaces at a time, two commands each
     expect(slow.maxInFlight).toBe(4);
   });
 
   it('needs network:read', async () => {
-    expect((await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface', { token: await t.token(['kerberos:read']) })).status).toBe(403);
-    expect((await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface', { token: await t.token(['network:read']) })).status).toBe(200);
+    expect(
+      (
+        await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface', {
+          token: await t.token(['kerberos:read']),
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface', { token: await t.token(['network:read']) }))
+        .status,
+    ).toBe(200);
   });
 });
 
@@ -187,7 +231,10 @@ describe('GET /network/interface/:device_name/details', () => {
     const r = await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface/eth4/details');
     expect(r.status).toBe(200);
     expect(r.json).toHaveLength(1);
-    expect(r.json[0]).toMatchObject({ link: 'eth4', ipv4: { type: 'dhcp', address: '10.1.2.3/24', brd: '10.1.2.255', scope: 'global', dynamic: 'eth4' } });
+    expect(r.json[0]).toMatchObject({
+      link: 'eth4',
+      ipv4: { type: 'dhcp', address: '10.1.2.3/24', brd: '10.1.2.255', scope: 'global', dynamic: 'eth4' },
+    });
     expect(replay.calls.map((c) => c.argv).filter((a) => a[0] === IP)).toEqual([
       [IP, '-j', '-d', 'link', 'show', 'dev', 'eth4'],
       [IP, '-j', 'addr', 'show', 'dev', 'eth4'],
@@ -227,11 +274,17 @@ describe('POST /network/interface/configure', () => {
   };
 
   it('static: flush, add, mtu+up; appends the stanza; answers the interface as ip now shows it', async () => {
-    replay.load([ok([IP, '-4', 'addr', 'flush', 'dev', 'eth1']), ok([IP, 'addr', 'add', '10.9.8.7/24', 'broadcast', '+', 'dev', 'eth1']), ok([IP, 'link', 'set', 'dev', 'eth1', 'mtu', '9000', 'up'])]);
+    replay.load([
+      ok([IP, '-4', 'addr', 'flush', 'dev', 'eth1']),
+      ok([IP, 'addr', 'add', '10.9.8.7/24', 'broadcast', '+', 'dev', 'eth1']),
+      ok([IP, 'link', 'set', 'dev', 'eth1', 'mtu', '9000', 'up']),
+    ]);
     // the change is decided on the full listing (the recorded box); the answer is read with the
     // dev-scoped commands, which show eth1 as it is after the change
     eth1After();
-    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'eth1', isdhcp: false, address: '10.9.8.7', netmask: '255.255.255.0', mtu: 9000 } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', {
+      body: { device: 'eth1', isdhcp: false, address: '10.9.8.7', netmask: '255.255.255.0', mtu: 9000 },
+    });
     expect(r.status, r.text).toBe(200);
     expect(changes(replay.calls)).toEqual([
       [IP, '-4', 'addr', 'flush', 'dev', 'eth1'],
@@ -245,14 +298,34 @@ describe('POST /network/interface/configure', () => {
       ipv4: { type: 'static', address: '10.9.8.7/24', brd: '10.9.8.255', scope: 'global' },
       status: 'GOOD',
     });
-    expect(readFileSync(mainFile, 'utf8')).toBe(`${SEED_MAIN}\nauto eth1\niface eth1 inet static\n    address 10.9.8.7\n    netmask 255.255.255.0\n    mtu 9000\n`);
-    expect(events('network.interface.configured').at(-1)).toEqual({ device: 'eth1', mode: 'static', address: '10.9.8.7/24', mtu: 9000, options: [] });
+    expect(readFileSync(mainFile, 'utf8')).toBe(
+      `${SEED_MAIN}\nauto eth1\niface eth1 inet static\n    address 10.9.8.7\n    netmask 255.255.255.0\n    mtu 9000\n`,
+    );
+    expect(events('network.interface.configured').at(-1)).toEqual({
+      device: 'eth1',
+      mode: 'static',
+      address: '10.9.8.7/24',
+      mtu: 9000,
+      options: [],
+    });
   });
 
   it('CIDR address, string mtu and bond/slave pass-through options land in the stanza', async () => {
-    replay.load([ok([IP, '-4', 'addr', 'flush', 'dev', 'eth2']), ok([IP, 'addr', 'add', '198.51.100.8/25', 'broadcast', '+', 'dev', 'eth2']), ok([IP, 'link', 'set', 'dev', 'eth2', 'mtu', '1400', 'up'])]);
+    replay.load([
+      ok([IP, '-4', 'addr', 'flush', 'dev', 'eth2']),
+      ok([IP, 'addr', 'add', '198.51.100.8/25', 'broadcast', '+', 'dev', 'eth2']),
+      ok([IP, 'link', 'set', 'dev', 'eth2', 'mtu', '1400', 'up']),
+    ]);
     const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', {
-      body: { device: 'eth2', isdhcp: false, address: '198.51.100.8/25', mtu: '1400', 'bond-primary': 'eth2', slave_prio: 7, bond_slaves: 'eth0, eth1' },
+      body: {
+        device: 'eth2',
+        isdhcp: false,
+        address: '198.51.100.8/25',
+        mtu: '1400',
+        'bond-primary': 'eth2',
+        slave_prio: 7,
+        bond_slaves: 'eth0, eth1',
+      },
     });
     expect(r.status, r.text).toBe(200);
     expect(changes(replay.calls)).toEqual([
@@ -271,8 +344,15 @@ describe('POST /network/interface/configure', () => {
 
   it('dhcp: stops the old client, flush, up, then the client once', async () => {
     const pid = ['-pf', '/run/dhclient.eth4.pid', '-lf', '/var/lib/dhcp/dhclient.eth4.leases'];
-    replay.load([ok([DHCLIENT, '-4', '-x', ...pid, 'eth4']), ok([IP, '-4', 'addr', 'flush', 'dev', 'eth4']), ok([IP, 'link', 'set', 'dev', 'eth4', 'up']), ok([DHCLIENT, '-4', '-1', ...pid, 'eth4'])]);
-    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'eth4', isdhcp: true, address: '' } });
+    replay.load([
+      ok([DHCLIENT, '-4', '-x', ...pid, 'eth4']),
+      ok([IP, '-4', 'addr', 'flush', 'dev', 'eth4']),
+      ok([IP, 'link', 'set', 'dev', 'eth4', 'up']),
+      ok([DHCLIENT, '-4', '-1', ...pid, 'eth4']),
+    ]);
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', {
+      body: { device: 'eth4', isdhcp: true, address: '' },
+    });
     expect(r.status, r.text).toBe(200);
     expect(changes(replay.calls)).toEqual([
       [DHCLIENT, '-4', '-x', ...pid, 'eth4'],
@@ -281,16 +361,26 @@ describe('POST /network/interface/configure', () => {
       [DHCLIENT, '-4', '-1', ...pid, 'eth4'],
     ]);
     expect(r.json).toMatchObject({ config: { mode: 'dhcp' }, ipv4: { type: 'dhcp', dynamic: 'eth4' } });
-    expect(readFileSync(mainFile, 'utf8')).toBe(SEED_MAIN.replace('allow-hotplug eth4\niface eth4 inet dhcp\n', 'allow-hotplug eth4\nauto eth4\niface eth4 inet dhcp\n'));
+    expect(readFileSync(mainFile, 'utf8')).toBe(
+      SEED_MAIN.replace(
+        'allow-hotplug eth4\niface eth4 inet dhcp\n',
+        'allow-hotplug eth4\nauto eth4\niface eth4 inet dhcp\n',
+      ),
+    );
   });
 
   it('a failing command: files restored, earlier steps undone newest first, 502 naming the command', async () => {
     replay.load([
       ok([IP, '-4', 'addr', 'flush', 'dev', 'eth0']),
-      fails([IP, 'addr', 'add', '10.1.1.1/24', 'broadcast', '+', 'dev', 'eth0'], 'Error: ipv4: Address already assigned.\n'),
+      fails(
+        [IP, 'addr', 'add', '10.1.1.1/24', 'broadcast', '+', 'dev', 'eth0'],
+        'Error: ipv4: Address already assigned.\n',
+      ),
       ok([IP, 'addr', 'add', '192.0.2.10/24', 'broadcast', '192.0.2.255', 'dev', 'eth0']),
     ]);
-    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'eth0', isdhcp: false, address: '10.1.1.1/24' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', {
+      body: { device: 'eth0', isdhcp: false, address: '10.1.1.1/24' },
+    });
     expect(r.status).toBe(502);
     expect(errorOf(r)).toMatchObject({
       code: 'command_failed',
@@ -298,7 +388,11 @@ describe('POST /network/interface/configure', () => {
       details: {
         command: [IP, 'addr', 'add', '10.1.1.1/24', 'broadcast', '+', 'dev', 'eth0'],
         exitCode: 2,
-        rollback: { files: [mainFile], undone: [[IP, 'addr', 'add', '192.0.2.10/24', 'broadcast', '192.0.2.255', 'dev', 'eth0']], failed: [] },
+        rollback: {
+          files: [mainFile],
+          undone: [[IP, 'addr', 'add', '192.0.2.10/24', 'broadcast', '192.0.2.255', 'dev', 'eth0']],
+          failed: [],
+        },
       },
     });
     expect(changes(replay.calls)).toEqual([
@@ -316,31 +410,80 @@ describe('POST /network/interface/configure', () => {
       fails([IP, 'addr', 'add', '10.1.1.1/24', 'broadcast', '+', 'dev', 'eth0'], 'Error: boom\n'),
       fails([IP, 'addr', 'add', '192.0.2.10/24', 'broadcast', '192.0.2.255', 'dev', 'eth0'], 'Error: still broken\n'),
     ]);
-    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'eth0', isdhcp: false, address: '10.1.1.1/24' } });
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', {
+      body: { device: 'eth0', isdhcp: false, address: '10.1.1.1/24' },
+    });
     expect(r.status).toBe(502);
-    expect(errorOf(r).message).toBe('ip failed (exit 2): Error: boom; rollback incomplete (1 step(s) failed; see details.rollback)');
-    expect(detail(r, 'rollback', 'failed')).toEqual([{ argv: [IP, 'addr', 'add', '192.0.2.10/24', 'broadcast', '192.0.2.255', 'dev', 'eth0'], error: 'exit 2: Error: still broken' }]);
+    expect(errorOf(r).message).toBe(
+      'ip failed (exit 2): Error: boom; rollback incomplete (1 step(s) failed; see details.rollback)',
+    );
+    expect(detail(r, 'rollback', 'failed')).toEqual([
+      {
+        argv: [IP, 'addr', 'add', '192.0.2.10/24', 'broadcast', '192.0.2.255', 'dev', 'eth0'],
+        error: 'exit 2: Error: still broken',
+      },
+    ]);
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED_MAIN);
   });
 
   const invalid: [string, Record<string, unknown>, string, RegExp][] = [
     ['static without address', { device: 'eth1', isdhcp: false }, 'body.address', /required when isdhcp is false/],
     ['no prefix at all', { device: 'eth1', isdhcp: false, address: '10.0.0.5' }, 'body.netmask', /required/],
-    ['non-contiguous netmask', { device: 'eth1', isdhcp: false, address: '10.0.0.5', netmask: '255.0.255.0' }, 'body.netmask', /contiguous/],
-    ['netmask disagrees with CIDR', { device: 'eth1', isdhcp: false, address: '10.0.0.5/24', netmask: '255.255.0.0' }, 'body.netmask', /does not match/],
-    ['network address', { device: 'eth1', isdhcp: false, address: '10.0.0.0/24' }, 'body.address', /network or broadcast/],
+    [
+      'non-contiguous netmask',
+      { device: 'eth1', isdhcp: false, address: '10.0.0.5', netmask: '255.0.255.0' },
+      'body.netmask',
+      /contiguous/,
+    ],
+    [
+      'netmask disagrees with CIDR',
+      { device: 'eth1', isdhcp: false, address: '10.0.0.5/24', netmask: '255.255.0.0' },
+      'body.netmask',
+      /does not match/,
+    ],
+    [
+      'network address',
+      { device: 'eth1', isdhcp: false, address: '10.0.0.0/24' },
+      'body.address',
+      /network or broadcast/,
+    ],
     ['bad address', { device: 'eth1', isdhcp: false, address: '10.0.0.256/24' }, 'body.address', /IPv4/],
     ['mtu too small', { device: 'eth1', isdhcp: true, mtu: 67 }, 'body.mtu', /at least 68/],
     ['mtu too big', { device: 'eth1', isdhcp: true, mtu: '9217' }, 'body.mtu', /at most 9216/],
     ['mtu not a number', { device: 'eth1', isdhcp: true, mtu: '1500; reboot' }, 'body.mtu', /number/],
     ['device with a space', { device: 'eth1 up', isdhcp: true }, 'body.device', /interface name/],
     ['isdhcp missing', { device: 'eth1' }, 'body.isdhcp', /./],
-    ['newline in a pass-through value', { device: 'eth1', isdhcp: true, bond_mode: '4\n    up rm -rf /' }, 'body.bond_mode', /single token/],
-    ['# in a pass-through value', { device: 'eth1', isdhcp: true, 'bond-mode': '4#x' }, 'body.bond-mode', /single token/],
-    ['a hook is not a pass-through option', { device: 'eth1', isdhcp: true, 'post-up': '/bin/true' }, 'body.post-up', /unknown parameter/],
-    ['gateway is not a parameter', { device: 'eth1', isdhcp: true, gateway: '10.0.0.1' }, 'body.gateway', /unknown parameter/],
+    [
+      'newline in a pass-through value',
+      { device: 'eth1', isdhcp: true, bond_mode: '4\n    up rm -rf /' },
+      'body.bond_mode',
+      /single token/,
+    ],
+    [
+      '# in a pass-through value',
+      { device: 'eth1', isdhcp: true, 'bond-mode': '4#x' },
+      'body.bond-mode',
+      /single token/,
+    ],
+    [
+      'a hook is not a pass-through option',
+      { device: 'eth1', isdhcp: true, 'post-up': '/bin/true' },
+      'body.post-up',
+      /unknown parameter/,
+    ],
+    [
+      'gateway is not a parameter',
+      { device: 'eth1', isdhcp: true, gateway: '10.0.0.1' },
+      'body.gateway',
+      /unknown parameter/,
+    ],
     ['odd option name', { device: 'eth1', isdhcp: true, 'bond mode': '4' }, 'body.bond mode', /option name/],
-    ['bad port name in slaves', { device: 'eth1', isdhcp: true, slaves: 'eth0,-x' }, 'body.slaves', /not a valid interface name/],
+    [
+      'bad port name in slaves',
+      { device: 'eth1', isdhcp: true, slaves: 'eth0,-x' },
+      'body.slaves',
+      /not a valid interface name/,
+    ],
   ];
   for (const [what, body, path, message] of invalid) {
     it(`400: ${what}`, async () => {
@@ -354,21 +497,47 @@ describe('POST /network/interface/configure', () => {
   }
 
   it('404 for an unknown or unlisted device; 403 without network:manage', async () => {
-    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'eth7', isdhcp: true } })).status).toBe(404);
-    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'br0', isdhcp: true } })).status).toBe(404);
+    expect(
+      (
+        await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', {
+          body: { device: 'eth7', isdhcp: true },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', {
+          body: { device: 'br0', isdhcp: true },
+        })
+      ).status,
+    ).toBe(404);
     const reader = await t.token(['network:read']);
-    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', { body: { device: 'eth1', isdhcp: true }, token: reader })).status).toBe(403);
+    expect(
+      (
+        await t.call<NetworkInterface>('POST', '/api/v2/network/interface/configure', {
+          body: { device: 'eth1', isdhcp: true },
+          token: reader,
+        })
+      ).status,
+    ).toBe(403);
     expect(changes(replay.calls)).toEqual([]);
   });
 });
 
 describe('lockout guard', () => {
-  const via = (localAddress: string) => ({ [CONNECTION_HEADER]: JSON.stringify({ localAddress, remoteAddress: '192.0.2.1' }) });
+  const via = (localAddress: string) => ({
+    [CONNECTION_HEADER]: JSON.stringify({ localAddress, remoteAddress: '192.0.2.1' }),
+  });
 
   it('refuses to re-address, take down or unconfigure the interface carrying the request', async () => {
     const headers = via('::ffff:192.0.2.10');
     const cases: [string, string, Record<string, unknown>, string][] = [
-      ['POST', '/api/v2/network/interface/configure', { device: 'eth0', isdhcp: false, address: '192.0.2.11/24' }, 're-address'],
+      [
+        'POST',
+        '/api/v2/network/interface/configure',
+        { device: 'eth0', isdhcp: false, address: '192.0.2.11/24' },
+        're-address',
+      ],
       ['POST', '/api/v2/network/interface/eth0/update', { state: 'down' }, 'take down'],
       ['POST', '/api/v2/network/interface/eth0/unconfigure', {}, 'unconfigure'],
     ];
@@ -385,11 +554,36 @@ describe('lockout guard', () => {
   });
 
   it('lets it through with force, and does not guard other interfaces or bringing it up', async () => {
-    replay.load([ok([IP, 'link', 'set', 'dev', 'eth0', 'down']), ok([IP, 'link', 'set', 'dev', 'eth0', 'up']), ok([IP, 'link', 'set', 'dev', 'eth2', 'down'])]);
+    replay.load([
+      ok([IP, 'link', 'set', 'dev', 'eth0', 'down']),
+      ok([IP, 'link', 'set', 'dev', 'eth0', 'up']),
+      ok([IP, 'link', 'set', 'dev', 'eth2', 'down']),
+    ]);
     const headers = via('192.0.2.10');
-    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth0/update', { body: { state: 'down', force: true }, headers })).status).toBe(200);
-    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth0/update', { body: { state: 'up' }, headers })).status).toBe(200);
-    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth2/update', { body: { state: 'down' }, headers })).status).toBe(200);
+    expect(
+      (
+        await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth0/update', {
+          body: { state: 'down', force: true },
+          headers,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth0/update', {
+          body: { state: 'up' },
+          headers,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth2/update', {
+          body: { state: 'down' },
+          headers,
+        })
+      ).status,
+    ).toBe(200);
     expect(changes(replay.calls)).toEqual([
       [IP, 'link', 'set', 'dev', 'eth0', 'down'],
       [IP, 'link', 'set', 'dev', 'eth0', 'up'],
@@ -402,31 +596,51 @@ describe('POST /network/interface/:device_name/update', () => {
   it('up/down for a configured interface only', async () => {
     replay.load([ok([IP, 'link', 'set', 'dev', 'eth2', 'up'])]);
     // the answer is read with the dev-scoped commands: they show eth2 up
-    replay.load(ipState(edit(LINKS, 'eth2', (r) => (r.flags = ['BROADCAST', 'MULTICAST', 'UP', 'LOWER_UP'])), ADDRS).slice(2));
-    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth2/update', { body: { state: 'up' } });
+    replay.load(
+      ipState(
+        edit(LINKS, 'eth2', (r) => (r.flags = ['BROADCAST', 'MULTICAST', 'UP', 'LOWER_UP'])),
+        ADDRS,
+      ).slice(2),
+    );
+    const r = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth2/update', {
+      body: { state: 'up' },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.json).toMatchObject({ link: 'eth2', state: 'up' });
     expect(changes(replay.calls)).toEqual([[IP, 'link', 'set', 'dev', 'eth2', 'up']]);
     expect(events('network.interface.updated').at(-1)).toEqual({ device: 'eth2', state: 'up' });
 
-    const r409 = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth1/update', { body: { state: 'up' } });
+    const r409 = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth1/update', {
+      body: { state: 'up' },
+    });
     expect(r409.status).toBe(409);
     expect(errorOf(r409).message).toBe('eth1 is not configured; configure it first');
-    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth1/update', { body: { state: 'sideways' } })).status).toBe(400);
-    expect((await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth7/update', { body: { state: 'up' } })).status).toBe(404);
+    expect(
+      (await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth1/update', { body: { state: 'sideways' } }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await t.call<NetworkInterface>('POST', '/api/v2/network/interface/eth7/update', { body: { state: 'up' } }))
+        .status,
+    ).toBe(404);
   });
 });
 
 describe('update on an interface managed outside the interfaces files (issue 12 item 12)', () => {
   it('up and addressed without a stanza: 409 saying it is managed elsewhere; nothing runs', async () => {
     const links = edit(LINKS, 'eth1', (r) => (r.flags = ['BROADCAST', 'MULTICAST', 'UP', 'LOWER_UP']));
-    const addrs = edit(ADDRS, 'eth1', (r) => void (r.addr_info as unknown[]).unshift(inet('10.9.8.7', 24, '10.9.8.255', 'eth1')));
+    const addrs = edit(
+      ADDRS,
+      'eth1',
+      (r) => void (r.addr_info as unknown[]).unshift(inet('10.9.8.7', 24, '10.9.8.255', 'eth1')),
+    );
     replay.load(ipState(links, addrs));
     const before = changes(replay.calls).length;
     const r = await t.call('POST', '/api/v2/network/interface/eth1/update', { body: { state: 'down' } });
     expect(r.status).toBe(409);
     expect((r.json as { error: { message: string; details: unknown } }).error).toMatchObject({
-      message: 'eth1 has 10.9.8.7/24 but no stanza in the interfaces files: it is managed outside them (by hand, a DHCP client or another tool); configure it through this API first to manage it here',
+      message:
+        'eth1 has 10.9.8.7/24 but no stanza in the interfaces files: it is managed outside them (by hand, a DHCP client or another tool); configure it through this API first to manage it here',
       details: { device: 'eth1', addresses: ['10.9.8.7/24'] },
     });
     expect(changes(replay.calls).length).toBe(before);
@@ -452,8 +666,16 @@ describe('unconfigure of an interface that is already unconfigured (issue 12 ite
 
 describe('unconfigure resets the runtime MTU (issue 12 item 10)', () => {
   it('eth3 at mtu 9000: flush, then mtu 1500 and down in one step', async () => {
-    replay.load(ipState(edit(LINKS, 'eth3', (r) => (r.mtu = 9000)), ADDRS));
-    replay.load([ok([IP, '-4', 'addr', 'flush', 'dev', 'eth3']), ok([IP, 'link', 'set', 'dev', 'eth3', 'mtu', '1500', 'down'])]);
+    replay.load(
+      ipState(
+        edit(LINKS, 'eth3', (r) => (r.mtu = 9000)),
+        ADDRS,
+      ),
+    );
+    replay.load([
+      ok([IP, '-4', 'addr', 'flush', 'dev', 'eth3']),
+      ok([IP, 'link', 'set', 'dev', 'eth3', 'mtu', '1500', 'down']),
+    ]);
     const before = changes(replay.calls).length;
     const r = await t.call('POST', '/api/v2/network/interface/eth3/unconfigure', { body: {} });
     expect(r.status, r.text).toBe(200);
@@ -482,7 +704,11 @@ describe('POST /network/interface/:device_name/unconfigure', () => {
 
   it('eth4 (dhcp, allow-hotplug): the client is stopped and every trace of eth4 leaves the file', async () => {
     const pid = ['-pf', '/run/dhclient.eth4.pid', '-lf', '/var/lib/dhcp/dhclient.eth4.leases'];
-    replay.load([ok([DHCLIENT, '-4', '-x', ...pid, 'eth4']), ok([IP, '-4', 'addr', 'flush', 'dev', 'eth4']), ok([IP, 'link', 'set', 'dev', 'eth4', 'down'])]);
+    replay.load([
+      ok([DHCLIENT, '-4', '-x', ...pid, 'eth4']),
+      ok([IP, '-4', 'addr', 'flush', 'dev', 'eth4']),
+      ok([IP, 'link', 'set', 'dev', 'eth4', 'down']),
+    ]);
     const r = await t.call('POST', '/api/v2/network/interface/eth4/unconfigure', { body: {} });
     expect(r.status, r.text).toBe(200);
     expect(changes(replay.calls)).toEqual([
@@ -501,7 +727,9 @@ describe('POST /network/interface/:device_name/unconfigure', () => {
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED_MAIN.replace('\niface eth9 inet manual\n', ''));
     expect((await t.call('POST', '/api/v2/network/interface/eth8/unconfigure', { body: {} })).status).toBe(404);
     expect((await t.call('POST', '/api/v2/network/interface/br0/unconfigure', { body: {} })).status).toBe(404);
-    expect((await t.call('POST', '/api/v2/network/interface/eth1/unconfigure', { body: { force: 'maybe' } })).status).toBe(400);
+    expect(
+      (await t.call('POST', '/api/v2/network/interface/eth1/unconfigure', { body: { force: 'maybe' } })).status,
+    ).toBe(400);
   });
 });
 

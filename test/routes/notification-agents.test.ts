@@ -24,33 +24,61 @@ type NotificationEvent = z.infer<typeof eventSchema>;
  */
 
 const SID = `AC${'0123456789abcdef'.repeat(2)}`;
-const SMS = { accountSid: SID, authToken: 'tw-token-s3cret', fromPhoneNumber: '+15005550006', toPhoneNumber: '+15551234567' };
-const SMTP = { host: 'mail.example.test', to: ['ops@example.test', 'Oncall <oncall@example.test>'], from: 'ballast@example.test', username: 'ballast', password: 'smtp-pa55word', port: '587', requireTLS: true };
+const SMS = {
+  accountSid: SID,
+  authToken: 'tw-token-s3cret',
+  fromPhoneNumber: '+15005550006',
+  toPhoneNumber: '+15551234567',
+};
+const SMTP = {
+  host: 'mail.example.test',
+  to: ['ops@example.test', 'Oncall <oncall@example.test>'],
+  from: 'ballast@example.test',
+  username: 'ballast',
+  password: 'smtp-pa55word',
+  port: '587',
+  requireTLS: true,
+};
 const WHSEC = `whsec_${Buffer.from('k'.repeat(32)).toString('base64')}`;
 const SECRETS = [SMS.authToken, SMTP.password, WHSEC];
 
 let t: TestHost;
 beforeAll(async () => {
   // the test receivers listen on loopback
-  t = await makeTestHost({ routes: [agentList, agentDetails, agentCreate, agentUpdate, agentDestroy, agentTest, eventList], config: { settings: { notification: { allowLocalTargets: true } } } });
+  t = await makeTestHost({
+    routes: [agentList, agentDetails, agentCreate, agentUpdate, agentDestroy, agentTest, eventList],
+    config: { settings: { notification: { allowLocalTargets: true } } },
+  });
 });
 afterAll(() => t.close());
 
 const A = '/api/v2/notification/agent';
 const create = (body: unknown, token?: string) => t.call<Agent[]>('POST', `${A}/create`, { body, token });
-const rawRow = (id: number) => t.host.db.prepare('SELECT type, enabled, json FROM notification_agents WHERE id = ?').get(id) as { type: string; enabled: number; json: string } | undefined;
+const rawRow = (id: number) =>
+  t.host.db.prepare('SELECT type, enabled, json FROM notification_agents WHERE id = ?').get(id) as
+    { type: string; enabled: number; json: string } | undefined;
 /** A stored agent with its sealed secrets opened with the host's key (stateDir/secret.key). */
 const stored = (id: number) => {
   const row = rawRow(id);
   if (!row) return undefined;
   const box = new SecretBox(join(t.config.stateDir, 'secret.key'));
   const json = JSON.parse(row.json) as Record<string, unknown>;
-  for (const f of ['authToken', 'password', 'secret']) if (typeof json[f] === 'string') json[f] = box.open(json[f] as string);
+  for (const f of ['authToken', 'password', 'secret'])
+    if (typeof json[f] === 'string') json[f] = box.open(json[f] as string);
   return { ...row, json: JSON.stringify(json) };
 };
 const eventsOfKind = (kind: string) =>
-  (t.host.db.prepare('SELECT id, kind, data, request_id FROM events WHERE kind = ? ORDER BY seq').all(kind) as { id: string; data: string; request_id: string }[]).map((e) => ({ ...e, data: JSON.parse(e.data) }));
-const deliveriesOf = (eventId: string) => t.host.db.prepare('SELECT agent_id, state, attempts FROM deliveries WHERE event_id = ? ORDER BY agent_id').all(eventId);
+  (
+    t.host.db.prepare('SELECT id, kind, data, request_id FROM events WHERE kind = ? ORDER BY seq').all(kind) as {
+      id: string;
+      data: string;
+      request_id: string;
+    }[]
+  ).map((e) => ({ ...e, data: JSON.parse(e.data) }));
+const deliveriesOf = (eventId: string) =>
+  t.host.db
+    .prepare('SELECT agent_id, state, attempts FROM deliveries WHERE event_id = ? ORDER BY agent_id')
+    .all(eventId);
 const paths = (r: { json: unknown }) => (errorOf(r).issues ?? []).map((i) => `${i.path}: ${i.message}`);
 
 describe('create, details, list', () => {
@@ -80,7 +108,11 @@ describe('create, details, list', () => {
     const smtp = await create({ type: 'smtp', enabled: false, json: SMTP });
     expect(smtp.status).toBe(200);
     expect(smtp.json[0]).toMatchObject({ type: 'smtp', enabled: false, json: { ...SMTP, password: '********' } });
-    const hook = await create({ type: 'webhook', enabled: true, json: { url: 'https://hooks.example.test/ballast', secret: WHSEC } });
+    const hook = await create({
+      type: 'webhook',
+      enabled: true,
+      json: { url: 'https://hooks.example.test/ballast', secret: WHSEC },
+    });
     expect(hook.json[0].json).toEqual({ url: 'https://hooks.example.test/ballast', secret: '********' });
     const plain = await create({ type: 'webhook', enabled: true, json: { url: 'http://127.0.0.1:9/x' } });
     expect(plain.json[0].json).toEqual({ url: 'http://127.0.0.1:9/x' });
@@ -111,7 +143,11 @@ describe('create, details, list', () => {
   });
 
   it('400 names every missing or wrong field of the type', async () => {
-    const r = await create({ type: 'sms', enabled: true, json: { accountSid: 'nope', fromPhoneNumber: '+15005550006' } });
+    const r = await create({
+      type: 'sms',
+      enabled: true,
+      json: { accountSid: 'nope', fromPhoneNumber: '+15005550006' },
+    });
     expect(r.status).toBe(400);
     expect(errorOf(r).code).toBe('validation_failed');
     expect(paths(r).sort()).toEqual([
@@ -120,7 +156,11 @@ describe('create, details, list', () => {
       'body.json.toPhoneNumber: required',
     ]);
 
-    const s = await create({ type: 'smtp', enabled: true, json: { ...SMTP, port: 'abc', to: ['not-an-address'], tls: true, password: undefined } });
+    const s = await create({
+      type: 'smtp',
+      enabled: true,
+      json: { ...SMTP, port: 'abc', to: ['not-an-address'], tls: true, password: undefined },
+    });
     expect(paths(s).sort()).toEqual([
       'body.json.password: required',
       'body.json.port: must be a port number 1-65535 (a number or a numeric string)',
@@ -135,7 +175,9 @@ describe('create, details, list', () => {
       'body.json.url: must be an absolute http:// or https:// URL',
     ]);
 
-    expect(paths(await create({ type: 'pager', enabled: true, json: {} }))).toEqual(['body.type: type must be sms, smtp or webhook']);
+    expect(paths(await create({ type: 'pager', enabled: true, json: {} }))).toEqual([
+      'body.type: type must be sms, smtp or webhook',
+    ]);
     expect(paths(await create({ type: 'sms', enabled: true, json: { ...SMS, authToken: '********' } }))).toEqual([
       'body.json.authToken: is the mask ********, not a value: send the real secret, or omit it on update to keep the stored one',
     ]);
@@ -157,7 +199,9 @@ describe('update', () => {
 
   it('a new json that omits the password, or sends the mask back, keeps the stored one', async () => {
     const { password: _, ...noPassword } = SMTP;
-    const r = await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { json: { ...noPassword, to: 'new@example.test' } } });
+    const r = await t.call<Agent[]>('POST', `${A}/${id}/update`, {
+      body: { json: { ...noPassword, to: 'new@example.test' } },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.json[0].json).toEqual({ ...noPassword, to: 'new@example.test', password: '********' });
     expect(JSON.parse(stored(id)!.json)).toEqual({ ...SMTP, to: 'new@example.test' });
@@ -175,33 +219,53 @@ describe('update', () => {
     expect(noJson.status).toBe(400);
     expect(paths(noJson)).toEqual(['body.json: required when type changes']);
 
-    const wrong = await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { type: 'sms', json: { ...SMS, authToken: undefined } } });
+    const wrong = await t.call<Agent[]>('POST', `${A}/${id}/update`, {
+      body: { type: 'sms', json: { ...SMS, authToken: undefined } },
+    });
     expect(paths(wrong)).toEqual(['body.json.authToken: required']);
 
     // same type: merged into the stored json, so only what is given is checked (issue 12 item 16)
-    const bad = await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { json: { port: 'abc', to: ['not-an-address'] } } });
+    const bad = await t.call<Agent[]>('POST', `${A}/${id}/update`, {
+      body: { json: { port: 'abc', to: ['not-an-address'] } },
+    });
     expect(bad.status).toBe(400);
-    expect(paths(bad).map((p) => p.split(':')[0]).sort()).toEqual(['body.json.port', 'body.json.to.0']);
+    expect(
+      paths(bad)
+        .map((p) => p.split(':')[0])
+        .sort(),
+    ).toEqual(['body.json.port', 'body.json.to.0']);
 
-    const ok = await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { type: 'webhook', enabled: true, json: { url: 'https://x.example.test/h' } } });
+    const ok = await t.call<Agent[]>('POST', `${A}/${id}/update`, {
+      body: { type: 'webhook', enabled: true, json: { url: 'https://x.example.test/h' } },
+    });
     expect(ok.status).toBe(200);
     expect(ok.json[0]).toMatchObject({ id, type: 'webhook', enabled: true, json: { url: 'https://x.example.test/h' } });
     expect(stored(id)).toEqual({ type: 'webhook', enabled: 1, json: '{"url":"https://x.example.test/h"}' });
   });
 
   it('unknown keys and unknown ids are refused', async () => {
-    expect(paths(await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { enabled: true, name: 'x' } }))).toEqual(['body: Unrecognized key: "name"']);
+    expect(paths(await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { enabled: true, name: 'x' } }))).toEqual([
+      'body: Unrecognized key: "name"',
+    ]);
     const missing = await t.call('POST', `${A}/99999/update`, { body: { enabled: true } });
     expect(missing.status).toBe(404);
     expect(errorOf(missing)).toMatchObject({ code: 'not_found', message: 'no notification agent with id 99999' });
-    expect(paths(await t.call('POST', `${A}/abc/update`, { body: { enabled: true } }))).toEqual(['params.id: must be a positive integer']);
+    expect(paths(await t.call('POST', `${A}/abc/update`, { body: { enabled: true } }))).toEqual([
+      'params.id: must be a positive integer',
+    ]);
   });
 });
 
 describe('update: every field optional, partial json merged (issue 12 item 16)', () => {
   let id: number;
-  const agentOf = (r: { json: unknown }) => (r.json as { id: number; type: string; enabled: boolean; json: Record<string, unknown> }[])[0];
-  const updates = () => (t.host.db.prepare("SELECT COUNT(*) AS n FROM events WHERE kind = 'notification.agent.updated'").get() as { n: number }).n;
+  const agentOf = (r: { json: unknown }) =>
+    (r.json as { id: number; type: string; enabled: boolean; json: Record<string, unknown> }[])[0];
+  const updates = () =>
+    (
+      t.host.db.prepare("SELECT COUNT(*) AS n FROM events WHERE kind = 'notification.agent.updated'").get() as {
+        n: number;
+      }
+    ).n;
   beforeAll(async () => {
     id = (await create({ type: 'smtp', enabled: true, json: SMTP })).json[0].id;
   });
@@ -215,9 +279,11 @@ describe('update: every field optional, partial json merged (issue 12 item 16)',
     expect(updates()).toBe(before);
   });
 
-  it('an id equal to the URL\'s is accepted (an agent object sent back); another id is a 400', async () => {
+  it("an id equal to the URL's is accepted (an agent object sent back); another id is a 400", async () => {
     const details = agentOf(await t.call('POST', `${A}/${id}/update`, { body: { id } }));
-    const back = await t.call('POST', `${A}/${id}/update`, { body: { id: details.id, type: details.type, enabled: false, json: details.json } });
+    const back = await t.call('POST', `${A}/${id}/update`, {
+      body: { id: details.id, type: details.type, enabled: false, json: details.json },
+    });
     expect(back.status, back.text).toBe(200);
     expect(stored(id)).toEqual({ type: 'smtp', enabled: 0, json: JSON.stringify(SMTP) });
     expect((await t.call('POST', `${A}/${id}/update`, { body: { id: String(id), enabled: true } })).status).toBe(200);
@@ -231,14 +297,17 @@ describe('update: every field optional, partial json merged (issue 12 item 16)',
     expect(r.status, r.text).toBe(200);
     expect(JSON.parse(stored(id)!.json)).toEqual({ ...SMTP, to: 'ops@example.test' });
     expect(agentOf(r).json).toEqual({ ...SMTP, to: 'ops@example.test', password: '********' });
-    expect(paths(await t.call('POST', `${A}/${id}/update`, { body: { json: { tls: true } } }))).toEqual(['body.json: Unrecognized key: "tls"']);
+    expect(paths(await t.call('POST', `${A}/${id}/update`, { body: { json: { tls: true } } }))).toEqual([
+      'body.json: Unrecognized key: "tls"',
+    ]);
     expect(JSON.parse(stored(id)!.json)).toEqual({ ...SMTP, to: 'ops@example.test' });
   });
 });
 
 describe('destroy', () => {
   it('answers [id], removes the agent, and a second destroy is 404', async () => {
-    const id = (await create({ type: 'webhook', enabled: true, json: { url: 'https://gone.example.test/' } })).json[0].id;
+    const id = (await create({ type: 'webhook', enabled: true, json: { url: 'https://gone.example.test/' } })).json[0]
+      .id;
     const r = await t.call('POST', `${A}/${id}/destroy`, { body: {} });
     expect(r.status).toBe(200);
     expect(r.json).toEqual([id]);
@@ -251,7 +320,9 @@ describe('destroy', () => {
 describe('events and the outbox', () => {
   it('create/update/destroy emit events with no secret; only enabled agents get deliveries', async () => {
     for (const a of (await t.call<Agent[]>('GET', A)).json) await t.call('POST', `${A}/${a.id}/destroy`, {});
-    const on = (await create({ type: 'webhook', enabled: true, json: { url: 'https://on.example.test/', secret: WHSEC } })).json[0].id;
+    const on = (
+      await create({ type: 'webhook', enabled: true, json: { url: 'https://on.example.test/', secret: WHSEC } })
+    ).json[0].id;
     const off = (await create({ type: 'sms', enabled: false, json: SMS })).json[0].id;
 
     const created = eventsOfKind('notification.agent.created').at(-1)!;
@@ -280,18 +351,25 @@ describe('events and the outbox', () => {
     expect(deliveriesOf(destroyed.id)).toEqual([]);
     expect(deliveriesOf(created.id)).toEqual([{ agent_id: on, state: 'cancelled', attempts: 0 }]);
 
-    const everything = JSON.stringify(t.host.db.prepare('SELECT * FROM events').all()) + JSON.stringify(t.host.db.prepare('SELECT * FROM deliveries').all());
+    const everything =
+      JSON.stringify(t.host.db.prepare('SELECT * FROM events').all()) +
+      JSON.stringify(t.host.db.prepare('SELECT * FROM deliveries').all());
     for (const s of SECRETS) expect(everything).not.toContain(s);
   });
 
   it('GET /notification/events lists recent events newest first with each delivery', async () => {
-    const id = (await create({ type: 'webhook', enabled: true, json: { url: 'https://list.example.test/' } })).json[0].id;
+    const id = (await create({ type: 'webhook', enabled: true, json: { url: 'https://list.example.test/' } })).json[0]
+      .id;
     await t.call<Agent[]>('POST', `${A}/${id}/update`, { body: { json: { url: 'https://list2.example.test/' } } });
     const r = await t.call<NotificationEvent[]>('GET', '/api/v2/notification/events?limit=2');
     expect(r.status).toBe(200);
     expect(r.json).toHaveLength(2);
     const [upd, cre] = r.json;
-    expect(upd).toMatchObject({ kind: 'notification.agent.updated', data: { id, changed: ['json'] }, deliveries: [{ agentId: id, state: 'pending', attempts: 0, lastError: null, deliveredAt: null }] });
+    expect(upd).toMatchObject({
+      kind: 'notification.agent.updated',
+      data: { id, changed: ['json'] },
+      deliveries: [{ agentId: id, state: 'pending', attempts: 0, lastError: null, deliveredAt: null }],
+    });
     expect(cre).toMatchObject({ kind: 'notification.agent.created', data: { id, type: 'webhook', enabled: true } });
     expect(upd.seq).toBe(cre.seq + 1);
     expect(new Date(upd.deliveries[0].nextAttemptAt ?? 0).getTime()).toBeLessThanOrEqual(Date.now());
@@ -299,11 +377,18 @@ describe('events and the outbox', () => {
     expect(upd.deliveries[0].heldBy).toBe(cre.id);
     expect(cre.deliveries.find((d) => d.agentId === id)).toMatchObject({ state: 'pending', heldBy: null });
     // The head is found even when it is outside the listed window.
-    expect((await t.call<NotificationEvent[]>('GET', '/api/v2/notification/events?limit=1')).json[0].deliveries[0]).toMatchObject({ agentId: id, heldBy: cre.id });
+    expect(
+      (await t.call<NotificationEvent[]>('GET', '/api/v2/notification/events?limit=1')).json[0].deliveries[0],
+    ).toMatchObject({ agentId: id, heldBy: cre.id });
     t.host.db.prepare("UPDATE deliveries SET state = 'failed' WHERE event_id = ? AND agent_id = ?").run(cre.id, id);
-    expect((await t.call<NotificationEvent[]>('GET', '/api/v2/notification/events?limit=1')).json[0].deliveries[0]).toMatchObject({ agentId: id, state: 'pending', heldBy: null });
+    expect(
+      (await t.call<NotificationEvent[]>('GET', '/api/v2/notification/events?limit=1')).json[0].deliveries[0],
+    ).toMatchObject({ agentId: id, state: 'pending', heldBy: null });
 
-    const only = await t.call<NotificationEvent[]>('GET', '/api/v2/notification/events?kind=notification.agent.destroyed');
+    const only = await t.call<NotificationEvent[]>(
+      'GET',
+      '/api/v2/notification/events?kind=notification.agent.destroyed',
+    );
     expect(only.json.length).toBeGreaterThan(0);
     expect(only.json.every((e: { kind: string }) => e.kind === 'notification.agent.destroyed')).toBe(true);
     expect(paths(await t.call('GET', '/api/v2/notification/events?limit=0'))).toEqual(['query.limit: must be 1-500']);
@@ -332,13 +417,27 @@ describe('permissions and the test route', () => {
   it('test: 404 for an unknown agent; a refused destination is a 502 that says why, without secrets', async () => {
     expect(errorOf(await t.call('GET', `${A}/424242/test`))).toMatchObject({ code: 'not_found' });
     const port = await closedPort();
-    const id = (await create({ type: 'webhook', enabled: false, json: { url: `http://127.0.0.1:${port}/hook?token=abc`, secret: WHSEC } })).json[0].id;
+    const id = (
+      await create({
+        type: 'webhook',
+        enabled: false,
+        json: { url: `http://127.0.0.1:${port}/hook?token=abc`, secret: WHSEC },
+      })
+    ).json[0].id;
     const r = await t.call('GET', `${A}/${id}/test`);
     expect(r.status).toBe(502);
     expect(errorOf(r).code).toBe('bad_gateway');
-    expect(errorOf(r).message).toBe(`the webhook agent ${id} could not send the test message: webhook http://127.0.0.1:${port} is unreachable: connect ECONNREFUSED 127.0.0.1:${port}`);
-    const audit = t.host.db.prepare("SELECT argv, exit_code, note FROM audit_log WHERE kind = 'notification/test' ORDER BY id DESC LIMIT 1").get();
-    expect(audit).toEqual({ argv: JSON.stringify([`agent:${id}`, 'webhook']), exit_code: 1, note: `webhook http://127.0.0.1:${port} is unreachable: connect ECONNREFUSED 127.0.0.1:${port}` });
+    expect(errorOf(r).message).toBe(
+      `the webhook agent ${id} could not send the test message: webhook http://127.0.0.1:${port} is unreachable: connect ECONNREFUSED 127.0.0.1:${port}`,
+    );
+    const audit = t.host.db
+      .prepare("SELECT argv, exit_code, note FROM audit_log WHERE kind = 'notification/test' ORDER BY id DESC LIMIT 1")
+      .get();
+    expect(audit).toEqual({
+      argv: JSON.stringify([`agent:${id}`, 'webhook']),
+      exit_code: 1,
+      note: `webhook http://127.0.0.1:${port} is unreachable: connect ECONNREFUSED 127.0.0.1:${port}`,
+    });
     expect(r.text).not.toContain('token=abc');
     for (const s of SECRETS) expect(r.text + JSON.stringify(audit)).not.toContain(s);
   });

@@ -24,7 +24,10 @@ beforeAll(() => {
   settings = podSettingsSchema.parse({});
 });
 
-const check = (fileContents: unknown, o: { settings?: Partial<PodSettings>; merge?: Record<string, Record<string, unknown>>; ports?: Set<string> } = {}): Promise<ValidateResult> =>
+const check = (
+  fileContents: unknown,
+  o: { settings?: Partial<PodSettings>; merge?: Record<string, Record<string, unknown>>; ports?: Set<string> } = {},
+): Promise<ValidateResult> =>
   checkCompose(
     { project: 'ballast-pod-a', fileContents, merge: o.merge, requireVersion: true },
     { settings: { ...settings, ...o.settings }, podData, listeners: async () => o.ports ?? new Set() },
@@ -36,18 +39,32 @@ describe('compose files against the Compose Specification and the limits', () =>
   it('accepts a typical web + database file (YAML text) and answers it as data', async () => {
     const r = await check(file('valid-web-db.yaml'));
     expect(r.ok).toBe(true);
-    if (r.ok) expect((r.data.services as Record<string, { ports: unknown[] }>).web.ports[1]).toEqual({ target: 443, published: '18443', protocol: 'tcp' });
+    if (r.ok)
+      expect((r.data.services as Record<string, { ports: unknown[] }>).web.ports[1]).toEqual({
+        target: 443,
+        published: '18443',
+        protocol: 'tcp',
+      });
   });
 
   it('accepts YAML anchors, merge keys and x- extensions', async () => {
     const r = await check(file('valid-anchors.yaml'));
-    expect(r).toMatchObject({ ok: true, data: { services: { a: { restart: 'unless-stopped', logging: { driver: 'json-file' } } } } });
+    expect(r).toMatchObject({
+      ok: true,
+      data: { services: { a: { restart: 'unless-stopped', logging: { driver: 'json-file' } } } },
+    });
   });
 
   it('names the JSON path of schema errors', async () => {
-    expect(issues(await check(file('invalid-schema.yaml')))).toEqual([{ path: 'fileContents.services.web.portz', message: 'is not allowed here by the Compose Specification' }]);
-    expect(issues(await check(file('invalid-ports-type.yaml')))).toEqual([{ path: 'fileContents.services.web.ports', message: 'must be array' }]);
-    expect(issues(await check({ version: '3.8', services: { web: { image: 5 } } }))).toEqual([{ path: 'fileContents.services.web.image', message: 'must be string' }]);
+    expect(issues(await check(file('invalid-schema.yaml')))).toEqual([
+      { path: 'fileContents.services.web.portz', message: 'is not allowed here by the Compose Specification' },
+    ]);
+    expect(issues(await check(file('invalid-ports-type.yaml')))).toEqual([
+      { path: 'fileContents.services.web.ports', message: 'must be array' },
+    ]);
+    expect(issues(await check({ version: '3.8', services: { web: { image: 5 } } }))).toEqual([
+      { path: 'fileContents.services.web.image', message: 'must be string' },
+    ]);
   });
 
   it('refuses privileged, host namespaces, capabilities, devices, unconfined and binds outside the pod data', async () => {
@@ -68,13 +85,36 @@ describe('compose files against the Compose Specification and the limits', () =>
       at('volumes.4'),
     ]);
     expect(issues(r)[7].message).toBe('bind source / resolves to /, outside the pod data location');
-    expect(issues(r)[10].message).toMatch(/^bind source \.\.\/\.\.\/escape resolves to .*\/srv\/escape, outside the pod data location$/);
+    expect(issues(r)[10].message).toMatch(
+      /^bind source \.\.\/\.\.\/escape resolves to .*\/srv\/escape, outside the pod data location$/,
+    );
   });
 
   it('allows what the settings allow', async () => {
     const r = await check(
-      { version: '3.8', services: { s: { image: 'a', privileged: true, network_mode: 'host', pid: 'host', cap_add: ['NET_ADMIN', 'CAP_SYS_TIME'] } } },
-      { settings: { allow: { privileged: true, hostNetwork: true, hostNamespaces: true, capabilities: ['NET_ADMIN', 'SYS_TIME'], devices: false } } },
+      {
+        version: '3.8',
+        services: {
+          s: {
+            image: 'a',
+            privileged: true,
+            network_mode: 'host',
+            pid: 'host',
+            cap_add: ['NET_ADMIN', 'CAP_SYS_TIME'],
+          },
+        },
+      },
+      {
+        settings: {
+          allow: {
+            privileged: true,
+            hostNetwork: true,
+            hostNamespaces: true,
+            capabilities: ['NET_ADMIN', 'SYS_TIME'],
+            devices: false,
+          },
+        },
+      },
     );
     expect(r.ok).toBe(true);
   });
@@ -91,34 +131,74 @@ describe('compose files against the Compose Specification and the limits', () =>
 
   it('follows symlinks: a link in the pod directory to /etc is outside; bindRoots widen the allow-list', async () => {
     const viaLink = { version: '3.8', services: { s: { image: 'a', volumes: ['./etclink/ssh:/x'] } } };
-    expect(issues(await check(viaLink))).toEqual([{ path: 'fileContents.services.s.volumes.0', message: 'bind source ./etclink/ssh resolves to /etc/ssh, outside the pod data location' }]);
+    expect(issues(await check(viaLink))).toEqual([
+      {
+        path: 'fileContents.services.s.volumes.0',
+        message: 'bind source ./etclink/ssh resolves to /etc/ssh, outside the pod data location',
+      },
+    ]);
     expect((await check(viaLink, { settings: { bindRoots: ['/etc/ssh'] } })).ok).toBe(true);
-    expect((await check({ version: '3.8', services: { s: { image: 'a', volumes: ['./data:/data', 'named:/n', '/anon'] } } })).ok).toBe(true);
+    expect(
+      (await check({ version: '3.8', services: { s: { image: 'a', volumes: ['./data:/data', 'named:/n', '/anon'] } } }))
+        .ok,
+    ).toBe(true);
   });
 
   it('refuses duplicate keys and bad YAML with the line', async () => {
-    expect(issues(await check(file('duplicate-key.yaml')))[0]).toMatchObject({ path: 'fileContents', message: 'not valid YAML (line 5, column 3): Map keys must be unique' });
+    expect(issues(await check(file('duplicate-key.yaml')))[0]).toMatchObject({
+      path: 'fileContents',
+      message: 'not valid YAML (line 5, column 3): Map keys must be unique',
+    });
     expect(issues(await check('services: [\n'))[0].path).toBe('fileContents');
     expect(issues(await check(`${'['.repeat(200_000)}${']'.repeat(200_000)}`))[0].path).toBe('fileContents');
-    const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(',')}]`)].join('\n');
-    expect(issues(await check(bomb))[0]).toMatchObject({ path: 'fileContents', message: expect.stringMatching(/alias|YAML/i) });
-    expect(issues(await check('- a\n- b\n'))).toEqual([{ path: 'fileContents', message: 'must be a mapping (version, services, …)' }]);
+    const bomb = [
+      'a: &a ["x","x","x","x","x","x","x","x","x","x"]',
+      ...Array.from(
+        { length: 8 },
+        (_, i) =>
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10)
+            .fill(`*${String.fromCharCode(97 + i)}`)
+            .join(',')}]`,
+      ),
+    ].join('\n');
+    expect(issues(await check(bomb))[0]).toMatchObject({
+      path: 'fileContents',
+      message: expect.stringMatching(/alias|YAML/i),
+    });
+    expect(issues(await check('- a\n- b\n'))).toEqual([
+      { path: 'fileContents', message: 'must be a mapping (version, services, …)' },
+    ]);
   });
 
   it('requires version and services', async () => {
-    expect(issues(await check({ services: { a: { image: 'x' } } }))).toEqual([{ path: 'fileContents.version', message: 'is required' }]);
-    expect(issues(await check({ version: '3.8' }))).toEqual([{ path: 'fileContents.services', message: 'is required' }]);
+    expect(issues(await check({ services: { a: { image: 'x' } } }))).toEqual([
+      { path: 'fileContents.version', message: 'is required' },
+    ]);
+    expect(issues(await check({ version: '3.8' }))).toEqual([
+      { path: 'fileContents.services', message: 'is required' },
+    ]);
   });
 
   it('refuses __proto__ keys', async () => {
-    const r = await check(JSON.parse('{"version":"3.8","services":{"a":{"image":"x","__proto__":{"privileged":true}}}}'));
+    const r = await check(
+      JSON.parse('{"version":"3.8","services":{"a":{"image":"x","__proto__":{"privileged":true}}}}'),
+    );
     expect(issues(r)).toEqual([{ path: 'fileContents.services.a.__proto__', message: 'is not an allowed key' }]);
   });
 
   it('merges recipe services, and a taken name is a conflict', async () => {
-    const merged = await check({ version: '3.8', services: { a: { image: 'x' } } }, { merge: { web: { image: 'nginx:1.27-alpine' } } });
-    expect(merged).toMatchObject({ ok: true, data: { services: { a: { image: 'x' }, web: { image: 'nginx:1.27-alpine' } } } });
-    const clash = await check({ version: '3.8', services: { web: { image: 'x' } } }, { merge: { web: { image: 'nginx' } } });
+    const merged = await check(
+      { version: '3.8', services: { a: { image: 'x' } } },
+      { merge: { web: { image: 'nginx:1.27-alpine' } } },
+    );
+    expect(merged).toMatchObject({
+      ok: true,
+      data: { services: { a: { image: 'x' }, web: { image: 'nginx:1.27-alpine' } } },
+    });
+    const clash = await check(
+      { version: '3.8', services: { web: { image: 'x' } } },
+      { merge: { web: { image: 'nginx' } } },
+    );
     expect(clash).toMatchObject({ ok: false, status: 409 });
   });
 
@@ -126,10 +206,32 @@ describe('compose files against the Compose Specification and the limits', () =>
     expect(issues(await check(file('valid-web-db.yaml'), { ports: listening }))).toEqual([
       { path: 'fileContents.services.web.ports.1', message: 'host port 18443/tcp is already in use on this host' },
     ]);
-    const twice = { version: '3.8', services: { a: { image: 'x', ports: ['8000-8002:80-82'] }, b: { image: 'x', ports: ['127.0.0.1:8001:80'] } } };
-    expect(issues(await check(twice))).toEqual([{ path: 'fileContents.services.b.ports.0', message: 'host port 8001/tcp is also published by fileContents.services.a.ports.0' }]);
-    expect((await check({ version: '3.8', services: { a: { image: 'x', ports: ['53:53/tcp', '80'] } } }, { ports: listening })).ok).toBe(true);
-    expect((await check({ version: '3.8', services: { a: { image: 'x', ports: ['22:22'] } } }, { ports: listening, settings: { checkHostPorts: false } })).ok).toBe(true);
+    const twice = {
+      version: '3.8',
+      services: { a: { image: 'x', ports: ['8000-8002:80-82'] }, b: { image: 'x', ports: ['127.0.0.1:8001:80'] } },
+    };
+    expect(issues(await check(twice))).toEqual([
+      {
+        path: 'fileContents.services.b.ports.0',
+        message: 'host port 8001/tcp is also published by fileContents.services.a.ports.0',
+      },
+    ]);
+    expect(
+      (
+        await check(
+          { version: '3.8', services: { a: { image: 'x', ports: ['53:53/tcp', '80'] } } },
+          { ports: listening },
+        )
+      ).ok,
+    ).toBe(true);
+    expect(
+      (
+        await check(
+          { version: '3.8', services: { a: { image: 'x', ports: ['22:22'] } } },
+          { ports: listening, settings: { checkHostPorts: false } },
+        )
+      ).ok,
+    ).toBe(true);
   });
 
   it('reads host ports of every ports syntax', () => {

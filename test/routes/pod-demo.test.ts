@@ -46,7 +46,11 @@ describe('every pod route example on a fresh demo', () => {
             d.host.env,
           );
           const json = await jsonOf(res);
-          expect([ex.summary, res.status, res.status >= 400 ? json : 'ok']).toEqual([ex.summary, ex.status ?? 200, res.status >= 400 ? json : 'ok']);
+          expect([ex.summary, res.status, res.status >= 400 ? json : 'ok']).toEqual([
+            ex.summary,
+            ex.status ?? 200,
+            res.status >= 400 ? json : 'ok',
+          ]);
           if (res.status === 200) expect(r.schemas.response.safeParse(json).success).toBe(true);
         }
       } finally {
@@ -59,7 +63,13 @@ describe('every pod route example on a fresh demo', () => {
   it('shows the demo pods, their states and the recipes', async () => {
     const d = await freshDemo();
     try {
-      const get = async (p: string) => jsonOf(await d.host.app.fetch(new Request(`http://demo.local/api/v2${p}`, { headers: { token: d.token } }), d.host.env));
+      const get = async (p: string) =>
+        jsonOf(
+          await d.host.app.fetch(
+            new Request(`http://demo.local/api/v2${p}`, { headers: { token: d.token } }),
+            d.host.env,
+          ),
+        );
       expect(await get('/pod')).toEqual([
         { name: 'ballast-pod-backup', service: { id: 'ballast-pod-backup.service', state: 'disabled', locked: false } },
         { name: 'ballast-pod-web', service: { id: 'ballast-pod-web.service', state: 'online', locked: false } },

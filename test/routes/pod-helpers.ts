@@ -16,4 +16,20 @@ import unpause from '../../handlers/pod/routes/unpause';
 import update from '../../handlers/pod/routes/update';
 
 /** In manifest order (static paths before `:name` ones, as the build lists them). */
-export const POD_ROUTES: RouteModule[] = [configGet, configSet, suggestedList, suggestedGet, list, details, set, update, destroy, inspect, log, test, pause, unpause, kill];
+export const POD_ROUTES: RouteModule[] = [
+  configGet,
+  configSet,
+  suggestedList,
+  suggestedGet,
+  list,
+  details,
+  set,
+  update,
+  destroy,
+  inspect,
+  log,
+  test,
+  pause,
+  unpause,
+  kill,
+];

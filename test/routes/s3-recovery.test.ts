@@ -22,7 +22,11 @@ afterEach(async () => {
   for (const h of hosts.splice(0)) await h.close();
 });
 
-async function startHost(config: ReturnType<typeof makeTestConfig>['config'], backend: ReplayBackend, log: string[]): Promise<Host> {
+async function startHost(
+  config: ReturnType<typeof makeTestConfig>['config'],
+  backend: ReplayBackend,
+  log: string[],
+): Promise<Host> {
   const h = await createHost({ config, distDir, routes: [], backend, log: (l) => log.push(l) });
   hosts.push(h);
   return h;
@@ -34,18 +38,37 @@ async function runStart(h: Host): Promise<void> {
   await s3?.instance.onStart?.();
 }
 
-function writeShare(unitDir: string, envDir: string, name: string, data: string, password: string): { unit: string; env: string } {
+function writeShare(
+  unitDir: string,
+  envDir: string,
+  name: string,
+  data: string,
+  password: string,
+): { unit: string; env: string } {
   const unit = join(unitDir, `s3-${name}.service`);
   const env = join(envDir, `${name}.env`);
   writeFileSync(unit, renderUnit({ shareName: name, envFile: env, settings }), { mode: 0o644 });
-  writeFileSync(env, renderEnvFile({ shareName: name, rootUser: `${name}-admin`, rootPassword: password, path: data, port: '9000', env: settings.env }), { mode: 0o600 });
+  writeFileSync(
+    env,
+    renderEnvFile({
+      shareName: name,
+      rootUser: `${name}-admin`,
+      rootPassword: password,
+      path: data,
+      port: '9000',
+      env: settings.env,
+    }),
+    { mode: 0o600 },
+  );
   return { unit, env };
 }
 
 describe('a host started after a crash settles unfinished S3 changes', () => {
   it('rolls back a create, rolls back an update, completes a delete; journal empty, events and log', async () => {
     const data = privateDir('s3-crash-data');
-    const { config, state } = makeTestConfig({ settings: { s3: { shareRoots: [data] } } } as Parameters<typeof makeTestConfig>[0]);
+    const { config, state } = makeTestConfig({ settings: { s3: { shareRoots: [data] } } } as Parameters<
+      typeof makeTestConfig
+    >[0]);
     const unitDir = config.paths.s3UnitDir;
     const envDir = config.paths.s3EnvDir;
     const log: string[] = [];
@@ -54,7 +77,14 @@ describe('a host started after a crash settles unfinished S3 changes', () => {
     const first = await startHost(config, new ReplayBackend([]), log);
     const created = writeShare(unitDir, envDir, 'fresh', data, 'Fresh-Secret-1');
     const updated = writeShare(unitDir, envDir, 'media', data, 'New-Secret-2');
-    const oldMediaEnv = renderEnvFile({ shareName: 'media', rootUser: 'media-admin', rootPassword: 'Old-Secret-1', path: data, port: '9000', env: settings.env });
+    const oldMediaEnv = renderEnvFile({
+      shareName: 'media',
+      rootUser: 'media-admin',
+      rootPassword: 'Old-Secret-1',
+      path: data,
+      port: '9000',
+      env: settings.env,
+    });
     writeFileSync(`${updated.env}.prev`, oldMediaEnv, { mode: 0o600 });
     const deleted = writeShare(unitDir, envDir, 'gone', data, 'Gone-Secret-3');
     rmSync(deleted.env); // the delete had removed the environment file, then was killed
@@ -94,7 +124,11 @@ describe('a host started after a crash settles unfinished S3 changes', () => {
     expect(existsSync(deleted.unit)).toBe(false);
     expect(existsSync(data)).toBe(true);
     expect(second.db.prepare('SELECT * FROM s3_intents').all()).toEqual([]);
-    const ev = (second.db.prepare("SELECT data FROM events WHERE kind = 's3.share.recovered' ORDER BY seq").all() as { data: string }[]).map((e) => JSON.parse(e.data) as unknown);
+    const ev = (
+      second.db.prepare("SELECT data FROM events WHERE kind = 's3.share.recovered' ORDER BY seq").all() as {
+        data: string;
+      }[]
+    ).map((e) => JSON.parse(e.data) as unknown);
     expect(ev).toEqual([
       { shareName: 'fresh', op: 'create', outcome: 'rolled back', complete: true },
       { shareName: 'media', op: 'update', outcome: 'rolled back', complete: true },
@@ -102,28 +136,41 @@ describe('a host started after a crash settles unfinished S3 changes', () => {
     ]);
     const lines = log.filter((l) => l.startsWith('s3: '));
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/^s3: unfinished create of share fresh \(request req-create\) rolled back: systemctl stop s3-fresh.service; systemctl disable s3-fresh.service; remove .*fresh\.env; remove .*s3-fresh\.service; systemctl daemon-reload$/);
+    expect(lines[0]).toMatch(
+      /^s3: unfinished create of share fresh \(request req-create\) rolled back: systemctl stop s3-fresh.service; systemctl disable s3-fresh.service; remove .*fresh\.env; remove .*s3-fresh\.service; systemctl daemon-reload$/,
+    );
     expect(lines.join('\n')).not.toMatch(/Secret/);
     rmSync(state, { recursive: true, force: true });
   });
 
   it('a step that fails keeps the row for the next start', async () => {
     const data = privateDir('s3-crash-data');
-    const { config, state } = makeTestConfig({ settings: { s3: { shareRoots: [data] } } } as Parameters<typeof makeTestConfig>[0]);
+    const { config, state } = makeTestConfig({ settings: { s3: { shareRoots: [data] } } } as Parameters<
+      typeof makeTestConfig
+    >[0]);
     mkdirSync(config.paths.s3UnitDir, { recursive: true });
     const log: string[] = [];
     const replay = new ReplayBackend([
-      fixture([SC, 'stop', '--', 's3-fresh.service'], '', { code: 5, stderr: 'Failed to stop s3-fresh.service: Unit s3-fresh.service not loaded.\n' }),
+      fixture([SC, 'stop', '--', 's3-fresh.service'], '', {
+        code: 5,
+        stderr: 'Failed to stop s3-fresh.service: Unit s3-fresh.service not loaded.\n',
+      }),
       fixture([SC, 'disable', '--', 's3-fresh.service'], ''),
       fixture([SC, 'daemon-reload'], '', { code: 1, stderr: 'Failed to reload daemon: Connection timed out\n' }),
     ]);
     const h = await startHost(config, replay, log);
     writeShare(config.paths.s3UnitDir, config.paths.s3EnvDir, 'fresh', data, 'Fresh-Secret-1');
-    h.db.prepare('INSERT INTO s3_intents (share_name, op, request_id, started_at) VALUES (?, ?, ?, ?)').run('fresh', 'create', 'r', 1);
+    h.db
+      .prepare('INSERT INTO s3_intents (share_name, op, request_id, started_at) VALUES (?, ?, ?, ?)')
+      .run('fresh', 'create', 'r', 1);
     await runStart(h);
-    expect(h.db.prepare('SELECT share_name, op FROM s3_intents').all()).toEqual([{ share_name: 'fresh', op: 'create' }]);
+    expect(h.db.prepare('SELECT share_name, op FROM s3_intents').all()).toEqual([
+      { share_name: 'fresh', op: 'create' },
+    ]);
     expect(existsSync(join(config.paths.s3UnitDir, 's3-fresh.service'))).toBe(false);
-    expect(log.find((l) => l.startsWith('s3: '))).toMatch(/not fully rolled back; retried at next start.* — failed: systemctl daemon-reload: exit 1: Failed to reload daemon: Connection timed out$/);
+    expect(log.find((l) => l.startsWith('s3: '))).toMatch(
+      /not fully rolled back; retried at next start.* — failed: systemctl daemon-reload: exit 1: Failed to reload daemon: Connection timed out$/,
+    );
     rmSync(state, { recursive: true, force: true });
   });
 });

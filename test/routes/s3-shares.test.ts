@@ -24,7 +24,8 @@ import { privateDir } from '../helpers/tmp';
 const ROUTES: RouteModule[] = [list, details, create, update, del];
 const SC = '/usr/bin/systemctl';
 const SS = ['/usr/bin/ss', '-Hltn'];
-const SS_OUT = 'LISTEN 0      128          0.0.0.0:22         0.0.0.0:*\nLISTEN 0      4096               *:9444             *:*\n';
+const SS_OUT =
+  'LISTEN 0      128          0.0.0.0:22         0.0.0.0:*\nLISTEN 0      4096               *:9444             *:*\n';
 
 let t: TestHost;
 let data: string;
@@ -34,9 +35,21 @@ let unitDir: string;
 let envDir: string;
 const settings = s3Settings.parse({});
 
-const ErrorJson = z.object({ error: z.object({ code: z.string(), message: z.string(), issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(), details: z.record(z.string(), z.unknown()).optional() }) });
+const ErrorJson = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
 const errorOf = (json: unknown) => ErrorJson.parse(json).error;
-const Changed = z.object({ shareName: z.string(), serviceName: z.string(), raw: z.string(), warnings: z.array(z.string()).optional() });
+const Changed = z.object({
+  shareName: z.string(),
+  serviceName: z.string(),
+  raw: z.string(),
+  warnings: z.array(z.string()).optional(),
+});
 
 beforeAll(async () => {
   data = privateDir('s3-share-root');
@@ -59,25 +72,38 @@ beforeEach(() => {
     fixture(SS, SS_OUT),
     fixture([SC, 'daemon-reload'], ''),
     ...['media', 'backup', 'other'].flatMap((s) => [
-      fixture([SC, 'enable', '--', `s3-${s}.service`], '', { stderr: `Created symlink /etc/systemd/system/multi-user.target.wants/s3-${s}.service → /etc/systemd/system/s3-${s}.service.\n` }),
+      fixture([SC, 'enable', '--', `s3-${s}.service`], '', {
+        stderr: `Created symlink /etc/systemd/system/multi-user.target.wants/s3-${s}.service → /etc/systemd/system/s3-${s}.service.\n`,
+      }),
       fixture([SC, 'start', '--', `s3-${s}.service`], ''),
       fixture([SC, 'stop', '--', `s3-${s}.service`], ''),
       fixture([SC, 'restart', '--', `s3-${s}.service`], ''),
       fixture([SC, 'try-restart', '--', `s3-${s}.service`], ''),
-      fixture([SC, 'disable', '--', `s3-${s}.service`], '', { stderr: `Removed "/etc/systemd/system/multi-user.target.wants/s3-${s}.service".\n` }),
+      fixture([SC, 'disable', '--', `s3-${s}.service`], '', {
+        stderr: `Removed "/etc/systemd/system/multi-user.target.wants/s3-${s}.service".\n`,
+      }),
       fixture([SC, 'is-enabled', '--', `s3-${s}.service`], 'enabled\n'),
     ]),
   ]);
 });
 
 const argvs = () => t.replay!.calls.map((c) => c.argv);
-const events = (kind: string) => (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map((e) => JSON.parse(e.data) as unknown);
+const events = (kind: string) =>
+  (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map(
+    (e) => JSON.parse(e.data) as unknown,
+  );
 const intents = () => t.host.db.prepare('SELECT share_name, op FROM s3_intents').all();
 const post = (path: string, body: unknown, token?: string) => t.call('POST', path, { body, token });
 const get = (path: string, token?: string) => t.call('GET', path, { token });
 const mode = (p: string) => statSync(p).mode & 0o7777;
 
-const MEDIA = () => ({ shareName: 'media', path: join(data, 'media'), port: '9000', rootUser: 'media-admin', rootPassword: 'Media-Secret-2026' });
+const MEDIA = () => ({
+  shareName: 'media',
+  path: join(data, 'media'),
+  port: '9000',
+  rootUser: 'media-admin',
+  rootPassword: 'Media-Secret-2026',
+});
 
 function expectS3Headers(h: Headers) {
   expect(h.get('content-type')).toBe('application/string; charset=utf-8');
@@ -108,8 +134,15 @@ describe('POST /s3/create', () => {
     );
     expect(mode(envFile)).toBe(0o600);
     expect(statSync(envFile).uid).toBe(process.getuid?.());
-    expect(unitText).toContain(`EnvironmentFile=${envFile}\nExecStart=/usr/local/bin/minio server \${MINIO_VOLUMES} --address :\${BALLAST_S3_PORT}\n`);
-    expect(argvs()).toEqual([SS, [SC, 'daemon-reload'], [SC, 'enable', '--', 's3-media.service'], [SC, 'start', '--', 's3-media.service']]);
+    expect(unitText).toContain(
+      `EnvironmentFile=${envFile}\nExecStart=/usr/local/bin/minio server \${MINIO_VOLUMES} --address :\${BALLAST_S3_PORT}\n`,
+    );
+    expect(argvs()).toEqual([
+      SS,
+      [SC, 'daemon-reload'],
+      [SC, 'enable', '--', 's3-media.service'],
+      [SC, 'start', '--', 's3-media.service'],
+    ]);
     expect(events('s3.share.created').at(-1)).toEqual({ shareName: 'media', path: join(data, 'media'), port: '9000' });
     expect(JSON.stringify(t.host.db.prepare('SELECT * FROM events').all())).not.toContain('Media-Secret-2026');
     expect(JSON.stringify(t.host.db.prepare('SELECT * FROM audit_log').all())).not.toContain('Media-Secret-2026');
@@ -156,7 +189,10 @@ describe('POST /s3/create', () => {
     }
     writeFileSync(join(data, 'file'), 'x');
     const f = await post('/api/v2/s3/create', { ...MEDIA(), path: join(data, 'file') });
-    expect([f.status, errorOf(f.json).message]).toEqual([400, `invalid body.path: ${join(data, 'file')} is not a directory`]);
+    expect([f.status, errorOf(f.json).message]).toEqual([
+      400,
+      `invalid body.path: ${join(data, 'file')} is not a directory`,
+    ]);
     expect(argvs()).toEqual([]);
     expect(existsSync(join(unitDir, 's3-media.service'))).toBe(false);
   });
@@ -165,7 +201,10 @@ describe('POST /s3/create', () => {
     symlinkSync('/etc', join(data, 'etclink'));
     for (const p of ['/etc', join(data, 'etclink'), `${data}/../`]) {
       const r = await post('/api/v2/s3/create', { ...MEDIA(), path: p });
-      expect([r.status, errorOf(r.json).code], p).toEqual([p.includes('..') ? 400 : 403, p.includes('..') ? 'validation_failed' : 'forbidden']);
+      expect([r.status, errorOf(r.json).code], p).toEqual([
+        p.includes('..') ? 400 : 403,
+        p.includes('..') ? 'validation_failed' : 'forbidden',
+      ]);
     }
     expect(argvs()).toEqual([]);
   });
@@ -177,14 +216,29 @@ describe('POST /s3/create', () => {
     const port = await post('/api/v2/s3/create', { ...MEDIA(), shareName: 'backup', path: join(data, 'backup') });
     expect([port.status, errorOf(port.json).message]).toEqual([409, 'port 9000 is already used by S3 share media']);
     expectS3Headers(port.headers);
-    const listening = await post('/api/v2/s3/create', { ...MEDIA(), shareName: 'backup', path: join(data, 'backup'), port: '9444' });
-    expect([listening.status, errorOf(listening.json).message]).toEqual([409, 'port 9444 is in use: a process listens on it']);
+    const listening = await post('/api/v2/s3/create', {
+      ...MEDIA(),
+      shareName: 'backup',
+      path: join(data, 'backup'),
+      port: '9444',
+    });
+    expect([listening.status, errorOf(listening.json).message]).toEqual([
+      409,
+      'port 9444 is in use: a process listens on it',
+    ]);
     expect(argvs()).toEqual([SS]);
     expect(existsSync(join(envDir, 'backup.env'))).toBe(false);
   });
 
   it('a failed start rolls back: disable, files removed, daemon-reload; 502 naming the command', async () => {
-    t.replay!.load([fixture([SC, 'start', '--', 's3-media.service'], '', { code: 1, once: true, stderr: 'Job for s3-media.service failed because the control process exited with error code.\nSee "systemctl status s3-media.service" and "journalctl -xeu s3-media.service" for details.\n' })]);
+    t.replay!.load([
+      fixture([SC, 'start', '--', 's3-media.service'], '', {
+        code: 1,
+        once: true,
+        stderr:
+          'Job for s3-media.service failed because the control process exited with error code.\nSee "systemctl status s3-media.service" and "journalctl -xeu s3-media.service" for details.\n',
+      }),
+    ]);
     const r = await post('/api/v2/s3/create', MEDIA());
     expect(r.status).toBe(502);
     expectS3Headers(r.headers);
@@ -193,7 +247,11 @@ describe('POST /s3/create', () => {
     expect(e.message).toBe(
       'create of S3 share media failed at `systemctl start -- s3-media.service` (exit 1: Job for s3-media.service failed because the control process exited with error code.); the share was rolled back (files removed, daemon reloaded)',
     );
-    expect(e.details).toMatchObject({ command: [SC, 'start', '--', 's3-media.service'], exitCode: 1, rolledBack: true });
+    expect(e.details).toMatchObject({
+      command: [SC, 'start', '--', 's3-media.service'],
+      exitCode: 1,
+      rolledBack: true,
+    });
     expect(argvs()).toEqual([
       SS,
       [SC, 'daemon-reload'],
@@ -210,7 +268,9 @@ describe('POST /s3/create', () => {
   });
 
   it('a failed daemon-reload rolls back without enable or disable', async () => {
-    t.replay!.load([fixture([SC, 'daemon-reload'], '', { code: 1, once: true, stderr: 'Failed to reload daemon: Access denied\n' })]);
+    t.replay!.load([
+      fixture([SC, 'daemon-reload'], '', { code: 1, once: true, stderr: 'Failed to reload daemon: Access denied\n' }),
+    ]);
     const r = await post('/api/v2/s3/create', MEDIA());
     expect([r.status, errorOf(r.json).details?.rolledBack]).toEqual([502, true]);
     expect(argvs()).toEqual([SS, [SC, 'daemon-reload'], [SC, 'daemon-reload']]);
@@ -221,7 +281,13 @@ describe('POST /s3/create', () => {
 describe('GET /s3/list and /s3/{share_name}/details', () => {
   it('lists every field, the password masked, enabled from systemctl is-enabled; a read token may list', async () => {
     await createMedia();
-    await post('/api/v2/s3/create', { shareName: 'backup', path: join(data, 'backup'), port: '9100', rootUser: 'bk', rootPassword: 'short7!' });
+    await post('/api/v2/s3/create', {
+      shareName: 'backup',
+      path: join(data, 'backup'),
+      port: '9100',
+      rootUser: 'bk',
+      rootPassword: 'short7!',
+    });
     t.replay!.load([fixture([SC, 'is-enabled', '--', 's3-backup.service'], 'disabled\n', { code: 1 })]);
     t.replay!.calls.length = 0;
     const r = await get('/api/v2/s3/list', reader);
@@ -239,7 +305,16 @@ describe('GET /s3/list and /s3/{share_name}/details', () => {
         rootPassword: '*******',
         raw: renderUnit({ shareName: 'backup', envFile: join(envDir, 'backup.env'), settings }),
       },
-      media: { shareName: 'media', path: join(data, 'media'), enabled: true, port: '9000', user: 'root', rootUser: 'media-admin', rootPassword: '***************26', raw: media },
+      media: {
+        shareName: 'media',
+        path: join(data, 'media'),
+        enabled: true,
+        port: '9000',
+        user: 'root',
+        rootUser: 'media-admin',
+        rootPassword: '***************26',
+        raw: media,
+      },
     });
     expect(r.text).not.toContain('Media-Secret');
     expect(argvs().sort()).toEqual([
@@ -296,7 +371,10 @@ describe('GET /s3/list and /s3/{share_name}/details', () => {
     rmSync(envFile);
     execFileSync('/usr/bin/mkfifo', ['-m', '600', envFile]);
     const r = await get('/api/v2/s3/media/details');
-    expect([r.status, errorOf(r.json).message]).toEqual([502, `${envFile} is not a regular file (other); it was not written by this service`]);
+    expect([r.status, errorOf(r.json).message]).toEqual([
+      502,
+      `${envFile} is not a regular file (other); it was not written by this service`,
+    ]);
     rmSync(envFile);
     symlinkSync('/etc/shadow', envFile);
     const l = await get('/api/v2/s3/list');
@@ -306,9 +384,14 @@ describe('GET /s3/list and /s3/{share_name}/details', () => {
 
   it('a broken environment file is a 502 naming the line, never the secret', async () => {
     await createMedia();
-    writeFileSync(join(envDir, 'media.env'), 'MINIO_ROOT_USER=a\nMINIO_ROOT_PASSWORD="Media-Secret-2026\n', { mode: 0o600 });
+    writeFileSync(join(envDir, 'media.env'), 'MINIO_ROOT_USER=a\nMINIO_ROOT_PASSWORD="Media-Secret-2026\n', {
+      mode: 0o600,
+    });
     const r = await get('/api/v2/s3/list');
-    expect([r.status, errorOf(r.json).message]).toEqual([502, 'could not read the output of environment file (line 2)']);
+    expect([r.status, errorOf(r.json).message]).toEqual([
+      502,
+      'could not read the output of environment file (line 2)',
+    ]);
     expect(r.text).not.toContain('Media-Secret');
   });
 });
@@ -320,7 +403,14 @@ describe('POST /s3/{share_name}/update', () => {
     expect(r.status, r.text).toBe(200);
     expectS3Headers(r.headers);
     const envFile = join(envDir, 'media.env');
-    const text = renderEnvFile({ shareName: 'media', rootUser: 'media-admin', rootPassword: 'N3w"Secret$Key', path: join(data, 'media'), port: '9000', env: settings.env });
+    const text = renderEnvFile({
+      shareName: 'media',
+      rootUser: 'media-admin',
+      rootPassword: 'N3w"Secret$Key',
+      path: join(data, 'media'),
+      port: '9000',
+      env: settings.env,
+    });
     expect(text).toContain('MINIO_ROOT_PASSWORD="N3w\\"Secret\\$Key"\n');
     expect(Changed.parse(r.json)).toEqual({ shareName: 'media', serviceName: 's3-media.service', raw: text });
     expect(readFileSync(envFile, 'utf8')).toBe(text);
@@ -330,17 +420,27 @@ describe('POST /s3/{share_name}/update', () => {
     expect(events('s3.share.updated').at(-1)).toEqual({ shareName: 'media', changed: ['rootPassword'] });
     expect(intents()).toEqual([]);
     const weak = await post('/api/v2/s3/media/update', { rootUser: 'x' });
-    expect(Changed.parse(weak.json).warnings).toEqual(['rootUser is shorter than 3 characters (the S3 minimum): the service will not start']);
+    expect(Changed.parse(weak.json).warnings).toEqual([
+      'rootUser is shorter than 3 characters (the S3 minimum): the service will not start',
+    ]);
   });
 
   it('a failed restart puts the previous file back (0600) and restarts it if running', async () => {
     await createMedia();
     const envFile = join(envDir, 'media.env');
     const before = readFileSync(envFile, 'utf8');
-    t.replay!.load([fixture([SC, 'restart', '--', 's3-media.service'], '', { code: 1, once: true, stderr: 'Job for s3-media.service failed.\n' })]);
+    t.replay!.load([
+      fixture([SC, 'restart', '--', 's3-media.service'], '', {
+        code: 1,
+        once: true,
+        stderr: 'Job for s3-media.service failed.\n',
+      }),
+    ]);
     const r = await post('/api/v2/s3/media/update', { rootUser: 'new-admin' });
     expect(r.status).toBe(502);
-    expect(errorOf(r.json).message).toBe('update of S3 share media failed at `systemctl restart -- s3-media.service` (exit 1: Job for s3-media.service failed.); the previous environment file was put back');
+    expect(errorOf(r.json).message).toBe(
+      'update of S3 share media failed at `systemctl restart -- s3-media.service` (exit 1: Job for s3-media.service failed.); the previous environment file was put back',
+    );
     expect(readFileSync(envFile, 'utf8')).toBe(before);
     expect(mode(envFile)).toBe(0o600);
     expect(existsSync(`${envFile}.prev`)).toBe(false);
@@ -355,7 +455,10 @@ describe('POST /s3/{share_name}/update', () => {
     expect((await post('/api/v2/s3/nosuch/update', { rootUser: 'abc' })).status).toBe(404);
     await createMedia();
     const empty = await post('/api/v2/s3/media/update', {});
-    expect([empty.status, errorOf(empty.json).message]).toEqual([400, 'invalid body: body: give rootUser, rootPassword or both']);
+    expect([empty.status, errorOf(empty.json).message]).toEqual([
+      400,
+      'invalid body: body: give rootUser, rootPassword or both',
+    ]);
     expect((await post('/api/v2/s3/media/update', { rootUser: 'abc' }, reader)).status).toBe(403);
     expect(argvs()).toEqual([]);
   });
@@ -368,7 +471,9 @@ describe('POST /api/{version}/s3/{share_name}/delete', () => {
     const r = await post('/api/v2/s3/media/delete', {}, manager);
     expect(r.status, r.text).toBe(200);
     expectS3Headers(r.headers);
-    expect(r.json).toBe('S3 share media deleted: service s3-media.service stopped, disabled and removed (the exported directory is unchanged)');
+    expect(r.json).toBe(
+      'S3 share media deleted: service s3-media.service stopped, disabled and removed (the exported directory is unchanged)',
+    );
     expect(argvs()).toEqual([
       [SC, 'stop', '--', 's3-media.service'],
       [SC, 'disable', '--', 's3-media.service'],
@@ -390,16 +495,31 @@ describe('POST /api/{version}/s3/{share_name}/delete', () => {
     expect((await post('/api/v2/s3/nosuch/delete', {})).status).toBe(404);
     expect((await post('/api/v2/s3/media/delete', {}, reader)).status).toBe(403);
     expect(argvs()).toEqual([]);
-    t.replay!.load([fixture([SC, 'stop', '--', 's3-media.service'], '', { code: 1, once: true, stderr: 'Failed to stop s3-media.service: Access denied\n' })]);
+    t.replay!.load([
+      fixture([SC, 'stop', '--', 's3-media.service'], '', {
+        code: 1,
+        once: true,
+        stderr: 'Failed to stop s3-media.service: Access denied\n',
+      }),
+    ]);
     const r = await post('/api/v2/s3/media/delete', {});
-    expect([r.status, errorOf(r.json).message]).toEqual([502, 'delete of S3 share media failed: systemctl failed (exit 1): Failed to stop s3-media.service: Access denied; the share still exists']);
+    expect([r.status, errorOf(r.json).message]).toEqual([
+      502,
+      'delete of S3 share media failed: systemctl failed (exit 1): Failed to stop s3-media.service: Access denied; the share still exists',
+    ]);
     expect(existsSync(join(unitDir, 's3-media.service'))).toBe(true);
     expect(intents()).toEqual([]);
   });
 
   it('a unit that is not loaded (stop exit 5) is still deleted', async () => {
     await createMedia();
-    t.replay!.load([fixture([SC, 'stop', '--', 's3-media.service'], '', { code: 5, once: true, stderr: 'Failed to stop s3-media.service: Unit s3-media.service not loaded.\n' })]);
+    t.replay!.load([
+      fixture([SC, 'stop', '--', 's3-media.service'], '', {
+        code: 5,
+        once: true,
+        stderr: 'Failed to stop s3-media.service: Unit s3-media.service not loaded.\n',
+      }),
+    ]);
     const r = await post('/api/v2/s3/media/delete', {});
     expect(r.status, r.text).toBe(200);
     expect(existsSync(join(unitDir, 's3-media.service'))).toBe(false);

@@ -29,7 +29,11 @@ function fx(name: string, once = false): Fixture {
   const f = readFixture(join(repo, 'fixtures', 'tc', `${name}.yaml`));
   return { ...f, scenario: undefined, once };
 }
-const reads = (qdisc: string, cls: string, filter: string, once = false) => [fx(qdisc, once), fx(cls, once), fx(filter, once)];
+const reads = (qdisc: string, cls: string, filter: string, once = false) => [
+  fx(qdisc, once),
+  fx(cls, once),
+  fx(filter, once),
+];
 const fresh = (once = false) => reads('qdisc-noqueue-veth', 'class-empty', 'filter-empty', once);
 const oneRule = (once = false) => reads('qdisc-htb-ours', 'class-one-rule', 'filter-one-rule', once);
 const twoRules = (once = false) => reads('qdisc-htb-ours', 'class-two-rules', 'filter-two-rules', once);
@@ -46,11 +50,106 @@ const readArgv = (dev: string) => [
   [TC, '-j', 'filter', 'show', 'dev', dev],
 ];
 const ROOT = [TC, 'qdisc', 'replace', 'dev', 'veth0', 'root', 'handle', '1:', 'htb', 'default', 'ba11'];
-const CLASS1 = [TC, 'class', 'replace', 'dev', 'veth0', 'parent', '1:', 'classid', '1:1', 'htb', 'rate', '8mbit', 'ceil', '8mbit', 'burst', '16384b', 'cburst', '16384b'];
-const FILTER1 = [TC, 'filter', 'replace', 'dev', 'veth0', 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'handle', '800::1', 'u32', 'match', 'ip', 'dst', '10.213.77.2/32', 'flowid', '1:1'];
-const CLASS2 = [TC, 'class', 'replace', 'dev', 'veth0', 'parent', '1:', 'classid', '1:2', 'htb', 'rate', '20mbit', 'ceil', '20mbit', 'burst', '25000b', 'cburst', '25000b'];
-const FILTER2 = [TC, 'filter', 'replace', 'dev', 'veth0', 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'handle', '800::2', 'u32', 'match', 'ip', 'dst', '10.213.77.3/32', 'flowid', '1:2'];
-const FILTER_DEL1 = [TC, 'filter', 'del', 'dev', 'veth0', 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'handle', '800::1', 'u32'];
+const CLASS1 = [
+  TC,
+  'class',
+  'replace',
+  'dev',
+  'veth0',
+  'parent',
+  '1:',
+  'classid',
+  '1:1',
+  'htb',
+  'rate',
+  '8mbit',
+  'ceil',
+  '8mbit',
+  'burst',
+  '16384b',
+  'cburst',
+  '16384b',
+];
+const FILTER1 = [
+  TC,
+  'filter',
+  'replace',
+  'dev',
+  'veth0',
+  'parent',
+  '1:',
+  'protocol',
+  'ip',
+  'prio',
+  '1',
+  'handle',
+  '800::1',
+  'u32',
+  'match',
+  'ip',
+  'dst',
+  '10.213.77.2/32',
+  'flowid',
+  '1:1',
+];
+const CLASS2 = [
+  TC,
+  'class',
+  'replace',
+  'dev',
+  'veth0',
+  'parent',
+  '1:',
+  'classid',
+  '1:2',
+  'htb',
+  'rate',
+  '20mbit',
+  'ceil',
+  '20mbit',
+  'burst',
+  '25000b',
+  'cburst',
+  '25000b',
+];
+const FILTER2 = [
+  TC,
+  'filter',
+  'replace',
+  'dev',
+  'veth0',
+  'parent',
+  '1:',
+  'protocol',
+  'ip',
+  'prio',
+  '1',
+  'handle',
+  '800::2',
+  'u32',
+  'match',
+  'ip',
+  'dst',
+  '10.213.77.3/32',
+  'flowid',
+  '1:2',
+];
+const FILTER_DEL1 = [
+  TC,
+  'filter',
+  'del',
+  'dev',
+  'veth0',
+  'parent',
+  '1:',
+  'protocol',
+  'ip',
+  'prio',
+  '1',
+  'handle',
+  '800::1',
+  'u32',
+];
 const CLASS_DEL1 = [TC, 'class', 'del', 'dev', 'veth0', 'parent', '1:', 'classid', '1:1'];
 const ROOT_DEL = [TC, 'qdisc', 'del', 'dev', 'veth0', 'root'];
 
@@ -66,12 +165,23 @@ async function host(fixtures: Fixture[]): Promise<TestHost> {
 const calls = () => t.replay!.calls.map((c) => c.argv);
 const rows = () => t.host.db.prepare('SELECT name, id, device, ip, rate FROM traffic_rules ORDER BY id').all();
 const events = () =>
-  (t.host.db.prepare('SELECT kind, data FROM events ORDER BY seq').all() as { kind: string; data: string }[]).map((e) => ({ kind: e.kind, data: JSON.parse(e.data) as unknown }));
+  (t.host.db.prepare('SELECT kind, data FROM events ORDER BY seq').all() as { kind: string; data: string }[]).map(
+    (e) => ({ kind: e.kind, data: JSON.parse(e.data) as unknown }),
+  );
 function store(rule: typeof rule1, id: number, createdAt = id): void {
-  t.host.db.prepare('INSERT INTO traffic_rules (name, id, device, ip, rate, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(rule.name, id, rule.device, rule.ip, rule.rate, createdAt);
+  t.host.db
+    .prepare('INSERT INTO traffic_rules (name, id, device, ip, rate, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+    .run(rule.name, id, rule.device, rule.ip, rule.rate, createdAt);
 }
 
-const htbOurs = { qtype: 'htb', handler: 1, device: 'veth0', owner: 'root', refcnt: '3', queue_details: { r2q: 10, default: '0xba11', direct_packets_stat: 3, direct_qlen: 1000 } };
+const htbOurs = {
+  qtype: 'htb',
+  handler: 1,
+  device: 'veth0',
+  owner: 'root',
+  refcnt: '3',
+  queue_details: { r2q: 10, default: '0xba11', direct_packets_stat: 3, direct_qlen: 1000 },
+};
 
 describe('GET /network/traffic/control', () => {
   it('a fresh box: every non-loopback device with its tc state, no rules, only the sentinel id', async () => {
@@ -80,7 +190,11 @@ describe('GET /network/traffic/control', () => {
     expect(r.status).toBe(200);
     expect(r.json).toEqual({
       devices: {
-        veth0: { queue: [{ qtype: 'noqueue', handler: 0, device: 'veth0', owner: 'root', refcnt: '2' }], class: [], filter: [] },
+        veth0: {
+          queue: [{ qtype: 'noqueue', handler: 0, device: 'veth0', owner: 'root', refcnt: '2' }],
+          class: [],
+          filter: [],
+        },
         // never up: tc lists not even the builtin noop root, and the listing does not invent one
         veth4: { queue: [], class: [], filter: [] },
       },
@@ -116,7 +230,14 @@ describe('GET /network/traffic/control', () => {
 
   it('re-applies a rule removed by hand, then shows the repaired state', async () => {
     // before: rule 2's class and filter are gone; after the repair tc shows both rules
-    await host([links(), ...oneRule(true), ...twoRules(), ...neverUp(), fx('routes/cmd-class-replace-2'), fx('routes/cmd-filter-replace-2')]);
+    await host([
+      links(),
+      ...oneRule(true),
+      ...twoRules(),
+      ...neverUp(),
+      fx('routes/cmd-class-replace-2'),
+      fx('routes/cmd-filter-replace-2'),
+    ]);
     store(rule1, 1);
     store(rule2, 2);
     const r = await t.call<TrafficListing>('GET', BASE);
@@ -149,7 +270,19 @@ describe('GET /network/traffic/control', () => {
     store({ ...rule1, device: 'eth9' }, 1);
     const r = await t.call<TrafficListing>('GET', BASE);
     expect(r.status).toBe(200);
-    expect(r.json.rules).toEqual([{ name: 'backup-target', ip: rule1.ip, rate: 1, qtype: 'none', handler: 0, device: 'eth9', owner: 'root', refcnt: '0', queue_details: {} }]);
+    expect(r.json.rules).toEqual([
+      {
+        name: 'backup-target',
+        ip: rule1.ip,
+        rate: 1,
+        qtype: 'none',
+        handler: 0,
+        device: 'eth9',
+        owner: 'root',
+        refcnt: '0',
+        queue_details: {},
+      },
+    ]);
     expect(Object.keys(r.json.devices)).toEqual(['veth0', 'veth4']);
     expect(calls()).toHaveLength(7);
   });
@@ -174,7 +307,12 @@ describe('GET /network/traffic/control', () => {
 
 describe('POST /network/traffic/control/create', () => {
   it('on a fresh device: our htb root, the class, the filter; stores the rule and sends the event', async () => {
-    await host([...fresh(), fx('cmd-root-replace'), fx('routes/cmd-class-replace-1'), fx('routes/cmd-filter-replace-1')]);
+    await host([
+      ...fresh(),
+      fx('cmd-root-replace'),
+      fx('routes/cmd-class-replace-1'),
+      fx('routes/cmd-filter-replace-1'),
+    ]);
     const r = await t.call('POST', `${BASE}/create`, { body: rule1 });
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ error: null, ...rule1 });
@@ -213,13 +351,25 @@ describe('POST /network/traffic/control/create', () => {
 
   it('the 400s say the unit, and that lo cannot carry a rule (issue 12 items 14, 15)', async () => {
     await host([]);
-    const issuesOf = (r: { json: unknown }) => (r.json as { error: { issues: { path: string; message: string }[] } }).error.issues;
+    const issuesOf = (r: { json: unknown }) =>
+      (r.json as { error: { issues: { path: string; message: string }[] } }).error.issues;
     const text = await t.call('POST', `${BASE}/create`, { body: { ...rule1, rate: 'fast' } });
-    expect(issuesOf(text)).toEqual([{ path: 'body.rate', message: 'rate is in megabytes per second (MB/s, 1 MB = 10^6 bytes): a number or a numeric string, e.g. 12.5 or "12.5"' }]);
+    expect(issuesOf(text)).toEqual([
+      {
+        path: 'body.rate',
+        message:
+          'rate is in megabytes per second (MB/s, 1 MB = 10^6 bytes): a number or a numeric string, e.g. 12.5 or "12.5"',
+      },
+    ]);
     const zero = await t.call('POST', `${BASE}/create`, { body: { ...rule1, rate: 0 } });
-    expect(issuesOf(zero)).toEqual([{ path: 'body.rate', message: 'rate must be at least 0.001 MB/s (megabytes per second; 1 kB/s)' }]);
+    expect(issuesOf(zero)).toEqual([
+      { path: 'body.rate', message: 'rate must be at least 0.001 MB/s (megabytes per second; 1 kB/s)' },
+    ]);
     const lo = await t.call('POST', `${BASE}/create`, { body: { ...rule1, device: 'lo' } });
-    expect([lo.status, issuesOf(lo)]).toEqual([400, [{ path: 'body.device', message: 'lo (the loopback) cannot carry a traffic rule: name a network interface' }]]);
+    expect([lo.status, issuesOf(lo)]).toEqual([
+      400,
+      [{ path: 'body.device', message: 'lo (the loopback) cannot carry a traffic rule: name a network interface' }],
+    ]);
     expect(calls()).toEqual([]);
     expect(rows()).toEqual([]);
   });
@@ -277,13 +427,18 @@ describe('POST /network/traffic/control/create', () => {
     await host([fx('routes/qdisc-pfifo-admin'), fx('class-empty'), fx('filter-empty')]);
     r = await t.call('POST', `${BASE}/create`, { body: rule1 });
     expect(r.status).toBe(409);
-    expect(errorOf(r).message).toMatch(/^device veth0 has a pfifo root qdisc \(handle 800[0-9a-f]:\) that an administrator set up/);
+    expect(errorOf(r).message).toMatch(
+      /^device veth0 has a pfifo root qdisc \(handle 800[0-9a-f]:\) that an administrator set up/,
+    );
     expect(calls().filter((a) => !a.includes('show'))).toEqual([]);
     expect(rows()).toEqual([]);
   });
 
   it('all or nothing: the filter fails after the class was added -> class and our root removed, no row, no event', async () => {
-    const failing = fixture(FILTER1, '', { code: 2, stderr: 'RTNETLINK answers: Invalid argument\nWe have an error talking to the kernel\n' });
+    const failing = fixture(FILTER1, '', {
+      code: 2,
+      stderr: 'RTNETLINK answers: Invalid argument\nWe have an error talking to the kernel\n',
+    });
     await host([
       ...fresh(),
       fx('cmd-root-replace'),
@@ -306,7 +461,10 @@ describe('POST /network/traffic/control/create', () => {
   it('all or nothing: the class fails on a device already ours -> the root stays (other rules use it)', async () => {
     const failing = fixture(CLASS2, '', { code: 2, stderr: 'Error: failed to create class\n' });
     const filterDel2 = fx('cmd-filter-del-2-missing'); // "Specified filter handle not found"
-    const classDel2 = fixture([...CLASS_DEL1.slice(0, 8), '1:2'], '', { code: 2, stderr: 'RTNETLINK answers: No such file or directory\n' });
+    const classDel2 = fixture([...CLASS_DEL1.slice(0, 8), '1:2'], '', {
+      code: 2,
+      stderr: 'RTNETLINK answers: No such file or directory\n',
+    });
     await host([...oneRule(), failing, filterDel2, classDel2]);
     store(rule1, 1);
     const r = await t.call('POST', `${BASE}/create`, { body: rule2 });
@@ -348,7 +506,10 @@ describe('POST /network/traffic/control/create', () => {
     // Warm the token check first (a 400 runs no command): its digest resolves on the thread pool,
     // and two cold checks racing would make which create reserves id 1 a matter of chance.
     expect((await t.call('POST', `${BASE}/create`, { body: {} })).status).toBe(400);
-    const [a, b] = await Promise.all([t.call('POST', `${BASE}/create`, { body: rule1 }), t.call('POST', `${BASE}/create`, { body: rule2 })]);
+    const [a, b] = await Promise.all([
+      t.call('POST', `${BASE}/create`, { body: rule1 }),
+      t.call('POST', `${BASE}/create`, { body: rule2 }),
+    ]);
     expect([a.status, b.status]).toEqual([200, 200]);
     const stored = rows() as { name: string; id: number }[];
     expect(stored.map((s) => s.id).sort()).toEqual([1, 2]);
@@ -400,14 +561,29 @@ describe('reserveRule (id allocation)', () => {
     await host([]);
     const db = t.host.env.DB!;
     expect(await reserveRule(db, rule1, [1, 2])).toBe(3);
-    await expect(reserveRule(db, rule1, [])).rejects.toMatchObject({ status: 409, message: 'a traffic rule named backup-target already exists' });
-    await expect(reserveRule(db, rule2, Array.from({ length: 4095 }, (_, i) => i + 1))).rejects.toMatchObject({ status: 409, message: 'all 4095 traffic control ids are in use' });
+    await expect(reserveRule(db, rule1, [])).rejects.toMatchObject({
+      status: 409,
+      message: 'a traffic rule named backup-target already exists',
+    });
+    await expect(
+      reserveRule(
+        db,
+        rule2,
+        Array.from({ length: 4095 }, (_, i) => i + 1),
+      ),
+    ).rejects.toMatchObject({ status: 409, message: 'all 4095 traffic control ids are in use' });
   });
 });
 
 describe('POST /network/traffic/control/:rule_name/destroy', () => {
   it('removes filter then class, frees the id; the other rule keeps its id; event sent', async () => {
-    await host([fx('routes/cmd-filter-del-1'), fx('routes/cmd-class-del-1'), links(), ...reads('qdisc-htb-ours', 'class-one-rule', 'filter-one-rule'), ...neverUp()]);
+    await host([
+      fx('routes/cmd-filter-del-1'),
+      fx('routes/cmd-class-del-1'),
+      links(),
+      ...reads('qdisc-htb-ours', 'class-one-rule', 'filter-one-rule'),
+      ...neverUp(),
+    ]);
     store(rule1, 1);
     store(rule2, 2);
     const r = await t.call('POST', `${BASE}/backup-target/destroy`, { body: { name: 'backup-target' } });
@@ -419,7 +595,12 @@ describe('POST /network/traffic/control/:rule_name/destroy', () => {
   });
 
   it('the last rule of a device: our root goes too (the kernel default comes back)', async () => {
-    await host([fx('routes/cmd-filter-del-1'), fx('routes/cmd-class-del-1'), fx('qdisc-htb-ours'), fx('routes/cmd-root-del')]);
+    await host([
+      fx('routes/cmd-filter-del-1'),
+      fx('routes/cmd-class-del-1'),
+      fx('qdisc-htb-ours'),
+      fx('routes/cmd-root-del'),
+    ]);
     store(rule1, 1);
     const r = await t.call('POST', `${BASE}/backup-target/destroy`, { body: {} });
     expect(r.json).toEqual({ id: 1 });
@@ -459,7 +640,9 @@ describe('POST /network/traffic/control/:rule_name/destroy', () => {
     expect(errorOf(r)).toMatchObject({ code: 'not_found', message: 'no traffic rule named nope' });
     r = await t.call('POST', `${BASE}/backup-target/destroy`, { body: { name: 'replica' } });
     expect(r.status).toBe(400);
-    expect(errorOf(r).issues).toEqual([{ path: 'body.name', message: 'body.name replica does not match the rule name backup-target in the URL' }]);
+    expect(errorOf(r).issues).toEqual([
+      { path: 'body.name', message: 'body.name replica does not match the rule name backup-target in the URL' },
+    ]);
     r = await t.call('POST', `${BASE}/backup-target/destroy`, { body: { name: 'backup-target', id: 1 } });
     expect(r.status).toBe(400);
     expect(calls()).toEqual([]);
@@ -469,26 +652,55 @@ describe('POST /network/traffic/control/:rule_name/destroy', () => {
   it('needs network:manage', async () => {
     await host([]);
     store(rule1, 1);
-    expect((await t.call('POST', `${BASE}/backup-target/destroy`, { token: await t.token(['network:read']) })).status).toBe(403);
+    expect(
+      (await t.call('POST', `${BASE}/backup-target/destroy`, { token: await t.token(['network:read']) })).status,
+    ).toBe(403);
   });
 });
 
 describe('the tc binary', () => {
   it('plans speak /usr/sbin/tc (the recorded argv); commands run the configured vars.bin.tc', () => {
-    const vars = (tc?: string): Vars => ({ productName: 'B', hostId: 'h', paths: {}, bin: tc ? { tc } : {}, settings: {} });
+    const vars = (tc?: string): Vars => ({
+      productName: 'B',
+      hostId: 'h',
+      paths: {},
+      bin: tc ? { tc } : {},
+      settings: {},
+    });
     expect(tcArgv(vars('/sbin/tc'), FILTER_DEL1)).toEqual(['/sbin/tc', ...FILTER_DEL1.slice(1)]);
     expect(tcArgv(vars(), FILTER_DEL1)).toEqual(FILTER_DEL1);
-    expect(tcArgv(vars('/sbin/tc'), ['/usr/sbin/ip', '-j', 'link', 'show'])).toEqual(['/usr/sbin/ip', '-j', 'link', 'show']);
+    expect(tcArgv(vars('/sbin/tc'), ['/usr/sbin/ip', '-j', 'link', 'show'])).toEqual([
+      '/usr/sbin/ip',
+      '-j',
+      'link',
+      'show',
+    ]);
   });
 });
 
 describe('buildListing', () => {
   it('a rule on a never-up device shows the hidden noop root; devices keep the given order and drop unreadable ones', () => {
     const rule = { ...rule1, device: 'veth4', id: 7 };
-    const listing = buildListing(['veth4', 'gone0'], { veth4: { queues: [], classes: [], filters: [] }, gone0: undefined }, [rule]);
+    const listing = buildListing(
+      ['veth4', 'gone0'],
+      { veth4: { queues: [], classes: [], filters: [] }, gone0: undefined },
+      [rule],
+    );
     expect(listing).toEqual({
       devices: { veth4: { queue: [], class: [], filter: [] } },
-      rules: [{ name: 'backup-target', ip: rule1.ip, rate: 1, qtype: 'noop', handler: 0, device: 'veth4', owner: 'root', refcnt: '1', queue_details: {} }],
+      rules: [
+        {
+          name: 'backup-target',
+          ip: rule1.ip,
+          rate: 1,
+          qtype: 'noop',
+          handler: 0,
+          device: 'veth4',
+          owner: 'root',
+          refcnt: '1',
+          queue_details: {},
+        },
+      ],
       ids: ['0', '7'],
     });
   });

@@ -12,7 +12,11 @@ import { startIsolated, type Isolated } from '../../runtime/isolate';
 import { distDir, makeTestHost, repo, type TestHost } from '../helpers/host';
 import { jsonOf } from '../helpers/answers';
 
-const fx = (name: string, once = false): Fixture => ({ ...readFixture(join(repo, 'fixtures', 'tc', `${name}.yaml`)), scenario: undefined, once });
+const fx = (name: string, once = false): Fixture => ({
+  ...readFixture(join(repo, 'fixtures', 'tc', `${name}.yaml`)),
+  scenario: undefined,
+  once,
+});
 
 let t: TestHost;
 let iso: Isolated;

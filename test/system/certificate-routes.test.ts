@@ -30,11 +30,19 @@ interface Box {
 
 async function start(certificate: Record<string, unknown>): Promise<Box> {
   const base = makeTestConfig();
-  const config = { ...base.config, system: { ...base.config.system, mode: 'live' as const }, settings: { certificate } };
+  const config = {
+    ...base.config,
+    system: { ...base.config.system, mode: 'live' as const },
+    settings: { certificate },
+  };
   const paths = config.paths;
   // an empty distribution store, an empty conf and a hook that records its input
   writeFileSync(paths.caCertificatesConf, '');
-  writeFileSync(join(paths.caCertificatesHooks, 'certificate-test-hook'), `#!/bin/sh\ncat > ${join(base.state, 'hook-input')}\n`, { mode: 0o755 });
+  writeFileSync(
+    join(paths.caCertificatesHooks, 'certificate-test-hook'),
+    `#!/bin/sh\ncat > ${join(base.state, 'hook-input')}\n`,
+    { mode: 0o755 },
+  );
   const s = await serve({ config, distDir, signals: false, accessLog: false, log: () => undefined });
   const token = (await createToken(s.host.db, 'admin', ['*'])).token;
   return {
@@ -71,30 +79,50 @@ describe('the trust store with the real update-ca-certificates', () => {
     const add = await b.call('POST', '/certificate/add', { name: 'test-root-a', certificate: pki.a.root });
     expect(add.status, JSON.stringify(add.json)).toBe(200);
     // (the tool clears the symlinks first when it finds no bundle yet)
-    expect(add.json).toMatch(new RegExp(`^(Clearing symlinks in ${b.paths.sslCerts}\\.\\.\\.\\ndone\\.\\n)?Updating certificates in ${b.paths.sslCerts}\\.\\.\\.\\n1 added, 0 removed; done\\.\\nRunning hooks in ${b.paths.caCertificatesHooks}\\.\\.\\.\\ndone\\.\\n$`));
+    expect(add.json).toMatch(
+      new RegExp(
+        `^(Clearing symlinks in ${b.paths.sslCerts}\\.\\.\\.\\ndone\\.\\n)?Updating certificates in ${b.paths.sslCerts}\\.\\.\\.\\n1 added, 0 removed; done\\.\\nRunning hooks in ${b.paths.caCertificatesHooks}\\.\\.\\.\\ndone\\.\\n$`,
+      ),
+    );
     const etc = b.paths.sslCerts;
     expect(readlinkSync(join(etc, 'test-root-a.pem'))).toBe(join(b.paths.caCertificates, 'test-root-a.crt'));
     const hash = readdirSync(etc).filter((n) => /^[0-9a-f]{8}\.0$/.test(n));
     expect(hash.map((h) => readlinkSync(join(etc, h)))).toEqual(['test-root-a.pem']);
-    expect(readFileSync(join(etc, 'ca-certificates.crt'), 'utf8')).toContain(new X509Certificate(pki.a.root).toString().trim());
-    expect(readFileSync(join(b.s.host.config.stateDir, 'hook-input'), 'utf8')).toBe(`+${join(etc, 'test-root-a.pem')}\n`);
+    expect(readFileSync(join(etc, 'ca-certificates.crt'), 'utf8')).toContain(
+      new X509Certificate(pki.a.root).toString().trim(),
+    );
+    expect(readFileSync(join(b.s.host.config.stateDir, 'hook-input'), 'utf8')).toBe(
+      `+${join(etc, 'test-root-a.pem')}\n`,
+    );
 
-    expect((await b.call('POST', '/certificate/add', { name: 'test-root-b', certificate: pki.b.root })).status).toBe(200);
+    expect((await b.call('POST', '/certificate/add', { name: 'test-root-b', certificate: pki.b.root })).status).toBe(
+      200,
+    );
     expect(await b.call('GET', '/certificate')).toEqual({ status: 200, json: ['test-root-a.crt', 'test-root-b.crt'] });
-    expect((await b.call('GET', '/certificate/test-root-b.crt/details')).json).toEqual({ certificate: new X509Certificate(pki.b.root).toString() });
+    expect((await b.call('GET', '/certificate/test-root-b.crt/details')).json).toEqual({
+      certificate: new X509Certificate(pki.b.root).toString(),
+    });
 
     const rm = await b.call('POST', '/certificate/remove', { name: 'test-root-a' });
     expect(rm.status).toBe(200);
-    expect(rm.json).toMatch(/^Clearing symlinks in .*\.\.\.\ndone\.\nUpdating certificates in .*\n1 added, 0 removed; done\.\n/);
+    expect(rm.json).toMatch(
+      /^Clearing symlinks in .*\.\.\.\ndone\.\nUpdating certificates in .*\n1 added, 0 removed; done\.\n/,
+    );
     expect(existsSync(join(etc, 'test-root-a.pem'))).toBe(false);
-    expect(readFileSync(join(etc, 'ca-certificates.crt'), 'utf8')).not.toContain(new X509Certificate(pki.a.root).toString().trim());
+    expect(readFileSync(join(etc, 'ca-certificates.crt'), 'utf8')).not.toContain(
+      new X509Certificate(pki.a.root).toString().trim(),
+    );
     expect(await b.call('GET', '/certificate')).toEqual({ status: 200, json: ['test-root-b.crt'] });
   });
 
   it('refuses what update-ca-certificates should never see', async () => {
     const key = await b.call('POST', '/certificate/add', { name: 'k', certificate: pki.a.private_key });
     expect(issuesOf(key.json)[0]).toMatch(/^body\.certificate: contains a private key/);
-    const expired = await b.call('POST', '/certificate/add', { name: 'old', certificate: pki.expiredServer, allowLeaf: true });
+    const expired = await b.call('POST', '/certificate/add', {
+      name: 'old',
+      certificate: pki.expiredServer,
+      allowLeaf: true,
+    });
     expect(issuesOf(expired.json)[0]).toMatch(/expired on 2021-01-01/);
     expect(existsSync(join(b.paths.caCertificates, 'k.crt'))).toBe(false);
     expect(existsSync(join(b.paths.caCertificates, 'old.crt'))).toBe(false);
@@ -105,11 +133,27 @@ describe('regenerate with the real openssl', () => {
   const file = (b: Box, p: Piece) => b.paths[PIECE_PATH_KEY[p]];
 
   for (const [keyType, check] of [
-    ['ecdsa-p256', (c: X509Certificate) => expect([c.publicKey.asymmetricKeyType, c.publicKey.asymmetricKeyDetails?.namedCurve]).toEqual(['ec', 'prime256v1'])],
-    ['rsa-2048', (c: X509Certificate) => expect([c.publicKey.asymmetricKeyType, c.publicKey.asymmetricKeyDetails?.modulusLength]).toEqual(['rsa', 2048])],
+    [
+      'ecdsa-p256',
+      (c: X509Certificate) =>
+        expect([c.publicKey.asymmetricKeyType, c.publicKey.asymmetricKeyDetails?.namedCurve]).toEqual([
+          'ec',
+          'prime256v1',
+        ]),
+    ],
+    [
+      'rsa-2048',
+      (c: X509Certificate) =>
+        expect([c.publicKey.asymmetricKeyType, c.publicKey.asymmetricKeyDetails?.modulusLength]).toEqual(['rsa', 2048]),
+    ],
   ] as const) {
     it(`${keyType}: a self-signed server certificate for the host name and addresses, key 0600, root and intermediate gone`, async () => {
-      const b = await start({ keyType, hostName: 'certificate-test.example', addresses: ['192.0.2.7', '2001:db8::7'], validityDays: 30 });
+      const b = await start({
+        keyType,
+        hostName: 'certificate-test.example',
+        addresses: ['192.0.2.7', '2001:db8::7'],
+        validityDays: 30,
+      });
       try {
         for (const p of ['root', 'intermediate'] as const) {
           mkdirSync(join(file(b, p), '..'), { recursive: true });
@@ -120,7 +164,9 @@ describe('regenerate with the real openssl', () => {
         const cert = new X509Certificate(readFileSync(file(b, 'server')));
         check(cert);
         expect(cert.subject).toBe('CN=certificate-test.example');
-        expect(cert.subjectAltName).toBe('DNS:certificate-test.example, IP Address:192.0.2.7, IP Address:2001:DB8:0:0:0:0:0:7');
+        expect(cert.subjectAltName).toBe(
+          'DNS:certificate-test.example, IP Address:192.0.2.7, IP Address:2001:DB8:0:0:0:0:0:7',
+        );
         expect(cert.ca).toBe(false);
         expect([cert.issuer, cert.verify(cert.publicKey)]).toEqual([cert.subject, true]);
         expect(Math.round((new Date(cert.validTo).getTime() - Date.now()) / 86_400_000)).toBe(30);
@@ -129,7 +175,9 @@ describe('regenerate with the real openssl', () => {
         expect(existsSync(file(b, 'root'))).toBe(false);
         expect(existsSync(file(b, 'intermediate'))).toBe(false);
         // the key never went into an argv
-        const argvs = (b.s.host.db.prepare("SELECT argv FROM audit_log WHERE kind = 'exec'").all() as { argv: string }[]).map((a) => a.argv);
+        const argvs = (
+          b.s.host.db.prepare("SELECT argv FROM audit_log WHERE kind = 'exec'").all() as { argv: string }[]
+        ).map((a) => a.argv);
         expect(argvs.join('\n')).not.toContain('PRIVATE KEY');
         expect(argvs.some((a) => a.includes(JSON.stringify(`${file(b, 'private_key')}.new`)))).toBe(true);
         expect(existsSync(`${file(b, 'private_key')}.new`)).toBe(false);

@@ -20,14 +20,31 @@ import {
   parseXxhsumCheck,
   parseXxhsumSums,
 } from '../../handlers/fs/parse/xxhsum';
-import { attachedLoopDevices, createLoopDevice, exec, requireTools, run, wipeSignatures, type LoopDevice } from './helpers/loop';
+import {
+  attachedLoopDevices,
+  createLoopDevice,
+  exec,
+  requireTools,
+  run,
+  wipeSignatures,
+  type LoopDevice,
+} from './helpers/loop';
 
 const XXHSUM = '/usr/bin/xxhsum';
 const GETFACL = '/usr/bin/getfacl';
 const SETFACL = '/usr/bin/setfacl';
 
 /** names that break naive parsers: space, newline, backslash, tab, unicode, `: `, leading dash */
-const ODD_NAMES = ['plain.txt', 'with space.txt', 'new\nline.txt', 'back\\slash.txt', 'tab\there', 'ünïcødé ✓.txt', 'colon: x', '-dash'];
+const ODD_NAMES = [
+  'plain.txt',
+  'with space.txt',
+  'new\nline.txt',
+  'back\\slash.txt',
+  'tab\there',
+  'ünïcødé ✓.txt',
+  'colon: x',
+  '-dash',
+];
 
 describe('loop harness', () => {
   let loop: LoopDevice;
@@ -120,14 +137,22 @@ describe('loop harness', () => {
     });
     const mounted = await facts();
     expect(checkDeviceFree(mounted)).toMatchObject({ ok: false, code: 'mounted' });
-    expect(checkCanMount({ device: loop.device, mountpoint: '/mnt/elsewhere', mounts: mounted.mounts })).toMatchObject({ ok: false, code: 'already-mounted' });
-    expect(checkCanUnmount({ device: loop.device, mountpoint: loop.mountpoint as string, mounts: mounted.mounts })).toEqual({ ok: true });
+    expect(checkCanMount({ device: loop.device, mountpoint: '/mnt/elsewhere', mounts: mounted.mounts })).toMatchObject({
+      ok: false,
+      code: 'already-mounted',
+    });
+    expect(
+      checkCanUnmount({ device: loop.device, mountpoint: loop.mountpoint as string, mounts: mounted.mounts }),
+    ).toEqual({ ok: true });
 
     await run(['/usr/bin/umount', loop.mountpoint as string]);
     const unmounted = await facts();
     // still carries ext4: make_filesystem must refuse it, but for a different reason
     expect(checkDeviceFree(unmounted)).toMatchObject({ ok: false, code: 'signature' });
-    expect(checkCanUnmount({ mountpoint: loop.mountpoint as string, mounts: unmounted.mounts })).toMatchObject({ ok: false, code: 'not-mounted' });
+    expect(checkCanUnmount({ mountpoint: loop.mountpoint as string, mounts: unmounted.mounts })).toMatchObject({
+      ok: false,
+      code: 'not-mounted',
+    });
     await wipeSignatures(loop.device);
     expect(checkDeviceFree(await facts())).toEqual({ ok: true });
   });

@@ -13,7 +13,17 @@
  * Everything lives in private temporary directories and loop devices made by helpers/loop.ts;
  * afterAll turns swap off and the harness unmounts and detaches even when a test failed.
  */
-import { appendFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,7 +74,10 @@ const api = <T = unknown>(path: string, body: unknown) => t.call<T>('POST', `/ap
 const signatures = async (device: string) => parseWipefs((await run(wipefsArgv(device))).stdout);
 const mountsOf = async (device: string) => parseFindmnt((await exec(findmntArgv({ source: device }))).stdout);
 const lastEvent = () => {
-  const row = t.host.db.prepare('SELECT kind, data FROM events ORDER BY seq DESC LIMIT 1').get() as { kind: string; data: string };
+  const row = t.host.db.prepare('SELECT kind, data FROM events ORDER BY seq DESC LIMIT 1').get() as {
+    kind: string;
+    data: string;
+  };
   return { kind: row.kind, data: JSON.parse(row.data) as Record<string, unknown> };
 };
 
@@ -147,7 +160,12 @@ describe('fs routes on loop devices', () => {
 
     writeFileSync(join(t.config.paths.sbin, 'mkfs.ext2'), '');
     expect((await api('make_filesystem', { device: other.device, type: 'ext2' })).status).toBe(409);
-    const ext2 = await api('make_filesystem', { device: other.device, type: 'ext2', options: ['-L', 'inner', '-q'], force: true });
+    const ext2 = await api('make_filesystem', {
+      device: other.device,
+      type: 'ext2',
+      options: ['-L', 'inner', '-q'],
+      force: true,
+    });
     expect(ext2.status, ext2.text).toBe(200);
     expect((await signatures(other.device)).map((s) => [s.type, s.label])).toEqual([['ext2', 'inner']]);
   });
@@ -181,7 +199,9 @@ describe('fs routes on loop devices', () => {
       expect((await api('unmount', { mountpoint: join(work, 'fat') })).status).toBe(200);
     } else {
       expect(m.status).toBe(409);
-      expect(errorOf(m).message).toBe(`cannot mount ${fat.device} on ${join(work, 'fat')}: this kernel cannot mount that filesystem type (no driver loaded)`);
+      expect(errorOf(m).message).toBe(
+        `cannot mount ${fat.device} on ${join(work, 'fat')}: this kernel cannot mount that filesystem type (no driver loaded)`,
+      );
     }
   });
 
@@ -204,22 +224,45 @@ describe('fs routes on loop devices', () => {
     expect(errorOf(twice).details).toEqual({ reason: 'already-mounted' });
     const noDir = await api('mount', { device: other.device, mountpoint: join(work, 'no-such-dir') });
     expect(noDir.status).toBe(404);
-    expect(errorOf(noDir).message).toBe(`cannot mount ${other.device} on ${join(work, 'no-such-dir')}: the mountpoint does not exist`);
-    expect((await api('mount', { device: '/dev/ballast-no-such-device', mountpoint: join(work, 'elsewhere') })).status).toBe(404);
+    expect(errorOf(noDir).message).toBe(
+      `cannot mount ${other.device} on ${join(work, 'no-such-dir')}: the mountpoint does not exist`,
+    );
+    expect(
+      (await api('mount', { device: '/dev/ballast-no-such-device', mountpoint: join(work, 'elsewhere') })).status,
+    ).toBe(404);
     expect(await mountsOf(other.device)).toEqual([]);
   });
 
   it('mount refuses system directories however they are named (dot segments, symlinks): 403, nothing mounted', async () => {
     symlinkSync('/etc', join(work, 'etclink'));
     symlinkSync('/usr/sbin', join(work, 'sbinlink'));
-    for (const mountpoint of ['/etc', '/etc/.', '/./etc', '/usr/.', '/usr/sbin', '/etc/ssh', '/root', '/var/lib/ballast', '/sbin', join(work, 'etclink'), join(work, 'sbinlink'), '/']) {
+    for (const mountpoint of [
+      '/etc',
+      '/etc/.',
+      '/./etc',
+      '/usr/.',
+      '/usr/sbin',
+      '/etc/ssh',
+      '/root',
+      '/var/lib/ballast',
+      '/sbin',
+      join(work, 'etclink'),
+      join(work, 'sbinlink'),
+      '/',
+    ]) {
       const r = await api('mount', { device: other.device, mountpoint });
       expect([r.status, mountpoint]).toEqual([403, mountpoint]);
       expect(errorOf(r).code).toBe('forbidden');
     }
     expect(await mountsOf(other.device)).toEqual([]);
-    const audited = t.host.db.prepare("SELECT argv FROM audit_log WHERE argv LIKE '%mount%'").all() as { argv: string }[];
-    expect(audited.map((a) => JSON.parse(a.argv) as string[]).filter((a) => a[0].endsWith('/mount') && !a.at(-1)!.startsWith(work))).toEqual([]);
+    const audited = t.host.db.prepare("SELECT argv FROM audit_log WHERE argv LIKE '%mount%'").all() as {
+      argv: string;
+    }[];
+    expect(
+      audited
+        .map((a) => JSON.parse(a.argv) as string[])
+        .filter((a) => a[0].endsWith('/mount') && !a.at(-1)!.startsWith(work)),
+    ).toEqual([]);
   });
 
   it('paths outside the roots never reach a command: setfacl, install -d, xxhsum on /etc/shadow are 403 and the file is unchanged', async () => {
@@ -243,7 +286,10 @@ describe('fs routes on loop devices', () => {
     const parted = await loop(64);
     // an MBR with two partitions (no sfdisk on the reference box), made known with partx
     const mbr = Buffer.alloc(512);
-    for (const [off, type, lba, sectors] of [[446, 0x83, 2048, 32768], [462, 0x82, 34816, 65536]]) {
+    for (const [off, type, lba, sectors] of [
+      [446, 0x83, 2048, 32768],
+      [462, 0x82, 34816, 65536],
+    ]) {
       mbr[off + 4] = type;
       mbr.writeUInt32LE(lba, off + 8);
       mbr.writeUInt32LE(sectors, off + 12);
@@ -255,7 +301,9 @@ describe('fs routes on loop devices', () => {
     const held = await api('make_filesystem', { device: parted.device, type: 'ext4', force: true });
     expect(held.status).toBe(409);
     expect(errorOf(held).details).toEqual({ reason: 'in-use' });
-    expect(errorOf(held).message).toContain(`${parted.device} holds other devices: ${parted.device}p1 (part), ${parted.device}p2 (part)`);
+    expect(errorOf(held).message).toContain(
+      `${parted.device} holds other devices: ${parted.device}p1 (part), ${parted.device}p2 (part)`,
+    );
 
     const swap = await loop(16);
     await run([MKSWAP, swap.device]);
@@ -263,14 +311,20 @@ describe('fs routes on loop devices', () => {
     swapsOn.push(swap.device);
     const r = await api('make_filesystem', { device: swap.device, type: 'ext4', force: true });
     expect(r.status).toBe(409);
-    expect(errorOf(r)).toMatchObject({ details: { reason: 'swap' }, message: `cannot create a filesystem on ${swap.device}: ${swap.device} is in use as swap` });
+    expect(errorOf(r)).toMatchObject({
+      details: { reason: 'swap' },
+      message: `cannot create a filesystem on ${swap.device}: ${swap.device} is in use as swap`,
+    });
     await run([SWAPOFF, swap.device]);
     swapsOn.pop();
   });
 
   it('make_directory: install -d with mode, owner and group; stat agrees', async () => {
     const dest = join(mnt(), 'share', 'new dir');
-    const r = await api('make_directory', { destination: dest, options: ['-m', '2750', '-o', 'nobody', '-g', 'nogroup'] });
+    const r = await api('make_directory', {
+      destination: dest,
+      options: ['-m', '2750', '-o', 'nobody', '-g', 'nogroup'],
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.json).toEqual({ destination: dest });
     const st = lstatSync(dest);
@@ -285,7 +339,16 @@ describe('fs routes on loop devices', () => {
 
   it('explore: the same entries and fields as find -printf on the same tree; no way out through a symlink', async () => {
     const root = mnt();
-    const names = ['plain.txt', 'with space.txt', 'back\\slash', 'tab\there', 'ünïcødé ✓', 'colon: x', '-dash', ' lead'];
+    const names = [
+      'plain.txt',
+      'with space.txt',
+      'back\\slash',
+      'tab\there',
+      'ünïcødé ✓',
+      'colon: x',
+      '-dash',
+      ' lead',
+    ];
     mkdirSync(join(root, 'data', 'a', 'b', 'c'), { recursive: true });
     names.forEach((n, i) => writeFileSync(join(root, 'data', n), 'x'.repeat(i * 1000)));
     for (let i = 0; i < 40; i++) writeFileSync(join(root, 'data', 'a', `f${i}`), String(i));
@@ -304,7 +367,9 @@ describe('fs routes on loop devices', () => {
     expect(r.status, r.text).toBe(200);
 
     const FIELDS = ['%p', '%D', '%i', '%n', '%U', '%G', '%m', '%y', '%s', '%b', '%T@', '%C@'];
-    const out = (await run([FIND, root, '-xdev', '-mindepth', '1', '-printf', `${FIELDS.join('\\0')}\\0`])).stdout.split('\0');
+    const out = (
+      await run([FIND, root, '-xdev', '-mindepth', '1', '-printf', `${FIELDS.join('\\0')}\\0`])
+    ).stdout.split('\0');
     out.pop();
     const found = new Map<string, string[]>();
     for (let i = 0; i < out.length; i += FIELDS.length) found.set(out[i], out.slice(i + 1, i + FIELDS.length));
@@ -343,7 +408,10 @@ describe('fs routes on loop devices', () => {
     const byPath = new Map(flat.map((e) => [e.path, e]));
     expect(byPath.get(join(root, 'data', 'to-etc'))).toMatchObject({ isSymbolicLink: true, children: [] });
     expect(flat.some((e) => e.path.startsWith('/etc') || e.path.includes('to-etc/'))).toBe(false);
-    expect(byPath.get(join(root, 'data', 'blockdev'))).toMatchObject({ isBlockDevice: true, rdev: lstatSync(join(root, 'data', 'blockdev')).rdev });
+    expect(byPath.get(join(root, 'data', 'blockdev'))).toMatchObject({
+      isBlockDevice: true,
+      rdev: lstatSync(join(root, 'data', 'blockdev')).rdev,
+    });
     expect(byPath.get(inner())).toMatchObject({ isDirectory: true, children: [], truncated: true });
     expect(byPath.get(join(root, 'data', 'a'))?.file_num).toBe(41);
     expect(r.json).toMatchObject({ truncated: true, truncatedBy: ['device'], errors: [] });
@@ -366,7 +434,12 @@ describe('fs routes on loop devices', () => {
     expect(acl.entries).toContainEqual({ scope: 'access', tag: 'group', qualifier: 'users', perms: 'r-x' });
     expect(lastEvent()).toEqual({ kind: 'fs.acl.updated', data: { path: share, defaults: false } });
 
-    const defaults = await api('set_permissions', { path: share, acl: ['u:nobody:rx'], defaults: true, recursive: true });
+    const defaults = await api('set_permissions', {
+      path: share,
+      acl: ['u:nobody:rx'],
+      defaults: true,
+      recursive: true,
+    });
     expect(defaults.status, defaults.text).toBe(200);
     const sub = await getfacl(join(share, 'new dir'));
     expect(sub.entries).toContainEqual({ scope: 'default', tag: 'user', qualifier: 'nobody', perms: 'r-x' });
@@ -381,13 +454,24 @@ describe('fs routes on loop devices', () => {
 
     const unknown = await api('set_permissions', { path: share, acls: ['u:nobody:r', 'u:ballast-no-such-user:rwx'] });
     expect(unknown.status).toBe(400);
-    expect(errorOf(unknown).message).toBe('ACL entry "u:ballast-no-such-user:rwx" was refused by setfacl (unknown user or group?)');
+    expect(errorOf(unknown).message).toBe(
+      'ACL entry "u:ballast-no-such-user:rwx" was refused by setfacl (unknown user or group?)',
+    );
     expect((await api('set_permissions', { path: join(mnt(), 'nope'), acls: ['u:nobody:r'] })).status).toBe(404);
   });
 
   it('xxhash then xxhash_verify; corrupt one file and delete another: results, not errors', async () => {
     const dir = join(mnt(), 'data');
-    const files = ['plain.txt', 'with space.txt', 'back\\slash', 'tab\there', 'ünïcødé ✓', 'colon: x', '-dash', ' lead'].map((n) => join(dir, n));
+    const files = [
+      'plain.txt',
+      'with space.txt',
+      'back\\slash',
+      'tab\there',
+      'ünïcødé ✓',
+      'colon: x',
+      '-dash',
+      ' lead',
+    ].map((n) => join(dir, n));
     const gen = await api<XxhashAnswer>('xxhash', { fileNames: files, options: ['-H2'] });
     expect(gen.status, gen.text).toBe(200);
     // each hash as xxhsum computes it for that file alone
@@ -397,7 +481,10 @@ describe('fs routes on loop devices', () => {
     }
 
     const sums = join(work, 'data.xxh');
-    writeFileSync(sums, gen.json.sums.map((s: { hash: string; fileName: string }) => `${s.hash}  ${s.fileName}\n`).join(''));
+    writeFileSync(
+      sums,
+      gen.json.sums.map((s: { hash: string; fileName: string }) => `${s.hash}  ${s.fileName}\n`).join(''),
+    );
     const ok = await api('xxhash_verify', { checksumFile: sums });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.json).toEqual({ results: files.map((fileName) => ({ fileName, result: 'OK' })), verified: true });
@@ -411,10 +498,15 @@ describe('fs routes on loop devices', () => {
       files.map((fileName, i) => ({ fileName, result: i === 1 ? 'FAILED' : i === 3 ? 'FAILED open or read' : 'OK' })),
     );
 
-    writeFileSync(join(work, 'relative.xxh'), `${gen.json.sums[0].hash}  ${files[0]}\n${gen.json.sums[0].hash}  data/plain.txt\n`);
+    writeFileSync(
+      join(work, 'relative.xxh'),
+      `${gen.json.sums[0].hash}  ${files[0]}\n${gen.json.sums[0].hash}  data/plain.txt\n`,
+    );
     const rel = await api('xxhash_verify', { checksumFile: join(work, 'relative.xxh') });
     expect(rel.status).toBe(400);
-    expect(errorOf(rel).message).toBe(`checksum file ${join(work, 'relative.xxh')}: line 2: file name "data/plain.txt" is not an absolute path`);
+    expect(errorOf(rel).message).toBe(
+      `checksum file ${join(work, 'relative.xxh')}: line 2: file name "data/plain.txt" is not an absolute path`,
+    );
 
     const missing = await api('xxhash', { filenames: [files[0], files[3]] });
     expect(missing.status).toBe(404);

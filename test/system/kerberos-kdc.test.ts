@@ -70,7 +70,10 @@ describe('MIT KDC on loopback', () => {
     expect(v.code, v.stderr).toBe(0);
     const l = await kdc.run([kdc.bin.klist, '-f', '-e']);
     const { tickets } = parseKlist(l.stdout);
-    expect(tickets.map((t) => t.service)).toEqual(['krbtgt/EXAMPLE.TEST@EXAMPLE.TEST', 'nfs/nas01.example.test@EXAMPLE.TEST']);
+    expect(tickets.map((t) => t.service)).toEqual([
+      'krbtgt/EXAMPLE.TEST@EXAMPLE.TEST',
+      'nfs/nas01.example.test@EXAMPLE.TEST',
+    ]);
     expect(tickets[0].flags).toContain('I'); // initial
     expect(tickets[1].flags).not.toContain('I');
     for (const t of tickets) {
@@ -126,7 +129,11 @@ describe('MIT KDC on loopback', () => {
 
 describe('KDC harness lifecycle', () => {
   it('stop() ends krb5kdc and removes the directory', async () => {
-    const kdc = await startKdc({ principals: [], keytabPrincipals: ['host/probe.example.test'], realm: 'LIFECYCLE.TEST' });
+    const kdc = await startKdc({
+      principals: [],
+      keytabPrincipals: ['host/probe.example.test'],
+      realm: 'LIFECYCLE.TEST',
+    });
     expect(isAlive(kdc.pid)).toBe(true);
     expect(existsSync(kdc.keytabPath)).toBe(true);
     await kdc.stop();

@@ -24,7 +24,12 @@ let n = 0;
 async function klistWith(conf: string, args: string[]) {
   const file = join(dir, `c${n++}.conf`);
   writeFileSync(file, conf);
-  return runCommand([KRB5_BIN.klist, ...args], { KRB5_CONFIG: file, LC_ALL: 'C', TZ: 'UTC', KRB5CCNAME: `FILE:${dir}/cc` });
+  return runCommand([KRB5_BIN.klist, ...args], {
+    KRB5_CONFIG: file,
+    LC_ALL: 'C',
+    TZ: 'UTC',
+    KRB5CCNAME: `FILE:${dir}/cc`,
+  });
 }
 const CONFIG_ERROR = /configuration file|profile/i;
 
@@ -100,7 +105,11 @@ describe('MIT reads what renderKrb5Conf writes', () => {
     });
     const file = join(dir, 'realm.conf');
     writeFileSync(file, text);
-    const r = await runCommand([KRB5_BIN.kinit, 'alice'], { KRB5_CONFIG: file, LC_ALL: 'C', KRB5CCNAME: `FILE:${dir}/cc` });
+    const r = await runCommand([KRB5_BIN.kinit, 'alice'], {
+      KRB5_CONFIG: file,
+      LC_ALL: 'C',
+      KRB5CCNAME: `FILE:${dir}/cc`,
+    });
     expect(r.stderr).toBe("kinit: Cannot contact any KDC for realm 'LAB.TEST' while getting initial credentials\n");
   });
 });

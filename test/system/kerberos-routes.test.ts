@@ -11,7 +11,17 @@
  * A missing krb5kdc makes beforeAll throw: these tests fail, they never skip.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createSocket, type Socket } from 'node:dgram';
 import { createServer, type Server } from 'node:net';
@@ -20,7 +30,12 @@ import { serve, type Serving } from '../../runtime/serve';
 import { createToken } from '../../runtime/tokens';
 import { startKdc, type Kdc } from './helpers/kdc';
 import { errorOf } from '../helpers/answers';
-import type { RealmFile, KeyListResponseSchema, TicketListResponseSchema, MessageSchema } from '../../handlers/kerberos/requests';
+import type {
+  RealmFile,
+  KeyListResponseSchema,
+  TicketListResponseSchema,
+  MessageSchema,
+} from '../../handlers/kerberos/requests';
 import type * as z from 'zod';
 
 /** The Kerberos routes' answers (their response schemas in handlers/kerberos/requests.ts) */
@@ -42,12 +57,18 @@ const logs: string[] = [];
 let silentUdp: Socket;
 let silentTcp: Server;
 let silentPort: number;
-const etcKrb5 = existsSync('/etc/krb5.conf') ? { text: readFileSync('/etc/krb5.conf', 'utf8'), mtimeMs: statSync('/etc/krb5.conf').mtimeMs } : null;
+const etcKrb5 = existsSync('/etc/krb5.conf')
+  ? { text: readFileSync('/etc/krb5.conf', 'utf8'), mtimeMs: statSync('/etc/krb5.conf').mtimeMs }
+  : null;
 
 async function call<T = unknown>(method: string, path: string, body?: unknown, tok: string | null = token) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (tok) headers.token = tok;
-  const res = await fetch(`${s.server.url}/api/v2/kerberos${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${s.server.url}/api/v2/kerberos${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, text, json: JSON.parse(text) as T };
 }
@@ -80,9 +101,16 @@ beforeAll(async () => {
   config.system.binaries = { kinit: kdc.bin.kinit, klist: kdc.bin.klist, kdestroy: kdc.bin.kdestroy };
   // system.env and envAllow say nothing useful: the routes set KRB5_CONFIG, KRB5CCNAME and
   // KRB5_KTNAME to the configured paths themselves and the kerberos area lets them through
-  config.system.env = { KRB5_CONFIG: '/nonexistent/krb5.conf', KRB5CCNAME: 'FILE:/nonexistent/cc', KRB5_KTNAME: 'FILE:/nonexistent/keytab' };
+  config.system.env = {
+    KRB5_CONFIG: '/nonexistent/krb5.conf',
+    KRB5CCNAME: 'FILE:/nonexistent/cc',
+    KRB5_KTNAME: 'FILE:/nonexistent/keytab',
+  };
   config.system.envAllow = [];
-  config.settings = { kerberos: { kinitTimeoutMs: KINIT_TIMEOUT_MS, keytabRoots: [kdc.dir] }, traffic: { reconcileOnStart: false } };
+  config.settings = {
+    kerberos: { kinitTimeoutMs: KINIT_TIMEOUT_MS, keytabRoots: [kdc.dir] },
+    traffic: { reconcileOnStart: false },
+  };
   paths = config.paths;
   // The cache lives in /tmp on a box (krb5cc_0, where root's other Kerberos clients look), and a
   // box has a /tmp; the private root needs one too, or kinit cannot store the ticket.
@@ -136,7 +164,9 @@ describe('configuration written through the API is what MIT reads', () => {
     }
     const list = await call<Record<string, RealmFile>>('GET', '/realm', undefined, reader);
     expect(Object.keys(list.json)).toEqual(['example-test.conf', 'other.conf', 'silent.conf']);
-    expect(list.json['example-test.conf'].raw).toBe(`[realms]\n\tEXAMPLE.TEST = {\n\t\tkdc = 127.0.0.1:${kdc.kdcPort}\n\t}\n`);
+    expect(list.json['example-test.conf'].raw).toBe(
+      `[realms]\n\tEXAMPLE.TEST = {\n\t\tkdc = 127.0.0.1:${kdc.kdcPort}\n\t}\n`,
+    );
   });
 });
 
@@ -152,7 +182,9 @@ describe('tickets and keys against the KDC', () => {
     const before = Date.now();
     const r = await call<TicketList>('GET', '/ticket/list', undefined, reader);
     expect(r.status, r.text).toBe(200);
-    expect(r.json.raw).toMatch(new RegExp(`^Ticket cache: FILE:${paths.krb5Ccache}\nDefault principal: alice@EXAMPLE.TEST\n`));
+    expect(r.json.raw).toMatch(
+      new RegExp(`^Ticket cache: FILE:${paths.krb5Ccache}\nDefault principal: alice@EXAMPLE.TEST\n`),
+    );
     const { json } = r.json;
     expect(json.cache).toBe(`FILE:${paths.krb5Ccache}`);
     expect(json.defaultPrincipal).toBe('alice@EXAMPLE.TEST');
@@ -165,7 +197,7 @@ describe('tickets and keys against the KDC', () => {
     expect(Date.parse(tgt.renewUntil ?? '') - Date.parse(tgt.start)).toBe(7 * 86400 * 1000);
   });
 
-  it('a wrong password: a clear 400 with kinit\'s reason, and the password is nowhere', async () => {
+  it("a wrong password: a clear 400 with kinit's reason, and the password is nowhere", async () => {
     const wrong = `${PASSWORD}-not`;
     const r = await call('POST', '/ticket/obtain', { username: 'alice', password: wrong });
     expect(r.status).toBe(400);
@@ -180,7 +212,10 @@ describe('tickets and keys against the KDC', () => {
       expect(JSON.stringify(s.host.db.prepare('SELECT * FROM events').all())).not.toContain(pw);
       expect(logs.join('\n')).not.toContain(pw);
     }
-    const audit = s.host.db.prepare("SELECT argv, exit_code FROM audit_log WHERE kind = 'pty' ORDER BY id").all() as { argv: string; exit_code: number }[];
+    const audit = s.host.db.prepare("SELECT argv, exit_code FROM audit_log WHERE kind = 'pty' ORDER BY id").all() as {
+      argv: string;
+      exit_code: number;
+    }[];
     expect(audit.map((a) => [JSON.parse(a.argv), a.exit_code])).toEqual([
       [[kdc.bin.kinit, '--', 'alice@EXAMPLE.TEST'], 0],
       [[kdc.bin.kinit, '--', 'alice@EXAMPLE.TEST'], 1],
@@ -190,38 +225,69 @@ describe('tickets and keys against the KDC', () => {
   it('an unknown principal and an expired password are 400s; the expired one does not wait for a new password', async () => {
     const u = await call('POST', '/ticket/obtain', { username: 'carol', password: 'whatever' });
     expect(u.status).toBe(400);
-    expect(errorOf(u)).toMatchObject({ message: "kinit failed: Client 'carol@EXAMPLE.TEST' not found in Kerberos database", details: { kind: 'client-not-found' } });
+    expect(errorOf(u)).toMatchObject({
+      message: "kinit failed: Client 'carol@EXAMPLE.TEST' not found in Kerberos database",
+      details: { kind: 'client-not-found' },
+    });
     const started = Date.now();
     const e = await call('POST', '/ticket/obtain', { username: 'old', password: OLD_PASSWORD });
     expect(e.status).toBe(400);
-    expect(errorOf(e)).toMatchObject({ message: 'kinit failed for old@EXAMPLE.TEST: Password has expired (change it first)', details: { kind: 'password-expired' } });
+    expect(errorOf(e)).toMatchObject({
+      message: 'kinit failed for old@EXAMPLE.TEST: Password has expired (change it first)',
+      details: { kind: 'password-expired' },
+    });
     expect(Date.now() - started).toBeLessThan(KINIT_TIMEOUT_MS);
     expect(e.text).not.toContain(OLD_PASSWORD);
   });
 
-  it('an unreachable KDC is a 502 with kinit\'s reason; a silent one is cut at the hard limit (504)', async () => {
+  it("an unreachable KDC is a 502 with kinit's reason; a silent one is cut at the hard limit (504)", async () => {
     const r = await call('POST', '/ticket/obtain', { realm: 'OTHER.TEST', username: 'alice', password: PASSWORD });
     expect(r.status).toBe(502);
-    expect(errorOf(r)).toMatchObject({ code: 'command_failed', message: "kinit failed for alice@OTHER.TEST: Cannot contact any KDC for realm 'OTHER.TEST'", details: { kind: 'kdc-unreachable' } });
+    expect(errorOf(r)).toMatchObject({
+      code: 'command_failed',
+      message: "kinit failed for alice@OTHER.TEST: Cannot contact any KDC for realm 'OTHER.TEST'",
+      details: { kind: 'kdc-unreachable' },
+    });
     const started = Date.now();
     const h = await call('POST', '/ticket/obtain', { realm: 'SILENT.TEST', username: 'alice', password: PASSWORD });
     expect(h.status).toBe(504);
-    expect(errorOf(h)).toMatchObject({ code: 'command_timeout', details: { command: [kdc.bin.kinit, '--', 'alice@SILENT.TEST'], timeoutMs: KINIT_TIMEOUT_MS } });
+    expect(errorOf(h)).toMatchObject({
+      code: 'command_timeout',
+      details: { command: [kdc.bin.kinit, '--', 'alice@SILENT.TEST'], timeoutMs: KINIT_TIMEOUT_MS },
+    });
     expect(Date.now() - started).toBeGreaterThanOrEqual(KINIT_TIMEOUT_MS - 100);
     expect(Date.now() - started).toBeLessThan(KINIT_TIMEOUT_MS + 5000);
   });
 
   it('configuration that would load code or break every Kerberos program is refused (400 naming the line); klist still works', async () => {
     const code = (r: { json: unknown }) => (r.json as { error: { code: string; message: string } }).error;
-    const plugin = await call('POST', '/realm/create', { name: 'evil', conf: '[plugins]\n\tclpreauth = {\n\t\tmodule = evil:/tmp/evil.so\n\t}\n' });
-    expect([plugin.status, code(plugin).message]).toEqual([400, expect.stringContaining('plugin modules are not allowed (line 3)')]);
+    const plugin = await call('POST', '/realm/create', {
+      name: 'evil',
+      conf: '[plugins]\n\tclpreauth = {\n\t\tmodule = evil:/tmp/evil.so\n\t}\n',
+    });
+    expect([plugin.status, code(plugin).message]).toEqual([
+      400,
+      expect.stringContaining('plugin modules are not allowed (line 3)'),
+    ]);
     const conf = readFileSync(paths.krb5Conf, 'utf8');
     const baseDir = await call('POST', '/conf/update', { conf: `${conf}\n[libdefaults]\n\tplugin_base_dir = /tmp\n` });
-    expect([baseDir.status, code(baseDir).message]).toEqual([400, expect.stringContaining('plugin_base_dir is not allowed')]);
+    expect([baseDir.status, code(baseDir).message]).toEqual([
+      400,
+      expect.stringContaining('plugin_base_dir is not allowed'),
+    ]);
     const outside = await call('POST', '/conf/update', { conf: `${conf}\ninclude /tmp/other.conf\n` });
-    expect([outside.status, code(outside).message]).toEqual([400, expect.stringContaining('is outside the Kerberos configuration this host manages')]);
-    const missing = await call('POST', '/realm/create', { name: 'missing', conf: `include ${paths.krb5ConfD}/nope.conf\n[realms]\n` });
-    expect([missing.status, code(missing).message]).toEqual([400, expect.stringContaining('names a path that does not exist')]);
+    expect([outside.status, code(outside).message]).toEqual([
+      400,
+      expect.stringContaining('is outside the Kerberos configuration this host manages'),
+    ]);
+    const missing = await call('POST', '/realm/create', {
+      name: 'missing',
+      conf: `include ${paths.krb5ConfD}/nope.conf\n[realms]\n`,
+    });
+    expect([missing.status, code(missing).message]).toEqual([
+      400,
+      expect.stringContaining('names a path that does not exist'),
+    ]);
     expect(readFileSync(paths.krb5Conf, 'utf8')).toBe(conf);
     expect(existsSync(`${paths.krb5ConfD}/evil.conf`)).toBe(false);
     expect(existsSync(`${paths.krb5ConfD}/missing.conf`)).toBe(false);
@@ -245,7 +311,11 @@ describe('tickets and keys against the KDC', () => {
   it('key list: klist -k -t -e of the default keytab and of a given path; a missing keytab is a 404', async () => {
     copyFileSync(kdc.keytabPath, paths.keytab);
     const expected = ['host', 'nfs'].flatMap((svc) =>
-      ['aes256-cts-hmac-sha1-96', 'aes128-cts-hmac-sha1-96'].map((enctype) => ({ kvno: 2, principal: `${svc}/nas01.example.test@EXAMPLE.TEST`, enctype })),
+      ['aes256-cts-hmac-sha1-96', 'aes128-cts-hmac-sha1-96'].map((enctype) => ({
+        kvno: 2,
+        principal: `${svc}/nas01.example.test@EXAMPLE.TEST`,
+        enctype,
+      })),
     );
     const d = await call<KeyList>('POST', '/key/list', {}, reader);
     expect(d.status, d.text).toBe(200);
@@ -257,16 +327,24 @@ describe('tickets and keys against the KDC', () => {
     expect(p.json.json.keys.map(({ timestamp: _t, ...k }) => k)).toEqual(expected);
     const m = await call('POST', '/key/list', { path: `${kdc.dir}/missing.keytab` }, reader);
     expect(m.status).toBe(404);
-    expect(errorOf(m)).toMatchObject({ code: 'not_found', message: `klist failed: Key table file '${kdc.dir}/missing.keytab' not found` });
+    expect(errorOf(m)).toMatchObject({
+      code: 'not_found',
+      message: `klist failed: Key table file '${kdc.dir}/missing.keytab' not found`,
+    });
   });
 
   it('obtain from the keytab (default path, bare principal): the cache now holds the host principal', async () => {
     const r = await call<Message>('POST', '/ticket/obtain', { principal: 'host/nas01.example.test' });
     expect(r.status, r.text).toBe(200);
-    expect(r.json.message).toBe('Kerberos ticket obtained for host/nas01.example.test@EXAMPLE.TEST in realm EXAMPLE.TEST');
+    expect(r.json.message).toBe(
+      'Kerberos ticket obtained for host/nas01.example.test@EXAMPLE.TEST in realm EXAMPLE.TEST',
+    );
     const l = await call<TicketList>('GET', '/ticket/list');
     expect(l.json.json.defaultPrincipal).toBe('host/nas01.example.test@EXAMPLE.TEST');
-    const m = await call('POST', '/ticket/obtain', { path: `${kdc.dir}/missing.keytab`, principal: 'host/nas01.example.test@EXAMPLE.TEST' });
+    const m = await call('POST', '/ticket/obtain', {
+      path: `${kdc.dir}/missing.keytab`,
+      principal: 'host/nas01.example.test@EXAMPLE.TEST',
+    });
     expect(m.status).toBe(404);
     expect(errorOf(m).details?.kind).toBe('keytab-not-found');
   });
@@ -278,13 +356,19 @@ describe('tickets and keys against the KDC', () => {
     expect(existsSync(paths.krb5Ccache)).toBe(false);
     const l = await call<TicketList>('GET', '/ticket/list');
     expect(l.status).toBe(404);
-    expect(errorOf(l)).toMatchObject({ code: 'not_found', message: `klist failed: No credentials cache found (filename: ${paths.krb5Ccache})` });
+    expect(errorOf(l)).toMatchObject({
+      code: 'not_found',
+      message: `klist failed: No credentials cache found (filename: ${paths.krb5Ccache})`,
+    });
     const again = await call('POST', '/ticket/destroy', {});
     expect(again.json).toEqual({ message: 'No Kerberos tickets to destroy' });
   });
 
   it('emitted one event per change, without secrets', () => {
-    const rows = s.host.db.prepare("SELECT kind, data FROM events WHERE kind LIKE 'kerberos.%' ORDER BY seq").all() as { kind: string; data: string }[];
+    const rows = s.host.db.prepare("SELECT kind, data FROM events WHERE kind LIKE 'kerberos.%' ORDER BY seq").all() as {
+      kind: string;
+      data: string;
+    }[];
     expect(rows.map((r) => [r.kind, JSON.parse(r.data)])).toEqual([
       ['kerberos.conf.updated', {}],
       ['kerberos.realm.created', { name: 'example-test' }],
@@ -324,7 +408,10 @@ describe('the include directory and realm file names, as MIT reads them (issue 1
   });
 
   it('a realm file named after the realm (CORP.EXAMPLE.COM style) is written as <name>.conf and kinit reads it', async () => {
-    const r = await call('POST', '/realm/create', { name: 'EXAMPLE.TEST', conf: { realms: { 'EXAMPLE.TEST': { kdc: [`127.0.0.1:${kdc.kdcPort}`] } } } });
+    const r = await call('POST', '/realm/create', {
+      name: 'EXAMPLE.TEST',
+      conf: { realms: { 'EXAMPLE.TEST': { kdc: [`127.0.0.1:${kdc.kdcPort}`] } } },
+    });
     expect(r.status, r.text).toBe(200);
     expect(existsSync(`${paths.krb5ConfD}/EXAMPLE.TEST.conf`)).toBe(true);
     const o = await call('POST', '/ticket/obtain', { username: 'alice', password: PASSWORD });
@@ -340,7 +427,9 @@ describe('the include directory and realm file names, as MIT reads them (issue 1
       const d = await call('GET', `/realm/${key}/details`, undefined, reader);
       expect([key, d.status]).toEqual([key, 200]);
     }
-    const u = await call('POST', '/realm/plain_name/update', { conf: '[realms]\n\tPLAIN.TEST = {\n\t\tkdc = 127.0.0.1:2\n\t}\n' });
+    const u = await call('POST', '/realm/plain_name/update', {
+      conf: '[realms]\n\tPLAIN.TEST = {\n\t\tkdc = 127.0.0.1:2\n\t}\n',
+    });
     expect(u.status, u.text).toBe(200);
     expect(readFileSync(`${paths.krb5ConfD}/plain_name`, 'utf8')).toContain('127.0.0.1:2');
     expect(existsSync(`${paths.krb5ConfD}/plain_name.conf`)).toBe(false);
@@ -351,7 +440,10 @@ describe('the include directory and realm file names, as MIT reads them (issue 1
     expect([del.status, (del.json as { message: string }).message]).toEqual([200, 'Deleted realm file plain_name']);
     expect(existsSync(`${paths.krb5ConfD}/plain_name`)).toBe(false);
     const delConf = await call('POST', '/realm/EXAMPLE.TEST.conf/delete', {});
-    expect([delConf.status, (delConf.json as { message: string }).message]).toEqual([200, 'Deleted realm file EXAMPLE.TEST.conf']);
+    expect([delConf.status, (delConf.json as { message: string }).message]).toEqual([
+      200,
+      'Deleted realm file EXAMPLE.TEST.conf',
+    ]);
     // a name ending in .conf is the file itself, never <name>.conf.conf
     expect((await call('POST', '/realm/create', { name: 'lab.conf', conf: '[realms]\n' })).status).toBe(200);
     expect(readdirSync(paths.krb5ConfD)).toEqual(['lab.conf']);

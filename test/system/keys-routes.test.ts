@@ -10,7 +10,19 @@
  *   remove     other lines untouched; concurrent adds and removes lose nothing
  *   refusals   a user outside the group (403)
  */
-import { accessSync, chmodSync, chownSync, constants, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  chownSync,
+  constants,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,13 +59,28 @@ const uidOf = (u: string) => statSync(home(u)).uid;
 
 async function keygenFingerprints(file: string): Promise<string[]> {
   const r = await run(['/usr/bin/ssh-keygen', '-l', '-E', 'md5', '-f', file]);
-  return r.stdout.trim().split('\n').map((l) => l.split(' ')[1].replace(/^MD5:/, ''));
+  return r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.split(' ')[1].replace(/^MD5:/, ''));
 }
 
 /** A fresh key of `type` made by ssh-keygen now (private half deleted with the dir). */
 async function newKey(type: string, bits: string | null, comment: string): Promise<string> {
   const d = mkdtempSync(join(work, 'k-'));
-  await run(['/usr/bin/ssh-keygen', '-q', '-t', type, ...(bits ? ['-b', bits] : []), '-N', '', '-C', comment, '-f', join(d, 'k')]);
+  await run([
+    '/usr/bin/ssh-keygen',
+    '-q',
+    '-t',
+    type,
+    ...(bits ? ['-b', bits] : []),
+    '-N',
+    '',
+    '-C',
+    comment,
+    '-f',
+    join(d, 'k'),
+  ]);
   const line = readFileSync(join(d, 'k.pub'), 'utf8').trim();
   rmSync(d, { recursive: true });
   return line;
@@ -69,14 +96,25 @@ beforeAll(async () => {
       return true;
     }
   });
-  if (missing.length) throw new Error(`keys system tests need ${missing.map(([p, pkg]) => `${p} (Debian package "${pkg}")`).join(', ')}`);
+  if (missing.length)
+    throw new Error(`keys system tests need ${missing.map(([p, pkg]) => `${p} (Debian package "${pkg}")`).join(', ')}`);
   work = mkdtempSync(join(tmpdir(), 'ballast-keys-system-'));
   chmodSync(work, 0o711); // the users reach their homes through it
   mkdirSync(join(work, 'home'), { mode: 0o755 });
   await run(['/usr/sbin/groupadd', GROUP]);
   made.group = GROUP;
   for (const u of [API, MEMBER, STRANGER]) {
-    await run(['/usr/sbin/useradd', '-m', '-d', home(u), '-s', '/bin/sh', '-U', ...(u === MEMBER ? ['-G', GROUP] : []), u]);
+    await run([
+      '/usr/sbin/useradd',
+      '-m',
+      '-d',
+      home(u),
+      '-s',
+      '/bin/sh',
+      '-U',
+      ...(u === MEMBER ? ['-G', GROUP] : []),
+      u,
+    ]);
     made.users.push(u);
   }
   const base = defaultConfig();
@@ -128,7 +166,13 @@ describe('generate and pub (real ssh-keygen as the user)', () => {
     const r = await t.call('GET', `/api/v2/system/keys/pub/generate?user=${MEMBER}`);
     expect(r.status).toBe(502);
     expect(errorOf(r).code).toBe('command_failed');
-    expect((detail(r, 'command') as string[]).slice(0, 5)).toEqual(['/usr/sbin/runuser', '-u', MEMBER, '--', '/usr/bin/ssh-keygen']);
+    expect((detail(r, 'command') as string[]).slice(0, 5)).toEqual([
+      '/usr/sbin/runuser',
+      '-u',
+      MEMBER,
+      '--',
+      '/usr/bin/ssh-keygen',
+    ]);
     expect(detail(r, 'stderr')).toMatch(/Permission denied/);
     expect(readFileSync(join(ssh, 'id_ed25519'), 'utf8')).toBe('OLD PRIVATE\n');
     expect(readFileSync(join(ssh, 'id_ed25519.pub'), 'utf8')).toBe('OLD PUBLIC\n');
@@ -146,21 +190,34 @@ describe('authorized keys (real files, fingerprints from ssh-keygen)', () => {
       await newKey('ecdsa', '521', 'ecdsa 521'),
       await newKey('ed25519', null, 'ed25519 key'),
     ];
-    const lines = [keys[0], `from="10.0.0.0/8,192.168.1.*",command="/usr/bin/rsync --server \\"x y\\"",no-pty ${keys[1]}`, ...keys.slice(2)];
+    const lines = [
+      keys[0],
+      `from="10.0.0.0/8,192.168.1.*",command="/usr/bin/rsync --server \\"x y\\"",no-pty ${keys[1]}`,
+      ...keys.slice(2),
+    ];
     for (const line of lines) {
       const r = await t.call('POST', '/api/v2/system/keys/auth/add', { body: { user: MEMBER, key: line } });
       expect(r.status, r.text).toBe(200);
     }
     const file = join(home(MEMBER), '.ssh', 'authorized_keys');
     expect(readFileSync(file, 'utf8')).toBe(`${lines.join('\n')}\n`);
-    expect([statSync(file).mode & 0o7777, statSync(file).uid, statSync(file).gid]).toEqual([0o600, uidOf(MEMBER), statSync(home(MEMBER)).gid]);
-    expect([statSync(join(home(MEMBER), '.ssh')).mode & 0o7777, statSync(join(home(MEMBER), '.ssh')).uid]).toEqual([0o700, uidOf(MEMBER)]);
+    expect([statSync(file).mode & 0o7777, statSync(file).uid, statSync(file).gid]).toEqual([
+      0o600,
+      uidOf(MEMBER),
+      statSync(home(MEMBER)).gid,
+    ]);
+    expect([statSync(join(home(MEMBER), '.ssh')).mode & 0o7777, statSync(join(home(MEMBER), '.ssh')).uid]).toEqual([
+      0o700,
+      uidOf(MEMBER),
+    ]);
     const listed = AuthorizedListSchema.parse((await t.call('GET', `/api/v2/system/keys/auth?user=${MEMBER}`)).json);
     expect(listed.map((e) => e.fingerprint)).toEqual(await keygenFingerprints(file));
     expect(listed.map((e) => e.comment)).toEqual(['rsa key', 'ecdsa 256', 'ecdsa 384', 'ecdsa 521', 'ed25519 key']);
 
     // remove one: the others stay byte for byte
-    const r = await t.call('POST', '/api/v2/system/keys/auth/remove', { body: { user: MEMBER, fingerprint: `MD5:${listed[2].fingerprint}` } });
+    const r = await t.call('POST', '/api/v2/system/keys/auth/remove', {
+      body: { user: MEMBER, fingerprint: `MD5:${listed[2].fingerprint}` },
+    });
     expect([r.status, r.json]).toEqual([200, { fingerprint: listed[2].fingerprint }]);
     expect(readFileSync(file, 'utf8')).toBe(`${lines.filter((_, i) => i !== 2).join('\n')}\n`);
     expect(await keygenFingerprints(file)).toEqual(listed.filter((_, i) => i !== 2).map((e) => e.fingerprint));
@@ -181,14 +238,22 @@ describe('authorized keys (real files, fingerprints from ssh-keygen)', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(new Array(16).fill(200));
     const text = readFileSync(file, 'utf8');
-    expect(text.split('\n').filter((l) => l !== '').sort()).toEqual(['# keep', ...fresh].sort());
+    expect(
+      text
+        .split('\n')
+        .filter((l) => l !== '')
+        .sort(),
+    ).toEqual(['# keep', ...fresh].sort());
     expect(statSync(file).uid).toBe(uidOf(API));
     expect(readdirSync(join(home(API), '.ssh')).filter((n) => n.startsWith('.'))).toEqual([]);
   }, 60_000);
 
   it('refuses a user outside the group, and unknown users', async () => {
     const s = await t.call('GET', `/api/v2/system/keys/auth?user=${STRANGER}`);
-    expect([s.status, errorOf(s).message]).toEqual([403, `the keys of ${STRANGER} are not managed here: only ${API} and members of group ${GROUP} (settings.keys)`]);
+    expect([s.status, errorOf(s).message]).toEqual([
+      403,
+      `the keys of ${STRANGER} are not managed here: only ${API} and members of group ${GROUP} (settings.keys)`,
+    ]);
     expect((await t.call('GET', `/api/v2/system/keys/auth?user=bkeys${tag}none`)).status).toBe(404);
     expect((await t.call('GET', '/api/v2/system/keys/auth?user=root')).status).toBe(403);
   });

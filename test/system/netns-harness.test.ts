@@ -15,7 +15,9 @@ import { buildInterface } from '../../handlers/network/build-interface';
 import { networkInterface } from '../../handlers/network/schemas';
 
 function rootLinks(): string[] {
-  return (JSON.parse(execFileSync(IP, ['-j', 'link', 'show'], { encoding: 'utf8' })) as { ifname: string }[]).map((l) => l.ifname);
+  return (JSON.parse(execFileSync(IP, ['-j', 'link', 'show'], { encoding: 'utf8' })) as { ifname: string }[]).map(
+    (l) => l.ifname,
+  );
 }
 
 describe('netns harness', () => {
@@ -66,7 +68,18 @@ describe('netns harness', () => {
     const addrs = parseIpAddr((await ns.run([IP, '-j', 'addr', 'show'])).stdout);
     const v4 = (n: string) => addrs.find((a) => a.ifname === n)?.addresses.filter((a) => a.family === 'inet');
     expect(v4('eth0')).toEqual([
-      { family: 'inet', local: '192.0.2.10', prefixlen: 24, broadcast: '192.0.2.255', scope: 'global', dynamic: false, label: 'eth0', valid_life_time: 'forever', preferred_life_time: 'forever', flags: [] },
+      {
+        family: 'inet',
+        local: '192.0.2.10',
+        prefixlen: 24,
+        broadcast: '192.0.2.255',
+        scope: 'global',
+        dynamic: false,
+        label: 'eth0',
+        valid_life_time: 'forever',
+        preferred_life_time: 'forever',
+        flags: [],
+      },
     ]);
     expect(v4('eth1')).toEqual([]);
     expect(v4('eth2')?.map((a) => a.local)).toEqual(['198.51.100.7']);
@@ -74,7 +87,9 @@ describe('netns harness', () => {
 
   it('a lease added with lifetimes is dynamic', async () => {
     await ns.run([IP, 'addr', 'add', '10.1.2.3/24', 'dev', 'eth1', 'valid_lft', '600', 'preferred_lft', '300']);
-    const a = parseIpAddr((await ns.run([IP, '-j', 'addr', 'show', 'dev', 'eth1'])).stdout)[0]?.addresses.find((x) => x.family === 'inet');
+    const a = parseIpAddr((await ns.run([IP, '-j', 'addr', 'show', 'dev', 'eth1'])).stdout)[0]?.addresses.find(
+      (x) => x.family === 'inet',
+    );
     expect(a?.dynamic).toBe(true);
     expect(typeof a?.valid_life_time === 'number' && a.valid_life_time <= 600).toBe(true);
   });
@@ -88,7 +103,12 @@ describe('netns harness', () => {
     const addr = parseIpAddr((await ns.run([IP, '-j', 'addr', 'show', 'dev', 'eth0'])).stdout)[0] ?? null;
     if (!link) throw new Error('eth0 missing');
     const obj = buildInterface({ link, addr, ethtool: e, driver: d, iface: null });
-    expect(networkInterface.parse(obj)).toMatchObject({ link: 'eth0', state: 'up', ipv4: { type: 'inet', address: '192.0.2.10/24' }, status: 'GOOD' });
+    expect(networkInterface.parse(obj)).toMatchObject({
+      link: 'eth0',
+      state: 'up',
+      ipv4: { type: 'inet', address: '192.0.2.10/24' },
+      status: 'GOOD',
+    });
   });
 
   it('a failing command reports its exit code instead of throwing', async () => {

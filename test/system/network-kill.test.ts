@@ -33,7 +33,9 @@ let hostOutput = '';
 /** Starts the host; resolves with its URL once it listens (after its start-up recovery). */
 function startHost(): Promise<string> {
   return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, [join(repo, 'dist/host/cli.mjs'), 'serve', '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(process.execPath, [join(repo, 'dist/host/cli.mjs'), 'serve', '--config', configFile], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child = c;
     let out = '';
     hostOutput = '';
@@ -65,13 +67,20 @@ function kill9(): Promise<void> {
 }
 
 async function kernelHas(address: string): Promise<boolean> {
-  const r = JSON.parse((await ns.run([IP, '-j', 'addr', 'show', 'dev', 'eth1'])).stdout) as { addr_info: { local: string }[] }[];
+  const r = JSON.parse((await ns.run([IP, '-j', 'addr', 'show', 'dev', 'eth1'])).stdout) as {
+    addr_info: { local: string }[];
+  }[];
   return (r[0]?.addr_info ?? []).some((a) => a.local === address);
 }
 
 /** The interfaces configuration as ifupdown reads it: the main file and interfaces.d/*. */
 const configText = () =>
-  [paths.networkInterfaces, ...readdirSync(paths.networkInterfacesD).filter((n) => !n.startsWith('.')).map((n) => join(paths.networkInterfacesD, n))]
+  [
+    paths.networkInterfaces,
+    ...readdirSync(paths.networkInterfacesD)
+      .filter((n) => !n.startsWith('.'))
+      .map((n) => join(paths.networkInterfacesD, n)),
+  ]
     .map((f) => readFileSync(f, 'utf8'))
     .join('\n');
 const fileHas = () => /iface eth1 inet static/.test(configText()) && configText().includes(ADDRESS);
@@ -79,7 +88,9 @@ const fileHas = () => /iface eth1 inet static/.test(configText()) && configText(
 function eventKinds(): string {
   const db = new Database(join(dir, 'state', 'ballast.db'), { readonly: true });
   try {
-    return (db.prepare('SELECT kind, data FROM events ORDER BY seq').all() as { kind: string; data: string }[]).map((e) => `${e.kind} ${e.data}`).join(' | ');
+    return (db.prepare('SELECT kind, data FROM events ORDER BY seq').all() as { kind: string; data: string }[])
+      .map((e) => `${e.kind} ${e.data}`)
+      .join(' | ');
   } finally {
     db.close();
   }
@@ -96,7 +107,10 @@ function openIntents(): number {
 
 beforeAll(async () => {
   requireTool(IP, 'iproute2');
-  ns = await createNetns({ name: 'ballast-kill', veths: [{ name: 'eth1', peer: 'peer1', peerAddress: '10.9.6.1/24' }] });
+  ns = await createNetns({
+    name: 'ballast-kill',
+    veths: [{ name: 'eth1', peer: 'peer1', peerAddress: '10.9.6.1/24' }],
+  });
   dir = privateDir('ballast-netkill');
   const root = join(dir, 'root');
   paths = Object.fromEntries(Object.entries(DEFAULT_PATHS).map(([k, p]) => [k, join(root, p)]));
@@ -132,12 +146,19 @@ describe('kill -9 during network changes', () => {
       expect(token).toMatch(/^blt_/);
       // the previous round's kill has been settled by this start
       expect(openIntents()).toBe(0);
-      expect(fileHas(), `round ${round} after ${outcomes.join(', ')}; host: ${hostOutput}; events: ${eventKinds()}; files: ${configText()}`).toBe(await kernelHas(ADDRESS));
+      expect(
+        fileHas(),
+        `round ${round} after ${outcomes.join(', ')}; host: ${hostOutput}; events: ${eventKinds()}; files: ${configText()}`,
+      ).toBe(await kernelHas(ADDRESS));
       expect(readdirSync(paths.networkInterfacesD).filter((n) => n.includes('.tmp-'))).toEqual([]);
 
       const configured = fileHas();
       const request = configured
-        ? fetch(`${url}/api/v2/network/interface/eth1/unconfigure`, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: '{}' })
+        ? fetch(`${url}/api/v2/network/interface/eth1/unconfigure`, {
+            method: 'POST',
+            headers: { token, 'content-type': 'application/json' },
+            body: '{}',
+          })
         : fetch(`${url}/api/v2/network/interface/configure`, {
             method: 'POST',
             headers: { token, 'content-type': 'application/json' },

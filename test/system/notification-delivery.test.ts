@@ -4,7 +4,18 @@ import { join } from 'node:path';
 import { serve, type Serving } from '../../runtime/serve';
 import { createToken } from '../../runtime/tokens';
 import { distDir, makeTestConfig } from '../helpers/host';
-import { freePort, makeCert, sleep, startSmtp, startTwilio, waitFor, WebhookReceiver, type SmtpPeer, type TestCert, type TwilioPeer } from '../helpers/notification-peers';
+import {
+  freePort,
+  makeCert,
+  sleep,
+  startSmtp,
+  startTwilio,
+  waitFor,
+  WebhookReceiver,
+  type SmtpPeer,
+  type TestCert,
+  type TwilioPeer,
+} from '../helpers/notification-peers';
 import type { HostConfig } from '../../runtime/config';
 import { errorOf } from '../helpers/answers';
 import type { Agent } from '../../handlers/notification/schemas';
@@ -48,7 +59,17 @@ beforeAll(async () => {
   ]);
   await hooks.start();
   config = makeTestConfig({
-    settings: { notification: { twilioBaseUrl: twilio.url, backoffBaseMs: 40, backoffMaxMs: 160, maxAttempts: MAX_ATTEMPTS, pollIntervalMs: 100, timeoutMs: 5000, allowLocalTargets: true } },
+    settings: {
+      notification: {
+        twilioBaseUrl: twilio.url,
+        backoffBaseMs: 40,
+        backoffMaxMs: 160,
+        maxAttempts: MAX_ATTEMPTS,
+        pollIntervalMs: 100,
+        timeoutMs: 5000,
+        allowLocalTargets: true,
+      },
+    },
   }).config;
   s = await serve({ config, distDir, signals: false, accessLog: false, log: (l) => logs.push(l) });
   admin = (await createToken(s.host.db, 'admin', ['*'])).token;
@@ -56,7 +77,8 @@ beforeAll(async () => {
 
 afterEach(async () => {
   hooks.release();
-  for (const a of (await api('GET', '/notification/agent')).json as { id: number }[]) await api('POST', `/notification/agent/${a.id}/destroy`, {});
+  for (const a of (await api('GET', '/notification/agent')).json as { id: number }[])
+    await api('POST', `/notification/agent/${a.id}/destroy`, {});
 });
 
 afterAll(async () => {
@@ -65,7 +87,11 @@ afterAll(async () => {
 });
 
 /** `T`: the route's answer type as the caller states it */
-async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T; text: string }> {
+async function api<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: T; text: string }> {
   const r = await fetch(`${s.server.url}/api/v2${path}`, {
     method,
     headers: { token: admin, 'content-type': 'application/json' },
@@ -93,15 +119,17 @@ const smtpJson = (peer: SmtpPeer, extra: Record<string, unknown> = {}) => ({
 
 /** The id of the event a route emitted about agent `id`. */
 function eventAbout(kind: string, id: number): string {
-  const row = s.host.db.prepare("SELECT id FROM events WHERE kind = ? AND json_extract(data, '$.id') = ? ORDER BY seq DESC LIMIT 1").get(kind, id) as { id: string } | undefined;
+  const row = s.host.db
+    .prepare("SELECT id FROM events WHERE kind = ? AND json_extract(data, '$.id') = ? ORDER BY seq DESC LIMIT 1")
+    .get(kind, id) as { id: string } | undefined;
   if (!row) throw new Error(`no ${kind} event about agent ${id}`);
   return row.id;
 }
 
 const delivery = (eventId: string, agentId: number) =>
-  s.host.db.prepare('SELECT state, attempts, last_error FROM deliveries WHERE event_id = ? AND agent_id = ?').get(eventId, agentId) as
-    | { state: string; attempts: number; last_error: string | null }
-    | undefined;
+  s.host.db
+    .prepare('SELECT state, attempts, last_error FROM deliveries WHERE event_id = ? AND agent_id = ?')
+    .get(eventId, agentId) as { state: string; attempts: number; last_error: string | null } | undefined;
 
 const trustTestCa = () => copyFileSync(cert.certPath, join(config.paths.caCertificates, 'notify-test.crt'));
 
@@ -112,7 +140,12 @@ describe('smtp', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.json).toEqual([{ id }]);
     const mail = smtpPlain.mails.at(-1)!;
-    expect(mail).toMatchObject({ from: 'ballast@appliance.test', to: ['ops@example.test', 'oncall@example.test'], user: MAIL_USER, secure: false });
+    expect(mail).toMatchObject({
+      from: 'ballast@appliance.test',
+      to: ['ops@example.test', 'oncall@example.test'],
+      user: MAIL_USER,
+      secure: false,
+    });
     expect(mail.subject).toBe('[Ballast test-host] Notification test');
     expect(mail.text).toContain('This is a test notification from Ballast on test-host.');
     expect(mail.text).toContain('Event: notification.test');
@@ -122,11 +155,18 @@ describe('smtp', () => {
     expect((await api('GET', `/notification/agent/${id}/test`)).status).toBe(200);
     expect(smtpPlain.mails.at(-1)).toMatchObject({ to: ['new@example.test'], user: MAIL_USER });
 
-    expect((await api('POST', `/notification/agent/${id}/update`, { json: { ...noPassword, password: WRONG_MAIL_PASS } })).status).toBe(200);
+    expect(
+      (await api('POST', `/notification/agent/${id}/update`, { json: { ...noPassword, password: WRONG_MAIL_PASS } }))
+        .status,
+    ).toBe(200);
     const refused = await api('GET', `/notification/agent/${id}/test`);
     expect(refused.status).toBe(502);
     expect(errorOf(refused).code).toBe('bad_gateway');
-    expect(errorOf(refused).message).toMatch(new RegExp(`^the smtp agent ${id} could not send the test message: SMTP 127\\.0\\.0\\.1:${smtpPlain.port}: Invalid login: 535`));
+    expect(errorOf(refused).message).toMatch(
+      new RegExp(
+        `^the smtp agent ${id} could not send the test message: SMTP 127\\.0\\.0\\.1:${smtpPlain.port}: Invalid login: 535`,
+      ),
+    );
     expect(smtpPlain.refusedLogins).toContain(MAIL_USER);
   });
 
@@ -141,7 +181,11 @@ describe('smtp', () => {
 
     trustTestCa();
     expect((await api('GET', `/notification/agent/${id}/test`)).status).toBe(200);
-    expect(smtpTls.mails.at(-1)).toMatchObject({ secure: true, user: MAIL_USER, subject: '[Ballast test-host] Notification test' });
+    expect(smtpTls.mails.at(-1)).toMatchObject({
+      secure: true,
+      user: MAIL_USER,
+      subject: '[Ballast test-host] Notification test',
+    });
   });
 
   it('requireTLS upgrades with STARTTLS, and refuses a server that does not offer it', async () => {
@@ -164,8 +208,14 @@ describe('smtp', () => {
     const eventId = s.host.events.record({ kind: 's3.share.created', data: { shareName: 'media', port: '9000' } });
     const seq = (s.host.db.prepare('SELECT seq FROM events WHERE id = ?').get(eventId) as { seq: number }).seq;
 
-    const mail = await waitFor('the s3 mail', () => smtpPlain.mails.find((m) => m.headers['x-ballast-event-id'] === eventId));
-    expect(mail).toMatchObject({ from: 'ballast@appliance.test', to: ['ops@example.test', 'oncall@example.test'], user: MAIL_USER });
+    const mail = await waitFor('the s3 mail', () =>
+      smtpPlain.mails.find((m) => m.headers['x-ballast-event-id'] === eventId),
+    );
+    expect(mail).toMatchObject({
+      from: 'ballast@appliance.test',
+      to: ['ops@example.test', 'oncall@example.test'],
+      user: MAIL_USER,
+    });
     expect(mail.subject).toBe('[Ballast test-host] S3 share created');
     expect(mail.headers['x-ballast-event-type']).toBe('s3.share.created');
     expect(mail.headers['x-ballast-event-sequence']).toBe(String(seq));
@@ -174,30 +224,53 @@ describe('smtp', () => {
     expect(mail.text).toContain(`Id:    ${eventId}`);
     expect(mail.text).toContain('"shareName": "media"');
 
-    const own = await waitFor('the agent-created mail', () => smtpPlain.mails.find((m) => m.headers['x-ballast-event-id'] === created));
+    const own = await waitFor('the agent-created mail', () =>
+      smtpPlain.mails.find((m) => m.headers['x-ballast-event-id'] === created),
+    );
     expect(own.subject).toBe('[Ballast test-host] Notification agent created');
-    await waitFor('both delivered', () => delivery(eventId, id)?.state === 'delivered' && delivery(created, id)?.state === 'delivered');
+    await waitFor(
+      'both delivered',
+      () => delivery(eventId, id)?.state === 'delivered' && delivery(created, id)?.state === 'delivered',
+    );
     expect(delivery(eventId, id)).toEqual({ state: 'delivered', attempts: 1, last_error: null });
   });
 });
 
 describe('sms', () => {
-  const SMS = { accountSid: SID, authToken: TWILIO_TOKEN, fromPhoneNumber: '+15005550006', toPhoneNumber: '+15551234567' };
+  const SMS = {
+    accountSid: SID,
+    authToken: TWILIO_TOKEN,
+    fromPhoneNumber: '+15005550006',
+    toPhoneNumber: '+15551234567',
+  };
 
-  it('sends events and the test message through the Twilio API; a bad token is refused with Twilio\'s reason', async () => {
+  it("sends events and the test message through the Twilio API; a bad token is refused with Twilio's reason", async () => {
     const id = await createAgent('sms', true, SMS);
-    const sms = await waitFor('the agent-created SMS', () => twilio.messages.find((m) => m.body.includes('Notification agent created')));
+    const sms = await waitFor('the agent-created SMS', () =>
+      twilio.messages.find((m) => m.body.includes('Notification agent created')),
+    );
     expect(sms.to).toBe('+15551234567');
     expect(sms.from).toBe('+15005550006');
-    expect(sms.body).toMatch(new RegExp(`^Ballast test-host: Notification agent created \\(notification\\.agent\\.created\\) id=${id} type=sms enabled=true at \\d{4}-`));
+    expect(sms.body).toMatch(
+      new RegExp(
+        `^Ballast test-host: Notification agent created \\(notification\\.agent\\.created\\) id=${id} type=sms enabled=true at \\d{4}-`,
+      ),
+    );
 
     expect((await api('GET', `/notification/agent/${id}/test`)).status).toBe(200);
-    expect(twilio.messages.at(-1)!.body).toMatch(/^Ballast test-host: Notification test \(notification\.test\) agentId=\d+ message=This is a test notification/);
+    expect(twilio.messages.at(-1)!.body).toMatch(
+      /^Ballast test-host: Notification test \(notification\.test\) agentId=\d+ message=This is a test notification/,
+    );
 
-    await api('POST', `/notification/agent/${id}/update`, { enabled: false, json: { ...SMS, authToken: WRONG_TWILIO_TOKEN } });
+    await api('POST', `/notification/agent/${id}/update`, {
+      enabled: false,
+      json: { ...SMS, authToken: WRONG_TWILIO_TOKEN },
+    });
     const r = await api('GET', `/notification/agent/${id}/test`);
     expect(r.status).toBe(502);
-    expect(errorOf(r).message).toBe(`the sms agent ${id} could not send the test message: Twilio answered HTTP 401: Authenticate (code 20003)`);
+    expect(errorOf(r).message).toBe(
+      `the sms agent ${id} could not send the test message: Twilio answered HTTP 401: Authenticate (code 20003)`,
+    );
     expect(twilio.refused).toBeGreaterThan(0);
   });
 });
@@ -207,11 +280,25 @@ describe('webhook', () => {
     const signed = await createAgent('webhook', true, { url: hooks.url('/signed'), secret: WHSEC });
     const plain = await createAgent('webhook', true, { url: hooks.url('/plain') });
     const eventId = s.host.events.record({ kind: 'network.interface.updated', data: { name: 'eth0', state: 'up' } });
-    const { at, seq } = s.host.db.prepare('SELECT at, seq FROM events WHERE id = ?').get(eventId) as { at: number; seq: number };
+    const { at, seq } = s.host.db.prepare('SELECT at, seq FROM events WHERE id = ?').get(eventId) as {
+      at: number;
+      seq: number;
+    };
 
-    const a = await waitFor('signed delivery', () => hooks.on('/signed').find((r) => r.headers['webhook-id'] === eventId));
-    const b = await waitFor('plain delivery', () => hooks.on('/plain').find((r) => r.headers['webhook-id'] === eventId));
-    const expected = { id: eventId, sequence: seq, type: 'network.interface.updated', timestamp: new Date(at).toISOString(), host: 'test-host', data: { name: 'eth0', state: 'up' } };
+    const a = await waitFor('signed delivery', () =>
+      hooks.on('/signed').find((r) => r.headers['webhook-id'] === eventId),
+    );
+    const b = await waitFor('plain delivery', () =>
+      hooks.on('/plain').find((r) => r.headers['webhook-id'] === eventId),
+    );
+    const expected = {
+      id: eventId,
+      sequence: seq,
+      type: 'network.interface.updated',
+      timestamp: new Date(at).toISOString(),
+      host: 'test-host',
+      data: { name: 'eth0', state: 'up' },
+    };
     expect(a.json).toEqual(expected);
     expect(a.body).toBe(JSON.stringify(expected));
     expect(a.verified).toBe(true);
@@ -234,7 +321,9 @@ describe('webhook', () => {
     const teapot = await createAgent('webhook', false, { url: hooks.url('/teapot') });
     const r = await api('GET', `/notification/agent/${teapot}/test`);
     expect(r.status).toBe(502);
-    expect(errorOf(r).message).toBe(`the webhook agent ${teapot} could not send the test message: webhook ${hooks.url('')} answered HTTP 418`);
+    expect(errorOf(r).message).toBe(
+      `the webhook agent ${teapot} could not send the test message: webhook ${hooks.url('')} answered HTTP 418`,
+    );
 
     const port = await freePort();
     const gone = await createAgent('webhook', false, { url: `http://127.0.0.1:${port}/x` });
@@ -262,7 +351,11 @@ describe('outbox', () => {
     const created = eventAbout('notification.agent.created', dead);
     await waitFor('failed', () => delivery(created, dead)?.state === 'failed');
     const origin = hooks.url('');
-    expect(delivery(created, dead)).toEqual({ state: 'failed', attempts: MAX_ATTEMPTS, last_error: `webhook ${origin} answered HTTP 500` });
+    expect(delivery(created, dead)).toEqual({
+      state: 'failed',
+      attempts: MAX_ATTEMPTS,
+      last_error: `webhook ${origin} answered HTTP 500`,
+    });
     await sleep(400);
     expect(hooks.on('/dead').filter((r) => r.headers['webhook-id'] === created)).toHaveLength(MAX_ATTEMPTS);
 
@@ -270,10 +363,21 @@ describe('outbox', () => {
     const gone = await createAgent('webhook', true, { url: hooks.url('/gone') });
     const goneEvent = eventAbout('notification.agent.created', gone);
     await waitFor('failed', () => delivery(goneEvent, gone)?.state === 'failed');
-    expect(delivery(goneEvent, gone)).toEqual({ state: 'failed', attempts: 1, last_error: `webhook ${origin} answered HTTP 410` });
+    expect(delivery(goneEvent, gone)).toEqual({
+      state: 'failed',
+      attempts: 1,
+      last_error: `webhook ${origin} answered HTTP 410`,
+    });
 
-    const listed = (await api('GET', '/notification/events?kind=notification.agent.created&limit=5')).json as { id: string; deliveries: { agentId: number; state: string; attempts: number; lastError: string }[] }[];
-    expect(listed.find((e) => e.id === created)!.deliveries.find((d) => d.agentId === dead)).toMatchObject({ state: 'failed', attempts: MAX_ATTEMPTS, lastError: `webhook ${origin} answered HTTP 500` });
+    const listed = (await api('GET', '/notification/events?kind=notification.agent.created&limit=5')).json as {
+      id: string;
+      deliveries: { agentId: number; state: string; attempts: number; lastError: string }[];
+    }[];
+    expect(listed.find((e) => e.id === created)!.deliveries.find((d) => d.agentId === dead)).toMatchObject({
+      state: 'failed',
+      attempts: MAX_ATTEMPTS,
+      lastError: `webhook ${origin} answered HTTP 500`,
+    });
   });
 
   it('disabled agents receive nothing; once enabled they get the events that follow', async () => {
@@ -303,7 +407,10 @@ describe('outbox', () => {
     expect(r.status).toBe(200);
     // The events route says what holds the slow agent's queue: its oldest pending notification.
     const updated = eventAbout('notification.agent.updated', slow);
-    const listed = (await api('GET', '/notification/events?limit=5')).json as { id: string; deliveries: { agentId: number; state: string; heldBy: string | null }[] }[];
+    const listed = (await api('GET', '/notification/events?limit=5')).json as {
+      id: string;
+      deliveries: { agentId: number; state: string; heldBy: string | null }[];
+    }[];
     const about = (e: string) => listed.find((x) => x.id === e)!.deliveries.find((d) => d.agentId === slow);
     expect(about(updated)).toMatchObject({ state: 'pending', heldBy: created });
     expect(about(created)).toMatchObject({ state: 'pending', heldBy: null });
@@ -315,9 +422,16 @@ describe('outbox', () => {
 
     hooks.replies.set('/hold', [204]);
     hooks.release();
-    await waitFor('the slow agent caught up', () => delivery(created, slow)?.state === 'delivered' && delivery(fastCreated, slow)?.state === 'delivered');
+    await waitFor(
+      'the slow agent caught up',
+      () => delivery(created, slow)?.state === 'delivered' && delivery(fastCreated, slow)?.state === 'delivered',
+    );
     // One send in flight per agent: it got its notifications in event order.
-    expect(hooks.on('/hold').map((x) => x.json.type)).toEqual(['notification.agent.created', 'notification.agent.updated', 'notification.agent.created']);
+    expect(hooks.on('/hold').map((x) => x.json.type)).toEqual([
+      'notification.agent.created',
+      'notification.agent.updated',
+      'notification.agent.created',
+    ]);
   });
 });
 
@@ -328,7 +442,9 @@ describe('order', () => {
     const id = await createAgent('webhook', true, { url: hooks.url('/once'), secret: WHSEC });
     const created = eventAbout('notification.agent.created', id);
     await waitFor('the first send to be held', () => hooks.holding === 1);
-    const later = [1, 2, 3, 4].map((i) => s.host.events.record({ kind: 'network.interface.updated', data: { name: `eth${i}`, state: 'up' } }));
+    const later = [1, 2, 3, 4].map((i) =>
+      s.host.events.record({ kind: 'network.interface.updated', data: { name: `eth${i}`, state: 'up' } }),
+    );
     hooks.release(503);
     await waitFor('all delivered', () => [created, ...later].every((e) => delivery(e, id)?.state === 'delivered'));
     const got = hooks.on('/once');
@@ -362,7 +478,13 @@ describe('order', () => {
 describe('secrets', () => {
   it('never reach the log, the audit log or the outbox', () => {
     const db = s.host.db;
-    const stored = [db.prepare('SELECT * FROM audit_log').all(), db.prepare('SELECT * FROM events').all(), db.prepare('SELECT * FROM deliveries').all()].map((x) => JSON.stringify(x)).join('\n');
+    const stored = [
+      db.prepare('SELECT * FROM audit_log').all(),
+      db.prepare('SELECT * FROM events').all(),
+      db.prepare('SELECT * FROM deliveries').all(),
+    ]
+      .map((x) => JSON.stringify(x))
+      .join('\n');
     const text = `${logs.join('\n')}\n${stored}`;
     expect(logs.length).toBeGreaterThan(0);
     for (const secret of SECRETS) expect(text).not.toContain(secret);

@@ -43,7 +43,16 @@ const running = new Set<ChildProcess>();
 beforeAll(async () => {
   ({ config, state } = makeTestConfig({
     // Small backoff so the test is quick; many attempts so nothing gives up while the peer is down.
-    settings: { notification: { backoffBaseMs: 50, backoffMaxMs: 250, maxAttempts: 100, pollIntervalMs: 100, timeoutMs: 3000, allowLocalTargets: true } },
+    settings: {
+      notification: {
+        backoffBaseMs: 50,
+        backoffMaxMs: 250,
+        maxAttempts: 100,
+        pollIntervalMs: 100,
+        timeoutMs: 3000,
+        allowLocalTargets: true,
+      },
+    },
   }));
   configFile = join(state, 'config.yaml');
   const db = openDatabase(dbFile(config));
@@ -69,7 +78,9 @@ let generations = 0;
 async function startHost(): Promise<HostProcess> {
   const generation = ++generations;
   writeFileSync(configFile, stringify({ ...config, productName: `Gen${generation}` }));
-  const child = spawn(process.execPath, [join(distDir, 'host/cli.mjs'), 'serve', '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(distDir, 'host/cli.mjs'), 'serve', '--config', configFile], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.add(child);
   child.on('exit', () => running.delete(child));
   let out = '';
@@ -93,7 +104,11 @@ async function stopHost(h: HostProcess, signal: 'SIGKILL' | 'SIGTERM'): Promise<
 }
 
 async function api(h: HostProcess, method: string, path: string, body?: unknown): Promise<unknown> {
-  const r = await fetch(`${h.base}${path}`, { method, headers: { token, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(`${h.base}${path}`, {
+    method,
+    headers: { token, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json: unknown = await r.json();
   if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json)}`);
   return json;
@@ -113,13 +128,16 @@ async function emit(h: HostProcess, other: number, n: number, url: string): Prom
       const tmp = await createAgent(h, { url }, false);
       await api(h, 'POST', `/notification/agent/${tmp}/destroy`, {});
       i++;
-    } else await api(h, 'POST', `/notification/agent/${other}/update`, { json: { url: `${url}?n=${h.generation}-${i}` } });
+    } else
+      await api(h, 'POST', `/notification/agent/${other}/update`, { json: { url: `${url}?n=${h.generation}-${i}` } });
   }
 }
 
 const eventsOf = async (h: HostProcess) => listed.parse(await api(h, 'GET', '/notification/events?limit=500'));
 const deliveriesOf = async (h: HostProcess, agent: number) =>
-  (await eventsOf(h)).flatMap((e) => e.deliveries.filter((d) => d.agentId === agent).map((d) => ({ ...d, eventId: e.id, seq: e.seq })));
+  (await eventsOf(h)).flatMap((e) =>
+    e.deliveries.filter((d) => d.agentId === agent).map((d) => ({ ...d, eventId: e.id, seq: e.seq })),
+  );
 
 /** Which host generation sent a request (its user-agent is `Gen<n>-notifier`). */
 function generationOf(r: WebhookRequest): number {
@@ -142,7 +160,10 @@ function arrivalsOf(requests: WebhookRequest[]): { ids: string[]; repeats: numbe
     const id = String(ok[i].headers['webhook-id']);
     if (i > 0 && id === ids.at(-1)) {
       const firstOfItsGeneration = ok.findIndex((r) => generationOf(r) === generationOf(ok[i])) === i;
-      expect({ repeat: id, afterKill: generationOf(ok[i]) > generationOf(ok[i - 1]) && firstOfItsGeneration }).toEqual({ repeat: id, afterKill: true });
+      expect({ repeat: id, afterKill: generationOf(ok[i]) > generationOf(ok[i - 1]) && firstOfItsGeneration }).toEqual({
+        repeat: id,
+        afterKill: true,
+      });
       repeats++;
       continue;
     }
@@ -155,7 +176,8 @@ describe('fault: failing, slow, then absent receiver; host killed twice mid-queu
   it('every event reaches every agent, in event order, duplicates only right after a kill', async () => {
     const port = await freePort();
     const receiver = new WebhookReceiver(SECRETS, ANSWER_MS);
-    for (const [path, replies] of Object.entries(FIRST_REPLIES)) receiver.replies.set(path, ['hold', ...replies.slice(1), 204]);
+    for (const [path, replies] of Object.entries(FIRST_REPLIES))
+      receiver.replies.set(path, ['hold', ...replies.slice(1), 204]);
     const url = (p: string) => `http://127.0.0.1:${port}${p}`;
     await receiver.start(port);
     try {
@@ -172,7 +194,8 @@ describe('fault: failing, slow, then absent receiver; host killed twice mid-queu
         (['/a', '/b'] as const).every((p) => receiver.on(p).filter((r) => r.answered === 204).length >= 4),
       );
       // Killed mid-queue, while sends are flowing.
-      for (const agent of [a, b]) expect((await deliveriesOf(first, agent)).filter((d) => d.state === 'pending').length).toBeGreaterThan(10);
+      for (const agent of [a, b])
+        expect((await deliveriesOf(first, agent)).filter((d) => d.state === 'pending').length).toBeGreaterThan(10);
       await stopHost(first, 'SIGKILL');
       await receiver.stop();
 
@@ -183,10 +206,15 @@ describe('fault: failing, slow, then absent receiver; host killed twice mid-queu
       for (const agent of [a, b]) {
         await waitFor(
           `agent ${agent}'s head to be refused`,
-          async () => (await deliveriesOf(second, agent)).some((d) => d.state === 'pending' && d.attempts >= 1 && d.lastError?.includes('ECONNREFUSED') === true),
+          async () =>
+            (await deliveriesOf(second, agent)).some(
+              (d) => d.state === 'pending' && d.attempts >= 1 && d.lastError?.includes('ECONNREFUSED') === true,
+            ),
           10_000,
         );
-        const pending = (await deliveriesOf(second, agent)).filter((d) => d.state === 'pending').sort((x, y) => x.seq - y.seq);
+        const pending = (await deliveriesOf(second, agent))
+          .filter((d) => d.state === 'pending')
+          .sort((x, y) => x.seq - y.seq);
         expect(pending.length).toBeGreaterThan(10);
         const head = pending[0];
         expect(head.heldBy).toBeNull();
@@ -218,7 +246,9 @@ describe('fault: failing, slow, then absent receiver; host killed twice mid-queu
         [a, '/a'],
         [b, '/b'],
       ] as const) {
-        const expected = events.filter((e) => e.deliveries.some((d) => d.agentId === agent && d.state === 'delivered')).map((e) => e.id);
+        const expected = events
+          .filter((e) => e.deliveries.some((d) => d.agentId === agent && d.state === 'delivered'))
+          .map((e) => e.id);
         expect(expected.length).toBeGreaterThan(35);
         const got = receiver.on(path);
         const { ids } = arrivalsOf(got);
@@ -230,11 +260,14 @@ describe('fault: failing, slow, then absent receiver; host killed twice mid-queu
         expect(answered.every((r) => r.json.sequence === seqById.get(String(r.headers['webhook-id'])))).toBe(true);
         // The first sends were refused as told, and they were all the first event's.
         const refused = got.filter((r) => r.answered !== undefined && r.answered >= 300);
-        expect(refused.slice(0, FIRST_REPLIES[path].length).map((r) => [r.answered, r.headers['webhook-id']])).toEqual(FIRST_REPLIES[path].map((s) => [s, expected[0]]));
+        expect(refused.slice(0, FIRST_REPLIES[path].length).map((r) => [r.answered, r.headers['webhook-id']])).toEqual(
+          FIRST_REPLIES[path].map((s) => [s, expected[0]]),
+        );
         expect(got.every((r) => r.verified === true)).toBe(true);
       }
       expect(await stopHost(fourth, 'SIGTERM')).toBe(0);
-      for (const h of [first, second, third, fourth]) for (const secret of Object.values(SECRETS)) expect(h.output()).not.toContain(secret.slice(6));
+      for (const h of [first, second, third, fourth])
+        for (const secret of Object.values(SECRETS)) expect(h.output()).not.toContain(secret.slice(6));
     } finally {
       await receiver.stop();
     }

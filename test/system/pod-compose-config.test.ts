@@ -16,16 +16,23 @@ const SRC = join(repo, 'fixtures/compose-files');
 
 describe('compose files: our validation against docker-compose config', () => {
   it('agrees on the schema, and is stricter where it says so', async () => {
-    if (!existsSync('/usr/bin/docker-compose')) throw new Error('needs /usr/bin/docker-compose (apt-get install docker-compose)');
+    if (!existsSync('/usr/bin/docker-compose'))
+      throw new Error('needs /usr/bin/docker-compose (apt-get install docker-compose)');
     const dir = privateDir('pod-compose-config');
     writeFileSync(join(dir, 'db.env'), 'POSTGRES_PASSWORD=x\n');
     const verdicts: Record<string, [boolean, boolean]> = {};
-    for (const f of readdirSync(SRC).filter((n) => n.endsWith('.yaml')).sort()) {
+    for (const f of readdirSync(SRC)
+      .filter((n) => n.endsWith('.yaml'))
+      .sort()) {
       copyFileSync(join(SRC, f), join(dir, f));
       const tool = await exec(['/usr/bin/docker-compose', '-f', join(dir, f), 'config', '-q'], { cwd: dir });
       const ours = await checkCompose(
         { project: 'ballast-pod-a', fileContents: readFileSync(join(SRC, f), 'utf8'), requireVersion: true },
-        { settings: podSettingsSchema.parse({ checkHostPorts: false }), podData: dir, listeners: async () => new Set() },
+        {
+          settings: podSettingsSchema.parse({ checkHostPorts: false }),
+          podData: dir,
+          listeners: async () => new Set(),
+        },
       );
       verdicts[f] = [tool.code === 0, ours.ok];
     }

@@ -26,7 +26,11 @@ let uuid: string;
 
 async function call(method: string, path: string, body?: unknown) {
   const res = await host!.app.fetch(
-    new Request(`http://ballast.local/api/v2${path}`, { method, headers: { token, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }),
+    new Request(`http://ballast.local/api/v2${path}`, {
+      method,
+      headers: { token, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
     host!.env,
   );
   return { status: res.status, json: await jsonOf(res) };
@@ -48,7 +52,11 @@ beforeAll(async () => {
   const made = makeTestConfig();
   const config = {
     ...made.config,
-    system: { ...made.config.system, mode: 'live' as const, binaries: { ...made.config.system.binaries, systemctl: stub } },
+    system: {
+      ...made.config.system,
+      mode: 'live' as const,
+      binaries: { ...made.config.system.binaries, systemctl: stub },
+    },
     settings: { pod: { mountRoots: [data.dir] } },
   };
   fstab = config.paths.fstab;
@@ -70,41 +78,74 @@ afterAll(async () => {
 
 describe('the container system configuration on real devices', () => {
   it('refuses what is neither a device with a filesystem nor a mount point under the roots', async () => {
-    const post = (podImageFs: string, podDataFs: string) => call('POST', '/pod/config', { configJson: {}, podImageFs, podDataFs });
+    const post = (podImageFs: string, podDataFs: string) =>
+      call('POST', '/pod/config', { configJson: {}, podImageFs, podDataFs });
     const msg = async (a: string, b: string) => {
       const r = await post(a, b);
       return [r.status, issuePaths(r)[0], errorOf(r).message];
     };
-    expect(await msg('/dev/null', data!.mountpoint!)).toEqual([400, 'body.podImageFs', 'invalid body.podImageFs: /dev/null is not a block device']);
-    expect((await msg(images!.device, '/'))[2]).toBe('invalid body.podDataFs: / is not under the mount roots (' + data!.dir + ')');
+    expect(await msg('/dev/null', data!.mountpoint!)).toEqual([
+      400,
+      'body.podImageFs',
+      'invalid body.podImageFs: /dev/null is not a block device',
+    ]);
+    expect((await msg(images!.device, '/'))[2]).toBe(
+      'invalid body.podDataFs: / is not under the mount roots (' + data!.dir + ')',
+    );
     // resolved by the host before anything else: outside the roots whatever it is
-    expect((await msg(images!.device, '/etc'))[2]).toBe('invalid body.podDataFs: /etc is not under the mount roots (' + data!.dir + ')');
+    expect((await msg(images!.device, '/etc'))[2]).toBe(
+      'invalid body.podDataFs: /etc is not under the mount roots (' + data!.dir + ')',
+    );
     // the root itself is not below the root; a plain directory below it is no filesystem
-    expect((await msg(images!.device, data!.dir))[2]).toBe('invalid body.podDataFs: ' + data!.dir + ' is not under the mount roots (' + data!.dir + ')');
+    expect((await msg(images!.device, data!.dir))[2]).toBe(
+      'invalid body.podDataFs: ' + data!.dir + ' is not under the mount roots (' + data!.dir + ')',
+    );
     mkdirSync(join(data!.dir, 'plain'), { recursive: true });
     expect((await msg(images!.device, join(data!.dir, 'plain')))[2]).toMatch(/is neither a block device/);
     // a symlink under the mount root that leads to /: findmnt resolves it, and / is outside
-    expect((await msg(images!.device, join(data!.dir, 'rootlink')))[2]).toBe('invalid body.podDataFs: / is not under the mount roots (' + data!.dir + ')');
+    expect((await msg(images!.device, join(data!.dir, 'rootlink')))[2]).toBe(
+      'invalid body.podDataFs: / is not under the mount roots (' + data!.dir + ')',
+    );
     expect(readFileSync(fstab, 'utf8')).toBe('# static\n/dev/vda1 / ext4 errors=remount-ro 0 1\n');
   });
 
   it('writes daemon.json and fstab, restarts the engine, and reads them back', async () => {
-    const r = await call('POST', '/pod/config', { configJson: { 'storage-driver': 'overlay2', 'log-opts': { 'max-size': '10m' } }, podImageFs: images!.device, podDataFs: data!.mountpoint });
+    const r = await call('POST', '/pod/config', {
+      configJson: { 'storage-driver': 'overlay2', 'log-opts': { 'max-size': '10m' } },
+      podImageFs: images!.device,
+      podDataFs: data!.mountpoint,
+    });
     expect(r).toEqual({ status: 200, json: { podImageFs: images!.device, podDataFs: data!.mountpoint } });
     expect(readFileSync(fstab, 'utf8')).toBe(
       `# static\n/dev/vda1 / ext4 errors=remount-ro 0 1\nUUID=${uuid} /var/lib/docker ext4 defaults,nofail 0 2 # ballast:pod-images\n${data!.mountpoint} /srv/pods none bind,nofail 0 0 # ballast:pod-data\n`,
     );
-    expect(JSON.parse(readFileSync(daemonJson, 'utf8'))).toEqual({ 'storage-driver': 'overlay2', 'log-opts': { 'max-size': '10m' } });
+    expect(JSON.parse(readFileSync(daemonJson, 'utf8'))).toEqual({
+      'storage-driver': 'overlay2',
+      'log-opts': { 'max-size': '10m' },
+    });
     expect(readFileSync(calls, 'utf8')).toBe('daemon-reload\nrestart -- docker.service\n');
     const got = await call('GET', '/pod/config');
     expect(got.json).toEqual({
       daemonJson: { 'storage-driver': 'overlay2', 'log-opts': { 'max-size': '10m' } },
-      podDataMount: { source: data!.mountpoint, mountpoint: '/srv/pods', type: 'none', options: { rw: true, mand: false, noatime: false, xattr: false, posixacl: false }, fs_freq: 0, fs_passno: 0 },
+      podDataMount: {
+        source: data!.mountpoint,
+        mountpoint: '/srv/pods',
+        type: 'none',
+        options: { rw: true, mand: false, noatime: false, xattr: false, posixacl: false },
+        fs_freq: 0,
+        fs_passno: 0,
+      },
     });
     // again with the roles swapped: our two lines are replaced, not added
-    const again = await call('POST', '/pod/config', { configJson: {}, podImageFs: data!.mountpoint, podDataFs: images!.device });
+    const again = await call('POST', '/pod/config', {
+      configJson: {},
+      podImageFs: data!.mountpoint,
+      podDataFs: images!.device,
+    });
     expect(again.status).toBe(200);
-    expect(readFileSync(fstab, 'utf8')).toBe(`# static\n/dev/vda1 / ext4 errors=remount-ro 0 1\nUUID=${uuid} /srv/pods ext4 defaults,nofail 0 2 # ballast:pod-data\n`);
+    expect(readFileSync(fstab, 'utf8')).toBe(
+      `# static\n/dev/vda1 / ext4 errors=remount-ro 0 1\nUUID=${uuid} /srv/pods ext4 defaults,nofail 0 2 # ballast:pod-data\n`,
+    );
     expect(JSON.parse(readFileSync(daemonJson, 'utf8'))).toEqual({ 'data-root': data!.mountpoint });
   });
 });

@@ -12,7 +12,18 @@
  * Missing tools make beforeAll throw naming the Debian package: these tests fail, never skip.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  copyFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,7 +70,10 @@ async function waitForEngine(): Promise<void> {
   const deadline = Date.now() + 60_000;
   let last = '';
   while (Date.now() < deadline) {
-    if (dockerd?.exitCode !== null) throw new Error(`dockerd exited (${dockerd?.exitCode}): ${readFileSync(join(tmp, 'dockerd.log'), 'utf8').slice(-2000)}`);
+    if (dockerd?.exitCode !== null)
+      throw new Error(
+        `dockerd exited (${dockerd?.exitCode}): ${readFileSync(join(tmp, 'dockerd.log'), 'utf8').slice(-2000)}`,
+      );
     const r = await docker('version', '--format', '{{.Server.Version}}');
     if (r.code === 0) return;
     last = r.stderr;
@@ -70,7 +84,11 @@ async function waitForEngine(): Promise<void> {
 
 async function call(method: string, path: string, body?: unknown) {
   const res = await host!.app.fetch(
-    new Request(`http://ballast.local/api/v2${path}`, { method, headers: { token, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }),
+    new Request(`http://ballast.local/api/v2${path}`, {
+      method,
+      headers: { token, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
     host!.env,
   );
   const json: unknown = await res.json();
@@ -79,7 +97,8 @@ async function call(method: string, path: string, body?: unknown) {
 
 beforeAll(async () => {
   const missing = TOOLS.filter(([p]) => !existsSync(p));
-  if (missing.length) throw new Error(`pod system tests need ${missing.map(([p, pkg]) => `${p} (apt-get install ${pkg})`).join(', ')}`);
+  if (missing.length)
+    throw new Error(`pod system tests need ${missing.map(([p, pkg]) => `${p} (apt-get install ${pkg})`).join(', ')}`);
   // short: containerd's socket path under --exec-root must stay below 108 bytes
   tmp = mkdtempSync('/tmp/pod-eng-');
   const ns = `ballast-pod-test-${tmp.slice(-6)}`;
@@ -92,15 +111,21 @@ beforeAll(async () => {
   dockerd = spawn(
     '/usr/sbin/dockerd',
     [
-      '--data-root', join(tmp, 'data'),
-      '--exec-root', join(tmp, 'exec'),
-      '--pidfile', join(tmp, 'dockerd.pid'),
-      '-H', dockerHost,
+      '--data-root',
+      join(tmp, 'data'),
+      '--exec-root',
+      join(tmp, 'exec'),
+      '--pidfile',
+      join(tmp, 'dockerd.pid'),
+      '-H',
+      dockerHost,
       '--bridge=none',
       '--iptables=false',
       '--ip-masq=false',
-      '--containerd-namespace', ns,
-      '--containerd-plugins-namespace', `${ns}-plugins`,
+      '--containerd-namespace',
+      ns,
+      '--containerd-plugins-namespace',
+      `${ns}-plugins`,
     ],
     { stdio: ['ignore', out, out] },
   );
@@ -141,7 +166,9 @@ beforeAll(async () => {
       binaries: { ...made.config.system.binaries, systemctl: stub },
       envAllow: [...made.config.system.envAllow, 'DOCKER_HOST'],
     },
-    settings: { pod: { composeCommand: ['/usr/bin/docker-compose'], env: { DOCKER_HOST: dockerHost }, composeTimeoutMs: 120_000 } },
+    settings: {
+      pod: { composeCommand: ['/usr/bin/docker-compose'], env: { DOCKER_HOST: dockerHost }, composeTimeoutMs: 120_000 },
+    },
   };
   mkdirSync(join(root, 'etc'), { recursive: true });
   writeFileSync(config.paths.fstab, 'UUID=0000 /srv/pods ext4 defaults 0 2 # ballast:pod-data\n');
@@ -175,12 +202,22 @@ describe('a pod on a real engine (docker-compose 1.x)', () => {
   it('set, run its unit, inspect, serve, pause/unpause/kill, log, destroy', async () => {
     const fileContents = {
       version: '3.8',
-      services: { web: { image: IMAGE, command: ['/bin/httpd', '-f', '-p', '8080', '-h', '/www'], ports: [`127.0.0.1:${port}:8080`] } },
+      services: {
+        web: {
+          image: IMAGE,
+          command: ['/bin/httpd', '-f', '-p', '8080', '-h', '/www'],
+          ports: [`127.0.0.1:${port}:8080`],
+        },
+      },
     };
     const set = await call('POST', '/pod/web/set', { fileContents });
     expect(set).toEqual({
       status: 200,
-      json: { name: 'ballast-pod-web', compose_file: fileContents, service: [{ id: 'ballast-pod-web.service', state: 'disabled', locked: false }] },
+      json: {
+        name: 'ballast-pod-web',
+        compose_file: fileContents,
+        service: [{ id: 'ballast-pod-web.service', state: 'disabled', locked: false }],
+      },
     });
 
     const unitFile = join(root, 'etc/systemd/system/ballast-pod-web.service');
@@ -192,12 +229,22 @@ describe('a pod on a real engine (docker-compose 1.x)', () => {
     const verify = await exec(['/usr/bin/systemd-analyze', 'verify', unitFile]);
     expect([verify.code, verify.stderr.split('\n').filter((l) => l.includes('ballast-pod-web'))]).toEqual([0, []]);
     const start = execStartOf(unit);
-    expect(start).toEqual(['/usr/bin/docker-compose', '-p', 'ballast-pod-web', '-f', composeFile, 'up', '-d', '--remove-orphans']);
+    expect(start).toEqual([
+      '/usr/bin/docker-compose',
+      '-p',
+      'ballast-pod-web',
+      '-f',
+      composeFile,
+      'up',
+      '-d',
+      '--remove-orphans',
+    ]);
     expect(unit).toContain(`Environment=DOCKER_HOST=${dockerHost}`);
     const up = await exec(start, { env: dockerEnv(), timeoutMs: 120_000, cwd: join(root, 'srv/pods/ballast-pod-web') });
     expect([up.code, up.stderr]).toEqual([0, expect.stringContaining('Creating ballast-pod-web_web_1')]);
 
-    const inspect = async () => (await call('GET', '/pod/web/inspect')).json as { container_status: string; running_processes: string };
+    const inspect = async () =>
+      (await call('GET', '/pod/web/inspect')).json as { container_status: string; running_processes: string };
     const running = await inspect();
     expect(running.container_status.split('\n')[0]).toBe('running');
     expect(running.container_status).toContain(`ballast-pod-web_web_1 web running (Up) 127.0.0.1:${port}->8080/tcp`);
@@ -208,9 +255,13 @@ describe('a pod on a real engine (docker-compose 1.x)', () => {
     const pause = await call('POST', '/pod/web/pause');
     expect(pause).toEqual({ status: 200, json: expect.stringContaining('Pausing ballast-pod-web_web_1') });
     expect((await inspect()).container_status.split('\n')[0]).toBe('paused');
-    expect((await call('POST', '/pod/web/unpause')).json).toEqual(expect.stringContaining('Unpausing ballast-pod-web_web_1'));
+    expect((await call('POST', '/pod/web/unpause')).json).toEqual(
+      expect.stringContaining('Unpausing ballast-pod-web_web_1'),
+    );
     expect((await inspect()).container_status.split('\n')[0]).toBe('running');
-    expect((await call('POST', '/pod/web/kill')).json).toEqual(expect.stringContaining('Killing ballast-pod-web_web_1'));
+    expect((await call('POST', '/pod/web/kill')).json).toEqual(
+      expect.stringContaining('Killing ballast-pod-web_web_1'),
+    );
     const killed = await inspect();
     expect(killed.container_status).toMatch(/^stopped\nballast-pod-web_web_1 web exited \(Exit 137\)/);
     expect(killed.running_processes).toBe('');
@@ -220,14 +271,22 @@ describe('a pod on a real engine (docker-compose 1.x)', () => {
     expect(typeof log.json).toBe('string');
 
     const list = await call('GET', '/pod');
-    expect(list.json).toEqual([{ name: 'ballast-pod-web', service: { id: 'ballast-pod-web.service', state: 'disabled', locked: false } }]);
+    expect(list.json).toEqual([
+      { name: 'ballast-pod-web', service: { id: 'ballast-pod-web.service', state: 'disabled', locked: false } },
+    ]);
 
     const destroy = await call('POST', '/pod/web/destroy');
     expect(destroy).toEqual({
       status: 200,
       json: {
         containerResponse: expect.stringContaining('Removing network ballast-pod-web_default'),
-        serviceResponse: { id: 'ballast-pod-web.service', stopped: true, disabled: true, unitFileRemoved: true, podFilesRemoved: true },
+        serviceResponse: {
+          id: 'ballast-pod-web.service',
+          stopped: true,
+          disabled: true,
+          unitFileRemoved: true,
+          podFilesRemoved: true,
+        },
       },
     });
     expect((await docker('ps', '-aq', '--filter', 'label=com.docker.compose.project=ballast-pod-web')).stdout).toBe('');
@@ -247,13 +306,30 @@ describe('a pod on a real engine (docker-compose 1.x)', () => {
 
   it('refuses a second pod publishing the port the engine now listens on', async () => {
     const p2 = await freePort();
-    const fileContents = { version: '3.8', services: { a: { image: IMAGE, command: ['/bin/httpd', '-f', '-p', '8080', '-h', '/www'], ports: [`127.0.0.1:${p2}:8080`] } } };
+    const fileContents = {
+      version: '3.8',
+      services: {
+        a: { image: IMAGE, command: ['/bin/httpd', '-f', '-p', '8080', '-h', '/www'], ports: [`127.0.0.1:${p2}:8080`] },
+      },
+    };
     expect((await call('POST', '/pod/one/set', { fileContents })).status).toBe(200);
-    const up = await exec(execStartOf(readFileSync(join(root, 'etc/systemd/system/ballast-pod-one.service'), 'utf8')), { env: dockerEnv(), timeoutMs: 120_000 });
+    const up = await exec(execStartOf(readFileSync(join(root, 'etc/systemd/system/ballast-pod-one.service'), 'utf8')), {
+      env: dockerEnv(),
+      timeoutMs: 120_000,
+    });
     expect(up.code).toBe(0);
     const clash = await call('POST', '/pod/two/test', { fileContents });
     expect(clash.status).toBe(400);
-    expect(clash.json).toMatchObject({ error: { issues: [{ path: 'body.fileContents.services.a.ports.0', message: `host port ${p2}/tcp is already in use on this host` }] } });
+    expect(clash.json).toMatchObject({
+      error: {
+        issues: [
+          {
+            path: 'body.fileContents.services.a.ports.0',
+            message: `host port ${p2}/tcp is already in use on this host`,
+          },
+        ],
+      },
+    });
     // the pod's own ports are not a clash when it is updated
     expect((await call('POST', '/pod/one/update', { fileContents })).status).toBe(200);
     expect((await call('POST', '/pod/one/destroy')).status).toBe(200);

@@ -40,7 +40,10 @@ interface Running {
 }
 
 function startCli(configFile: string): Running {
-  const child = spawn(process.execPath, [cli, 'serve', '--config', configFile], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, 'serve', '--config', configFile], {
+    cwd: repo,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let out = '';
   const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void; reject: (e: Error) => void }[] = [];
@@ -127,12 +130,20 @@ describe('kill -9 during an S3 create', () => {
     const request = fetch(`${url}/api/v2/s3/create`, {
       method: 'POST',
       headers: { token, 'content-type': 'application/json' },
-      body: JSON.stringify({ shareName: 'media', path: join(data, 'media'), port: String(freePort()), rootUser: 'media-admin', rootPassword: 'Media-Secret-2026' }),
+      body: JSON.stringify({
+        shareName: 'media',
+        path: join(data, 'media'),
+        port: String(freePort()),
+        rootUser: 'media-admin',
+        rootPassword: 'Media-Secret-2026',
+      }),
     }).catch((e: unknown) => e);
     await Promise.race([
       whenFileMatches(pidFile, /^\d+\n$/),
       request.then(async (r) => {
-        throw new Error(`create answered before systemctl start ran: ${r instanceof Response ? `${r.status} ${await r.text()}` : String(r)}`);
+        throw new Error(
+          `create answered before systemctl start ran: ${r instanceof Response ? `${r.status} ${await r.text()}` : String(r)}`,
+        );
       }),
     ]);
     standInPids.push(Number(readFileSync(pidFile, 'utf8')));
@@ -156,7 +167,9 @@ describe('kill -9 during an S3 create', () => {
     const db2 = new Database(dbFile(config), { readonly: true });
     expect(db2.prepare('SELECT * FROM s3_intents').all()).toEqual([]);
     const ev = db2.prepare("SELECT data FROM events WHERE kind = 's3.share.recovered'").all() as { data: string }[];
-    expect(ev.map((e) => JSON.parse(e.data) as unknown)).toEqual([{ shareName: 'media', op: 'create', outcome: 'rolled back', complete: true }]);
+    expect(ev.map((e) => JSON.parse(e.data) as unknown)).toEqual([
+      { shareName: 'media', op: 'create', outcome: 'rolled back', complete: true },
+    ]);
     db2.close();
     expect(second.output()).not.toContain('Media-Secret-2026');
     second.child.kill('SIGTERM');

@@ -31,7 +31,8 @@ const ANALYZE = '/usr/bin/systemd-analyze';
 const HOSTILE_PASSWORD = `p a$HOME "q" 'r' \`id\` \\n #x %n;`;
 
 function requireTool(path: string, pkg: string) {
-  if (!existsSync(path)) throw new Error(`${path} is missing: install the Debian package ${pkg} (apt-get install -y ${pkg})`);
+  if (!existsSync(path))
+    throw new Error(`${path} is missing: install the Debian package ${pkg} (apt-get install -y ${pkg})`);
 }
 
 let s: Serving;
@@ -52,7 +53,11 @@ beforeAll(async () => {
   standIn = join(dir, 'bin', 's3-standin-server');
   mkdirSync(join(dir, 'bin'));
   // prints each argument on its own line, then the S3 variables of its environment
-  writeFileSync(standIn, '#!/bin/sh\nfor a in "$@"; do printf "arg=%s\\n" "$a"; done\nenv | grep -E "^(MINIO_|BALLAST_S3_)" | sort\n', { mode: 0o755 });
+  writeFileSync(
+    standIn,
+    '#!/bin/sh\nfor a in "$@"; do printf "arg=%s\\n" "$a"; done\nenv | grep -E "^(MINIO_|BALLAST_S3_)" | sort\n',
+    { mode: 0o755 },
+  );
   chmodSync(standIn, 0o755);
   listener = createServer();
   await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
@@ -85,7 +90,11 @@ afterAll(async () => {
 });
 
 async function post(path: string, body: unknown): Promise<{ status: number; headers: Headers; json: unknown }> {
-  const res = await fetch(`${s.server.url}${path}`, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${s.server.url}${path}`, {
+    method: 'POST',
+    headers: { token, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, headers: res.headers, json: (await res.json()) as unknown };
 }
 
@@ -98,27 +107,47 @@ function freePort(): number {
 
 describe('S3 shares on the real tools', () => {
   it('a port a real socket listens on (ss -Hltn) is refused with 409', async () => {
-    const r = await post('/api/v2/s3/create', { shareName: 'media', path: join(data, 'media'), port: String(busyPort), rootUser: 'media-admin', rootPassword: HOSTILE_PASSWORD });
+    const r = await post('/api/v2/s3/create', {
+      shareName: 'media',
+      path: join(data, 'media'),
+      port: String(busyPort),
+      rootUser: 'media-admin',
+      rootPassword: HOSTILE_PASSWORD,
+    });
     expect(r.status).toBe(409);
     expect(r.headers.get('content-type')).toBe('application/string; charset=utf-8');
     expect(r.headers.has('x-powered-by')).toBe(false);
-    expect(r.json).toMatchObject({ error: { code: 'conflict', message: `port ${busyPort} is in use: a process listens on it` } });
+    expect(r.json).toMatchObject({
+      error: { code: 'conflict', message: `port ${busyPort} is in use: a process listens on it` },
+    });
   });
 
   let port = 0;
   it('create writes a unit that systemd-analyze verify accepts', async () => {
     port = freePort();
-    const r = await post('/api/v2/s3/create', { shareName: 'media', path: join(data, 'media'), port: String(port), rootUser: 'media-admin', rootPassword: HOSTILE_PASSWORD });
+    const r = await post('/api/v2/s3/create', {
+      shareName: 'media',
+      path: join(data, 'media'),
+      port: String(port),
+      rootUser: 'media-admin',
+      rootPassword: HOSTILE_PASSWORD,
+    });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     expect(r.headers.get('content-type')).toBe('application/string; charset=utf-8');
     expect(r.headers.has('x-powered-by')).toBe(false);
     const unitFile = join(s.host.config.paths.s3UnitDir, 's3-media.service');
-    const v = spawnSync(ANALYZE, ['verify', '--', unitFile], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' } });
+    const v = spawnSync(ANALYZE, ['verify', '--', unitFile], {
+      encoding: 'utf8',
+      env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' },
+    });
     expect([v.status, v.stderr]).toEqual([0, '']);
     // the check is real: the same unit pointing at a missing server fails verify
     const broken = join(dir, 's3-broken.service');
     writeFileSync(broken, readFileSync(unitFile, 'utf8').replace(standIn, `${standIn}-missing`));
-    const b = spawnSync(ANALYZE, ['verify', '--', broken], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' } });
+    const b = spawnSync(ANALYZE, ['verify', '--', broken], {
+      encoding: 'utf8',
+      env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' },
+    });
     expect(b.status).not.toBe(0);
     expect(b.stderr).toContain('is not executable: No such file or directory');
   });

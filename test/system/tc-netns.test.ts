@@ -84,7 +84,15 @@ describe('tc in a private netns', () => {
     const flt = after.filters.find((f) => f.handle === filterHandleFor(rule.id));
     expect(flt).toMatchObject({ kind: 'u32', protocol: 'ip', pref: 1, flowid: '1:1' });
     expect(flt!.matches).toEqual([
-      { offset: 16, value: '0ad54e02', mask: 'ffffffff', offmask: '', field: 'dst', address: pair.addrsB[0], prefix_length: 32 },
+      {
+        offset: 16,
+        value: '0ad54e02',
+        mask: 'ffffffff',
+        offmask: '',
+        field: 'dst',
+        address: pair.addrsB[0],
+        prefix_length: 32,
+      },
     ]);
     // Nothing left to do according to the reconciler.
     expect(reconcile([rule], { [pair.devA]: after })).toEqual({ argv: [], skipped: [], stale: [] });

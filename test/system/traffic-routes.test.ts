@@ -25,7 +25,19 @@ import { stringify } from 'yaml';
 import { DEFAULT_PATHS } from '../../runtime/config';
 import { repo } from '../helpers/host';
 import { freePort } from '../bench/lib';
-import { IP, TC, createVethPair, inNetns, must, requireNetnsTools, run, startReceiver, timedSend, type TransferResult, type VethPair } from './helpers/tc-netns';
+import {
+  IP,
+  TC,
+  createVethPair,
+  inNetns,
+  must,
+  requireNetnsTools,
+  run,
+  startReceiver,
+  timedSend,
+  type TransferResult,
+  type VethPair,
+} from './helpers/tc-netns';
 import { parseTcQdisc } from '../../handlers/traffic/parse/tc-qdisc';
 import { parseTcClass } from '../../handlers/traffic/parse/tc-class';
 import { parseTcFilter } from '../../handlers/traffic/parse/tc-filter';
@@ -62,7 +74,10 @@ async function startHost(): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`host did not start: ${out}\n${stderr}`)), 20_000);
     const check = () => {
-      if (/listening on/.test(out) && /traffic: start-up reconcile( done|: no stored rules| failed| not run)/.test(stderr)) {
+      if (
+        /listening on/.test(out) &&
+        /traffic: start-up reconcile( done|: no stored rules| failed| not run)/.test(stderr)
+      ) {
         clearTimeout(timer);
         resolve();
       }
@@ -99,7 +114,9 @@ async function transfer(label: string, host: string): Promise<TransferResult> {
     const r = await timedSend(pair.nsA, host, PORT_DATA, BYTES);
     expect(r.received).toBe(BYTES);
     measured[label] = r;
-    console.log(`${label}: ${BYTES} bytes to ${host} in ${r.ms.toFixed(0)} ms = ${(BYTES / 1e6 / (r.ms / 1000)).toFixed(2)} MB/s`);
+    console.log(
+      `${label}: ${BYTES} bytes to ${host} in ${r.ms.toFixed(0)} ms = ${(BYTES / 1e6 / (r.ms / 1000)).toFixed(2)} MB/s`,
+    );
     return r;
   } finally {
     await receiver.stop();
@@ -123,7 +140,11 @@ beforeAll(async () => {
       system: { mode: 'live', wrapper: [IP, 'netns', 'exec', pair.nsA] },
     }),
   );
-  const out = execFileSync(process.execPath, [cli, 'token', 'create', 'traffic-test', '--perm', 'network:manage', '--config', cfg], { encoding: 'utf8' });
+  const out = execFileSync(
+    process.execPath,
+    [cli, 'token', 'create', 'traffic-test', '--perm', 'network:manage', '--config', cfg],
+    { encoding: 'utf8' },
+  );
   token = out.trim().split('\n').at(-1)!;
 });
 
@@ -146,23 +167,51 @@ describe('traffic control routes on a real kernel', () => {
     const r = await api<TrafficListing>('GET', '/network/traffic/control');
     expect(r.status).toBe(200);
     expect(r.json).toEqual({
-      devices: { veth0: { queue: [{ qtype: 'noqueue', handler: 0, device: 'veth0', owner: 'root', refcnt: '2' }], class: [], filter: [] } },
+      devices: {
+        veth0: {
+          queue: [{ qtype: 'noqueue', handler: 0, device: 'veth0', owner: 'root', refcnt: '2' }],
+          class: [],
+          filter: [],
+        },
+      },
       rules: [],
       ids: ['0'],
     });
   });
 
   it('create: 1 MB/s for one peer address; tc shows our root, the class and the filter', async () => {
-    const r = await api('POST', '/network/traffic/control/create', { name: 'limited-peer', device: 'veth0', ip: limitedIp, rate: 1 });
-    expect(r).toEqual({ status: 200, json: { error: null, name: 'limited-peer', device: 'veth0', ip: limitedIp, rate: 1 } });
+    const r = await api('POST', '/network/traffic/control/create', {
+      name: 'limited-peer',
+      device: 'veth0',
+      ip: limitedIp,
+      rate: 1,
+    });
+    expect(r).toEqual({
+      status: 200,
+      json: { error: null, name: 'limited-peer', device: 'veth0', ip: limitedIp, rate: 1 },
+    });
     const s = tcState();
     expect(s.queues[0]).toMatchObject({ qtype: 'htb', handler: 1, owner: 'root', details: { default: '0xba11' } });
-    expect(s.classes).toEqual([expect.objectContaining({ kind: 'htb', classid: '1:1', parent: null, rate: 8_000_000, ceil: 8_000_000 })]);
-    expect(s.filters.map((f) => [f.handle, f.flowid, f.matches.map((m) => `${m.field} ${m.address}/${m.prefix_length}`)])).toEqual([['800::1', '1:1', [`dst ${limitedIp}/32`]]]);
+    expect(s.classes).toEqual([
+      expect.objectContaining({ kind: 'htb', classid: '1:1', parent: null, rate: 8_000_000, ceil: 8_000_000 }),
+    ]);
+    expect(
+      s.filters.map((f) => [f.handle, f.flowid, f.matches.map((m) => `${m.field} ${m.address}/${m.prefix_length}`)]),
+    ).toEqual([['800::1', '1:1', [`dst ${limitedIp}/32`]]]);
 
     const l = await api<TrafficListing>('GET', '/network/traffic/control');
     expect(l.json.rules).toEqual([
-      { name: 'limited-peer', ip: limitedIp, rate: 1, qtype: 'htb', handler: 1, device: 'veth0', owner: 'root', refcnt: expect.any(String), queue_details: expect.objectContaining({ r2q: 10, default: '0xba11' }) },
+      {
+        name: 'limited-peer',
+        ip: limitedIp,
+        rate: 1,
+        qtype: 'htb',
+        handler: 1,
+        device: 'veth0',
+        owner: 'root',
+        refcnt: expect.any(String),
+        queue_details: expect.objectContaining({ r2q: 10, default: '0xba11' }),
+      },
     ]);
     expect(l.json.ids).toEqual(['0', '1']);
     expect(l.json.devices.veth0.class).toHaveLength(1);
@@ -181,11 +230,17 @@ describe('traffic control routes on a real kernel', () => {
   it('survives a restart that lost tc state: the start-up reconcile re-applies the rule', async () => {
     await stopHost();
     must(inNetns(pair.nsA, [TC, 'qdisc', 'del', 'dev', pair.devA, 'root']));
-    expect(tcState()).toEqual({ queues: [expect.objectContaining({ qtype: 'noqueue', handler: 0 })], classes: [], filters: [] });
+    expect(tcState()).toEqual({
+      queues: [expect.objectContaining({ qtype: 'noqueue', handler: 0 })],
+      classes: [],
+      filters: [],
+    });
 
     await startHost();
     expect(stderr).toContain(`traffic: re-applied: ${TC} qdisc replace dev veth0 root handle 1: htb default ba11`);
-    expect(stderr).toContain('traffic: start-up reconcile done: 1 stored rule(s), 3 command(s) re-applied, 0 failed, 0 rule(s) skipped');
+    expect(stderr).toContain(
+      'traffic: start-up reconcile done: 1 stored rule(s), 3 command(s) re-applied, 0 failed, 0 rule(s) skipped',
+    );
     const s = tcState();
     expect(s.queues[0]).toMatchObject({ qtype: 'htb', handler: 1 });
     expect(s.classes.map((c) => [c.classid, c.rate, c.ceil])).toEqual([['1:1', 8_000_000, 8_000_000]]);
@@ -199,8 +254,15 @@ describe('traffic control routes on a real kernel', () => {
   it('destroy: answers the id, removes class, filter and our root; full speed again', async () => {
     const r = await api('POST', '/network/traffic/control/limited-peer/destroy', { name: 'limited-peer' });
     expect(r).toEqual({ status: 200, json: { id: 1 } });
-    expect(tcState()).toEqual({ queues: [expect.objectContaining({ qtype: 'noqueue', handler: 0 })], classes: [], filters: [] });
-    expect((await api<TrafficListing>('GET', '/network/traffic/control')).json).toMatchObject({ rules: [], ids: ['0'] });
+    expect(tcState()).toEqual({
+      queues: [expect.objectContaining({ qtype: 'noqueue', handler: 0 })],
+      classes: [],
+      filters: [],
+    });
+    expect((await api<TrafficListing>('GET', '/network/traffic/control')).json).toMatchObject({
+      rules: [],
+      ids: ['0'],
+    });
     expect((await api('POST', '/network/traffic/control/limited-peer/destroy')).status).toBe(404);
 
     const after = await transfer('after destroy', limitedIp);
@@ -208,8 +270,14 @@ describe('traffic control routes on a real kernel', () => {
   }, 60_000);
 
   it('ids of the remaining rules do not move when another rule goes', async () => {
-    for (const [name, ip] of [['a', '10.213.79.2'], ['b', '10.213.79.3'], ['c', '10.213.79.4']] as const) {
-      expect((await api('POST', '/network/traffic/control/create', { name, device: 'veth0', ip, rate: 2 })).status).toBe(200);
+    for (const [name, ip] of [
+      ['a', '10.213.79.2'],
+      ['b', '10.213.79.3'],
+      ['c', '10.213.79.4'],
+    ] as const) {
+      expect(
+        (await api('POST', '/network/traffic/control/create', { name, device: 'veth0', ip, rate: 2 })).status,
+      ).toBe(200);
     }
     expect((await api('POST', '/network/traffic/control/a/destroy')).json).toEqual({ id: 1 });
     const l = await api<TrafficListing>('GET', '/network/traffic/control');
@@ -217,24 +285,51 @@ describe('traffic control routes on a real kernel', () => {
     expect(l.json.ids).toEqual(['0', '2', '3']);
     expect(tcState().classes.map((c) => c.classid)).toEqual(['1:2', '1:3']);
     // a new rule takes the freed id and is listed last
-    expect((await api('POST', '/network/traffic/control/create', { name: 'd', device: 'veth0', ip: '10.213.79.5', rate: 2 })).status).toBe(200);
+    expect(
+      (await api('POST', '/network/traffic/control/create', { name: 'd', device: 'veth0', ip: '10.213.79.5', rate: 2 }))
+        .status,
+    ).toBe(200);
     expect((await api<TrafficListing>('GET', '/network/traffic/control')).json.ids).toEqual(['0', '2', '3', '1']);
   });
 
   it('a filter deleted by hand while the host runs is put back by the next listing', async () => {
-    must(inNetns(pair.nsA, [TC, 'filter', 'del', 'dev', 'veth0', 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'handle', '800::2', 'u32']));
+    must(
+      inNetns(pair.nsA, [
+        TC,
+        'filter',
+        'del',
+        'dev',
+        'veth0',
+        'parent',
+        '1:',
+        'protocol',
+        'ip',
+        'prio',
+        '1',
+        'handle',
+        '800::2',
+        'u32',
+      ]),
+    );
     expect(tcState().filters.map((f) => f.handle)).toEqual(['800::1', '800::3']);
     const l = await api<TrafficListing>('GET', '/network/traffic/control');
     expect(l.json.devices.veth0.filter.map((f) => f.handle)).toEqual(['800::1', '800::2', '800::3']);
     expect(tcState().filters.find((f) => f.handle === '800::2')!.matches[0]!.address).toBe('10.213.79.3');
-    expect(stderr).toContain('traffic: re-applied: /usr/sbin/tc filter replace dev veth0 parent 1: protocol ip prio 1 handle 800::2 u32 match ip dst 10.213.79.3/32 flowid 1:2');
+    expect(stderr).toContain(
+      'traffic: re-applied: /usr/sbin/tc filter replace dev veth0 parent 1: protocol ip prio 1 handle 800::2 u32 match ip dst 10.213.79.3/32 flowid 1:2',
+    );
   });
 
   it('concurrent creates on a device back on its default root: one htb root, distinct ids, both applied', async () => {
-    for (const name of ['b', 'c', 'd']) expect((await api('POST', `/network/traffic/control/${name}/destroy`)).status).toBe(200);
+    for (const name of ['b', 'c', 'd'])
+      expect((await api('POST', `/network/traffic/control/${name}/destroy`)).status).toBe(200);
     expect(tcState().queues[0]).toMatchObject({ qtype: 'noqueue', handler: 0 });
     const names = ['p1', 'p2', 'p3', 'p4'];
-    const results = await Promise.all(names.map((name, i) => api('POST', '/network/traffic/control/create', { name, device: 'veth0', ip: `10.213.79.${10 + i}`, rate: 1 })));
+    const results = await Promise.all(
+      names.map((name, i) =>
+        api('POST', '/network/traffic/control/create', { name, device: 'veth0', ip: `10.213.79.${10 + i}`, rate: 1 }),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     const l = await api<TrafficListing>('GET', '/network/traffic/control');
     expect([...l.json.ids].sort()).toEqual(['0', '1', '2', '3', '4']);

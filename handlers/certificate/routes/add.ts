@@ -19,15 +19,28 @@ export default route({
     const info = await system.op<InspectResult>(INSPECT_OP, { pem: body.certificate });
     if (info.error) throw validationFailed('body.certificate', info.error);
     const keys = info.otherBlocks.filter((l) => l.includes('PRIVATE KEY'));
-    if (keys.length) throw validationFailed('body.certificate', 'contains a private key; the trust store takes certificates only (and the key is now exposed: replace it)');
-    if (info.otherBlocks.length) throw validationFailed('body.certificate', `holds a ${info.otherBlocks[0]} block; only CERTIFICATE blocks are accepted`);
-    const problem = trustProblem(info.certificates, { allowLeaf: body.allowLeaf, allowExpired: body.allowExpired, now: new Date() });
+    if (keys.length)
+      throw validationFailed(
+        'body.certificate',
+        'contains a private key; the trust store takes certificates only (and the key is now exposed: replace it)',
+      );
+    if (info.otherBlocks.length)
+      throw validationFailed(
+        'body.certificate',
+        `holds a ${info.otherBlocks[0]} block; only CERTIFICATE blocks are accepted`,
+      );
+    const problem = trustProblem(info.certificates, {
+      allowLeaf: body.allowLeaf,
+      allowExpired: body.allowExpired,
+      now: new Date(),
+    });
     if (problem) throw problem;
     const file = trustFile(vars, body.name);
     try {
       await system.writeFile(file, info.normalized, { mode: 0o644, exclusive: true });
     } catch (e) {
-      if (e instanceof ApiError && e.status === 409) throw conflict(`a trusted certificate named ${body.name} already exists`);
+      if (e instanceof ApiError && e.status === 409)
+        throw conflict(`a trusted certificate named ${body.name} already exists`);
       throw e;
     }
     // the store must not keep a certificate the tool did not take in

@@ -10,7 +10,12 @@ export default route({
   response: CommitResponse,
   // On a fresh demo nothing waits for a commit (the manifest lists commit before ingest): 409.
   // After the ingest example, within the demo's 30 s window, the same request answers {}.
-  examples: [{ summary: 'nothing is waiting for a commit on a fresh demo (run the ingest example first, then this answers {})', status: 409 }],
+  examples: [
+    {
+      summary: 'nothing is waiting for a commit on a fresh demo (run the ingest example first, then this answers {})',
+      status: 409,
+    },
+  ],
   async handler({ system, events }) {
     await system.op<{ pieces: string[] }>(COMMIT_OP, {});
     await events.send({ kind: 'certificate.committed', data: {} });

@@ -9,7 +9,8 @@ export default route({
   method: 'POST',
   path: '/certificate/ingest',
   permission: 'certificate:manage',
-  summary: 'Check and swap in new TLS pieces, reload TLS; unless committed within confirmationTimeout seconds the previous pieces come back',
+  summary:
+    'Check and swap in new TLS pieces, reload TLS; unless committed within confirmationTimeout seconds the previous pieces come back',
   body: IngestBodySchema,
   response: IngestResponse,
   examples: [{ summary: 'a new chain and key (commit it within the window)', body: { pieces: DEMO_NEW_CHAIN } }],
@@ -17,9 +18,16 @@ export default route({
     const r = await system.op<IngestResult>(INGEST_OP, { pieces: body.pieces });
     if (!r.ok) {
       const issues = r.problems.map((p) => ({ path: `body.pieces.${p.piece}`, message: p.message }));
-      throw new ApiError('validation_failed', `the pieces were not changed: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+      throw new ApiError(
+        'validation_failed',
+        `the pieces were not changed: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+        { issues },
+      );
     }
-    await events.send({ kind: 'certificate.ingested', data: { pieces: PIECES.filter((p) => body.pieces[p] !== undefined), confirmationTimeout: r.confirmationTimeout } });
+    await events.send({
+      kind: 'certificate.ingested',
+      data: { pieces: PIECES.filter((p) => body.pieces[p] !== undefined), confirmationTimeout: r.confirmationTimeout },
+    });
     return { confirmationTimeout: r.confirmationTimeout, resolutions: r.resolutions };
   },
 });

@@ -11,6 +11,8 @@ export default route({
   examples: [{ summary: 'the two CA certificates of the demo trust store' }],
   async handler({ system, vars }) {
     const entries = await system.listDir(path(vars, 'caCertificates'));
-    return (entries ?? []).filter((e) => e.type === 'file' && e.name.endsWith('.crt') && !e.name.startsWith('.')).map((e) => e.name);
+    return (entries ?? [])
+      .filter((e) => e.type === 'file' && e.name.endsWith('.crt') && !e.name.startsWith('.'))
+      .map((e) => e.name);
   },
 });

@@ -59,7 +59,8 @@ export function valueOf(text: string): string {
 /** A `-n` value that must be one integer (kbytes*, blocksize, filesfree…). */
 export function intValue(text: string, what: string): number {
   const v = valueOf(text).trim();
-  if (!/^\d+$/.test(v)) throw new ParseError('lctl get_param', `${what} is not an integer: ${JSON.stringify(v.slice(0, 40))}`);
+  if (!/^\d+$/.test(v))
+    throw new ParseError('lctl get_param', `${what} is not an integer: ${JSON.stringify(v.slice(0, 40))}`);
   return Number(v);
 }
 
@@ -71,7 +72,11 @@ export function parseMgsServerUuid(text: string): { uuid: string; state: string 
 }
 
 /** `mgs.MGS.filesystems` (one fsname per line) and `list_param`/`list_nids` (one name per line). */
-export function parseNameList(text: string, what = 'lctl get_param filesystems', re = /^[A-Za-z0-9_][A-Za-z0-9_.@:*-]*$/): string[] {
+export function parseNameList(
+  text: string,
+  what = 'lctl get_param filesystems',
+  re = /^[A-Za-z0-9_][A-Za-z0-9_.@:*-]*$/,
+): string[] {
   const out: string[] = [];
   text.split('\n').forEach((l, i) => {
     const s = l.trim();
@@ -104,13 +109,16 @@ export function parseMgsLive(text: string): MgsLive {
   const targets: string[] = [];
   let i = 2;
   for (; i < lines.length && lines[i].trim() !== ''; i++) {
-    if (!/^[A-Za-z0-9_]+-(MDT|OST)[0-9a-fA-F]{4}$/.test(lines[i].trim())) throw new ParseError('mgs live', `not a target name: ${JSON.stringify(lines[i].slice(0, 40))}`, i + 1);
+    if (!/^[A-Za-z0-9_]+-(MDT|OST)[0-9a-fA-F]{4}$/.test(lines[i].trim()))
+      throw new ParseError('mgs live', `not a target name: ${JSON.stringify(lines[i].slice(0, 40))}`, i + 1);
     targets.push(lines[i].trim());
   }
   const irs = lines.findIndex((l) => l.startsWith('imperative_recovery_state:'));
   let state: Record<string, unknown> = {};
   if (irs >= 0) {
-    const doc = parseYaml(lines.slice(irs).join('\n')) as { imperative_recovery_state?: Record<string, unknown> } | null;
+    const doc = parseYaml(lines.slice(irs).join('\n')) as {
+      imperative_recovery_state?: Record<string, unknown>;
+    } | null;
     state = doc?.imperative_recovery_state ?? {};
   }
   return { fsname: fs[1], flags: fl[1], gen: Number(fl[2]), targets, imperative_recovery_state: state };
@@ -122,7 +130,10 @@ export function parseImport(text: string): Record<string, unknown> {
   try {
     doc = parseYaml(text);
   } catch (e) {
-    throw new ParseError('lctl get_param import', `not YAML: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+    throw new ParseError(
+      'lctl get_param import',
+      `not YAML: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
+    );
   }
   const imp = (doc as { import?: unknown } | null)?.import;
   if (!imp || typeof imp !== 'object') throw new ParseError('lctl get_param import', 'no import: block');
@@ -174,13 +185,17 @@ export function parseSetParamError(text: string): { path: string; value: string;
 
 /** `health_check`: `healthy`, or `device X reported unhealthy` lines and `NOT HEALTHY`. */
 export function parseHealthCheck(value: string): { healthy: boolean; unhealthy: string[] } {
-  const lines = value.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = value
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   if (lines.length === 1 && lines[0] === 'healthy') return { healthy: true, unhealthy: [] };
   const unhealthy: string[] = [];
   for (const l of lines) {
     const m = /^device (\S+) reported unhealthy$/.exec(l);
     if (m) unhealthy.push(m[1]);
-    else if (l !== 'NOT HEALTHY' && l !== 'LBUG') throw new ParseError('health_check', `unexpected line ${JSON.stringify(l.slice(0, 40))}`);
+    else if (l !== 'NOT HEALTHY' && l !== 'LBUG')
+      throw new ParseError('health_check', `unexpected line ${JSON.stringify(l.slice(0, 40))}`);
   }
   return { healthy: false, unhealthy };
 }

@@ -34,13 +34,18 @@ export function parseLctlDl(text: string): DlLine[] {
       const m = UUID_GLUED.exec(f[4]);
       if (m) f = [...f.slice(0, 4), m[1], m[2]];
     }
-    if (f.length !== 6 && f.length !== 7) throw new ParseError('lctl dl', `expected 6 or 7 fields, got ${f.length}`, i + 1);
+    if (f.length !== 6 && f.length !== 7)
+      throw new ParseError('lctl dl', `expected 6 or 7 fields, got ${f.length}`, i + 1);
     const [idx, status, type, name, uuid, ref, nid] = f;
-    if (!/^\d+$/.test(idx)) throw new ParseError('lctl dl', `device index ${JSON.stringify(idx)} is not a number`, i + 1);
-    if (!(DL_STATUSES as readonly string[]).includes(status)) throw new ParseError('lctl dl', `unknown device status ${JSON.stringify(status)}`, i + 1);
+    if (!/^\d+$/.test(idx))
+      throw new ParseError('lctl dl', `device index ${JSON.stringify(idx)} is not a number`, i + 1);
+    if (!(DL_STATUSES as readonly string[]).includes(status))
+      throw new ParseError('lctl dl', `unknown device status ${JSON.stringify(status)}`, i + 1);
     if (!/^\d+$/.test(ref)) throw new ParseError('lctl dl', `refcount ${JSON.stringify(ref)} is not a number`, i + 1);
-    if (!/^[a-z][a-z0-9-]*$/.test(type)) throw new ParseError('lctl dl', `device type ${JSON.stringify(type)} is not a type name`, i + 1);
-    if (nid !== undefined && !isNid(nid)) throw new ParseError('lctl dl', `7th field ${JSON.stringify(nid)} is not a NID`, i + 1);
+    if (!/^[a-z][a-z0-9-]*$/.test(type))
+      throw new ParseError('lctl dl', `device type ${JSON.stringify(type)} is not a type name`, i + 1);
+    if (nid !== undefined && !isNid(nid))
+      throw new ParseError('lctl dl', `7th field ${JSON.stringify(nid)} is not a NID`, i + 1);
     const d: DlLine = { index: Number(idx), status, type, name, uuid, refcount: Number(ref) };
     if (nid !== undefined) d.nid = nid;
     out.push(d);
@@ -71,7 +76,14 @@ const CLIENT_STACK = /^([A-Za-z0-9_]{1,8})-(clilov|clilmv|mdtlov)(?:-|$)/;
  * `index` is the decimal target index (`OST000a` → 10), `filesystem` the fsname.
  */
 export function toDeviceRecord(d: DlLine): DeviceRecord {
-  const r: DeviceRecord = { status: d.status, type: d.type, name: d.name, short_name: d.name, uuid: d.uuid, ref_count: String(d.refcount) };
+  const r: DeviceRecord = {
+    status: d.status,
+    type: d.type,
+    name: d.name,
+    short_name: d.name,
+    uuid: d.uuid,
+    ref_count: String(d.refcount),
+  };
   const t = TARGET_IN_NAME.exec(d.name);
   const c = CLIENT_STACK.exec(d.name);
   if (t) {

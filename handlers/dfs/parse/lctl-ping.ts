@@ -28,7 +28,8 @@ export function parseLctlPing(text: string): LctlPing {
     if (/^\d+ out of \d+ ids listed$/.test(l)) return;
     for (const tok of l.split(/\s+/)) {
       const m = /^(\d+)-(.+)$/.exec(tok);
-      if (!m || !isNid(m[2])) throw new ParseError('lctl ping', `expected "<pid>-<nid>", got ${JSON.stringify(tok.slice(0, 40))}`, i + 1);
+      if (!m || !isNid(m[2]))
+        throw new ParseError('lctl ping', `expected "<pid>-<nid>", got ${JSON.stringify(tok.slice(0, 40))}`, i + 1);
       out.nids.push(m[2]);
     }
   });

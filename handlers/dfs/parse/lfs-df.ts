@@ -64,8 +64,13 @@ function dataRow(uuid: string, f: string[], block: DfBlock, line: number): DfRow
   const [total, used, available, pct, ...rest] = f;
   const num = block.mode === 'blocks' || block.mode === 'inodes' ? /^\d+$/ : /^\d+(\.\d+)?[KMGTPEkmgtpe]?$/;
   const numOrH = /^\d+(\.\d+)?[KMGTPEkmgtpe]?$/; // -iH prints 932.2k
-  for (const [n, v] of [['total', total], ['used', used], ['available', available]] as const) {
-    if (!num.test(v) && !(block.mode === 'inodes' && numOrH.test(v))) throw new ParseError('lfs df', `${n} ${JSON.stringify(v)} is not a number`, line);
+  for (const [n, v] of [
+    ['total', total],
+    ['used', used],
+    ['available', available],
+  ] as const) {
+    if (!num.test(v) && !(block.mode === 'inodes' && numOrH.test(v)))
+      throw new ParseError('lfs df', `${n} ${JSON.stringify(v)} is not a number`, line);
   }
   const p = /^(\d+)%$/.exec(pct);
   if (!p) throw new ParseError('lfs df', `use% ${JSON.stringify(pct)} is not a percentage`, line);
@@ -93,7 +98,8 @@ export function parseLfsDf(text: string): DfBlock[] {
   for (let i = 0; i < raw.length; i++) {
     let l = raw[i];
     const n = i + 1;
-    while (/\[[^\]\s]*$/.test(l.trimEnd()) && i + 1 < raw.length && /^[A-Z:0-9]*\]/.test(raw[i + 1])) l = l.trimEnd() + raw[++i];
+    while (/\[[^\]\s]*$/.test(l.trimEnd()) && i + 1 < raw.length && /^[A-Z:0-9]*\]/.test(raw[i + 1]))
+      l = l.trimEnd() + raw[++i];
     lines.push({ text: l, n });
   }
   let cur: DfBlock | undefined;
@@ -102,9 +108,13 @@ export function parseLfsDf(text: string): DfBlock[] {
     if (l === '') continue;
     if (/^UUID\s/.test(l)) {
       cur = { mode: 'blocks', header: [], rows: [] };
-      cur.header = l.replace(/Mounted on$/, 'Mounted_on').split(/\s+/).map((h) => (h === 'Mounted_on' ? 'Mounted on' : h));
+      cur.header = l
+        .replace(/Mounted on$/, 'Mounted_on')
+        .split(/\s+/)
+        .map((h) => (h === 'Mounted_on' ? 'Mounted on' : h));
       cur.mode = modeOf(cur.header.map((h) => h));
-      if (cur.mode === 'custom' && cur.header.includes('Mounted on')) throw new ParseError('lfs df', `unknown header ${JSON.stringify(l.slice(0, 60))}`, n);
+      if (cur.mode === 'custom' && cur.header.includes('Mounted on'))
+        throw new ParseError('lfs df', `unknown header ${JSON.stringify(l.slice(0, 60))}`, n);
       blocks.push(cur);
       continue;
     }

@@ -35,12 +35,14 @@ export function lnetBlocks(text: string, what = 'lnetctl'): LnetBlock[] {
   const flush = (end: number) => {
     if (start < 0) return;
     const doc = yamlOf(lines.slice(start, end).join('\n'), what, start + 1);
-    if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new ParseError(what, 'a top-level block is not a map', start + 1);
+    if (!doc || typeof doc !== 'object' || Array.isArray(doc))
+      throw new ParseError(what, 'a top-level block is not a map', start + 1);
     for (const [key, value] of Object.entries(doc)) out.push({ key, value });
   };
   lines.forEach((l, i) => {
     if (l.trim() === '' || /^\s/.test(l) || l.startsWith('#')) return;
-    if (!/^[A-Za-z_][\w ()-]*:(\s|$)/.test(l)) throw new ParseError(what, `expected a top-level "key:" line, got ${JSON.stringify(l.slice(0, 40))}`, i + 1);
+    if (!/^[A-Za-z_][\w ()-]*:(\s|$)/.test(l))
+      throw new ParseError(what, `expected a top-level "key:" line, got ${JSON.stringify(l.slice(0, 40))}`, i + 1);
     flush(i);
     start = i;
   });
@@ -52,13 +54,23 @@ export function lnetBlocks(text: string, what = 'lnetctl'): LnetBlock[] {
 export function lnetErrors(blocks: LnetBlock[]): LnetError[] {
   const out: LnetError[] = [];
   for (const b of blocks) {
-    if (b.key !== 'show' && b.key !== 'add' && b.key !== 'del' && b.key !== 'import' && b.key !== 'ping' && b.key !== 'manage' && b.key !== 'configure') continue;
+    if (
+      b.key !== 'show' &&
+      b.key !== 'add' &&
+      b.key !== 'del' &&
+      b.key !== 'import' &&
+      b.key !== 'ping' &&
+      b.key !== 'manage' &&
+      b.key !== 'configure'
+    )
+      continue;
     if (!Array.isArray(b.value)) continue;
     for (const item of b.value) {
       if (!item || typeof item !== 'object') continue;
       for (const [section, v] of Object.entries(item as Record<string, unknown>)) {
         const e = v as { errno?: unknown; descr?: unknown } | null;
-        if (e && typeof e === 'object' && typeof e.errno === 'number') out.push({ section, errno: e.errno, descr: String(e.descr ?? '') });
+        if (e && typeof e === 'object' && typeof e.errno === 'number')
+          out.push({ section, errno: e.errno, descr: String(e.descr ?? '') });
       }
     }
   }
@@ -109,7 +121,8 @@ function toNetworks(v: unknown, what: string): NetworkDetail[] {
       if (x.interfaces && typeof x.interfaces === 'object') {
         out.interfaces = Object.fromEntries(Object.entries(rec(x.interfaces)).map(([k, name]) => [k, String(name)]));
       }
-      for (const [k, val] of Object.entries(x)) if (k !== 'nid' && k !== 'status' && k !== 'interfaces') out.detail[k] = val;
+      for (const [k, val] of Object.entries(x))
+        if (k !== 'nid' && k !== 'status' && k !== 'interfaces') out.detail[k] = val;
       return out;
     });
     return { net_type: t, local_ni_s: nis };
@@ -129,7 +142,11 @@ export function parseNetShow(text: string): { networks: NetworkDetail[]; errors:
 export function networkRecord(n: Network): Network {
   return {
     net_type: n.net_type,
-    local_ni_s: n.local_ni_s.map((ni) => (ni.interfaces ? { nid: ni.nid, status: ni.status, interfaces: ni.interfaces } : { nid: ni.nid, status: ni.status })),
+    local_ni_s: n.local_ni_s.map((ni) =>
+      ni.interfaces
+        ? { nid: ni.nid, status: ni.status, interfaces: ni.interfaces }
+        : { nid: ni.nid, status: ni.status },
+    ),
   };
 }
 
@@ -209,7 +226,8 @@ export function parseGlobalShow(text: string): Record<string, number | string> {
   if (!g) throw new ParseError('lnetctl global show', 'no global: block');
   const out: Record<string, number | string> = {};
   for (const [k, v] of Object.entries(rec(g.value))) {
-    if (typeof v !== 'number' && typeof v !== 'string') throw new ParseError('lnetctl global show', `global.${k} is not a scalar`);
+    if (typeof v !== 'number' && typeof v !== 'string')
+      throw new ParseError('lnetctl global show', `global.${k} is not a scalar`);
     out[k] = v;
   }
   return out;
@@ -231,9 +249,15 @@ export function parseStatsShow(text: string): Record<string, number> {
 /** `lnetctl ping <nid>`: `ping: - primary nid, Multi-Rail, peer ni: - nid`. */
 export function parseLnetctlPing(text: string): { primary_nid: string; multi_rail: boolean; nids: string[] }[] {
   const blocks = lnetBlocks(text, 'lnetctl ping');
-  const errors = lnetErrors(blocks.filter((b) => b.key !== 'ping' || !list(b.value).some((x) => rec(x)['primary nid'])));
+  const errors = lnetErrors(
+    blocks.filter((b) => b.key !== 'ping' || !list(b.value).some((x) => rec(x)['primary nid'])),
+  );
   const p = blocks.find((b) => b.key === 'ping');
   if (!p) throw new ParseError('lnetctl ping', 'no ping: block');
   if (errors.length) throw new ParseError('lnetctl ping', `lnetctl reported: ${errors[0].descr}`);
-  return toPeers(p.value, 'lnetctl ping').map((x) => ({ primary_nid: x.primary_nid, multi_rail: x.multi_rail, nids: x.peer_ni.map((n) => n.nid) }));
+  return toPeers(p.value, 'lnetctl ping').map((x) => ({
+    primary_nid: x.primary_nid,
+    multi_rail: x.multi_rail,
+    nids: x.peer_ni.map((n) => n.nid),
+  }));
 }

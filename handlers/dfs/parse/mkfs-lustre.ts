@@ -8,7 +8,14 @@
 import { ParseError } from '../../core/parse-error';
 
 export const MKFS_FLAG_BITS: Record<string, number> = {
-  MDT: 0x1, OST: 0x2, MGS: 0x4, needs_index: 0x10, first_time: 0x20, update: 0x40, writeconf: 0x100, no_primnode: 0x1000,
+  MDT: 0x1,
+  OST: 0x2,
+  MGS: 0x4,
+  needs_index: 0x10,
+  first_time: 0x20,
+  update: 0x40,
+  writeconf: 0x100,
+  no_primnode: 0x1000,
 };
 
 export interface MkfsLustre {
@@ -44,7 +51,8 @@ export function parseMkfsLustre(text: string): MkfsLustre {
   if (head < 0) throw new ParseError('mkfs.lustre', 'no "Permanent disk data:" block');
   const body = lines.slice(head + 1).map((l) => l.trimStart());
   const target = field(body, 'Target').value;
-  if (!/^(MGS|[A-Za-z0-9_]{1,8}[:-](MDT|OST)[0-9a-fA-F]{4})$/.test(target)) throw new ParseError('mkfs.lustre', `unexpected target ${JSON.stringify(target)}`);
+  if (!/^(MGS|[A-Za-z0-9_]{1,8}[:-](MDT|OST)[0-9a-fA-F]{4})$/.test(target))
+    throw new ParseError('mkfs.lustre', `unexpected target ${JSON.stringify(target)}`);
   const idx = field(body, 'Index').value;
   if (!/^(\d+|unassigned)$/.test(idx)) throw new ParseError('mkfs.lustre', `index ${JSON.stringify(idx)}`);
   const flags = field(body, 'Flags');
@@ -61,18 +69,27 @@ export function parseMkfsLustre(text: string): MkfsLustre {
     flags: parseInt(fm[1], 16),
     flagNames: names[1].trim().split(/\s+/).filter(Boolean),
     mountOpts: field(body, 'Persistent mount opts').value,
-    parameters: params === '' ? [] : params.split(/\s+/).map((kv) => {
-      const eq = kv.indexOf('=');
-      if (eq <= 0) throw new ParseError('mkfs.lustre', `parameter ${JSON.stringify(kv)} is not key=value`);
-      return { key: kv.slice(0, eq), value: kv.slice(eq + 1) };
-    }),
+    parameters:
+      params === ''
+        ? []
+        : params.split(/\s+/).map((kv) => {
+            const eq = kv.indexOf('=');
+            if (eq <= 0) throw new ParseError('mkfs.lustre', `parameter ${JSON.stringify(kv)} is not key=value`);
+            return { key: kv.slice(0, eq), value: kv.slice(eq + 1) };
+          }),
     mkfsCmds: [],
     properties: {},
     wroteMountdata: false,
   };
   for (const l of body) {
     const c = l.indexOf('mkfs_cmd = ');
-    if (c >= 0) out.mkfsCmds.push(l.slice(c + 'mkfs_cmd = '.length).replace(/\s+/g, ' ').trim());
+    if (c >= 0)
+      out.mkfsCmds.push(
+        l
+          .slice(c + 'mkfs_cmd = '.length)
+          .replace(/\s+/g, ' ')
+          .trim(),
+      );
     const w = /^Writing (\S+) properties$/.exec(l);
     if (w) out.dataset = w[1];
     const p = /^lustre:([A-Za-z0-9_.]+)=(.*)$/.exec(l);

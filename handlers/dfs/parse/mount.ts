@@ -27,19 +27,25 @@ export function parseLustreMounts(text: string): LustreMount[] {
     const l = lines[i].trim();
     if (l === '') continue;
     if (/^-{3,}$/.test(l)) {
-      if (i + 2 < lines.length && /^-{3,}$/.test(lines[i + 2].trim()) && /^[A-Za-z0-9_.-]+$/.test(lines[i + 1].trim())) {
+      if (
+        i + 2 < lines.length &&
+        /^-{3,}$/.test(lines[i + 2].trim()) &&
+        /^[A-Za-z0-9_.-]+$/.test(lines[i + 1].trim())
+      ) {
         host = lines[i + 1].trim();
         i += 2;
       }
       continue;
     }
     const m = /^(\S+) on (.+) type lustre \(([^)]*)\)$/.exec(l);
-    if (!m) throw new ParseError('mount -t lustre', `not a lustre mount line: ${JSON.stringify(l.slice(0, 60))}`, i + 1);
+    if (!m)
+      throw new ParseError('mount -t lustre', `not a lustre mount line: ${JSON.stringify(l.slice(0, 60))}`, i + 1);
     const e: LustreMount = { spec: m[1], mountpoint: m[2], options: m[3] === '' ? [] : m[3].split(',') };
     const c = /^(.+):\/([A-Za-z0-9_]{1,8})$/.exec(m[1]);
     if (c) {
       const nodes = c[1].split(':').map((n) => n.split(','));
-      if (!nodes.every((n) => n.every(isNid))) throw new ParseError('mount -t lustre', `bad MGS NIDs in ${JSON.stringify(m[1])}`, i + 1);
+      if (!nodes.every((n) => n.every(isNid)))
+        throw new ParseError('mount -t lustre', `bad MGS NIDs in ${JSON.stringify(m[1])}`, i + 1);
       e.fsname = c[2];
       e.mgs = nodes;
     }

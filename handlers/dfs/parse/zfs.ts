@@ -8,16 +8,21 @@ import { ParseError } from '../../core/parse-error';
 export function parseColumns(text: string, what: string, required: string[]): Record<string, string>[] {
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   if (lines.length === 0) throw new ParseError(what, 'empty output');
-  const header = lines[0].trim().split(/\s+/).map((h) => h.toLowerCase());
+  const header = lines[0]
+    .trim()
+    .split(/\s+/)
+    .map((h) => h.toLowerCase());
   for (const r of required) if (!header.includes(r)) throw new ParseError(what, `no ${r.toUpperCase()} column`, 1);
   return lines.slice(1).map((l, i) => {
     const f = l.trim().split(/\s+/);
-    if (f.length !== header.length) throw new ParseError(what, `expected ${header.length} columns, got ${f.length}`, i + 2);
+    if (f.length !== header.length)
+      throw new ParseError(what, `expected ${header.length} columns, got ${f.length}`, i + 2);
     return Object.fromEntries(header.map((h, j) => [h, f[j]]));
   });
 }
 
-export const parseZpoolList = (text: string) => parseColumns(text, 'zpool list', ['name', 'size', 'alloc', 'free', 'health']);
+export const parseZpoolList = (text: string) =>
+  parseColumns(text, 'zpool list', ['name', 'size', 'alloc', 'free', 'health']);
 export const parseZfsList = (text: string) => parseColumns(text, 'zfs list', ['name', 'used', 'avail', 'mountpoint']);
 
 export interface VdevLine {
@@ -58,7 +63,11 @@ export function parseZpoolStatus(text: string): ZpoolStatus[] {
     const n = i + 1;
     if (raw.trim() === '') return;
     const kv = /^\s*([a-z]+): ?(.*)$/.exec(raw);
-    if (kv && !raw.startsWith('\t') && ['pool', 'id', 'state', 'status', 'action', 'see', 'scan', 'config', 'errors'].includes(kv[1])) {
+    if (
+      kv &&
+      !raw.startsWith('\t') &&
+      ['pool', 'id', 'state', 'status', 'action', 'see', 'scan', 'config', 'errors'].includes(kv[1])
+    ) {
       const [, k, v] = kv;
       if (k === 'pool') {
         cur = { pool: v.trim(), state: '', config: [] };
@@ -86,7 +95,8 @@ export function parseZpoolStatus(text: string): ZpoolStatus[] {
       }
       const v: VdevLine = { name: f[0], depth };
       if (f[1] !== undefined) {
-        if (!STATES.test(f[1])) throw new ParseError('zpool status', `vdev ${f[0]}: unknown state ${JSON.stringify(f[1])}`, n);
+        if (!STATES.test(f[1]))
+          throw new ParseError('zpool status', `vdev ${f[0]}: unknown state ${JSON.stringify(f[1])}`, n);
         v.state = f[1];
       }
       let rest = f.slice(2);

@@ -13,7 +13,11 @@ export function renderLnetYaml(cfg: LnetConfig): string {
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(ni)) {
         if (k === 'interfaces' && v && typeof v === 'object') {
-          out[k] = new Map(Object.entries(v as Record<string, string>).sort(([a], [b]) => Number(a) - Number(b)).map(([i, name]) => [Number(i), name]));
+          out[k] = new Map(
+            Object.entries(v as Record<string, string>)
+              .sort(([a], [b]) => Number(a) - Number(b))
+              .map(([i, name]) => [Number(i), name]),
+          );
         } else out[k] = v;
       }
       return out;

@@ -14,17 +14,28 @@ export default route({
   method: 'GET',
   path: '/dfs/device/:device/details',
   permission: 'dfs:read',
-  summary: 'A metadata or object storage target this node serves (demofs-MDT0000, demofs-OST0001): its osd, mdt/mdd or obdfilter devices and space',
+  summary:
+    'A metadata or object storage target this node serves (demofs-MDT0000, demofs-OST0001): its osd, mdt/mdd or obdfilter devices and space',
   params: z.object({ device: deviceName.describe('target name <fs>-MDTnnnn or <fs>-OSTnnnn (hex index)') }),
   response: deviceDetail,
-  examples: [{ summary: 'the demo node\'s metadata target', params: { device: 'demofs-MDT0000' } }],
+  examples: [{ summary: "the demo node's metadata target", params: { device: 'demofs-MDT0000' } }],
   async handler({ params, system, vars }) {
     const t = TARGET_RE.exec(params.device);
-    if (!t) throw new ApiError('bad_request', `${params.device} is not a target name (<fs>-MDTnnnn or <fs>-OSTnnnn); the MGS has GET /dfs/device/mgs`);
+    if (!t)
+      throw new ApiError(
+        'bad_request',
+        `${params.device} is not a target name (<fs>-MDTnnnn or <fs>-OSTnnnn); the MGS has GET /dfs/device/mgs`,
+      );
     const [label, fs, kind, hex] = [params.device, t[1], t[2] as 'MDT' | 'OST', t[3]];
     const d = await devices(system, vars);
-    const main = d.lines.find((x) => x.name === label && (kind === 'MDT' ? x.type === 'mdt' || x.type === 'mds' : x.type === 'obdfilter'));
-    if (!main) throw new ApiError('not_found', `this node does not serve ${label} (lctl dl lists no ${kind === 'MDT' ? 'mdt' : 'obdfilter'} device of that name)`);
+    const main = d.lines.find(
+      (x) => x.name === label && (kind === 'MDT' ? x.type === 'mdt' || x.type === 'mds' : x.type === 'obdfilter'),
+    );
+    if (!main)
+      throw new ApiError(
+        'not_found',
+        `this node does not serve ${label} (lctl dl lists no ${kind === 'MDT' ? 'mdt' : 'obdfilter'} device of that name)`,
+      );
     const osd = osdOf(d.lines, label);
     if (!osd) throw new ApiError('bad_gateway', `lctl dl lists ${label} but no ${label}-osd device`);
     const names = OSD_KEYS.map((k) => `${osd.type}.${label}.${k}`);
@@ -52,13 +63,21 @@ export default route({
     const devicesOut: Record<string, unknown> = { [osd.type]: osdRec };
     if (kind === 'MDT') {
       const ro = get(`mdt.${label}.readonly`);
-      if (ro !== '0' && ro !== '1') throw new ParseError('lctl get_param', `mdt.${label}.readonly is ${JSON.stringify(ro)}`);
+      if (ro !== '0' && ro !== '1')
+        throw new ParseError('lctl get_param', `mdt.${label}.readonly is ${JSON.stringify(ro)}`);
       devicesOut.mdt = { name: main.name, uuid: main.uuid, readonly: ro === '1' };
       const mdd = d.lines.find((x) => x.type === 'mdd' && x.name === `${fs}-MDD${hex}`);
       if (mdd) devicesOut.mdd = { name: mdd.name, uuid: mdd.uuid };
     } else {
       devicesOut.obdfilter = { name: main.name, uuid: main.uuid };
     }
-    return { devices: devicesOut, mgs: mgsNidOf(d.lines), name: label, filesystem: fs, type: kind, index: parseInt(hex, 16) };
+    return {
+      devices: devicesOut,
+      mgs: mgsNidOf(d.lines),
+      name: label,
+      filesystem: fs,
+      type: kind,
+      index: parseInt(hex, 16),
+    };
   },
 });

@@ -7,7 +7,8 @@ export default route({
   method: 'GET',
   path: '/dfs/device',
   permission: 'dfs:read',
-  summary: 'Lustre devices of this node (lctl dl -t): what this node serves or mounts — an MGS, MDS, OSS and client each see their own',
+  summary:
+    'Lustre devices of this node (lctl dl -t): what this node serves or mounts — an MGS, MDS, OSS and client each see their own',
   response: deviceList,
   examples: [{ summary: 'the devices of the demo MGS+MDS node (also a client of demofs)' }],
   async handler({ system, vars }) {

@@ -15,15 +15,28 @@ export default route({
   method: 'POST',
   path: '/dfs/flr/update',
   permission: 'dfs:manage',
-  summary: 'Replace the FLR synchronisation configuration (atomic write) and restart its service (systemctl restart <settings.dfs.flrService>); answers the new configuration',
+  summary:
+    'Replace the FLR synchronisation configuration (atomic write) and restart its service (systemctl restart <settings.dfs.flrService>); answers the new configuration',
   body: flrConfigBody,
   response: flrConfig,
   lock: 'dfs-flr',
-  examples: [{ summary: 'sync two project trees every 10 minutes', body: { max_history_size: 2000, run_interval: 600, directories: ['/mnt/lustre/demofs/projects', '/mnt/lustre/demofs/shared'] } }],
+  examples: [
+    {
+      summary: 'sync two project trees every 10 minutes',
+      body: {
+        max_history_size: 2000,
+        run_interval: 600,
+        directories: ['/mnt/lustre/demofs/projects', '/mnt/lustre/demofs/shared'],
+      },
+    },
+  ],
   async handler({ body, system, vars, events }) {
     // The directories are written for the service, never opened here: absolute, no `..`, normalised.
     const dirs = body.directories.map((d) => normaliseDir(d));
-    if (new Set(dirs).size !== dirs.length) throw new ApiError('validation_failed', 'directories repeat once normalised', { issues: [{ path: 'body.directories', message: 'must not repeat' }] });
+    if (new Set(dirs).size !== dirs.length)
+      throw new ApiError('validation_failed', 'directories repeat once normalised', {
+        issues: [{ path: 'body.directories', message: 'must not repeat' }],
+      });
     const cfg = { max_history_size: body.max_history_size, run_interval: body.run_interval, directories: dirs };
     const file = dfsPath(vars, 'flrConfig');
     const w = await system.writeFile(file, renderFlrConfig(cfg), { mode: 0o644, backup: true });
@@ -36,9 +49,20 @@ export default route({
     if (r.code !== 0) {
       if (w.backupPath) await system.restoreFile(file);
       else await system.removeFile(file);
-      throw commandFailed(argv, r, `the FLR service did not restart (previous configuration restored): ${r.stderr.trim().split('\n')[0] ?? ''}`);
+      throw commandFailed(
+        argv,
+        r,
+        `the FLR service did not restart (previous configuration restored): ${r.stderr.trim().split('\n')[0] ?? ''}`,
+      );
     }
-    await events.send({ kind: 'dfs.flr.updated', data: { maxHistorySize: cfg.max_history_size, runInterval: cfg.run_interval, directories: cfg.directories.length } });
+    await events.send({
+      kind: 'dfs.flr.updated',
+      data: {
+        maxHistorySize: cfg.max_history_size,
+        runInterval: cfg.run_interval,
+        directories: cfg.directories.length,
+      },
+    });
     return cfg;
   },
 });

@@ -10,7 +10,8 @@ export default route({
   method: 'GET',
   path: '/dfs/fs/:filesystem/details',
   permission: 'dfs:read',
-  summary: 'Space of one Lustre filesystem this node mounts as a client (lfs df --lazy <mount>); 404 when it is not mounted here',
+  summary:
+    'Space of one Lustre filesystem this node mounts as a client (lfs df --lazy <mount>); 404 when it is not mounted here',
   params: z.object({ filesystem: fsName.describe('filesystem name, e.g. demofs') }),
   response: fsResult,
   examples: [{ summary: 'demofs', params: { filesystem: 'demofs' } }],

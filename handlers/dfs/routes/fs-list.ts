@@ -8,7 +8,8 @@ export default route({
   method: 'GET',
   path: '/dfs/fs',
   permission: 'dfs:read',
-  summary: 'Space of every Lustre filesystem this node mounts as a client (lfs df --lazy per mount, bounded by timeouts.lfsDfMs: 504 with the partial output when an OSS hangs it)',
+  summary:
+    'Space of every Lustre filesystem this node mounts as a client (lfs df --lazy per mount, bounded by timeouts.lfsDfMs: 504 with the partial output when an OSS hangs it)',
   response: z.array(fsResult),
   examples: [{ summary: 'demofs as the demo node sees it' }],
   async handler({ system, vars }) {

@@ -9,11 +9,17 @@ export default route({
   method: 'POST',
   path: '/dfs/fs/mount',
   permission: 'dfs:manage',
-  summary: 'Mount a Lustre filesystem as a client at <clientMountRoot>/<fsName> (mount -t lustre -- <lnetId>:/<fsName> <dir>); persist also writes fstab',
+  summary:
+    'Mount a Lustre filesystem as a client at <clientMountRoot>/<fsName> (mount -t lustre -- <lnetId>:/<fsName> <dir>); persist also writes fstab',
   body: fsMount,
   response: z.object({ result: z.string(), fsName: z.string(), lnetId: z.string(), mountLocation: z.string() }),
   lock: 'dfs-mount',
-  examples: [{ summary: 'mount the scratch filesystem of another MGS, persistently', body: { fsName: 'scratch', lnetId: '10.10.0.31@tcp', persist: true } }],
+  examples: [
+    {
+      summary: 'mount the scratch filesystem of another MGS, persistently',
+      body: { fsName: 'scratch', lnetId: '10.10.0.31@tcp', persist: true },
+    },
+  ],
   async handler({ body, system, vars, events }) {
     const existing = (await lustreMounts(system, vars)).find((m) => m.fsname === body.fsName);
     if (existing) throw new ApiError('conflict', `${body.fsName} is already mounted at ${existing.mountpoint}`);
@@ -30,8 +36,15 @@ export default route({
         throw e;
       }
     }
-    await events.send({ kind: 'dfs.fs.mounted', data: { fsName: body.fsName, lnetId: body.lnetId, persist: body.persist } });
-    const note = body.persist ? (persisted ? ` and added it to ${dfsPath(vars, 'fstab')}` : ` (${dfsPath(vars, 'fstab')} already had it)`) : '';
+    await events.send({
+      kind: 'dfs.fs.mounted',
+      data: { fsName: body.fsName, lnetId: body.lnetId, persist: body.persist },
+    });
+    const note = body.persist
+      ? persisted
+        ? ` and added it to ${dfsPath(vars, 'fstab')}`
+        : ` (${dfsPath(vars, 'fstab')} already had it)`
+      : '';
     return { result: `Mounted ${spec} on ${dir}${note}`, fsName: body.fsName, lnetId: body.lnetId, mountLocation: dir };
   },
 });

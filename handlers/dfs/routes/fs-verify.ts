@@ -12,24 +12,30 @@ export default route({
   method: 'POST',
   path: '/dfs/fs/verify',
   permission: 'dfs:read',
-  summary: 'Check a target\'s ZFS backend: the pool (zpool list, zpool status) and the dataset <poolName>/<fsName> (zfs list); answers a one-paragraph verdict',
+  summary:
+    "Check a target's ZFS backend: the pool (zpool list, zpool status) and the dataset <poolName>/<fsName> (zfs list); answers a one-paragraph verdict",
   body: fsVerify,
   response: z.object({ result: z.string(), fsName: z.string(), poolName: z.string() }),
   examples: [{ summary: 'the demo MDT dataset', body: { fsName: 'demofs-mdt0', poolName: 'mdtpool' } }],
   async handler({ body, system, vars }) {
     const pool = await poolRow(system, vars, body.poolName);
-    const st = parseZpoolStatus((await run(system, vars, [bin(vars, 'zpool'), 'status', '--', body.poolName], 'zfsMs')).stdout).find((p) => p.pool === body.poolName);
+    const st = parseZpoolStatus(
+      (await run(system, vars, [bin(vars, 'zpool'), 'status', '--', body.poolName], 'zfsMs')).stdout,
+    ).find((p) => p.pool === body.poolName);
     if (!st) throw new ApiError('bad_gateway', `zpool status did not describe ${body.poolName}`);
     const dataset = `${body.poolName}/${body.fsName}`;
     const argv = [bin(vars, 'zfs'), 'list', '--', dataset];
     const z1 = await exec(system, vars, argv, 'zfsMs');
     if (z1.code !== 0) {
-      if (/does not exist/.test(z1.stderr)) throw new ApiError('not_found', `no dataset ${dataset} (pool ${body.poolName} is ${st.state})`);
+      if (/does not exist/.test(z1.stderr))
+        throw new ApiError('not_found', `no dataset ${dataset} (pool ${body.poolName} is ${st.state})`);
       throw commandFailed(argv, z1);
     }
     const ds = parseZfsList(z1.stdout).find((x) => x.name === dataset);
     if (!ds) throw new ApiError('bad_gateway', `zfs list did not list ${dataset}`);
-    const bad = st.config.filter((v) => v.state && v.state !== 'ONLINE' && v.state !== 'AVAIL').map((v) => `${v.name} ${v.state}${v.note ? ` (${v.note})` : ''}`);
+    const bad = st.config
+      .filter((v) => v.state && v.state !== 'ONLINE' && v.state !== 'AVAIL')
+      .map((v) => `${v.name} ${v.state}${v.note ? ` (${v.note})` : ''}`);
     const lines = [
       `pool ${body.poolName}: ${st.state}, size ${pool.size}, allocated ${pool.alloc}, free ${pool.free}${pool.cap ? `, ${pool.cap} used` : ''}`,
       bad.length ? `devices not online: ${bad.join(', ')}` : 'all devices online',

@@ -8,15 +8,30 @@ export default route({
   method: 'POST',
   path: '/dfs/lnet/add',
   permission: 'dfs:manage',
-  summary: 'Add an LNet network on a physical interface (lnetctl net add --net <lnetName> --if <faceName>); answers lnetctl net show --net <lnetName>',
+  summary:
+    'Add an LNet network on a physical interface (lnetctl net add --net <lnetName> --if <faceName>); answers lnetctl net show --net <lnetName>',
   body: lnetChange,
-  response: z.object({ result: z.string().describe('lnetctl net show --net <lnetName> after the change'), lnetName: z.string(), faceName: z.string() }),
+  response: z.object({
+    result: z.string().describe('lnetctl net show --net <lnetName> after the change'),
+    lnetName: z.string(),
+    faceName: z.string(),
+  }),
   lock: 'dfs-lnet',
   examples: [{ summary: 'tcp1 on eth2', body: { lnetName: 'tcp1', faceName: 'eth2' } }],
   async handler({ body, system, vars, events }) {
-    await runLnetctl(system, vars, ['net', 'add', '--net', body.lnetName, '--if', body.faceName], `cannot add ${body.lnetName} on ${body.faceName}`);
+    await runLnetctl(
+      system,
+      vars,
+      ['net', 'add', '--net', body.lnetName, '--if', body.faceName],
+      `cannot add ${body.lnetName} on ${body.faceName}`,
+    );
     await events.send({ kind: 'dfs.lnet.added', data: { lnetName: body.lnetName, faceName: body.faceName } });
-    const show = await runLnetctl(system, vars, ['net', 'show', '--net', body.lnetName], `cannot show ${body.lnetName}`);
+    const show = await runLnetctl(
+      system,
+      vars,
+      ['net', 'show', '--net', body.lnetName],
+      `cannot show ${body.lnetName}`,
+    );
     parseNetShow(show.stdout);
     return { result: show.stdout, lnetName: body.lnetName, faceName: body.faceName };
   },

@@ -9,7 +9,7 @@ export default route({
   permission: 'dfs:read',
   summary: 'The current LNet configuration (lnetctl export), unparsed YAML text',
   response: z.string(),
-  examples: [{ summary: 'the demo node\'s LNet configuration' }],
+  examples: [{ summary: "the demo node's LNet configuration" }],
   async handler({ system, vars }) {
     const r = await runLnetctl(system, vars, ['export'], 'cannot export the LNet configuration');
     parseExport(r.stdout);

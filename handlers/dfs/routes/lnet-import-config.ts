@@ -6,14 +6,28 @@ import { renderLnetYaml } from '../render/lnet-yaml';
 import { lnetConfig } from '../requests';
 
 export const LNET_EXAMPLE = {
-  net: [{ 'net type': 'tcp1', 'local NI(s)': [{ nid: '10.20.0.11@tcp1', status: 'up', interfaces: { '0': 'eth2' }, tunables: { peer_timeout: 180, peer_credits: 8, peer_buffer_credits: 0, credits: 256 }, CPT: '[0,1]' }] }],
+  net: [
+    {
+      'net type': 'tcp1',
+      'local NI(s)': [
+        {
+          nid: '10.20.0.11@tcp1',
+          status: 'up',
+          interfaces: { '0': 'eth2' },
+          tunables: { peer_timeout: 180, peer_credits: 8, peer_buffer_credits: 0, credits: 256 },
+          CPT: '[0,1]',
+        },
+      ],
+    },
+  ],
 };
 
 export default route({
   method: 'POST',
   path: '/dfs/lnet/import_config',
   permission: 'dfs:manage',
-  summary: 'Write the configuration as lnetctl YAML to the configured import file and apply it (lnetctl import <file>); answers the file\'s path',
+  summary:
+    "Write the configuration as lnetctl YAML to the configured import file and apply it (lnetctl import <file>); answers the file's path",
   body: lnetConfig,
   response: z.string().describe('path of the file holding the imported configuration'),
   lock: 'dfs-lnet',

@@ -7,7 +7,8 @@ export default route({
   method: 'GET',
   path: '/dfs/lnet/status',
   permission: 'dfs:read',
-  summary: 'LNet operational status: the counters of lnetctl stats show, as the YAML text lnetctl printed (checked, not reshaped)',
+  summary:
+    'LNet operational status: the counters of lnetctl stats show, as the YAML text lnetctl printed (checked, not reshaped)',
   response: z.string(),
   examples: [{ summary: 'message counters of the demo node' }],
   async handler({ system, vars }) {

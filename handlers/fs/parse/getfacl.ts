@@ -238,7 +238,10 @@ export function parseSetfaclTest(stdout: string, options: ParseSetfaclTestOption
   const startsRecord = (line: string) =>
     root === undefined ||
     (line.startsWith(root) &&
-      (root.endsWith('/') || line.length === root.length || line[root.length] === '/' || line.startsWith(': ', root.length)));
+      (root.endsWith('/') ||
+        line.length === root.length ||
+        line[root.length] === '/' ||
+        line.startsWith(': ', root.length)));
   const lines = stdout.slice(0, -1).split('\n');
   const out: SetfaclTestRecord[] = [];
   let pending: string[] = [];

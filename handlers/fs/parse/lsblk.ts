@@ -89,7 +89,8 @@ function normalise(d: RawDevice): LsblkDevice {
   if (typeof d.size === 'number') size = d.size;
   else if (typeof d.size === 'string') {
     // only plain digits: "64M" means lsblk ran without -b and we must not guess the unit
-    if (!/^\d+$/.test(d.size)) throw new ParseError(PARSER, `device ${d.name}: size "${d.size}" is not in bytes (-b missing)`);
+    if (!/^\d+$/.test(d.size))
+      throw new ParseError(PARSER, `device ${d.name}: size "${d.size}" is not in bytes (-b missing)`);
     size = Number(d.size);
   }
   const ro = typeof d.ro === 'boolean' ? d.ro : d.ro === '1' ? true : d.ro === '0' ? false : null;

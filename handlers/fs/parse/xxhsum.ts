@@ -236,11 +236,7 @@ export interface ParseCheckOptions {
 }
 
 /** Parse `xxhsum -c` output: stdout (results, summaries) and stderr (warnings) separately. */
-export function parseXxhsumCheck(
-  stdout: string,
-  stderr = '',
-  options: ParseCheckOptions = {},
-): XxhsumCheck {
+export function parseXxhsumCheck(stdout: string, stderr = '', options: ParseCheckOptions = {}): XxhsumCheck {
   const known = options.fileNames ? new Set(options.fileNames) : null;
   const results: XxhsumCheckEntry[] = [];
   let summaryFailed: number | null = null;
@@ -443,10 +439,7 @@ function parseChecksumLine(raw: string, line: number): ChecksumFileEntry | strin
  * on some lines and a line we call improper must not become a relative name xxhsum opens.
  * Answers with the first offending line so the route can say 400 "line N: ...".
  */
-export function checkChecksumFile(
-  file: ChecksumFile,
-  options: { allowImproperLines?: boolean } = {},
-): CheckResult {
+export function checkChecksumFile(file: ChecksumFile, options: { allowImproperLines?: boolean } = {}): CheckResult {
   const problems: { line: number; code: string; reason: string }[] = [];
   for (const e of file.entries) {
     if (!e.fileName.startsWith('/')) {
@@ -459,7 +452,11 @@ export function checkChecksumFile(
   }
   if (!options.allowImproperLines) {
     for (const p of file.improper) {
-      problems.push({ line: p.line, code: 'improper-line', reason: `line ${p.line}: not a checksum line (${p.reason})` });
+      problems.push({
+        line: p.line,
+        code: 'improper-line',
+        reason: `line ${p.line}: not a checksum line (${p.reason})`,
+      });
     }
   }
   if (file.entries.length === 0 && problems.length === 0) {

@@ -8,7 +8,7 @@ export default route({
   method: 'GET',
   path: '/fs/available_fs',
   permission: 'fs:read',
-  examples: [{"summary": "the demo disks"}],
+  examples: [{ summary: 'the demo disks' }],
   summary: 'Filesystem types this box can create (from the mkfs.* helpers present)',
   response: z.array(availableFsSchema),
   async handler({ system, vars }) {

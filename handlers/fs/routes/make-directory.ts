@@ -13,7 +13,9 @@ const body = z
       .array(z.string().max(256))
       .max(6)
       .optional()
-      .describe('install(1) options, one argv element each, limited to mode, owner and group: ["-m", "0750", "-o", "backup", "-g", "staff"]'),
+      .describe(
+        'install(1) options, one argv element each, limited to mode, owner and group: ["-m", "0750", "-o", "backup", "-g", "staff"]',
+      ),
   })
   .superRefine((b, ctx) => {
     const r = checkDirectoryOptions(b.options);
@@ -27,13 +29,20 @@ const body = z
 function mapInstallError(destination: string, stderr: string): ApiError | null {
   if (/invalid (user|group) /.test(stderr)) {
     const m = /invalid (user|group) '(.*)'/.exec(stderr);
-    return new ApiError('validation_failed', `no such ${m?.[1] ?? 'user or group'} ${m ? JSON.stringify(m[2]) : ''}`.trim(), {
-      issues: [{ path: 'body.options', message: stderr.trim() }],
-    });
+    return new ApiError(
+      'validation_failed',
+      `no such ${m?.[1] ?? 'user or group'} ${m ? JSON.stringify(m[2]) : ''}`.trim(),
+      {
+        issues: [{ path: 'body.options', message: stderr.trim() }],
+      },
+    );
   }
-  if (/: File exists$/m.test(stderr)) return new ApiError('conflict', `${destination} (or one of its parents) exists and is not a directory`);
-  if (/: Not a directory$/m.test(stderr)) return new ApiError('conflict', `a parent of ${destination} is not a directory`);
-  if (/: Read-only file system$/m.test(stderr)) return new ApiError('conflict', `${destination} is on a read-only filesystem`);
+  if (/: File exists$/m.test(stderr))
+    return new ApiError('conflict', `${destination} (or one of its parents) exists and is not a directory`);
+  if (/: Not a directory$/m.test(stderr))
+    return new ApiError('conflict', `a parent of ${destination} is not a directory`);
+  if (/: Read-only file system$/m.test(stderr))
+    return new ApiError('conflict', `${destination} is on a read-only filesystem`);
   return null;
 }
 
@@ -41,7 +50,12 @@ export default route({
   method: 'POST',
   path: '/fs/make_directory',
   permission: 'fs:manage',
-  examples: [{"summary": "a group-shared projects directory", "body": {"destination": "/srv/data/projects", "options": ["-m", "2770", "-g", "staff"]}}],
+  examples: [
+    {
+      summary: 'a group-shared projects directory',
+      body: { destination: '/srv/data/projects', options: ['-m', '2770', '-g', 'staff'] },
+    },
+  ],
   summary: 'Create a directory (install -d [-m mode] [-o owner] [-g group] -- <destination>); echoes {destination}',
   body,
   response: z.object({ destination: z.string() }),

@@ -23,7 +23,9 @@ const body = z
     force: z
       .boolean()
       .optional()
-      .describe('extension: format even though the device carries a filesystem or partition-table signature (it is wiped first)'),
+      .describe(
+        'extension: format even though the device carries a filesystem or partition-table signature (it is wiped first)',
+      ),
   })
   .superRefine((b, ctx) => {
     const r = checkMkfsOptions(b.type, b.options);
@@ -54,14 +56,20 @@ export default route({
   method: 'POST',
   path: '/fs/make_filesystem',
   permission: 'fs:manage',
-  examples: [{"summary": "ext4 on the blank disk sdc", "body": {"device": "/dev/sdc", "type": "ext4"}}, {"summary": "xfs with a label on sdc", "body": {"device": "/dev/sdc", "type": "xfs", "options": ["-L", "archive"]}}, {"summary": "sdb is mounted at /srv/data", "body": {"device": "/dev/sdb", "type": "ext4"}, "status": 409}],
+  examples: [
+    { summary: 'ext4 on the blank disk sdc', body: { device: '/dev/sdc', type: 'ext4' } },
+    { summary: 'xfs with a label on sdc', body: { device: '/dev/sdc', type: 'xfs', options: ['-L', 'archive'] } },
+    { summary: 'sdb is mounted at /srv/data', body: { device: '/dev/sdb', type: 'ext4' }, status: 409 },
+  ],
   summary: 'Create a filesystem on a free block device (mkfs -t <type> [options] -- <device>); answers the tool output',
   body,
   response: z.string(),
   async handler({ body, system, vars, events }) {
     // The type must have its helper on this box, not just be a type we know.
     const listed = await Promise.all([path(vars, 'sbin'), path(vars, 'sbinLegacy')].map((d) => system.listDir(d)));
-    const available = availableFilesystems(listed.flatMap((l) => (l ?? []).filter((e) => e.type !== 'dir').map((e) => e.name)));
+    const available = availableFilesystems(
+      listed.flatMap((l) => (l ?? []).filter((e) => e.type !== 'dir').map((e) => e.name)),
+    );
     if (!available.some((a) => a.name === body.type)) {
       throw badRequest(`filesystem type ${body.type} is not available on this box (see GET /fs/available_fs)`, [
         { path: 'body.type', message: `mkfs.${body.type} is not installed` },
@@ -85,7 +93,10 @@ export default route({
     const size = dev.lsblk[0]?.size ?? null;
     const min = MIN_BYTES[body.type];
     if (min !== undefined && size !== null && size < min) {
-      throw conflict(`cannot create ${body.type} on ${body.device}: the device has ${size} bytes, ${body.type} needs at least ${min}`, { reason: 'too-small', size, minimum: min });
+      throw conflict(
+        `cannot create ${body.type} on ${body.device}: the device has ${size} bytes, ${body.type} needs at least ${min}`,
+        { reason: 'too-small', size, minimum: min },
+      );
     }
     const signatures = await signaturesOf(system, vars, dev.path);
     const verdict = checkDeviceFree({ device: dev.path, lsblk: dev.lsblk, mounts, swaps: [], signatures });
@@ -101,6 +112,8 @@ export default route({
     // The spec answers "the raw output of the creation": stderr (mke2fs's version banner,
     // warnings) then stdout, with progress counters rendered as a terminal shows them.
     const banner = r.stderr.trim() === '' ? '' : renderTerminalText(r.stderr);
-    return banner === '' || banner.endsWith('\n') ? banner + renderTerminalText(r.stdout) : `${banner}\n${renderTerminalText(r.stdout)}`;
+    return banner === '' || banner.endsWith('\n')
+      ? banner + renderTerminalText(r.stdout)
+      : `${banner}\n${renderTerminalText(r.stdout)}`;
   },
 });

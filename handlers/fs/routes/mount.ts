@@ -20,7 +20,7 @@ export default route({
   method: 'POST',
   path: '/fs/mount',
   permission: 'fs:manage',
-  examples: [{"summary": "mount sdc on /srv/scratch", "body": {"device": "/dev/sdc", "mountpoint": "/srv/scratch"}}],
+  examples: [{ summary: 'mount sdc on /srv/scratch', body: { device: '/dev/sdc', mountpoint: '/srv/scratch' } }],
   summary: 'Mount a block device on a directory (mount -- <device> <mountpoint>); answers a message naming both',
   body,
   response: z.string(),
@@ -31,7 +31,9 @@ export default route({
     const dev = await blockDevice(system, vars, await resolveMountSource(system, vars, body.device));
     const verdict = checkCanMount({ device: dev.path, mountpoint: target, mounts: await listMounts(system, vars) });
     if (!verdict.ok) {
-      throw new ApiError('conflict', `cannot mount ${body.device} on ${target}: ${verdict.reason}`, { details: { reason: verdict.code } });
+      throw new ApiError('conflict', `cannot mount ${body.device} on ${target}: ${verdict.reason}`, {
+        details: { reason: verdict.code },
+      });
     }
     // The filesystem type is probed by mount (libblkid). A missing mountpoint is mount's own
     // answer ("mount point does not exist"), mapped to 404: asking first would only add a race.

@@ -15,16 +15,31 @@ const body = z
     path: absolutePath.describe('file or directory, absolute'),
     acls: aclEntryListSchema
       .optional()
-      .describe('ACL entries for setfacl -m, e.g. ["u:backup:rwx", "g:staff:r-x", "m::rwx"]; optional with test (without entries, test lists the current ACLs: getfacl), required otherwise'),
-    acl: aclEntryListSchema.optional().describe('the same as acls (the name the spec\'s usage example sends)'),
+      .describe(
+        'ACL entries for setfacl -m, e.g. ["u:backup:rwx", "g:staff:r-x", "m::rwx"]; optional with test (without entries, test lists the current ACLs: getfacl), required otherwise',
+      ),
+    acl: aclEntryListSchema.optional().describe("the same as acls (the name the spec's usage example sends)"),
     defaults: z.boolean().optional().describe('apply the entries to the default ACL (setfacl -d)'),
-    recursive: z.boolean().optional().describe('apply to everything below path (setfacl -R; symlinks below are not followed)'),
-    test: z.boolean().optional().describe('change nothing; answer the ACLs that would result (setfacl --test), or without acls the current ACLs (getfacl -p)'),
+    recursive: z
+      .boolean()
+      .optional()
+      .describe('apply to everything below path (setfacl -R; symlinks below are not followed)'),
+    test: z
+      .boolean()
+      .optional()
+      .describe(
+        'change nothing; answer the ACLs that would result (setfacl --test), or without acls the current ACLs (getfacl -p)',
+      ),
   })
   .superRefine((b, ctx) => {
     if (b.acls && b.acl) ctx.addIssue({ code: 'custom', path: ['acl'], message: 'give either acls or acl, not both' });
     if (!b.acls && !b.acl && !b.test) {
-      ctx.addIssue({ code: 'custom', path: ['acls'], message: 'at least one ACL entry is required to change ACLs (send test: true without acls to list the current ones)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['acls'],
+        message:
+          'at least one ACL entry is required to change ACLs (send test: true without acls to list the current ones)',
+      });
     }
   })
   .transform(({ acl, acls, ...rest }) => ({ ...rest, entries: acls ?? acl ?? [] }));
@@ -44,14 +59,31 @@ export default route({
   method: 'POST',
   path: '/fs/set_permissions',
   permission: 'fs:manage',
-  examples: [{"summary": "ACL entries for backup and staff", "body": {"path": "/srv/data/projects", "acls": ["u:backup:rwx", "g:staff:rwx"]}}, {"summary": "test the ACL without setting it", "body": {"path": "/srv/data/projects", "acls": ["u:backup:rwx", "g:staff:rwx"], "test": true}}],
-  summary: 'Set POSIX ACL entries (setfacl [--test] [-R] [-d] -m <entries> -- <path>); with test, answers the resulting ACLs',
+  examples: [
+    {
+      summary: 'ACL entries for backup and staff',
+      body: { path: '/srv/data/projects', acls: ['u:backup:rwx', 'g:staff:rwx'] },
+    },
+    {
+      summary: 'test the ACL without setting it',
+      body: { path: '/srv/data/projects', acls: ['u:backup:rwx', 'g:staff:rwx'], test: true },
+    },
+  ],
+  summary:
+    'Set POSIX ACL entries (setfacl [--test] [-R] [-d] -m <entries> -- <path>); with test, answers the resulting ACLs',
   body,
   response: z.string(),
   async handler({ body, system, vars, events }) {
     if (body.test && body.entries.length === 0) {
       // nothing to apply: list the ACLs as they are (getfacl's long form, absolute names)
-      const argv = [bin(vars, 'getfacl'), '-p', ...(body.recursive ? ['-R'] : []), ...(body.defaults ? ['-d'] : []), '--', body.path];
+      const argv = [
+        bin(vars, 'getfacl'),
+        '-p',
+        ...(body.recursive ? ['-R'] : []),
+        ...(body.defaults ? ['-d'] : []),
+        '--',
+        body.path,
+      ];
       const r = await system.exec(argv, { timeoutMs: SETFACL_TIMEOUT_MS });
       if (r.timedOut) throw commandTimeout(argv, r);
       if (r.code !== 0) {
@@ -82,18 +114,25 @@ export default route({
       if (bad) {
         // grammar-valid but refused by setfacl: an unknown user or group name
         const entry = bad.kind === 'invalid-argument' ? entryAt(body.entries, argument, bad.character) : undefined;
-        const message = entry ? `ACL entry ${JSON.stringify(entry)} was refused by setfacl (unknown user or group?)` : `setfacl refused the ACL entries`;
+        const message = entry
+          ? `ACL entry ${JSON.stringify(entry)} was refused by setfacl (unknown user or group?)`
+          : `setfacl refused the ACL entries`;
         throw new ApiError('validation_failed', message, { issues: [{ path: 'body.acls', message: r.stderr.trim() }] });
       }
       const file = errors.find((e) => e.kind === 'file');
       if (file && file.kind === 'file' && errors.every((e) => e.kind === 'file')) {
-        if (/No such file or directory/.test(file.message)) throw new ApiError('not_found', `${file.path} does not exist`);
+        if (/No such file or directory/.test(file.message))
+          throw new ApiError('not_found', `${file.path} does not exist`);
         if (/Operation not supported/.test(file.message)) {
           throw new ApiError('conflict', `${file.path}: the filesystem does not support ACLs (mounted without acl?)`);
         }
-        if (/Read-only file system/.test(file.message)) throw new ApiError('conflict', `${file.path} is on a read-only filesystem`);
+        if (/Read-only file system/.test(file.message))
+          throw new ApiError('conflict', `${file.path} is on a read-only filesystem`);
         if (/Only directories can have default ACLs/.test(file.message)) {
-          throw new ApiError('bad_request', `${file.path} is not a directory: only directories have a default ACL (drop "defaults")`);
+          throw new ApiError(
+            'bad_request',
+            `${file.path} is not a directory: only directories have a default ACL (drop "defaults")`,
+          );
         }
       }
       throw commandFailed(argv, r);

@@ -18,8 +18,9 @@ export default route({
   method: 'POST',
   path: '/fs/unmount',
   permission: 'fs:manage',
-  examples: [{"summary": "unmount /srv/data", "body": {"mountpoint": "/srv/data"}}],
-  summary: 'Unmount the filesystem on a mountpoint (umount -- <mountpoint>); answers a message naming device and mountpoint',
+  examples: [{ summary: 'unmount /srv/data', body: { mountpoint: '/srv/data' } }],
+  summary:
+    'Unmount the filesystem on a mountpoint (umount -- <mountpoint>); answers a message naming device and mountpoint',
   body,
   response: z.string(),
   async handler({ body, system, vars, events }) {
@@ -33,7 +34,9 @@ export default route({
       if (verdict.code === 'not-mounted' && !(await pathExists(system, vars, target))) {
         throw new ApiError('not_found', `${target} does not exist`);
       }
-      throw new ApiError('conflict', `cannot unmount ${target}: ${verdict.reason}`, { details: { reason: verdict.code } });
+      throw new ApiError('conflict', `cannot unmount ${target}: ${verdict.reason}`, {
+        details: { reason: verdict.code },
+      });
     }
     // the filesystem visible there (the last one stacked on the target); named in the answer
     // and the event even when the request did not say which device it expected

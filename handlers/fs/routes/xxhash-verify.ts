@@ -12,12 +12,16 @@ const XXHSUM_TIMEOUT_MS = 600_000;
 
 const body = z
   .strictObject({
-    checksumFile: absolutePath.describe('absolute path of a file of "<hash>  <absolute file name>" lines (GNU or BSD --tag style)'),
+    checksumFile: absolutePath.describe(
+      'absolute path of a file of "<hash>  <absolute file name>" lines (GNU or BSD --tag style)',
+    ),
     options: z
       .array(z.string().max(32))
       .max(16)
       .optional()
-      .describe('xxhsum -c flags, one per element: -q/--quiet (hide OK lines), --status (no lines), --strict, --warn, --little-endian'),
+      .describe(
+        'xxhsum -c flags, one per element: -q/--quiet (hide OK lines), --status (no lines), --strict, --warn, --little-endian',
+      ),
   })
   .superRefine((b, ctx) => {
     const r = checkXxhsumOptions('verify', b.options);
@@ -33,8 +37,9 @@ export default route({
   method: 'POST',
   path: '/fs/xxhash_verify',
   permission: 'fs:manage',
-  examples: [{"summary": "a checksum file outside the read roots", "body": {"checksumFile": "/etc/passwd"}, "status": 403}],
-  summary: 'Check files against an xxHash checksum file whose names are absolute (xxhsum -c); a mismatch or missing file is a result',
+  examples: [{ summary: 'a checksum file outside the read roots', body: { checksumFile: '/etc/passwd' }, status: 403 }],
+  summary:
+    'Check files against an xxHash checksum file whose names are absolute (xxhsum -c); a mismatch or missing file is a result',
   body,
   response: resultSchema,
   async handler({ body, system, vars }) {
@@ -60,7 +65,12 @@ export default route({
     // exit 1 is "something did not verify" (mismatch, unreadable file): an answer, not a failure
     if (r.code !== 0 && r.code !== 1) throw commandFailed(argv, r);
     const parsed = parseXxhsumCheck(r.stdout, r.stderr, { fileNames: file.entries.map((e) => e.fileName) });
-    if (r.code === 1 && parsed.counts.failed === 0 && parsed.counts.unreadable === 0 && !body.options?.some((o) => o === '--status' || o === '--strict')) {
+    if (
+      r.code === 1 &&
+      parsed.counts.failed === 0 &&
+      parsed.counts.unreadable === 0 &&
+      !body.options?.some((o) => o === '--status' || o === '--strict')
+    ) {
       // exit 1 with nothing that explains it: not a verification result
       throw commandFailed(argv, r);
     }

@@ -22,10 +22,13 @@ const body = z
       .array(z.string().max(32))
       .max(16)
       .optional()
-      .describe('xxhsum flags, one per element: an algorithm (-H0 XXH32, -H1 XXH64 default, -H2 XXH128, -H3 XXH3), --tag, --little-endian'),
+      .describe(
+        'xxhsum flags, one per element: an algorithm (-H0 XXH32, -H1 XXH64 default, -H2 XXH128, -H3 XXH3), --tag, --little-endian',
+      ),
   })
   .superRefine((b, ctx) => {
-    if (b.filenames && b.fileNames) ctx.addIssue({ code: 'custom', path: ['fileNames'], message: 'give either filenames or fileNames, not both' });
+    if (b.filenames && b.fileNames)
+      ctx.addIssue({ code: 'custom', path: ['fileNames'], message: 'give either filenames or fileNames, not both' });
     if (!b.filenames && !b.fileNames) ctx.addIssue({ code: 'custom', path: ['filenames'], message: 'required' });
     const r = checkXxhsumOptions('generate', b.options);
     if (!r.ok) ctx.addIssue({ code: 'custom', path: ['options'], message: r.message });
@@ -52,7 +55,12 @@ export default route({
   method: 'POST',
   path: '/fs/xxhash',
   permission: 'fs:manage',
-  examples: [{"summary": "hash two project files", "body": {"fileNames": ["/srv/data/projects/report.pdf", "/srv/data/projects/meeting notes.txt"]}}],
+  examples: [
+    {
+      summary: 'hash two project files',
+      body: { fileNames: ['/srv/data/projects/report.pdf', '/srv/data/projects/meeting notes.txt'] },
+    },
+  ],
   summary: 'xxHash checksums of files (xxhsum [options] -- <files>)',
   body,
   response: z.object({ sums: z.array(z.object({ hash: z.string(), fileName: z.string() })) }),
@@ -68,14 +76,23 @@ export default route({
     if (r.code !== 0 || sums.length !== body.files.length) {
       const reasons = unreadableReasons(r.stderr);
       const hashed = new Set(sums.map((s) => s.fileName));
-      const missing = body.files.filter((f) => !hashed.has(f)).map((fileName) => ({ fileName, reason: reasons.get(fileName) ?? 'could not be read' }));
+      const missing = body.files
+        .filter((f) => !hashed.has(f))
+        .map((fileName) => ({ fileName, reason: reasons.get(fileName) ?? 'could not be read' }));
       if (missing.length === 0) throw commandFailed(argv, r);
       // the caller named a file that cannot be hashed: a 4xx naming each, not a server error
       const status = missing.some((m) => m.reason === 'No such file or directory') ? 404 : 400;
-      const list = missing.slice(0, 5).map((m) => `${m.fileName} (${m.reason})`).join(', ');
-      throw new ApiError(status === 404 ? 'not_found' : 'bad_request', `cannot hash ${list}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`, {
-        details: { files: missing },
-      });
+      const list = missing
+        .slice(0, 5)
+        .map((m) => `${m.fileName} (${m.reason})`)
+        .join(', ');
+      throw new ApiError(
+        status === 404 ? 'not_found' : 'bad_request',
+        `cannot hash ${list}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`,
+        {
+          details: { files: missing },
+        },
+      );
     }
     return { sums: sums.map((s) => ({ hash: s.hash, fileName: s.fileName })) };
   },

@@ -100,7 +100,8 @@ export function parseKlist(text: string): Klist {
   const P = 'klist';
   const lines = splitLines(text);
   const cacheM = /^Ticket cache: (\S.*)$/.exec(lines[0] ?? '');
-  if (!cacheM) throw new ParseError(P, "expected 'Ticket cache: TYPE:NAME' (empty output: see stderr and exit code)", 1);
+  if (!cacheM)
+    throw new ParseError(P, "expected 'Ticket cache: TYPE:NAME' (empty output: see stderr and exit code)", 1);
   const princM = /^Default principal: (\S.*)$/.exec(lines[1] ?? '');
   if (!princM) throw new ParseError(P, "expected 'Default principal: NAME'", 2);
   if (lines[2] !== '') throw new ParseError(P, 'expected an empty line after the default principal', 3);
@@ -120,7 +121,12 @@ export function parseKlist(text: string): Klist {
       continue;
     }
     const m = ticketRe.exec(line);
-    if (!m) throw new ParseError(P, 'expected a ticket line: START  EXPIRES  SERVICE (or a TAB-indented detail line)', lineNo);
+    if (!m)
+      throw new ParseError(
+        P,
+        'expected a ticket line: START  EXPIRES  SERVICE (or a TAB-indented detail line)',
+        lineNo,
+      );
     tickets.push({ service: m[3], start: klistTimeToIso(m[1], P, lineNo), expires: klistTimeToIso(m[2], P, lineNo) });
   }
   return { cache: cacheM[1], defaultPrincipal: princM[1], tickets };
@@ -181,8 +187,10 @@ export function parseKeytabList(text: string): KeytabList {
 export function parseKlistCollection(text: string): KlistCollection {
   const P = 'klist -l';
   const lines = splitLines(text);
-  if (!/^Principal name {2,}Cache name$/.test(lines[0] ?? '')) throw new ParseError(P, "expected the 'Principal name  Cache name' header", 1);
-  if (!/^-{14} {2,}-{10}$/.test(lines[1] ?? '')) throw new ParseError(P, 'expected the dashed rule under the header', 2);
+  if (!/^Principal name {2,}Cache name$/.test(lines[0] ?? ''))
+    throw new ParseError(P, "expected the 'Principal name  Cache name' header", 1);
+  if (!/^-{14} {2,}-{10}$/.test(lines[1] ?? ''))
+    throw new ParseError(P, 'expected the dashed rule under the header', 2);
   const caches: KlistCollection['caches'] = [];
   for (let i = 2; i < lines.length; i++) {
     const lineNo = i + 1;

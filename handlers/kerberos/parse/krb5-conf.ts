@@ -250,7 +250,11 @@ export function parseKrb5Conf(text: string): Krb5Conf {
       // STATE_INIT_COMMENT: MIT ignores every line until one starts with '[' in column 1.
       if (line[0] !== '[') {
         if (cp[0] === '[') {
-          throw new ParseError(PARSER, 'the first section header must start in column 1 (MIT ignores an indented one)', lineNo);
+          throw new ParseError(
+            PARSER,
+            'the first section header must start in column 1 (MIT ignores an indented one)',
+            lineNo,
+          );
         }
         throw new ParseError(
           PARSER,
@@ -262,7 +266,11 @@ export function parseKrb5Conf(text: string): Krb5Conf {
 
     if (cp[0] === '[') {
       if (stack.length > 0) {
-        throw new ParseError(PARSER, `section header inside the subsection opened at line ${stack[stack.length - 1].line}`, lineNo);
+        throw new ParseError(
+          PARSER,
+          `section header inside the subsection opened at line ${stack[stack.length - 1].line}`,
+          lineNo,
+        );
       }
       const close = cp.indexOf(']');
       if (close < 0) throw new ParseError(PARSER, "section header without ']'", lineNo);
@@ -309,7 +317,7 @@ export function parseKrb5Conf(text: string): Krb5Conf {
       final = true;
       tag = tag.slice(0, -1);
     }
-    const tagProblem = /[ \t\n\v\f\r]/.test(left) ? 'more than one word before \'=\'' : krb5TagProblem(tag);
+    const tagProblem = /[ \t\n\v\f\r]/.test(left) ? "more than one word before '='" : krb5TagProblem(tag);
     if (tagProblem) throw new ParseError(PARSER, tagProblem, lineNo);
 
     const value = skipBlanks(cp.slice(eq + 1));

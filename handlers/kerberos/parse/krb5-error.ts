@@ -66,7 +66,11 @@ export function parseKrb5Error(stderr: string, stdout?: string): Krb5Error | nul
       break;
     }
   }
-  if (kind === 'cannot-read-password' && stdout !== undefined && /^Password expired\. {2}You must change it now\.$/m.test(stdout)) {
+  if (
+    kind === 'cannot-read-password' &&
+    stdout !== undefined &&
+    /^Password expired\. {2}You must change it now\.$/m.test(stdout)
+  ) {
     kind = 'password-expired';
   }
   return {

@@ -165,7 +165,8 @@ function sectionProblems(node: unknown, path: (string | number)[], out: Krb5Conf
           out.push({ path: ip, message: `line longer than ${KRB5_MAX_LINE_BYTES} bytes (MIT would split it)` });
         }
       } else if (isPlainObject(item)) {
-        if (tooLong(`${'\t'.repeat(depth)}${tag} = {`)) out.push({ path: ip, message: `line longer than ${KRB5_MAX_LINE_BYTES} bytes` });
+        if (tooLong(`${'\t'.repeat(depth)}${tag} = {`))
+          out.push({ path: ip, message: `line longer than ${KRB5_MAX_LINE_BYTES} bytes` });
         sectionProblems(item, ip, out, depth + 1);
       } else {
         out.push({ path: ip, message: 'must be a string, an object, or a list of them' });
@@ -205,7 +206,9 @@ export function krb5ConfProblems(input: unknown): Krb5ConfProblem[] {
   const base: string[] = full ? ['sections'] : [];
 
   for (const [name, node] of Object.entries(sections)) {
-    const np = krb5SectionNameProblem(name) ?? (tooLong(`[${name}]*`) ? `line longer than ${KRB5_MAX_LINE_BYTES} bytes` : undefined);
+    const np =
+      krb5SectionNameProblem(name) ??
+      (tooLong(`[${name}]*`) ? `line longer than ${KRB5_MAX_LINE_BYTES} bytes` : undefined);
     if (np) out.push({ path: [...base, name], message: np });
     sectionProblems(node, [...base, name], out, 1);
   }
@@ -221,7 +224,10 @@ export function krb5ConfProblems(input: unknown): Krb5ConfProblem[] {
       }
       const parsed = Krb5DirectiveSchema.safeParse(d);
       if (!parsed.success) {
-        out.push({ path: ['directives', i], message: 'must be {type: include|includedir, path, section?} or {type: module, path, residual}' });
+        out.push({
+          path: ['directives', i],
+          message: 'must be {type: include|includedir, path, section?} or {type: module, path, residual}',
+        });
         return;
       }
       for (const m of directiveProblems(parsed.data, sections)) out.push({ path: ['directives', i], message: m });

@@ -9,7 +9,7 @@ export default route({
   method: 'GET',
   path: '/kerberos/conf',
   permission: 'kerberos:read',
-  examples: [{"summary": "the demo krb5.conf (realm CORP.EXAMPLE.COM)"}],
+  examples: [{ summary: 'the demo krb5.conf (realm CORP.EXAMPLE.COM)' }],
   summary: 'The global krb5.conf, as raw text and parsed',
   response: z.object({ raw: z.string(), json: Krb5ConfSchema }),
   async handler({ system, vars }) {

@@ -9,7 +9,14 @@ export default route({
   method: 'POST',
   path: '/kerberos/conf/update',
   permission: 'kerberos:manage',
-  examples: [{"summary": "write the demo krb5.conf back unchanged", "body": {"conf": "includedir /etc/krb5.conf.d\n\n[libdefaults]\n\tdefault_realm = CORP.EXAMPLE.COM\n\tdns_lookup_realm = false\n\tdns_lookup_kdc = true\n\tticket_lifetime = 24h\n\trenew_lifetime = 7d\n\tforwardable = true\n\trdns = false\n\n[realms]\n\tCORP.EXAMPLE.COM = {\n\t\tkdc = dc01.corp.example.com\n\t\tkdc = dc02.corp.example.com\n\t\tadmin_server = dc01.corp.example.com\n\t\tdefault_domain = corp.example.com\n\t}\n\n[domain_realm]\n\t.corp.example.com = CORP.EXAMPLE.COM\n\tcorp.example.com = CORP.EXAMPLE.COM\n"}}],
+  examples: [
+    {
+      summary: 'write the demo krb5.conf back unchanged',
+      body: {
+        conf: 'includedir /etc/krb5.conf.d\n\n[libdefaults]\n\tdefault_realm = CORP.EXAMPLE.COM\n\tdns_lookup_realm = false\n\tdns_lookup_kdc = true\n\tticket_lifetime = 24h\n\trenew_lifetime = 7d\n\tforwardable = true\n\trdns = false\n\n[realms]\n\tCORP.EXAMPLE.COM = {\n\t\tkdc = dc01.corp.example.com\n\t\tkdc = dc02.corp.example.com\n\t\tadmin_server = dc01.corp.example.com\n\t\tdefault_domain = corp.example.com\n\t}\n\n[domain_realm]\n\t.corp.example.com = CORP.EXAMPLE.COM\n\tcorp.example.com = CORP.EXAMPLE.COM\n',
+      },
+    },
+  ],
   summary:
     'Replace the global krb5.conf with the full raw text given (first line: includedir /etc/krb5.conf.d, stored naming the configured include directory, which is created if missing)',
   body: ConfUpdateBodySchema,

@@ -10,8 +10,9 @@ export default route({
   method: 'POST',
   path: '/kerberos/key/list',
   permission: 'kerberos:read',
-  examples: [{"summary": "the keys of the default keytab", "body": {}}],
-  summary: 'Keys of a keytab (klist -k -t -e): raw, and parsed (kvno, timestamp, principal, enctype); never key material',
+  examples: [{ summary: 'the keys of the default keytab', body: {} }],
+  summary:
+    'Keys of a keytab (klist -k -t -e): raw, and parsed (kvno, timestamp, principal, enctype); never key material',
   body: KeyListBodySchema,
   response: KeyListResponseSchema,
   async handler({ body, system, vars }) {

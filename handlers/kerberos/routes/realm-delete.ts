@@ -7,7 +7,10 @@ export default route({
   method: 'POST',
   path: '/kerberos/realm/:name/delete',
   permission: 'kerberos:manage',
-  examples: [{"summary": "delete lab.conf", "params": {"name": "lab"}}, {"summary": "an unknown realm file", "params": {"name": "nosuch"}, "status": 404}],
+  examples: [
+    { summary: 'delete lab.conf', params: { name: 'lab' } },
+    { summary: 'an unknown realm file', params: { name: 'nosuch' }, status: 404 },
+  ],
   summary: 'Delete a realm file (<name>.conf, or the listed file <name>); the answer names the deleted file',
   params: RealmNameParamsSchema,
   response: MessageSchema,

@@ -7,8 +7,12 @@ export default route({
   method: 'GET',
   path: '/kerberos/realm/:name/details',
   permission: 'kerberos:read',
-  examples: [{"summary": "lab.conf", "params": {"name": "lab"}}, {"summary": "an unknown realm file", "params": {"name": "nosuch"}, "status": 404}],
-  summary: 'One realm file: <name>.conf, or the listed file <name> (a listing key, with or without .conf, addresses its file): raw and json',
+  examples: [
+    { summary: 'lab.conf', params: { name: 'lab' } },
+    { summary: 'an unknown realm file', params: { name: 'nosuch' }, status: 404 },
+  ],
+  summary:
+    'One realm file: <name>.conf, or the listed file <name> (a listing key, with or without .conf, addresses its file): raw and json',
   params: RealmNameParamsSchema,
   response: RealmFileSchema,
   async handler({ params, system, vars }) {

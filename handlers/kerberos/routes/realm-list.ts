@@ -6,7 +6,7 @@ export default route({
   method: 'GET',
   path: '/kerberos/realm',
   permission: 'kerberos:read',
-  examples: [{"summary": "the demo realm file lab.conf"}],
+  examples: [{ summary: 'the demo realm file lab.conf' }],
   summary: 'The realm files of the include directory, keyed by file name, each with raw and json',
   response: RealmListResponseSchema,
   async handler({ system, vars }) {

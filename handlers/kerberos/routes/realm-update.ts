@@ -8,7 +8,15 @@ export default route({
   method: 'POST',
   path: '/kerberos/realm/:name/update',
   permission: 'kerberos:manage',
-  examples: [{"summary": "rewrite lab.conf", "params": {"name": "lab"}, "body": {"conf": "[realms]\n\tLAB.EXAMPLE.COM = {\n\t\tkdc = kdc.lab.example.com:88\n\t\tadmin_server = kdc.lab.example.com\n\t}\n\n[domain_realm]\n\t.lab.example.com = LAB.EXAMPLE.COM\n"}}],
+  examples: [
+    {
+      summary: 'rewrite lab.conf',
+      params: { name: 'lab' },
+      body: {
+        conf: '[realms]\n\tLAB.EXAMPLE.COM = {\n\t\tkdc = kdc.lab.example.com:88\n\t\tadmin_server = kdc.lab.example.com\n\t}\n\n[domain_realm]\n\t.lab.example.com = LAB.EXAMPLE.COM\n',
+      },
+    },
+  ],
   summary: 'Replace an existing realm file with raw text or an object (rendered to krb5.conf syntax)',
   params: RealmNameParamsSchema,
   body: RealmUpdateBodySchema,

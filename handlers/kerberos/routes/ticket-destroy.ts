@@ -9,7 +9,7 @@ export default route({
   method: 'POST',
   path: '/kerberos/ticket/destroy',
   permission: 'kerberos:manage',
-  examples: [{"summary": "destroy the API user's tickets", "body": {}}],
+  examples: [{ summary: "destroy the API user's tickets", body: {} }],
   summary: "Destroy the product's ticket cache (kdestroy)",
   response: MessageSchema,
   async handler({ system, vars, events }) {

@@ -9,7 +9,7 @@ export default route({
   method: 'GET',
   path: '/kerberos/ticket/list',
   permission: 'kerberos:read',
-  examples: [{"summary": "administrator's TGT and an LDAP service ticket"}],
+  examples: [{ summary: "administrator's TGT and an LDAP service ticket" }],
   summary: "The product's ticket cache: klist output as raw, and parsed (cache, default principal, tickets)",
   response: TicketListResponseSchema,
   async handler({ system, vars }) {

@@ -2,7 +2,14 @@ import { route } from '../../core/route';
 import { ApiError } from '../../core/errors';
 import { path, type Vars } from '../../core/vars';
 import type { SystemClient } from '../../core/system';
-import { ccacheEnv, kinitKeytabArgv, kinitPasswordArgv, kinitTimeoutMs, klistArgv, passwordDialogue } from '../commands';
+import {
+  ccacheEnv,
+  kinitKeytabArgv,
+  kinitPasswordArgv,
+  kinitTimeoutMs,
+  klistArgv,
+  passwordDialogue,
+} from '../commands';
 import { defaultRealm } from '../conf-files';
 import { krb5Failure, krb5Timeout, normaliseTty, scrub } from '../failures';
 import { RealmNameSchema, realmCaseHint } from '../names';
@@ -29,7 +36,14 @@ export default route({
   method: 'POST',
   path: '/kerberos/ticket/obtain',
   permission: 'kerberos:manage',
-  examples: [{"summary": "administrator with a password (replay does not check it)", "body": {"username": "administrator", "password": "any demo password"}}, {"summary": "the host principal from the keytab", "body": {"principal": "host/nas01.corp.example.com"}}, {"summary": "an unknown user", "body": {"username": "nobody", "password": "x"}, "status": 400}],
+  examples: [
+    {
+      summary: 'administrator with a password (replay does not check it)',
+      body: { username: 'administrator', password: 'any demo password' },
+    },
+    { summary: 'the host principal from the keytab', body: { principal: 'host/nas01.corp.example.com' } },
+    { summary: 'an unknown user', body: { username: 'nobody', password: 'x' }, status: 400 },
+  ],
   summary: 'Obtain a ticket-granting ticket with a domain admin password (kinit at a pty prompt) or from a keytab',
   body: ObtainBodySchema,
   response: MessageSchema,
@@ -45,16 +59,32 @@ export default route({
       if (r.timedOut) throw krb5Timeout(argv, timeoutMs);
       if (r.code !== 0) {
         const output = normaliseTty(scrub(r.output, body.password));
-        throw krb5Failure({ argv, code: r.code, stderr: output, stdout: output, principal, hint: realmCaseHint(realmOf(principal)) });
+        throw krb5Failure({
+          argv,
+          code: r.code,
+          stderr: output,
+          stdout: output,
+          principal,
+          hint: realmCaseHint(realmOf(principal)),
+        });
       }
     } else {
       const keytab = body.path ?? path(vars, 'keytab');
       let wanted = body.principal;
-      if (wanted !== undefined && !wanted.includes('@')) wanted = `${wanted}@${await realmFor(body.realm, system, vars)}`;
+      if (wanted !== undefined && !wanted.includes('@'))
+        wanted = `${wanted}@${await realmFor(body.realm, system, vars)}`;
       const argv = kinitKeytabArgv(vars, keytab, wanted);
       const r = await system.exec(argv, { env, timeoutMs });
       if (r.timedOut) throw krb5Timeout(argv, timeoutMs);
-      if (r.code !== 0) throw krb5Failure({ argv, code: r.code, stderr: r.stderr, stdout: r.stdout, principal: wanted, hint: wanted === undefined ? '' : realmCaseHint(realmOf(wanted)) });
+      if (r.code !== 0)
+        throw krb5Failure({
+          argv,
+          code: r.code,
+          stderr: r.stderr,
+          stdout: r.stdout,
+          principal: wanted,
+          hint: wanted === undefined ? '' : realmCaseHint(realmOf(wanted)),
+        });
       // Without a principal kinit chose one (host/<fqdn>@<realm of the host>): ask the cache
       // which, so the answer names the realm for real.
       principal = wanted ?? parseKlist((await system.run(klistArgv(vars), { env })).stdout).defaultPrincipal;

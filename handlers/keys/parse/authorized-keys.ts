@@ -147,7 +147,8 @@ export function parseKeyLine(raw: string): KeyLine {
     algo = token(line, end);
     if (!isKeyType(algo.text)) {
       // `ssh-foo AAAA…`: an unknown key type rather than options
-      if (/^[a-z0-9@.-]+$/.test(first.text) && /^AAAA/.test(algo.text)) throw new KeyLineError(`unknown key type ${first.text}`);
+      if (/^[a-z0-9@.-]+$/.test(first.text) && /^AAAA/.test(algo.text))
+        throw new KeyLineError(`unknown key type ${first.text}`);
       if (algo.text === '') throw new KeyLineError('no key type');
       parseOptions(options);
       throw new KeyLineError(`unknown key type ${algo.text}`);
@@ -164,7 +165,16 @@ export function parseKeyLine(raw: string): KeyLine {
     throw e;
   }
   const comment = line.slice(blob.end).replace(/^[ \t]+|[ \t]+$/g, '');
-  return { options, algo: algo.text, blob: blob.text, comment, fingerprint: decoded.fingerprint, bits: decoded.bits, certificate: decoded.certificate, line };
+  return {
+    options,
+    algo: algo.text,
+    blob: blob.text,
+    comment,
+    fingerprint: decoded.fingerprint,
+    bits: decoded.bits,
+    certificate: decoded.certificate,
+    line,
+  };
 }
 
 export interface AuthorizedKeyEntry {
@@ -203,7 +213,15 @@ export function parseAuthorizedKeys(text: string): AuthorizedKeyEntry[] {
       out.push({ index, algo: k.algo, blob: k.blob, comment: k.comment, fingerprint: k.fingerprint, line: k.line });
     } catch (e) {
       if (!(e instanceof KeyLineError)) throw e;
-      out.push({ index, algo: '', blob: '', comment: '', fingerprint: '', line: raw.endsWith('\r') ? raw.slice(0, -1) : raw, error: e.message });
+      out.push({
+        index,
+        algo: '',
+        blob: '',
+        comment: '',
+        fingerprint: '',
+        line: raw.endsWith('\r') ? raw.slice(0, -1) : raw,
+        error: e.message,
+      });
     }
   }
   return out;

@@ -25,7 +25,8 @@ function oneLine(parser: string, stdout: string): string {
 }
 
 function id(parser: string, s: string, what: string): number {
-  if (!/^\d{1,10}$/.test(s) || Number(s) > 0xfffffffe) throw new ParseError(parser, `${what} ${JSON.stringify(s)} is not a number`, 1);
+  if (!/^\d{1,10}$/.test(s) || Number(s) > 0xfffffffe)
+    throw new ParseError(parser, `${what} ${JSON.stringify(s)} is not a number`, 1);
   return Number(s);
 }
 

@@ -15,7 +15,10 @@ interface PlainType {
   curve?: { name: string; pointLength: number; bits: number };
 }
 
-const ECDSA = (name: string, pointLength: number, bits: number): PlainType => ({ fields: ['curve', 'point'], curve: { name, pointLength, bits } });
+const ECDSA = (name: string, pointLength: number, bits: number): PlainType => ({
+  fields: ['curve', 'point'],
+  curve: { name, pointLength, bits },
+});
 
 export const PLAIN_TYPES: Record<string, PlainType> = {
   'ssh-rsa': { fields: ['mpint', 'mpint'] },
@@ -24,13 +27,19 @@ export const PLAIN_TYPES: Record<string, PlainType> = {
   'ecdsa-sha2-nistp384': ECDSA('nistp384', 97, 384),
   'ecdsa-sha2-nistp521': ECDSA('nistp521', 133, 521),
   'ssh-ed25519': { fields: ['ed25519'] },
-  'sk-ecdsa-sha2-nistp256@openssh.com': { fields: ['curve', 'point', 'string'], curve: { name: 'nistp256', pointLength: 65, bits: 256 } },
+  'sk-ecdsa-sha2-nistp256@openssh.com': {
+    fields: ['curve', 'point', 'string'],
+    curve: { name: 'nistp256', pointLength: 65, bits: 256 },
+  },
   'sk-ssh-ed25519@openssh.com': { fields: ['ed25519', 'string'] },
 };
 
 /** `<plain>-cert-v01@openssh.com` (the sk types keep their `@openssh.com` once). */
 export const CERT_TYPES: Record<string, string> = Object.fromEntries(
-  Object.keys(PLAIN_TYPES).map((t) => [t.endsWith('@openssh.com') ? t.replace('@openssh.com', '-cert-v01@openssh.com') : `${t}-cert-v01@openssh.com`, t]),
+  Object.keys(PLAIN_TYPES).map((t) => [
+    t.endsWith('@openssh.com') ? t.replace('@openssh.com', '-cert-v01@openssh.com') : `${t}-cert-v01@openssh.com`,
+    t,
+  ]),
 );
 
 export function isKeyType(t: string): boolean {
@@ -114,7 +123,8 @@ class Reader {
 function mpintBits(b: Uint8Array, what: string): number {
   if (b.length === 0) throw new KeyBlobError(`${what} is zero`);
   if (b[0] & 0x80) throw new KeyBlobError(`${what} is negative`);
-  if (b[0] === 0 && (b.length === 1 || !(b[1] & 0x80))) throw new KeyBlobError(`${what} has a superfluous leading zero`);
+  if (b[0] === 0 && (b.length === 1 || !(b[1] & 0x80)))
+    throw new KeyBlobError(`${what} has a superfluous leading zero`);
   const first = b[0] === 0 ? 1 : 0;
   if (first >= b.length) throw new KeyBlobError(`${what} is zero`);
   return (b.length - first - 1) * 8 + (32 - Math.clz32(b[first]));
@@ -147,7 +157,8 @@ function readFields(r: Reader, plainType: string): number {
       }
       case 'point': {
         const q = r.bytes('the curve point');
-        if (q.length !== t.curve?.pointLength || q[0] !== 0x04) throw new KeyBlobError(`the curve point is not an uncompressed ${t.curve?.name} point`);
+        if (q.length !== t.curve?.pointLength || q[0] !== 0x04)
+          throw new KeyBlobError(`the curve point is not an uncompressed ${t.curve?.name} point`);
         break;
       }
       case 'string': {
@@ -182,7 +193,8 @@ export function decodeKey(type: string, base64: string): DecodedKey {
   const fields = r.slice(start, r.offset);
   r.u64('the serial');
   const certType = r.u32('the certificate type');
-  if (certType !== 1 && certType !== 2) throw new KeyBlobError(`certificate type ${certType} is neither user (1) nor host (2)`);
+  if (certType !== 1 && certType !== 2)
+    throw new KeyBlobError(`certificate type ${certType} is neither user (1) nor host (2)`);
   r.bytes('the key id');
   r.bytes('the principals');
   r.u64('valid after');

@@ -20,9 +20,12 @@ function validKeyLine(text: string): KeyLine {
     if (e instanceof KeyLineError) throw validationFailed('body.key', e.message);
     throw e;
   }
-  if (k.algo.startsWith('ssh-dss')) throw validationFailed('body.key', 'ssh-dss (DSA) keys are disabled by OpenSSH (removed in OpenSSH 10)');
-  if (k.algo.includes('rsa') && k.bits < MIN_RSA_BITS) throw validationFailed('body.key', `RSA keys need at least ${MIN_RSA_BITS} bits (this one has ${k.bits})`);
-  if (k.algo.includes('rsa') && k.bits > MAX_RSA_BITS) throw validationFailed('body.key', `RSA keys have at most ${MAX_RSA_BITS} bits (this one has ${k.bits})`);
+  if (k.algo.startsWith('ssh-dss'))
+    throw validationFailed('body.key', 'ssh-dss (DSA) keys are disabled by OpenSSH (removed in OpenSSH 10)');
+  if (k.algo.includes('rsa') && k.bits < MIN_RSA_BITS)
+    throw validationFailed('body.key', `RSA keys need at least ${MIN_RSA_BITS} bits (this one has ${k.bits})`);
+  if (k.algo.includes('rsa') && k.bits > MAX_RSA_BITS)
+    throw validationFailed('body.key', `RSA keys have at most ${MAX_RSA_BITS} bits (this one has ${k.bits})`);
   return k;
 }
 
@@ -30,7 +33,8 @@ export default route({
   method: 'POST',
   path: '/system/keys/auth/add',
   permission: 'keys:manage',
-  summary: "Append a key line to the API user's (or `user`'s) ~/.ssh/authorized_keys; a key already there (same fingerprint) is a 409",
+  summary:
+    "Append a key line to the API user's (or `user`'s) ~/.ssh/authorized_keys; a key already there (same fingerprint) is a 409",
   body: AddBodySchema,
   response: KeyEntrySchema,
   lock: AUTH_LOCK,
@@ -47,10 +51,16 @@ export default route({
     const key = validKeyLine(body.key);
     const { user } = await editAuthorizedKeys(system, body.user, (current) => {
       const dup = parseAuthorizedKeys(current.content ?? '').find((e) => e.fingerprint === key.fingerprint);
-      if (dup) throw conflict(`the key ${key.fingerprint} is already authorized for ${current.user} (entry ${dup.index})`, { index: dup.index });
+      if (dup)
+        throw conflict(`the key ${key.fingerprint} is already authorized for ${current.user} (entry ${dup.index})`, {
+          index: dup.index,
+        });
       return { content: appendLine(current.content, key.line), result: undefined };
     });
-    await events.send({ kind: 'keys.authorized.added', data: { user, fingerprint: key.fingerprint, comment: key.comment } });
+    await events.send({
+      kind: 'keys.authorized.added',
+      data: { user, fingerprint: key.fingerprint, comment: key.comment },
+    });
     return { algo: key.algo, blob: key.blob, comment: key.comment, fingerprint: key.fingerprint, line: key.line };
   },
 });

@@ -8,7 +8,8 @@ export default route({
   method: 'GET',
   path: '/system/keys/auth',
   permission: 'keys:read',
-  summary: "The entries of the API user's (or `user`'s) ~/.ssh/authorized_keys; a line sshd cannot use is listed with an `error`",
+  summary:
+    "The entries of the API user's (or `user`'s) ~/.ssh/authorized_keys; a line sshd cannot use is listed with an `error`",
   query: UserQuerySchema,
   response: AuthorizedListSchema,
   examples: [

@@ -15,7 +15,7 @@ export default route({
   query: UserQuerySchema,
   response: EmptySchema,
   examples: [
-    { summary: "A new key pair for the API user" },
+    { summary: 'A new key pair for the API user' },
     { summary: 'A new key pair for alice', query: { user: 'alice' } },
   ],
   async handler({ query, system, events }) {

@@ -9,7 +9,7 @@ export default route({
   method: 'GET',
   path: '/system/keys/pub',
   permission: 'keys:read',
-  summary: "The public key of the API user (or of `user`): the line of ~/.ssh/id_ed25519.pub",
+  summary: 'The public key of the API user (or of `user`): the line of ~/.ssh/id_ed25519.pub',
   query: UserQuerySchema,
   response: PublicKeySchema,
   examples: [

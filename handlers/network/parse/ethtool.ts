@@ -53,7 +53,8 @@ interface Entry {
 
 export function parseEthtool(stdout: string): EthtoolSettings {
   const lines = splitLines(stdout);
-  if (lines.length === 0 || stdout.trim() === '') throw new ParseError(SETTINGS, 'empty output (did the command fail?)', 1);
+  if (lines.length === 0 || stdout.trim() === '')
+    throw new ParseError(SETTINGS, 'empty output (did the command fail?)', 1);
   const banner = /^Settings for (\S+):\s*$/.exec(lines[0] ?? '');
   if (!banner || !banner[1]) throw new ParseError(SETTINGS, 'expected "Settings for <dev>:"', 1);
 

@@ -66,7 +66,17 @@ function firstWord(s: string): [string, string] {
   return m ? [m[1] ?? '', m[2] ?? ''] : ['', ''];
 }
 
-export const STANZA_KEYWORDS = ['iface', 'mapping', 'auto', 'source', 'source-directory', 'source-dir', 'no-auto-down', 'no-scripts', 'rename'];
+export const STANZA_KEYWORDS = [
+  'iface',
+  'mapping',
+  'auto',
+  'source',
+  'source-directory',
+  'source-dir',
+  'no-auto-down',
+  'no-scripts',
+  'rename',
+];
 
 export function isStanzaKeyword(word: string): boolean {
   return STANZA_KEYWORDS.includes(word) || (word.startsWith('allow-') && word.length > 6);

@@ -34,7 +34,20 @@ const rawIface = z.looseObject({
 });
 
 /** keys that are data, not boolean flags */
-const NOT_FLAGS = new Set(['family', 'local', 'address', 'prefixlen', 'broadcast', 'scope', 'label', 'valid_life_time', 'preferred_life_time', 'dynamic', 'anycast', 'metric']);
+const NOT_FLAGS = new Set([
+  'family',
+  'local',
+  'address',
+  'prefixlen',
+  'broadcast',
+  'scope',
+  'label',
+  'valid_life_time',
+  'preferred_life_time',
+  'dynamic',
+  'anycast',
+  'metric',
+]);
 
 function life(n: number | undefined): IpAddress['valid_life_time'] {
   // absent only on very old iproute2; the kernel reports permanent addresses as forever
@@ -49,7 +62,8 @@ export function parseIpAddr(stdout: string): IpAddrRecord[] {
     const addresses: IpAddress[] = [];
     r.data.addr_info.forEach((rawA, j) => {
       const a = rawAddr.safeParse(rawA);
-      if (!a.success) throw new ParseError(PARSER, `${recordLabel(i, raw)}: addr_info.${j}: ${describeIssues(a.error)}`);
+      if (!a.success)
+        throw new ParseError(PARSER, `${recordLabel(i, raw)}: addr_info.${j}: ${describeIssues(a.error)}`);
       const d = a.data;
       // other families (mpls, ...) are not addresses the product shows
       if (d.family !== 'inet' && d.family !== 'inet6') return;

@@ -54,13 +54,15 @@ export function parseIpLink(stdout: string): IpLinkRecord[] {
     let bond: IpLinkRecord['bond'] = null;
     if (kind === 'bond') {
       const b = bondInfo.safeParse(info?.info_data ?? {});
-      if (!b.success) throw new ParseError(PARSER, `${recordLabel(i, raw)}: linkinfo.info_data: ${describeIssues(b.error)}`);
+      if (!b.success)
+        throw new ParseError(PARSER, `${recordLabel(i, raw)}: linkinfo.info_data: ${describeIssues(b.error)}`);
       bond = b.data;
     }
     let bondSlave: IpLinkRecord['bond_slave'] = null;
     if (slaveKind === 'bond') {
       const s = bondSlaveInfo.safeParse(info?.info_slave_data ?? {});
-      if (!s.success) throw new ParseError(PARSER, `${recordLabel(i, raw)}: linkinfo.info_slave_data: ${describeIssues(s.error)}`);
+      if (!s.success)
+        throw new ParseError(PARSER, `${recordLabel(i, raw)}: linkinfo.info_slave_data: ${describeIssues(s.error)}`);
       bondSlave = s.data;
     }
 

@@ -17,16 +17,32 @@ import { isStanzaKeyword, logicalLines, parseIfupdownWithSpans, physicalLines } 
 /** One value token: letters, digits and . _ : / + , = @ % - ; starts with a letter or digit. */
 export const ifupdownToken = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/+,=@%-]{0,254}$/, 'must be a single token of A-Z a-z 0-9 . _ : / + , = @ % - (no spaces, #, quotes or line breaks)');
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._:/+,=@%-]{0,254}$/,
+    'must be a single token of A-Z a-z 0-9 . _ : / + , = @ % - (no spaces, #, quotes or line breaks)',
+  );
 
-const STATIC_OPTIONS = ['address', 'netmask', 'broadcast', 'gateway', 'mtu', 'hwaddress', 'metric', 'pointopoint', 'scope'];
+const STATIC_OPTIONS = [
+  'address',
+  'netmask',
+  'broadcast',
+  'gateway',
+  'mtu',
+  'hwaddress',
+  'metric',
+  'pointopoint',
+  'scope',
+];
 
 /** Option names we are willing to write. `bond-mode` and `bond_mode` both allowed (ifupdown
  *  exports both as IF_BOND_MODE); hook names and stanza keywords can never match. */
 export const ifupdownOptionName = z
   .string()
   .regex(/^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$/, 'not a valid option name')
-  .refine((n) => STATIC_OPTIONS.includes(n) || /^(bond|slave)/.test(n), 'option not allowed (only address/netmask/broadcast/gateway/mtu/hwaddress/metric/pointopoint/scope, bond*, slave*)')
+  .refine(
+    (n) => STATIC_OPTIONS.includes(n) || /^(bond|slave)/.test(n),
+    'option not allowed (only address/netmask/broadcast/gateway/mtu/hwaddress/metric/pointopoint/scope, bond*, slave*)',
+  )
   .refine((n) => !isStanzaKeyword(n), 'option name is an ifupdown keyword');
 
 export const ifupdownOptionInput = z.object({
@@ -44,7 +60,10 @@ export const ifaceStanzaInput = z
     auto: z.boolean().default(true),
   })
   .refine((s) => new Set(s.options.map((o) => o.name)).size === s.options.length, 'duplicate option')
-  .refine((s) => s.method !== 'static' || s.options.some((o) => o.name === 'address'), 'a static stanza needs an address');
+  .refine(
+    (s) => s.method !== 'static' || s.options.some((o) => o.name === 'address'),
+    'a static stanza needs an address',
+  );
 export type IfaceStanzaInput = z.input<typeof ifaceStanzaInput>;
 
 const INDENT = '    ';
@@ -122,7 +141,9 @@ export function replaceIfaceStanza(text: string, name: string, input: IfaceStanz
   const mine = spans.filter((s) => s.iface.name === name && (stanza === null || s.iface.family === 'inet'));
   const block = stanza ? renderIfaceBlock(stanza).replace(/\n/g, nl) : '';
 
-  const alreadyAuto = allowLines.some((l) => (l.keyword === 'auto' || l.keyword === 'allow-auto') && l.names.includes(name));
+  const alreadyAuto = allowLines.some(
+    (l) => (l.keyword === 'auto' || l.keyword === 'allow-auto') && l.names.includes(name),
+  );
   const wantAuto = stanza !== null && stanza.auto;
 
   // auto / allow lines that must lose the name

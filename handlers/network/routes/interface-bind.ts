@@ -15,7 +15,12 @@ export default route({
   method: 'POST',
   path: '/network/interface/bind',
   permission: 'network:manage',
-  examples: [{"summary": "a bond over eno5 with a static address", "body": {"isdhcp": false, "address": "10.30.0.10", "netmask": "255.255.255.0", "slaves": "eno5"}}],
+  examples: [
+    {
+      summary: 'a bond over eno5 with a static address',
+      body: { isdhcp: false, address: '10.30.0.10', netmask: '255.255.255.0', slaves: 'eno5' },
+    },
+  ],
   // one change to the interfaces files and links at a time: each plans from what it read
   lock: 'network-config',
   summary: 'Create the next free bondN from the given ports (802.3ad by default), configure and bring it up',
@@ -32,7 +37,13 @@ export default route({
     const params = bondParams(body);
     const edit = new ConfigEdit(s.config).setStanza(bondStanza(bond, body.addressing, body.slaves, params));
     for (const p of body.slaves) edit.setStanza(portStanza(p, bond));
-    const steps = planBind(c.bins, { bond, params, ports, addressing: body.addressing, dhcpTimeoutMs: c.settings.dhcpTimeoutMs });
+    const steps = planBind(c.bins, {
+      bond,
+      params,
+      ports,
+      addressing: body.addressing,
+      dhcpTimeoutMs: c.settings.dhcpTimeoutMs,
+    });
     await commit(system, edit.changes(), steps);
 
     const { method, ip, prefix, mtu } = body.addressing;

@@ -14,7 +14,12 @@ export default route({
   method: 'POST',
   path: '/network/interface/configure',
   permission: 'network:manage',
-  examples: [{"summary": "a static address on the spare port eno5", "body": {"device": "eno5", "isdhcp": false, "address": "192.168.50.10", "netmask": "255.255.255.0"}}],
+  examples: [
+    {
+      summary: 'a static address on the spare port eno5',
+      body: { device: 'eno5', isdhcp: false, address: '192.168.50.10', netmask: '255.255.255.0' },
+    },
+  ],
   // one change to the interfaces files and links at a time: each plans from what it read
   lock: 'network-config',
   summary: 'Configure an interface for DHCP or a static address: writes its ifupdown stanza and applies it now',
@@ -28,7 +33,11 @@ export default route({
     const old = inetStanza(s.config, dev);
     // a port gets no address of its own: the bond carries it
     const master = link.master ?? configuredMaster(old);
-    if (master) throw conflict(`${dev} is a port of ${master}; configure ${master}, or take ${dev} out of it first`, { device: dev, master });
+    if (master)
+      throw conflict(`${dev} is a port of ${master}; configure ${master}, or take ${dev} out of it first`, {
+        device: dev,
+        master,
+      });
     lockoutGuard(connection, s.addrs, [dev], 're-address', body.force);
 
     const stanza = configureStanza(dev, body.addressing, body.options, old);
@@ -40,7 +49,13 @@ export default route({
     await commit(system, files, steps);
 
     const { method, ip, prefix, mtu } = body.addressing;
-    const data = { device: dev, mode: method, ...(ip ? { address: `${ip}/${prefix}` } : {}), ...(mtu ? { mtu } : {}), options: body.options.map((o) => o.name) };
+    const data = {
+      device: dev,
+      mode: method,
+      ...(ip ? { address: `${ip}/${prefix}` } : {}),
+      ...(mtu ? { mtu } : {}),
+      options: body.options.map((o) => o.name),
+    };
     await emitNetworkEvent(events, 'network.interface.configured', data);
     return describeInterface(c, dev);
   },

@@ -8,7 +8,11 @@ export default route({
   method: 'GET',
   path: '/network/interface/:device_name/details',
   permission: 'network:read',
-  examples: [{"summary": "the management port eno1", "params": {"device_name": "eno1"}}, {"summary": "the bond", "params": {"device_name": "bond0"}}, {"summary": "an unknown device", "params": {"device_name": "nosuchdev0"}, "status": 404}],
+  examples: [
+    { summary: 'the management port eno1', params: { device_name: 'eno1' } },
+    { summary: 'the bond', params: { device_name: 'bond0' } },
+    { summary: 'an unknown device', params: { device_name: 'nosuchdev0' }, status: 404 },
+  ],
   summary: 'One network interface, as a one-element array',
   params: deviceParams,
   response: z.array(networkInterface).length(1),

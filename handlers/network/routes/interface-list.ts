@@ -7,8 +7,9 @@ export default route({
   method: 'GET',
   path: '/network/interface',
   permission: 'network:read',
-  examples: [{"summary": "eno1-eno5 and bond0"}],
-  summary: 'The network interfaces (NICs and bonds by default): runtime state, ethtool settings, ifupdown configuration, status',
+  examples: [{ summary: 'eno1-eno5 and bond0' }],
+  summary:
+    'The network interfaces (NICs and bonds by default): runtime state, ethtool settings, ifupdown configuration, status',
   response: z.array(networkInterface),
   async handler({ system, vars }) {
     return listInterfaces(networkContext(system, vars));

@@ -21,7 +21,7 @@ export default route({
   method: 'POST',
   path: '/network/interface/slaves',
   permission: 'network:manage',
-  examples: [{"summary": "add eno5 to bond0", "body": {"device": "bond0", "slaves": "eno3,eno4,eno5"}}],
+  examples: [{ summary: 'add eno5 to bond0', body: { device: 'bond0', slaves: 'eno3,eno4,eno5' } }],
   // one change to the interfaces files and links at a time: each plans from what it read
   lock: 'network-config',
   summary: "Set a bond's ports (comma separated); answers the bond",
@@ -35,7 +35,10 @@ export default route({
     if (!link) throw notFound(`no network interface ${bond}`);
     if (link.kind !== 'bond') throw conflict(`${bond} is not a bond`, { device: bond });
     const stanza = inetStanza(s.config, bond);
-    if (!stanza) throw conflict(`${bond} has no configuration to change; create bonds with /network/interface/bind`, { device: bond });
+    if (!stanza)
+      throw conflict(`${bond} has no configuration to change; create bonds with /network/interface/bind`, {
+        device: bond,
+      });
 
     const running = s.links.filter((l) => l.master === bond).map((l) => l.ifname);
     const configured = [
@@ -57,7 +60,12 @@ export default route({
     }
     await commit(system, edit.changes(), planSlaves(c.bins, bond, ports, removed));
 
-    await emitNetworkEvent(events, 'network.bond.slaves_changed', { device: bond, slaves: body.slaves, added, removed });
+    await emitNetworkEvent(events, 'network.bond.slaves_changed', {
+      device: bond,
+      slaves: body.slaves,
+      added,
+      removed,
+    });
     return describeInterface(c, bond);
   },
 });

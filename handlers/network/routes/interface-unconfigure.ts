@@ -31,7 +31,7 @@ export default route({
   method: 'POST',
   path: '/network/interface/:device_name/unconfigure',
   permission: 'network:manage',
-  examples: [{"summary": "remove the configuration of eno2", "params": {"device_name": "eno2"}, "body": {}}],
+  examples: [{ summary: 'remove the configuration of eno2', params: { device_name: 'eno2' }, body: {} }],
   // one change to the interfaces files and links at a time: each plans from what it read
   lock: 'network-config',
   summary: 'Remove an interface configuration and leave it down (a bond is deleted, its ports released)',
@@ -71,7 +71,9 @@ export default route({
         if (configuredMaster(inetStanza(s.config, p)) === dev) edit.removeStanza(p);
       }
       steps = planUnconfigureBond(c.bins, { link, addr: addrOf(s, dev) }, released, wasDhcp);
-      message = released.length ? `${dev} unconfigured and deleted; ports ${released.join(', ')} released` : `${dev} unconfigured and deleted`;
+      message = released.length
+        ? `${dev} unconfigured and deleted; ports ${released.join(', ')} released`
+        : `${dev} unconfigured and deleted`;
     } else {
       lockoutGuard(connection, s.addrs, [dev], 'unconfigure', body.force);
       const master = link.master;
@@ -86,7 +88,10 @@ export default route({
       if (bond) message = `${dev} unconfigured and taken out of ${bond}`;
     }
     await commit(system, edit.changes(), steps);
-    await emitNetworkEvent(events, 'network.interface.unconfigured', { device: dev, ...(link?.kind === 'bond' ? { deleted: true, released } : {}) });
+    await emitNetworkEvent(events, 'network.interface.unconfigured', {
+      device: dev,
+      ...(link?.kind === 'bond' ? { deleted: true, released } : {}),
+    });
     return { message };
   },
 });

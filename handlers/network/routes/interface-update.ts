@@ -18,7 +18,7 @@ export default route({
   method: 'POST',
   path: '/network/interface/:device_name/update',
   permission: 'network:manage',
-  examples: [{"summary": "take eno2 down", "params": {"device_name": "eno2"}, "body": {"state": "down"}}],
+  examples: [{ summary: 'take eno2 down', params: { device_name: 'eno2' }, body: { state: 'down' } }],
   // one change to the interfaces files and links at a time: each plans from what it read
   lock: 'network-config',
   summary: 'Bring a configured interface up or down',
@@ -33,7 +33,9 @@ export default route({
     if (!inetStanza(s.config, dev)) {
       // up and addressed without a stanza: someone else manages it (by hand, a DHCP client,
       // another tool); say so rather than "not configured", which it plainly is
-      const inet = (addrOf(s, dev)?.addresses ?? []).filter((a) => a.family === 'inet').map((a) => `${a.local}/${a.prefixlen}`);
+      const inet = (addrOf(s, dev)?.addresses ?? [])
+        .filter((a) => a.family === 'inet')
+        .map((a) => `${a.local}/${a.prefixlen}`);
       if (inet.length > 0) {
         throw conflict(
           `${dev} has ${inet.join(', ')} but no stanza in the interfaces files: it is managed outside them (by hand, a DHCP client or another tool); configure it through this API first to manage it here`,

@@ -7,7 +7,12 @@ export default route({
   method: 'POST',
   path: '/notification/agent/create',
   permission: 'notification:manage',
-  examples: [{"summary": "a webhook agent", "body": {"type": "webhook", "enabled": true, "json": {"url": "https://hooks.example.com/ballast"}}}],
+  examples: [
+    {
+      summary: 'a webhook agent',
+      body: { type: 'webhook', enabled: true, json: { url: 'https://hooks.example.com/ballast' } },
+    },
+  ],
   summary: 'Create a notification agent (sms, smtp or webhook); answers an array with it',
   body: createBody,
   response: z.array(agentSchema).length(1),
@@ -16,11 +21,23 @@ export default route({
     const now = Date.now();
     const iso = new Date(now).toISOString();
     const r = await db
-      .prepare('INSERT INTO notification_agents (type, enabled, json, unix_time, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .bind(body.type, body.enabled ? 1 : 0, JSON.stringify(await sealSecrets(system, body.type, body.json as Record<string, unknown>)), now, iso, iso)
+      .prepare(
+        'INSERT INTO notification_agents (type, enabled, json, unix_time, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .bind(
+        body.type,
+        body.enabled ? 1 : 0,
+        JSON.stringify(await sealSecrets(system, body.type, body.json as Record<string, unknown>)),
+        now,
+        iso,
+        iso,
+      )
       .run();
     const row = await getAgentRow(db, r.meta.last_row_id);
-    await events.send({ kind: 'notification.agent.created', data: { id: row.id, type: row.type, enabled: body.enabled } });
+    await events.send({
+      kind: 'notification.agent.created',
+      data: { id: row.id, type: row.type, enabled: body.enabled },
+    });
     return [toAgent(row, vars.hostId)];
   },
 });

@@ -7,7 +7,7 @@ export default route({
   method: 'POST',
   path: '/notification/agent/:id/destroy',
   permission: 'notification:manage',
-  examples: [{"summary": "no agent 999 on a fresh demo", "params": {"id": "999"}, "status": 404}],
+  examples: [{ summary: 'no agent 999 on a fresh demo', params: { id: '999' }, status: 404 }],
   summary: 'Remove a notification agent; its undelivered notifications are cancelled',
   params: agentIdParams,
   response: z.array(z.number().int()).length(1),
@@ -15,7 +15,11 @@ export default route({
     const row = await getAgentRow(db, params.id);
     await db.batch([
       db.prepare('DELETE FROM notification_agents WHERE id = ?').bind(params.id),
-      db.prepare("UPDATE deliveries SET state = 'cancelled', last_error = 'agent removed' WHERE agent_id = ? AND state = 'pending'").bind(params.id),
+      db
+        .prepare(
+          "UPDATE deliveries SET state = 'cancelled', last_error = 'agent removed' WHERE agent_id = ? AND state = 'pending'",
+        )
+        .bind(params.id),
     ]);
     await events.send({ kind: 'notification.agent.destroyed', data: { id: row.id, type: row.type } });
     return [row.id];

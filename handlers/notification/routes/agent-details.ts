@@ -7,7 +7,7 @@ export default route({
   method: 'GET',
   path: '/notification/agent/:id/details',
   permission: 'notification:read',
-  examples: [{"summary": "no agent 999 on a fresh demo", "params": {"id": "999"}, "status": 404}],
+  examples: [{ summary: 'no agent 999 on a fresh demo', params: { id: '999' }, status: 404 }],
   summary: 'One notification agent (an array of one), secrets masked',
   params: agentIdParams,
   response: z.array(agentSchema).length(1),

@@ -7,7 +7,7 @@ export default route({
   method: 'GET',
   path: '/notification/agent',
   permission: 'notification:read',
-  examples: [{"summary": "a fresh demo has no agents"}],
+  examples: [{ summary: 'a fresh demo has no agents' }],
   summary: 'Every notification agent, secrets masked',
   response: z.array(agentSchema),
   async handler({ db, vars }) {

@@ -10,7 +10,7 @@ export default route({
   path: '/notification/agent/:id/test',
   // manage, not read: it makes the appliance send a message to an outside destination.
   permission: 'notification:manage',
-  examples: [{"summary": "no agent 999 on a fresh demo", "params": {"id": "999"}, "status": 404}],
+  examples: [{ summary: 'no agent 999 on a fresh demo', params: { id: '999' }, status: 404 }],
   summary: 'Send one test message through the agent now (enabled or not); answers [{id}]',
   sideEffects: true,
   params: agentIdParams,

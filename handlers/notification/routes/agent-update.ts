@@ -2,14 +2,23 @@ import * as z from 'zod';
 import { route } from '../../core/route';
 import { ApiError } from '../../core/errors';
 import { agentIdParams, agentSchema, SECRET_FIELDS, updateBody } from '../schemas';
-import { checkWebhookTarget, getAgentRow, resolveUpdatedConfig, sameConfig, sealSecrets, toAgent, validateConfig } from '../store';
+import {
+  checkWebhookTarget,
+  getAgentRow,
+  resolveUpdatedConfig,
+  sameConfig,
+  sealSecrets,
+  toAgent,
+  validateConfig,
+} from '../store';
 
 export default route({
   method: 'POST',
   path: '/notification/agent/:id/update',
   permission: 'notification:manage',
-  examples: [{"summary": "no agent 999 on a fresh demo", "params": {"id": "999"}, "body": {"enabled": false}, "status": 404}],
-  summary: 'Change the type, enabled flag and/or configuration of an agent (every field optional; a partial json is merged when the type is unchanged); omitted secrets are kept',
+  examples: [{ summary: 'no agent 999 on a fresh demo', params: { id: '999' }, body: { enabled: false }, status: 404 }],
+  summary:
+    'Change the type, enabled flag and/or configuration of an agent (every field optional; a partial json is merged when the type is unchanged); omitted secrets are kept',
   params: agentIdParams,
   body: updateBody,
   response: z.array(agentSchema).length(1),
@@ -27,12 +36,18 @@ export default route({
       // same type: a partial json is merged into the stored one (a key given replaces that key)
       const incoming = type === before.type ? { ...storedJson, ...body.json } : body.json;
       json = resolveUpdatedConfig(type, incoming, { type: before.type, json: storedJson });
-    }
-    else if (type !== before.type) {
+    } else if (type !== before.type) {
       throw new ApiError('validation_failed', 'invalid body: body.json: required when type changes', {
         issues: [{ path: 'body.json', message: 'required when type changes' }],
       });
-    } else json = validateConfig(type, storedJson, Object.fromEntries(SECRET_FIELDS[type].filter((f) => storedJson[f] !== undefined).map((f) => [f, storedJson[f]])));
+    } else
+      json = validateConfig(
+        type,
+        storedJson,
+        Object.fromEntries(
+          SECRET_FIELDS[type].filter((f) => storedJson[f] !== undefined).map((f) => [f, storedJson[f]]),
+        ),
+      );
     if (body.json !== undefined) checkWebhookTarget(type, json, vars);
     const enabled = body.enabled ?? before.enabled === 1;
 
@@ -47,12 +62,18 @@ export default route({
     const now = new Date().toISOString();
     const stored = await sealSecrets(system, type, json);
     const statements = [
-      db.prepare('UPDATE notification_agents SET type = ?, enabled = ?, json = ?, updated_at = ? WHERE id = ?').bind(type, enabled ? 1 : 0, JSON.stringify(stored), now, params.id),
+      db
+        .prepare('UPDATE notification_agents SET type = ?, enabled = ?, json = ?, updated_at = ? WHERE id = ?')
+        .bind(type, enabled ? 1 : 0, JSON.stringify(stored), now, params.id),
     ];
     // A disabled agent receives nothing more, including retries of events it was due earlier.
     if (!enabled) {
       statements.push(
-        db.prepare("UPDATE deliveries SET state = 'cancelled', last_error = 'agent disabled' WHERE agent_id = ? AND state = 'pending'").bind(params.id),
+        db
+          .prepare(
+            "UPDATE deliveries SET state = 'cancelled', last_error = 'agent disabled' WHERE agent_id = ? AND state = 'pending'",
+          )
+          .bind(params.id),
       );
     }
     await db.batch(statements);

@@ -29,7 +29,7 @@ export default route({
   method: 'GET',
   path: '/notification/events',
   permission: 'notification:read',
-  examples: [{"summary": "the recorded events"}],
+  examples: [{ summary: 'the recorded events' }],
   summary: 'Recent events, newest first, with the delivery state for each agent and what holds its queue (extension)',
   query: eventsQuery,
   response: z.array(eventSchema),
@@ -37,8 +37,14 @@ export default route({
     const limit = query.limit ?? DEFAULT_LIMIT;
     const events = (
       query.kind
-        ? await db.prepare('SELECT id, seq, kind, at, request_id, data FROM events WHERE kind = ? ORDER BY seq DESC LIMIT ?').bind(query.kind, limit).all<Row>()
-        : await db.prepare('SELECT id, seq, kind, at, request_id, data FROM events ORDER BY seq DESC LIMIT ?').bind(limit).all<Row>()
+        ? await db
+            .prepare('SELECT id, seq, kind, at, request_id, data FROM events WHERE kind = ? ORDER BY seq DESC LIMIT ?')
+            .bind(query.kind, limit)
+            .all<Row>()
+        : await db
+            .prepare('SELECT id, seq, kind, at, request_id, data FROM events ORDER BY seq DESC LIMIT ?')
+            .bind(limit)
+            .all<Row>()
     ).results;
     if (events.length === 0) return [];
     const deliveries = (

@@ -27,7 +27,8 @@ const s = (v: unknown) => (typeof v === 'string' ? v : null);
 
 export function parseLsblkOne(text: string): BlockInfo {
   const d = json('lsblk', text).blockdevices;
-  if (!Array.isArray(d) || d.length !== 1 || !d[0] || typeof d[0] !== 'object') throw new ParseError('lsblk', 'expected one block device');
+  if (!Array.isArray(d) || d.length !== 1 || !d[0] || typeof d[0] !== 'object')
+    throw new ParseError('lsblk', 'expected one block device');
   const b = d[0] as Record<string, unknown>;
   if (!s(b.path) || !s(b.type)) throw new ParseError('lsblk', 'device without path or type');
   return { path: s(b.path) as string, type: s(b.type) as string, fstype: s(b.fstype), uuid: s(b.uuid) };
@@ -35,10 +36,12 @@ export function parseLsblkOne(text: string): BlockInfo {
 
 export function parseFindmntOne(text: string): MountInfo {
   const f = json('findmnt', text).filesystems;
-  if (!Array.isArray(f) || f.length < 1 || !f[0] || typeof f[0] !== 'object') throw new ParseError('findmnt', 'expected a filesystem');
+  if (!Array.isArray(f) || f.length < 1 || !f[0] || typeof f[0] !== 'object')
+    throw new ParseError('findmnt', 'expected a filesystem');
   // several filesystems mounted on one place: the last one is the one seen there
   const m = f[f.length - 1] as Record<string, unknown>;
-  if (!s(m.target) || !s(m.source) || !s(m.fstype)) throw new ParseError('findmnt', 'filesystem without target, source or fstype');
+  if (!s(m.target) || !s(m.source) || !s(m.fstype))
+    throw new ParseError('findmnt', 'filesystem without target, source or fstype');
   return { target: s(m.target) as string, source: s(m.source) as string, fstype: s(m.fstype) as string };
 }
 

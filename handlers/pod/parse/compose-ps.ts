@@ -37,7 +37,9 @@ function portsOf(o: Obj): string[] {
     // podman: [{host_ip, container_port, host_port, range, protocol}]
     for (const p of o.Ports as Obj[]) {
       if (!p || typeof p !== 'object' || !p.host_port) continue;
-      out.push(`${str(p.host_ip) || '0.0.0.0'}:${str(p.host_port)}->${str(p.container_port)}/${str(p.protocol) || 'tcp'}`);
+      out.push(
+        `${str(p.host_ip) || '0.0.0.0'}:${str(p.host_port)}->${str(p.container_port)}/${str(p.protocol) || 'tcp'}`,
+      );
     }
     return out;
   }
@@ -46,12 +48,14 @@ function portsOf(o: Obj): string[] {
 }
 
 function fromObject(o: unknown, line?: number): ComposeContainer {
-  if (!o || typeof o !== 'object' || Array.isArray(o)) throw new ParseError('compose ps', 'expected a JSON object per container', line);
+  if (!o || typeof o !== 'object' || Array.isArray(o))
+    throw new ParseError('compose ps', 'expected a JSON object per container', line);
   const r = o as Obj;
   const labels = (r.Labels && typeof r.Labels === 'object' ? r.Labels : {}) as Obj;
   const name = Array.isArray(r.Names) ? str(r.Names[0]) : str(r.Name) || str(r.Names);
   if (!name) throw new ParseError('compose ps', 'container without a name', line);
-  const service = str(r.Service) || str(labels['com.docker.compose.service']) || str(labels['io.podman.compose.service']);
+  const service =
+    str(r.Service) || str(labels['com.docker.compose.service']) || str(labels['io.podman.compose.service']);
   return {
     name,
     service,
@@ -80,9 +84,11 @@ function parseTable(text: string, project?: string): ComposeContainer[] {
   const lines = text.split('\n');
   const header = lines.findIndex((l) => l.trim() !== '');
   const cols = lines[header].trim().split(/\s+/);
-  if (cols[0] !== 'Name' || !cols.includes('State')) throw new ParseError('compose ps', 'expected a table with Name … State columns', header + 1);
+  if (cols[0] !== 'Name' || !cols.includes('State'))
+    throw new ParseError('compose ps', 'expected a table with Name … State columns', header + 1);
   const rule = lines[header + 1] ?? '';
-  if (!/^-+$/.test(rule.trim())) throw new ParseError('compose ps', 'expected a dashed rule under the header', header + 2);
+  if (!/^-+$/.test(rule.trim()))
+    throw new ParseError('compose ps', 'expected a dashed rule under the header', header + 2);
   const out: ComposeContainer[] = [];
   for (let i = header + 2; i < lines.length; i++) {
     const l = lines[i];
@@ -95,7 +101,12 @@ function parseTable(text: string, project?: string): ComposeContainer[] {
       service: serviceOfV1(name, project),
       state: tableState(state),
       status: state,
-      ports: ports ? ports.split(',').map((s) => s.trim()).filter(Boolean) : [],
+      ports: ports
+        ? ports
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [],
     });
   }
   return out;
@@ -141,7 +152,14 @@ export function containerStatusText(cs: ComposeContainer[]): string {
   if (cs.length === 0) return 'none';
   const running = cs.filter((c) => c.state === 'running').length;
   const paused = cs.filter((c) => c.state === 'paused').length;
-  const overall = running === cs.length ? 'running' : paused === cs.length ? 'paused' : running + paused === 0 ? 'stopped' : 'partial';
+  const overall =
+    running === cs.length
+      ? 'running'
+      : paused === cs.length
+        ? 'paused'
+        : running + paused === 0
+          ? 'stopped'
+          : 'partial';
   const lines = cs.map((c) => [c.name, c.service || '-', c.state || '-', `(${c.status})`, ...c.ports].join(' '));
   return [overall, ...lines].join('\n');
 }

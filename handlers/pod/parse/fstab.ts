@@ -16,8 +16,10 @@ export interface FstabEntry {
   line: number;
 }
 
-export const decodeFstab = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))).replace(/\\\\/g, '\\');
-export const encodeFstab = (s: string) => s.replace(/\\/g, '\\134').replace(/ /g, '\\040').replace(/\t/g, '\\011').replace(/\n/g, '\\012');
+export const decodeFstab = (s: string) =>
+  s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))).replace(/\\\\/g, '\\');
+export const encodeFstab = (s: string) =>
+  s.replace(/\\/g, '\\134').replace(/ /g, '\\040').replace(/\t/g, '\\011').replace(/\n/g, '\\012');
 
 export function parseFstab(text: string): FstabEntry[] {
   const out: FstabEntry[] = [];
@@ -46,7 +48,13 @@ export function parseFstab(text: string): FstabEntry[] {
 }
 
 /** The spec's podDataMount options: booleans read from the mount options. */
-export function mountOptions(ops: string[]): { rw: boolean; mand: boolean; noatime: boolean; xattr: boolean; posixacl: boolean } {
+export function mountOptions(ops: string[]): {
+  rw: boolean;
+  mand: boolean;
+  noatime: boolean;
+  xattr: boolean;
+  posixacl: boolean;
+} {
   const has = (o: string) => ops.includes(o);
   return {
     rw: !has('ro'),

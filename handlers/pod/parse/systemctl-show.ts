@@ -17,7 +17,8 @@ export function parseSystemctlShow(text: string): UnitProperties[] {
       return;
     }
     const eq = line.indexOf('=');
-    if (eq <= 0 || !/^[A-Za-z][A-Za-z0-9]*$/.test(line.slice(0, eq))) throw new ParseError('systemctl show', `not a Key=Value line: ${JSON.stringify(line.slice(0, 80))}`, i + 1);
+    if (eq <= 0 || !/^[A-Za-z][A-Za-z0-9]*$/.test(line.slice(0, eq)))
+      throw new ParseError('systemctl show', `not a Key=Value line: ${JSON.stringify(line.slice(0, 80))}`, i + 1);
     if (!cur) {
       cur = {};
       out.push(cur);
@@ -30,7 +31,16 @@ export function parseSystemctlShow(text: string): UnitProperties[] {
 export type PodServiceState = 'offline' | 'online' | 'disabled';
 
 const RUNNING = new Set(['active', 'reloading', 'activating']);
-const ENABLED = new Set(['enabled', 'enabled-runtime', 'static', 'alias', 'linked', 'linked-runtime', 'indirect', 'generated']);
+const ENABLED = new Set([
+  'enabled',
+  'enabled-runtime',
+  'static',
+  'alias',
+  'linked',
+  'linked-runtime',
+  'indirect',
+  'generated',
+]);
 
 /**
  * The rule (handlers/pod/README.md "State and locked"):
@@ -41,7 +51,9 @@ const ENABLED = new Set(['enabled', 'enabled-runtime', 'static', 'alias', 'linke
  *             nothing can start or enable it until it is unmasked
  */
 export function unitState(p: UnitProperties | undefined): { state: PodServiceState; locked: boolean } {
-  const locked = p !== undefined && (p.LoadState === 'masked' || p.UnitFileState === 'masked' || p.UnitFileState === 'masked-runtime');
+  const locked =
+    p !== undefined &&
+    (p.LoadState === 'masked' || p.UnitFileState === 'masked' || p.UnitFileState === 'masked-runtime');
   if (p && RUNNING.has(p.ActiveState ?? '')) return { state: 'online', locked };
   if (p && !locked && ENABLED.has(p.UnitFileState ?? '')) return { state: 'offline', locked };
   return { state: 'disabled', locked };

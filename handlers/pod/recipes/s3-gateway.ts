@@ -6,7 +6,8 @@ import type { Recipe } from './types';
  */
 export const s3Gateway: Recipe = {
   name: 's3-gateway',
-  description: 'Zenko CloudServer: an S3-compatible endpoint on host port 8000, objects in data/ and metadata in metadata/ of the pod directory. Replace the placeholder keys before starting.',
+  description:
+    'Zenko CloudServer: an S3-compatible endpoint on host port 8000, objects in data/ and metadata in metadata/ of the pod directory. Replace the placeholder keys before starting.',
   images: ['zenko/cloudserver:latest'],
   version: '1.0',
   services: [
@@ -15,7 +16,11 @@ export const s3Gateway: Recipe = {
       service_config: {
         image: 'zenko/cloudserver:latest',
         container_name: 's3',
-        environment: ['REMOTE_MANAGEMENT_DISABLE=1', 'SCALITY_ACCESS_KEY_ID=CHANGE-ME-ACCESS-KEY', 'SCALITY_SECRET_ACCESS_KEY=CHANGE-ME-SECRET-KEY'],
+        environment: [
+          'REMOTE_MANAGEMENT_DISABLE=1',
+          'SCALITY_ACCESS_KEY_ID=CHANGE-ME-ACCESS-KEY',
+          'SCALITY_SECRET_ACCESS_KEY=CHANGE-ME-SECRET-KEY',
+        ],
         volumes: ['./data:/usr/src/app/localData', './metadata:/usr/src/app/localMetadata'],
         ports: ['8000:8000'],
         restart: 'unless-stopped',

@@ -9,9 +9,10 @@ export default route({
   method: 'GET',
   path: '/pod/config',
   permission: 'pod:read',
-  summary: 'The container system configuration: the engine\'s daemon.json and the fstab entry of the pod data mount location (absent when there is none)',
+  summary:
+    "The container system configuration: the engine's daemon.json and the fstab entry of the pod data mount location (absent when there is none)",
   response: PodConfigSchema,
-  examples: [{ summary: 'the demo\'s configured engine' }],
+  examples: [{ summary: "the demo's configured engine" }],
   async handler({ system, vars }) {
     const s = podSettings(vars);
     const file = path(vars, 'dockerDaemonJson');
@@ -23,13 +24,21 @@ export default route({
       } catch {
         throw badGateway(`${file} is not valid JSON`);
       }
-      if (!daemonJson || typeof daemonJson !== 'object' || Array.isArray(daemonJson)) throw badGateway(`${file} is not a JSON object`);
+      if (!daemonJson || typeof daemonJson !== 'object' || Array.isArray(daemonJson))
+        throw badGateway(`${file} is not a JSON object`);
     }
     const e = await podDataEntry(system, vars, s);
     if (!e) return { daemonJson };
     return {
       daemonJson,
-      podDataMount: { source: e.fs_spec, mountpoint: e.fs_file, type: e.fs_vfstype, options: mountOptions(e.fs_mntops), fs_freq: e.fs_freq, fs_passno: e.fs_passno },
+      podDataMount: {
+        source: e.fs_spec,
+        mountpoint: e.fs_file,
+        type: e.fs_vfstype,
+        options: mountOptions(e.fs_mntops),
+        fs_freq: e.fs_freq,
+        fs_passno: e.fs_passno,
+      },
     };
   },
 });

@@ -31,19 +31,24 @@ async function checkFs(system: SystemClient, vars: Vars, s: PodSettings, field: 
         uuid = k.UUID ?? null;
       }
     }
-    if (!fstype) throw validationFailed(`body.${field}`, `${p} has no filesystem (make one with POST /fs/make_filesystem)`);
+    if (!fstype)
+      throw validationFailed(`body.${field}`, `${p} has no filesystem (make one with POST /fs/make_filesystem)`);
     // both end up in an fstab line: one plain word each
-    if (!/^[A-Za-z0-9_.+-]{1,32}$/.test(fstype)) throw validationFailed(`body.${field}`, `${p}: unexpected filesystem type ${JSON.stringify(fstype)}`);
+    if (!/^[A-Za-z0-9_.+-]{1,32}$/.test(fstype))
+      throw validationFailed(`body.${field}`, `${p}: unexpected filesystem type ${JSON.stringify(fstype)}`);
     const spec = uuid && /^[A-Za-z0-9-]{1,64}$/.test(uuid) ? `UUID=${uuid}` : b.path;
-    if (!/^\/dev\/[A-Za-z0-9_./:-]+$/.test(spec) && !spec.startsWith('UUID=')) throw validationFailed(`body.${field}`, `${p}: unexpected device path ${JSON.stringify(b.path)}`);
+    if (!/^\/dev\/[A-Za-z0-9_./:-]+$/.test(spec) && !spec.startsWith('UUID='))
+      throw validationFailed(`body.${field}`, `${p}: unexpected device path ${JSON.stringify(b.path)}`);
     return { kind: 'block', spec, fstype };
   }
   // resolved by the host (symlinks followed) and checked before any command sees it
   const { real } = await system.op<ResolveResult>(RESOLVE_OP, { path: p });
-  const notUnder = (t: string) => validationFailed(`body.${field}`, `${t} is not under the mount roots (${s.mountRoots.join(', ')})`);
+  const notUnder = (t: string) =>
+    validationFailed(`body.${field}`, `${t} is not under the mount roots (${s.mountRoots.join(', ')})`);
   if (!s.mountRoots.some((root) => under(real, root) && real !== root)) throw notUnder(real);
   const r = await system.exec([bin(vars, 'findmnt'), '-J', '-o', 'TARGET,SOURCE,FSTYPE', '--mountpoint', real]);
-  if (r.code !== 0) throw validationFailed(`body.${field}`, `${p} is neither a block device (/dev/…) nor a mount point`);
+  if (r.code !== 0)
+    throw validationFailed(`body.${field}`, `${p} is neither a block device (/dev/…) nor a mount point`);
   const m = parseFindmntOne(r.stdout);
   if (!s.mountRoots.some((root) => under(m.target, root) && m.target !== root)) throw notUnder(m.target);
   return { kind: 'mount', target: m.target };
@@ -53,16 +58,30 @@ export default route({
   method: 'POST',
   path: '/pod/config',
   permission: 'pod:manage',
-  summary: 'Configure the container system: write the engine\'s daemon.json and the fstab entries of the image and pod data filesystems, then restart the engine',
+  summary:
+    "Configure the container system: write the engine's daemon.json and the fstab entries of the image and pod data filesystems, then restart the engine",
   body: ConfigBody,
   response: PodConfigResultSchema,
   lock: 'pod',
   examples: [
     {
       summary: 'images on a dedicated disk, pod data on a mounted filesystem',
-      body: { configJson: { 'storage-driver': 'overlay2', 'log-driver': 'json-file', 'log-opts': { 'max-size': '10m' }, 'live-restore': true }, podImageFs: '/dev/sdc', podDataFs: '/srv/data' },
+      body: {
+        configJson: {
+          'storage-driver': 'overlay2',
+          'log-driver': 'json-file',
+          'log-opts': { 'max-size': '10m' },
+          'live-restore': true,
+        },
+        podImageFs: '/dev/sdc',
+        podDataFs: '/srv/data',
+      },
     },
-    { summary: 'an unknown daemon.json key', body: { configJson: { hosts: ['tcp://0.0.0.0:2375'] }, podImageFs: '/dev/sdc', podDataFs: '/srv/data' }, status: 400 },
+    {
+      summary: 'an unknown daemon.json key',
+      body: { configJson: { hosts: ['tcp://0.0.0.0:2375'] }, podImageFs: '/dev/sdc', podDataFs: '/srv/data' },
+      status: 400,
+    },
   ],
   async handler({ body, system, vars, events }) {
     const s = podSettings(vars);
@@ -74,7 +93,10 @@ export default route({
     const entries: NewFstabEntry[] = [];
     if (image.kind === 'mount') {
       if (daemon['data-root'] !== undefined && daemon['data-root'] !== image.target) {
-        throw validationFailed('body.configJson.data-root', `differs from podImageFs ${image.target}, which becomes data-root`);
+        throw validationFailed(
+          'body.configJson.data-root',
+          `differs from podImageFs ${image.target}, which becomes data-root`,
+        );
       }
       daemon['data-root'] = image.target;
     } else {
@@ -82,19 +104,50 @@ export default route({
       // the device gets mounted there at boot: the engine's default place, or under the mount roots
       const real = (await system.op<ResolveResult>(RESOLVE_OP, { path: root })).real;
       if (real !== DEFAULT_DATA_ROOT && !s.mountRoots.some((r) => under(real, r) && real !== r)) {
-        throw validationFailed('body.configJson.data-root', `${root} resolves to ${real}: a device for images is mounted at ${DEFAULT_DATA_ROOT} or under the mount roots (${s.mountRoots.join(', ')})`);
+        throw validationFailed(
+          'body.configJson.data-root',
+          `${root} resolves to ${real}: a device for images is mounted at ${DEFAULT_DATA_ROOT} or under the mount roots (${s.mountRoots.join(', ')})`,
+        );
       }
-      entries.push({ marker: 'pod-images', fs_spec: image.spec, fs_file: root, fs_vfstype: image.fstype, fs_mntops: ['defaults', 'nofail'], fs_freq: 0, fs_passno: 2 });
+      entries.push({
+        marker: 'pod-images',
+        fs_spec: image.spec,
+        fs_file: root,
+        fs_vfstype: image.fstype,
+        fs_mntops: ['defaults', 'nofail'],
+        fs_freq: 0,
+        fs_passno: 2,
+      });
     }
     entries.push(
       data.kind === 'block'
-        ? { marker: 'pod-data', fs_spec: data.spec, fs_file: s.dataMountpoint, fs_vfstype: data.fstype, fs_mntops: ['defaults', 'nofail'], fs_freq: 0, fs_passno: 2 }
-        : { marker: 'pod-data', fs_spec: data.target, fs_file: s.dataMountpoint, fs_vfstype: 'none', fs_mntops: ['bind', 'nofail'], fs_freq: 0, fs_passno: 0 },
+        ? {
+            marker: 'pod-data',
+            fs_spec: data.spec,
+            fs_file: s.dataMountpoint,
+            fs_vfstype: data.fstype,
+            fs_mntops: ['defaults', 'nofail'],
+            fs_freq: 0,
+            fs_passno: 2,
+          }
+        : {
+            marker: 'pod-data',
+            fs_spec: data.target,
+            fs_file: s.dataMountpoint,
+            fs_vfstype: 'none',
+            fs_mntops: ['bind', 'nofail'],
+            fs_freq: 0,
+            fs_passno: 0,
+          },
     );
 
     const daemonFile = path(vars, 'dockerDaemonJson');
     const fstabFile = path(vars, 'fstab');
-    const fstab = upsertFstab((await system.readFile(fstabFile)) ?? '', entries, image.kind === 'mount' ? ['pod-images'] : []);
+    const fstab = upsertFstab(
+      (await system.readFile(fstabFile)) ?? '',
+      entries,
+      image.kind === 'mount' ? ['pod-images'] : [],
+    );
     const systemctl = bin(vars, 'systemctl');
     const hadDaemon = (await system.readFile(daemonFile)) !== null;
     await system.writeFile(daemonFile, `${JSON.stringify(daemon, null, 2)}\n`, { backup: true, mode: 0o644 });

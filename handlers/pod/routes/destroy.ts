@@ -11,7 +11,8 @@ export default route({
   method: 'POST',
   path: '/pod/:name/destroy',
   permission: 'pod:manage',
-  summary: 'Stop and disable the pod\'s unit, `compose down` its containers and network, remove the unit file and the pod directory',
+  summary:
+    "Stop and disable the pod's unit, `compose down` its containers and network, remove the unit file and the pod directory",
   params: PodNameParams,
   response: DestroySchema,
   lock: 'pod',
@@ -34,7 +35,8 @@ export default route({
     if (await podExists(system, ref)) {
       const argv = composeArgv(s, ref, ['down', '--remove-orphans']);
       const down = await system.exec(argv, { timeoutMs: s.composeTimeoutMs, ...execEnv(s) });
-      if (down.code !== 0) throw commandFailed(argv, down, `compose down of ${ref.project} failed (exit ${down.code}); the pod was kept`);
+      if (down.code !== 0)
+        throw commandFailed(argv, down, `compose down of ${ref.project} failed (exit ${down.code}); the pod was kept`);
       containerResponse = outputOf(down);
     }
     const unitRemoved = (await system.removeFile(ref.unitFile)).removed;
@@ -43,7 +45,13 @@ export default route({
     await events.send({ kind: 'pod.destroyed', data: { name: ref.project, recipes: [] } });
     return {
       containerResponse,
-      serviceResponse: { id: ref.unit, stopped: stop.code === 0, disabled: disable.code === 0, unitFileRemoved: unitRemoved, podFilesRemoved: files.removed },
+      serviceResponse: {
+        id: ref.unit,
+        stopped: stop.code === 0,
+        disabled: disable.code === 0,
+        unitFileRemoved: unitRemoved,
+        podFilesRemoved: files.removed,
+      },
     };
   },
 });

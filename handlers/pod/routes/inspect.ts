@@ -8,7 +8,8 @@ export default route({
   method: 'GET',
   path: '/pod/:name/inspect',
   permission: 'pod:read',
-  summary: 'The pod\'s containers (compose ps, read from JSON, JSON Lines or the 1.x table) and their processes (compose top)',
+  summary:
+    "The pod's containers (compose ps, read from JSON, JSON Lines or the 1.x table) and their processes (compose top)",
   params: PodNameParams,
   response: InspectSchema,
   examples: [
@@ -21,7 +22,13 @@ export default route({
     await requirePod(system, ref);
     const ps = await system.run(composeArgv(s, ref, psArgs(s)), execEnv(s));
     const containers = parseComposePs(ps.stdout, ref.project);
-    const top = containers.some((c) => c.state === 'running' || c.state === 'paused') ? await system.run(composeArgv(s, ref, ['top']), execEnv(s)) : null;
-    return { name: ref.project, container_status: containerStatusText(containers), running_processes: top ? top.stdout.trimEnd() : '' };
+    const top = containers.some((c) => c.state === 'running' || c.state === 'paused')
+      ? await system.run(composeArgv(s, ref, ['top']), execEnv(s))
+      : null;
+    return {
+      name: ref.project,
+      container_status: containerStatusText(containers),
+      running_processes: top ? top.stdout.trimEnd() : '',
+    };
   },
 });

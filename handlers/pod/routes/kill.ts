@@ -7,7 +7,8 @@ export default route({
   method: 'POST',
   path: '/pod/:name/kill',
   permission: 'pod:manage',
-  summary: "Kill the pod's containers (compose kill, SIGKILL; the unit stays started in systemd); answers the tool's output as a JSON string",
+  summary:
+    "Kill the pod's containers (compose kill, SIGKILL; the unit stays started in systemd); answers the tool's output as a JSON string",
   params: PodNameParams,
   response: z.string(),
   lock: 'pod',

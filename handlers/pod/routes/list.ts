@@ -9,7 +9,8 @@ export default route({
   method: 'GET',
   path: '/pod',
   permission: 'pod:read',
-  summary: 'The pods (directories `<prefix>-pod-<name>` under the pod data location holding a compose file), each with its systemd service state',
+  summary:
+    'The pods (directories `<prefix>-pod-<name>` under the pod data location holding a compose file), each with its systemd service state',
   response: z.array(PodSummarySchema),
   examples: [{ summary: 'the demo has one online and one disabled pod' }],
   async handler({ system, vars }) {
@@ -22,7 +23,11 @@ export default route({
       if (e.type !== 'dir' || !e.name.startsWith(head) || e.name.length === head.length) continue;
       if ((await system.stat(`${root}/${e.name}/${COMPOSE_FILE_NAME}`))?.type === 'file') names.push(e.name);
     }
-    const states = await serviceStates(system, vars, names.map((n) => `${n}.service`));
+    const states = await serviceStates(
+      system,
+      vars,
+      names.map((n) => `${n}.service`),
+    );
     return names.map((n) => {
       const st = states.get(`${n}.service`);
       return { name: n, service: st ?? { id: `${n}.service`, state: 'disabled' as const, locked: false } };

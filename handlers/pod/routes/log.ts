@@ -10,12 +10,13 @@ export default route({
   method: 'GET',
   path: '/pod/:name/log',
   permission: 'pod:read',
-  summary: 'The journal of the pod\'s unit (newest `lines`, at most settings.pod.logMaxBytes), oldest first, as one JSON string',
+  summary:
+    "The journal of the pod's unit (newest `lines`, at most settings.pod.logMaxBytes), oldest first, as one JSON string",
   params: PodNameParams,
   query: LogQuery,
   response: z.string(),
   examples: [
-    { summary: 'the last lines of the web pod\'s unit', params: { name: 'web' }, query: { lines: '50' } },
+    { summary: "the last lines of the web pod's unit", params: { name: 'web' }, query: { lines: '50' } },
     { summary: 'since a day', params: { name: 'web' }, query: { lines: '50', since: '2026-11-25' } },
     { summary: 'too many lines', params: { name: 'web' }, query: { lines: '999999' }, status: 400 },
   ],
@@ -27,7 +28,14 @@ export default route({
     if (lines > s.logMaxLines) {
       throw validationFailed('query.lines', `at most ${s.logMaxLines} (settings.pod.logMaxLines)`);
     }
-    const argv = [bin(vars, 'journalctl'), '--no-pager', '--output=short-iso', '--reverse', `--lines=${lines}`, `--unit=${ref.unit}`];
+    const argv = [
+      bin(vars, 'journalctl'),
+      '--no-pager',
+      '--output=short-iso',
+      '--reverse',
+      `--lines=${lines}`,
+      `--unit=${ref.unit}`,
+    ];
     if (query.since) argv.push(`--since=${query.since}`);
     const r = await system.run(argv, { maxOutputBytes: s.logMaxBytes + 1 });
     return boundedLog(r.stdout, r.truncated, s.logMaxBytes);

@@ -1,7 +1,17 @@
 import { route } from '../../core/route';
 import { ApiError, conflict } from '../../core/errors';
 import { bin } from '../../core/vars';
-import { composeJson, detail, podExists, podRef, podSettings, recipesToMerge, requireConfigured, unitText, validateCompose } from '../pod';
+import {
+  composeJson,
+  detail,
+  podExists,
+  podRef,
+  podSettings,
+  recipesToMerge,
+  requireConfigured,
+  unitText,
+  validateCompose,
+} from '../pod';
 import { PodNameParams, SetBody } from '../requests';
 import { PodDetailSchema } from '../schemas';
 
@@ -9,7 +19,8 @@ export default route({
   method: 'POST',
   path: '/pod/:name/set',
   permission: 'pod:manage',
-  summary: 'Create a pod: validate the compose file (Compose Specification + the appliance limits), write it and the pod\'s systemd unit (disabled, not started)',
+  summary:
+    "Create a pod: validate the compose file (Compose Specification + the appliance limits), write it and the pod's systemd unit (disabled, not started)",
   params: PodNameParams,
   body: SetBody,
   response: PodDetailSchema,
@@ -18,9 +29,20 @@ export default route({
     {
       summary: 'a pod from the web-server recipe plus a small sidecar',
       params: { name: 'site' },
-      body: { fileContents: { version: '3.8', services: { sidecar: { image: 'busybox:1.36', command: ['sleep', 'infinity'], restart: 'unless-stopped' } } }, recipes: ['web-server'] },
+      body: {
+        fileContents: {
+          version: '3.8',
+          services: { sidecar: { image: 'busybox:1.36', command: ['sleep', 'infinity'], restart: 'unless-stopped' } },
+        },
+        recipes: ['web-server'],
+      },
     },
-    { summary: 'an existing pod', params: { name: 'web' }, body: { fileContents: { version: '3.8', services: { a: { image: 'busybox:1.36' } } } }, status: 409 },
+    {
+      summary: 'an existing pod',
+      params: { name: 'web' },
+      body: { fileContents: { version: '3.8', services: { a: { image: 'busybox:1.36' } } } },
+      status: 409,
+    },
     {
       summary: 'a privileged service is refused',
       params: { name: 'bad' },
@@ -32,7 +54,8 @@ export default route({
     const s = podSettings(vars);
     const ref = podRef(vars, s, params.name);
     await requireConfigured(system, vars, s);
-    if ((await podExists(system, ref)) || (await system.stat(ref.unitFile)) !== null) throw conflict(`pod ${ref.project} already exists`);
+    if ((await podExists(system, ref)) || (await system.stat(ref.unitFile)) !== null)
+      throw conflict(`pod ${ref.project} already exists`);
     const data = await validateCompose(system, {
       project: ref.project,
       fileContents: body.fileContents,

@@ -7,7 +7,8 @@ export default route({
   method: 'POST',
   path: '/pod/:name/test',
   permission: 'pod:read',
-  summary: 'Validate a compose file as set would (Compose Specification + the appliance limits) without writing anything; says whether the pod exists',
+  summary:
+    'Validate a compose file as set would (Compose Specification + the appliance limits) without writing anything; says whether the pod exists',
   params: PodNameParams,
   body: TestBody,
   response: TestResultSchema,
@@ -15,13 +16,29 @@ export default route({
     {
       summary: 'a valid file for a new pod',
       params: { name: 'site' },
-      body: { fileContents: { version: '3.8', services: { web: { image: 'nginx:1.27-alpine', ports: ['18080:80'], volumes: ['./html:/usr/share/nginx/html:ro'] } } } },
+      body: {
+        fileContents: {
+          version: '3.8',
+          services: {
+            web: { image: 'nginx:1.27-alpine', ports: ['18080:80'], volumes: ['./html:/usr/share/nginx/html:ro'] },
+          },
+        },
+      },
     },
-    { summary: 'YAML text', params: { name: 'web' }, body: { fileContents: 'version: "3.8"\nservices:\n  web:\n    image: nginx:1.27-alpine\n' } },
+    {
+      summary: 'YAML text',
+      params: { name: 'web' },
+      body: { fileContents: 'version: "3.8"\nservices:\n  web:\n    image: nginx:1.27-alpine\n' },
+    },
     {
       summary: 'a host bind mount of /etc is refused',
       params: { name: 'site' },
-      body: { fileContents: { version: '3.8', services: { web: { image: 'nginx:1.27-alpine', volumes: ['/etc:/host-etc'] } } } },
+      body: {
+        fileContents: {
+          version: '3.8',
+          services: { web: { image: 'nginx:1.27-alpine', volumes: ['/etc:/host-etc'] } },
+        },
+      },
       status: 400,
     },
   ],
@@ -29,7 +46,12 @@ export default route({
     const s = podSettings(vars);
     const ref = podRef(vars, s, params.name);
     const exists = await podExists(system, ref);
-    const data = await validateCompose(system, { project: ref.project, fileContents: body.fileContents, ignoreOwnPorts: exists, requireVersion: true });
+    const data = await validateCompose(system, {
+      project: ref.project,
+      fileContents: body.fileContents,
+      ignoreOwnPorts: exists,
+      requireVersion: true,
+    });
     return { name: ref.project, data, exists };
   },
 });

@@ -72,7 +72,8 @@ export function parseEnvFile(text: string): Record<string, string> {
       }
       if (!closed) throw new ParseError(P, 'unterminated quoted value', lineStart);
       while (k < n && text[k] !== '\n') {
-        if (text[k] !== ' ' && text[k] !== '\t' && text[k] !== '\r') throw new ParseError(P, 'text after the closing quote', line);
+        if (text[k] !== ' ' && text[k] !== '\t' && text[k] !== '\r')
+          throw new ParseError(P, 'text after the closing quote', line);
         k++;
       }
     } else {

@@ -6,7 +6,20 @@
 import { ParseError } from '../../core/parse-error';
 
 const ENABLED = new Set(['enabled', 'enabled-runtime']);
-const NOT_ENABLED = new Set(['linked', 'linked-runtime', 'alias', 'masked', 'masked-runtime', 'static', 'indirect', 'disabled', 'generated', 'transient', 'bad', 'not-found']);
+const NOT_ENABLED = new Set([
+  'linked',
+  'linked-runtime',
+  'alias',
+  'masked',
+  'masked-runtime',
+  'static',
+  'indirect',
+  'disabled',
+  'generated',
+  'transient',
+  'bad',
+  'not-found',
+]);
 
 export function parseIsEnabled(stdout: string): boolean {
   const word = stdout.split('\n')[0].trim();

@@ -39,8 +39,10 @@ function escapeLiteral(s: string): string {
 
 /** One ExecStart word; `{path}`/`{port}` become `${<var>}` of the configured variable names. */
 export function renderCommandWord(word: string, vars: { path: string; port: string }): string {
-  if (CONTROL.test(word)) throw new RenderError(`server command word ${JSON.stringify(word)} contains a control character`);
-  if (word === ';' || word === '') throw new RenderError(`server command word ${JSON.stringify(word)} cannot be rendered`);
+  if (CONTROL.test(word))
+    throw new RenderError(`server command word ${JSON.stringify(word)} contains a control character`);
+  if (word === ';' || word === '')
+    throw new RenderError(`server command word ${JSON.stringify(word)} cannot be rendered`);
   const parts: string[] = [];
   let last = 0;
   for (const m of word.matchAll(PLACEHOLDER)) {
@@ -57,10 +59,15 @@ export function renderCommandWord(word: string, vars: { path: string; port: stri
 export function renderUnit(u: UnitInput): string {
   const { settings: s } = u;
   if (!PLAIN_PATH.test(u.envFile) || u.envFile.split('/').includes('..')) {
-    throw new RenderError(`environment file path ${JSON.stringify(u.envFile)} cannot be written into a unit (letters, digits and _ . / @ + - only)`);
+    throw new RenderError(
+      `environment file path ${JSON.stringify(u.envFile)} cannot be written into a unit (letters, digits and _ . / @ + - only)`,
+    );
   }
   const [exe] = s.serverCommand;
-  if (!exe || !PLAIN_PATH.test(exe)) throw new RenderError(`server executable ${JSON.stringify(exe)} must be an absolute path of letters, digits and _ . / @ + -`);
+  if (!exe || !PLAIN_PATH.test(exe))
+    throw new RenderError(
+      `server executable ${JSON.stringify(exe)} must be an absolute path of letters, digits and _ . / @ + -`,
+    );
   const exec = s.serverCommand.map((w) => renderCommandWord(w, s.env)).join(' ');
   const lines = [
     `# S3 share ${u.shareName} (${serviceName(u.shareName)}), managed by Ballast: changes here are overwritten.`,

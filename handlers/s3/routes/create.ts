@@ -16,7 +16,8 @@ export default route({
   method: 'POST',
   path: '/s3/create',
   permission: 's3:manage',
-  summary: 'Create an S3 share: its environment file (0600) and unit s3-<shareName>.service, then daemon-reload, enable and start',
+  summary:
+    'Create an S3 share: its environment file (0600) and unit s3-<shareName>.service, then daemon-reload, enable and start',
   style: S3_STYLE,
   body: CreateBodySchema,
   response: ShareChangedSchema,
@@ -24,15 +25,27 @@ export default route({
   examples: [
     {
       summary: 'share /srv/projects on port 9200',
-      body: { shareName: 'projects', path: '/srv/projects', port: '9200', rootUser: 'projects-admin', rootPassword: 'Sup3r-Secret-Key' },
+      body: {
+        shareName: 'projects',
+        path: '/srv/projects',
+        port: '9200',
+        rootUser: 'projects-admin',
+        rootPassword: 'Sup3r-Secret-Key',
+      },
     },
     {
       summary: 'weak credentials: created, with warnings that the service will not start',
       body: { shareName: 'lab', path: '/srv/lab', port: '9300', rootUser: 'ab', rootPassword: 'short' },
     },
     {
-      summary: 'port 9000 is the media share\'s',
-      body: { shareName: 'other', path: '/srv/projects', port: '9000', rootUser: 'other-admin', rootPassword: 'Other-Secret-Key' },
+      summary: "port 9000 is the media share's",
+      body: {
+        shareName: 'other',
+        path: '/srv/projects',
+        port: '9000',
+        rootUser: 'other-admin',
+        rootPassword: 'Other-Secret-Key',
+      },
       status: 409,
     },
   ],
@@ -44,22 +57,34 @@ export default route({
     const unitFile = unitPath(vars, name);
     const envFile = envPath(vars, name);
     if ((await system.stat(unitFile)) !== null) throw conflict(`S3 share ${name} already exists`, { shareName: name });
-    if ((await system.stat(envFile)) !== null) throw conflict(`S3 share ${name}: an environment file ${envFile} already exists`, { shareName: name });
+    if ((await system.stat(envFile)) !== null)
+      throw conflict(`S3 share ${name}: an environment file ${envFile} already exists`, { shareName: name });
 
     const resolved = await system.op<ResolvePathResult>(RESOLVE_PATH_OP, { path: body.path });
     if (!resolved.ok) {
       if (resolved.reason === 'missing') throw validationFailed('body.path', `${body.path} does not exist`);
       if (resolved.reason === 'not-directory') throw validationFailed('body.path', `${body.path} is not a directory`);
-      throw forbidden(`${body.path} is outside the directories shares may be made of (settings.s3.shareRoots: ${settings.shareRoots.join(', ')})`);
+      throw forbidden(
+        `${body.path} is outside the directories shares may be made of (settings.s3.shareRoots: ${settings.shareRoots.join(', ')})`,
+      );
     }
     await checkPortFree(c, settings, body.port);
 
-    const envText = renderEnvFile({ shareName: name, rootUser: body.rootUser, rootPassword: body.rootPassword, path: resolved.path, port: body.port, env: settings.env });
+    const envText = renderEnvFile({
+      shareName: name,
+      rootUser: body.rootUser,
+      rootPassword: body.rootPassword,
+      path: resolved.path,
+      port: body.port,
+      env: settings.env,
+    });
     const unitText = renderUnit({ shareName: name, envFile, settings });
     const systemctl = bin(vars, 'systemctl');
 
     if (!(await beginIntent(db, name, 'create', requestId))) {
-      throw conflict(`an unfinished change of S3 share ${name} is pending; the host settles it at its next start`, { shareName: name });
+      throw conflict(`an unfinished change of S3 share ${name} is pending; the host settles it at its next start`, {
+        shareName: name,
+      });
     }
     const progress: CreateProgress = { envWritten: false, unitWritten: false, enabled: false, started: false };
     try {
@@ -79,7 +104,12 @@ export default route({
       }
       const undo = await undoCreate(system, vars, name, progress);
       if (undo.complete) await endIntent(db, name);
-      throw withRollback(e, `create of S3 share ${name}`, undo, 'the share was rolled back (files removed, daemon reloaded)');
+      throw withRollback(
+        e,
+        `create of S3 share ${name}`,
+        undo,
+        'the share was rolled back (files removed, daemon reloaded)',
+      );
     }
     await endIntent(db, name);
     await events.send({ kind: 's3.share.created', data: { shareName: name, path: resolved.path, port: body.port } });

@@ -16,7 +16,8 @@ export default route({
   method: 'POST',
   path: '/api/:version/s3/:share_name/delete',
   permission: 's3:manage',
-  summary: 'Delete an S3 share: stop and disable its service, remove the unit and the environment file, daemon-reload; the exported directory is untouched. Only version v2 exists',
+  summary:
+    'Delete an S3 share: stop and disable its service, remove the unit and the environment file, daemon-reload; the exported directory is untouched. Only version v2 exists',
   style: S3_STYLE,
   params: DeleteParamsSchema,
   body: emptyObject,
@@ -28,13 +29,18 @@ export default route({
   ],
   async handler({ params, system, vars, db, events, requestId }) {
     if (params.version !== 'v2') {
-      throw new ApiError('route_not_found', `no route POST /api/${params.version}/s3/${params.share_name}/delete (the only API version is v2)`);
+      throw new ApiError(
+        'route_not_found',
+        `no route POST /api/${params.version}/s3/${params.share_name}/delete (the only API version is v2)`,
+      );
     }
     const name = params.share_name;
     const svc = serviceName(name);
     if ((await system.stat(unitPath(vars, name))) === null) throw notFound(`no S3 share ${name}`);
     if (!(await beginIntent(db, name, 'delete', requestId))) {
-      throw conflict(`an unfinished change of S3 share ${name} is pending; the host settles it at its next start`, { shareName: name });
+      throw conflict(`an unfinished change of S3 share ${name} is pending; the host settles it at its next start`, {
+        shareName: name,
+      });
     }
     const systemctl = bin(vars, 'systemctl');
     try {
@@ -45,7 +51,10 @@ export default route({
     } catch (e) {
       // nothing removed yet: the share still exists (its service may be stopped)
       await endIntent(db, name);
-      if (e instanceof ApiError) throw new ApiError(e.code, `delete of S3 share ${name} failed: ${e.message}; the share still exists`, { details: e.details });
+      if (e instanceof ApiError)
+        throw new ApiError(e.code, `delete of S3 share ${name} failed: ${e.message}; the share still exists`, {
+          details: e.details,
+        });
       throw e;
     }
     try {
@@ -57,7 +66,11 @@ export default route({
       const again = await finishDelete(system, vars, name);
       if (!again.complete) {
         if (e instanceof ApiError) {
-          throw new ApiError(e.code, `delete of S3 share ${name} failed part way: ${e.message}; the host completes it at its next start`, { details: { ...(e.details ?? {}), steps: again.steps } });
+          throw new ApiError(
+            e.code,
+            `delete of S3 share ${name} failed part way: ${e.message}; the host completes it at its next start`,
+            { details: { ...(e.details ?? {}), steps: again.steps } },
+          );
         }
         throw e;
       }

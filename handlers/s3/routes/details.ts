@@ -8,7 +8,8 @@ export default route({
   method: 'GET',
   path: '/s3/:share_name/details',
   permission: 's3:manage',
-  summary: 'One S3 share with its clear root password, the unit text (raw) and the environment file (conf); needs s3:manage',
+  summary:
+    'One S3 share with its clear root password, the unit text (raw) and the environment file (conf); needs s3:manage',
   style: S3_STYLE,
   params: ShareParamsSchema,
   response: ShareDetailsSchema,

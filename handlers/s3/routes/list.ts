@@ -7,7 +7,8 @@ export default route({
   method: 'GET',
   path: '/s3/list',
   permission: 's3:read',
-  summary: 'S3 shares keyed by name: path, port, user, access key, masked secret key, unit text, enabled (systemctl is-enabled)',
+  summary:
+    'S3 shares keyed by name: path, port, user, access key, masked secret key, unit text, enabled (systemctl is-enabled)',
   style: S3_STYLE,
   response: ShareListSchema,
   examples: [{ summary: 'the demo appliance has two shares, media and backup' }],

@@ -14,14 +14,19 @@ export default route({
   method: 'POST',
   path: '/s3/:share_name/update',
   permission: 's3:manage',
-  summary: 'Change the root user and/or root password of an S3 share: rewrite its environment file (0600) and restart its service',
+  summary:
+    'Change the root user and/or root password of an S3 share: rewrite its environment file (0600) and restart its service',
   style: S3_STYLE,
   params: ShareParamsSchema,
   body: UpdateBodySchema,
   response: ShareChangedSchema,
   lock: 's3',
   examples: [
-    { summary: 'new secret key for the demo share backup', params: { share_name: 'backup' }, body: { rootPassword: 'N3w-Backup-Secret' } },
+    {
+      summary: 'new secret key for the demo share backup',
+      params: { share_name: 'backup' },
+      body: { rootPassword: 'N3w-Backup-Secret' },
+    },
     { summary: 'an unknown share', params: { share_name: 'nosuch' }, body: { rootUser: 'someone' }, status: 404 },
   ],
   async handler({ params, body, system, vars, db, events, requestId }) {
@@ -30,15 +35,27 @@ export default route({
     const svc = serviceName(name);
     if ((await system.stat(unitPath(vars, name))) === null) throw notFound(`no S3 share ${name}`);
     const old = await readEnv({ system, vars }, settings, name);
-    if (!old) throw conflict(`S3 share ${name} has no environment file (${envPath(vars, name)}); delete and create it again`, { shareName: name });
+    if (!old)
+      throw conflict(`S3 share ${name} has no environment file (${envPath(vars, name)}); delete and create it again`, {
+        shareName: name,
+      });
     const rootUser = body.rootUser ?? old.values.rootUser;
     const rootPassword = body.rootPassword ?? old.values.rootPassword;
-    const envText = renderEnvFile({ shareName: name, rootUser, rootPassword, path: old.values.path, port: old.values.port, env: settings.env });
+    const envText = renderEnvFile({
+      shareName: name,
+      rootUser,
+      rootPassword,
+      path: old.values.path,
+      port: old.values.port,
+      env: settings.env,
+    });
 
     // a previous version left by an update whose clean-up failed must not be restored by this one
     await system.removeFile(envPrevPath(vars, name));
     if (!(await beginIntent(db, name, 'update', requestId))) {
-      throw conflict(`an unfinished change of S3 share ${name} is pending; the host settles it at its next start`, { shareName: name });
+      throw conflict(`an unfinished change of S3 share ${name} is pending; the host settles it at its next start`, {
+        shareName: name,
+      });
     }
     try {
       await system.writeFile(envPrevPath(vars, name), old.text, { mode: 0o600 });

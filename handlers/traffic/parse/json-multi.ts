@@ -81,8 +81,7 @@ export function parseJsonMulti(text: string, parser: string): JsonValue {
     throw new ParseError(parser, `${message} (column ${at - ls + 1})`, l);
   };
 
-  const describe = (i: number): string =>
-    i >= text.length ? 'end of input' : `character ${JSON.stringify(text[i])}`;
+  const describe = (i: number): string => (i >= text.length ? 'end of input' : `character ${JSON.stringify(text[i])}`);
 
   const skipWs = () => {
     for (;;) {
@@ -119,14 +118,30 @@ export function parseJsonMulti(text: string, parser: string): JsonValue {
         const e = text[pos + 1];
         pos += 2;
         switch (e) {
-          case '"': out += '"'; break;
-          case '\\': out += '\\'; break;
-          case '/': out += '/'; break;
-          case 'b': out += '\b'; break;
-          case 'f': out += '\f'; break;
-          case 'n': out += '\n'; break;
-          case 'r': out += '\r'; break;
-          case 't': out += '\t'; break;
+          case '"':
+            out += '"';
+            break;
+          case '\\':
+            out += '\\';
+            break;
+          case '/':
+            out += '/';
+            break;
+          case 'b':
+            out += '\b';
+            break;
+          case 'f':
+            out += '\f';
+            break;
+          case 'n':
+            out += '\n';
+            break;
+          case 'r':
+            out += '\r';
+            break;
+          case 't':
+            out += '\t';
+            break;
           case 'u': {
             const hex = text.slice(pos, pos + 4);
             if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('bad \\u escape');
@@ -160,7 +175,11 @@ export function parseJsonMulti(text: string, parser: string): JsonValue {
       pos += m[0].length;
       return Number(m[0]);
     }
-    for (const [word, value] of [['true', true], ['false', false], ['null', null]] as const) {
+    for (const [word, value] of [
+      ['true', true],
+      ['false', false],
+      ['null', null],
+    ] as const) {
       if (text.startsWith(word, pos)) {
         pos += word.length;
         return value;

@@ -26,7 +26,11 @@ const PARSER = 'tc-class';
  */
 export function parseTcClass(stdout: string): ClassEntry[] {
   if (/^\s*[[{]/.test(stdout)) {
-    throw new ParseError(PARSER, 'JSON class output (iproute2 >= 6.2) is not read here; run `tc class show` without -j', 1);
+    throw new ParseError(
+      PARSER,
+      'JSON class output (iproute2 >= 6.2) is not read here; run `tc class show` without -j',
+      1,
+    );
   }
   const out: ClassEntry[] = [];
   let current: { entry: ClassEntry; stats: Partial<ClassStats>; line: number } | null = null;
@@ -38,7 +42,8 @@ export function parseTcClass(stdout: string): ClassEntry[] {
       // A -s block must at least carry the "Sent" and "backlog" lines; half a block means we
       // misread the layout.
       for (const k of ['bytes', 'backlog_bytes'] as const) {
-        if (s[k] === undefined) throw new ParseError(PARSER, `statistics of class ${current.entry.classid} lack "${k}"`, current.line);
+        if (s[k] === undefined)
+          throw new ParseError(PARSER, `statistics of class ${current.entry.classid} lack "${k}"`, current.line);
       }
       current.entry.stats = s as ClassStats;
     }
@@ -90,7 +95,8 @@ function parseHeader(line: string, n: number): ClassEntry {
     i++;
   } else if (t[i] === 'parent') {
     parent = next('parent');
-    if (!parseTcHandle(parent)) throw new ParseError(PARSER, `class ${classid}: bad parent ${JSON.stringify(parent)}`, n);
+    if (!parseTcHandle(parent))
+      throw new ParseError(PARSER, `class ${classid}: bad parent ${JSON.stringify(parent)}`, n);
   } else {
     throw new ParseError(PARSER, `class ${classid}: expected "root" or "parent"`, n);
   }
@@ -98,14 +104,16 @@ function parseHeader(line: string, n: number): ClassEntry {
   if (t[i] === 'leaf') {
     // 6.1 prints "leaf 10:"; later versions print the major without the colon. Store "10:".
     const leaf = next('leaf');
-    if (!/^[0-9a-f]+:?$/.test(leaf)) throw new ParseError(PARSER, `class ${classid}: bad leaf ${JSON.stringify(leaf)}`, n);
+    if (!/^[0-9a-f]+:?$/.test(leaf))
+      throw new ParseError(PARSER, `class ${classid}: bad leaf ${JSON.stringify(leaf)}`, n);
     entry.leaf = leaf.endsWith(':') ? leaf : `${leaf}:`;
   }
 
   if (kind !== 'htb') return entry;
 
   const num = (key: string, v: string): number => {
-    if (!/^-?[0-9]+$/.test(v)) throw new ParseError(PARSER, `class ${classid}: ${key} ${JSON.stringify(v)} is not a number`, n);
+    if (!/^-?[0-9]+$/.test(v))
+      throw new ParseError(PARSER, `class ${classid}: ${key} ${JSON.stringify(v)} is not a number`, n);
     return Number(v);
   };
   const rate = (key: string, v: string): number => {
@@ -123,14 +131,31 @@ function parseHeader(line: string, n: number): ClassEntry {
   while (i < t.length) {
     const key = t[i]!;
     switch (key) {
-      case 'prio': entry.prio = num(key, next(key)); break;
-      case 'rate': entry.rate = rate(key, next(key)); break;
-      case 'ceil': entry.ceil = rate(key, next(key)); break;
-      case 'burst': entry.burst = size(key, next(key)); break;
-      case 'cburst': entry.cburst = size(key, next(key)); break;
+      case 'prio':
+        entry.prio = num(key, next(key));
+        break;
+      case 'rate':
+        entry.rate = rate(key, next(key));
+        break;
+      case 'ceil':
+        entry.ceil = rate(key, next(key));
+        break;
+      case 'burst':
+        entry.burst = size(key, next(key));
+        break;
+      case 'cburst':
+        entry.cburst = size(key, next(key));
+        break;
       // Printed for classes made with these options or with -d; understood, not modelled.
-      case 'quantum': case 'overhead': case 'level': num(key, next(key)); break;
-      case 'linklayer': case 'mpu': next(key); break;
+      case 'quantum':
+      case 'overhead':
+      case 'level':
+        num(key, next(key));
+        break;
+      case 'linklayer':
+      case 'mpu':
+        next(key);
+        break;
       default:
         throw new ParseError(PARSER, `class ${classid}: unknown htb option ${JSON.stringify(key)}`, n);
     }

@@ -39,7 +39,8 @@ function fromJson(item: JsonValue): FilterEntry | null {
   const int = (o: JsonObject, key: string, required: boolean): number | undefined => {
     const v = o.one(key, PARSER);
     if (v === undefined && !required) return undefined;
-    if (typeof v !== 'number' || !Number.isInteger(v)) throw new ParseError(PARSER, `filter "${key}" is missing or not an integer`, o.line);
+    if (typeof v !== 'number' || !Number.isInteger(v))
+      throw new ParseError(PARSER, `filter "${key}" is missing or not an integer`, o.line);
     return v;
   };
 
@@ -56,7 +57,8 @@ function fromJson(item: JsonValue): FilterEntry | null {
   // u32 calls its handle "fh"; other classifiers (flower, fw, matchall) use "handle".
   const fhRaw = options.one('fh', PARSER) ?? options.one('handle', PARSER);
   const handle = typeof fhRaw === 'number' ? `0x${fhRaw.toString(16)}` : typeof fhRaw === 'string' ? fhRaw : undefined;
-  if (fhRaw !== undefined && handle === undefined) throw new ParseError(PARSER, 'filter handle is neither text nor a number', options.line);
+  if (fhRaw !== undefined && handle === undefined)
+    throw new ParseError(PARSER, 'filter handle is neither text nor a number', options.line);
   const flowid = str(options, 'flowid', false) ?? str(options, 'classid', false);
 
   if (kind === 'u32' && handle !== undefined && /^[0-9a-f]+:$/.test(handle) && flowid === undefined) {
@@ -103,7 +105,11 @@ export function decodeU32Match(
   const value = normalizeHex32(valueText);
   const mask = normalizeHex32(maskText);
   if (value === null || mask === null) {
-    throw new ParseError(PARSER, `u32 match ${JSON.stringify(valueText)}/${JSON.stringify(maskText)} is not 32-bit hex`, line);
+    throw new ParseError(
+      PARSER,
+      `u32 match ${JSON.stringify(valueText)}/${JSON.stringify(maskText)} is not 32-bit hex`,
+      line,
+    );
   }
   const m: U32Match = { offset, value, mask, offmask };
   if (protocol !== 'ip' || offmask !== '') return m;

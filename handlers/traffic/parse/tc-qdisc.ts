@@ -50,7 +50,8 @@ function toQueue(item: JsonValue, device: string | undefined): QueueEntry {
 
   const refcnt = item.one('refcnt', PARSER);
   if (refcnt !== undefined) {
-    if (typeof refcnt !== 'number' || !Number.isInteger(refcnt)) throw new ParseError(PARSER, 'refcnt is not an integer', at);
+    if (typeof refcnt !== 'number' || !Number.isInteger(refcnt))
+      throw new ParseError(PARSER, 'refcnt is not an integer', at);
     // The spec types refcnt as a string.
     out.refcnt = String(refcnt);
   }
@@ -69,7 +70,8 @@ function toDetails(o: JsonObject, kind: string): QueueDetails {
   const int = (key: 'bands' | 'r2q' | 'direct_packets_stat' | 'direct_qlen') => {
     const v = o.one(key, PARSER);
     if (v === undefined) return;
-    if (typeof v !== 'number' || !Number.isInteger(v)) throw new ParseError(PARSER, `qdisc ${kind}: ${key} is not an integer`, o.line);
+    if (typeof v !== 'number' || !Number.isInteger(v))
+      throw new ParseError(PARSER, `qdisc ${kind}: ${key} is not an integer`, o.line);
     d[key] = v;
   };
   int('bands');

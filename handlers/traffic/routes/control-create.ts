@@ -1,7 +1,16 @@
 import { route } from '../../core/route';
 import { ApiError, conflict } from '../../core/errors';
 import type { D1Database } from '../../core/bindings';
-import { idsInUseOnDevice, isOurRoot, planAddRule, planEnsureRoot, planRemoveRoot, planRemoveRule, showQdiscArgv, type Argv } from '../plan';
+import {
+  idsInUseOnDevice,
+  isOurRoot,
+  planAddRule,
+  planEnsureRoot,
+  planRemoveRoot,
+  planRemoveRule,
+  showQdiscArgv,
+  type Argv,
+} from '../plan';
 import { CreateRuleBody, CreateRuleResponse, type StoredRule } from '../schemas';
 import { execTc, isGone, readDevice, runTc, withKernelRoot, type TcContext } from '../state';
 import { deleteRule, duplicateName, findRule, listRules, reserveRule, rulesOnDevice } from '../store';
@@ -31,7 +40,12 @@ export default route({
   method: 'POST',
   path: '/network/traffic/control/create',
   permission: 'network:manage',
-  examples: [{"summary": "cap what eno1 sends to 192.168.10.50 at 10 MB/s", "body": {"name": "backup-link", "device": "eno1", "ip": "192.168.10.50", "rate": 10}}],
+  examples: [
+    {
+      summary: 'cap what eno1 sends to 192.168.10.50 at 10 MB/s',
+      body: { name: 'backup-link', device: 'eno1', ip: '192.168.10.50', rate: 10 },
+    },
+  ],
   summary: 'Create a traffic control rule: cap what this box sends to one IPv4 address on a device',
   body: CreateRuleBody,
   response: CreateRuleResponse,
@@ -103,7 +117,8 @@ async function undo(t: TcContext, db: D1Database, rule: StoredRule, installedRoo
   const attempt = async (argv: Argv) => {
     try {
       const r = await execTc(t, argv);
-      if (r.code !== 0 && !isGone(r.stderr)) console.error(`traffic: undo of rule ${rule.name}: ${argv.join(' ')}: ${r.stderr.trim()}`);
+      if (r.code !== 0 && !isGone(r.stderr))
+        console.error(`traffic: undo of rule ${rule.name}: ${argv.join(' ')}: ${r.stderr.trim()}`);
     } catch (e) {
       console.error(`traffic: undo of rule ${rule.name}: ${argv.join(' ')}:`, e);
     }

@@ -26,7 +26,9 @@ export default route({
   method: 'POST',
   path: '/network/traffic/control/:rule_name/destroy',
   permission: 'network:manage',
-  examples: [{"summary": "a fresh demo has no rule named backup-link", "params": {"rule_name": "backup-link"}, "status": 404}],
+  examples: [
+    { summary: 'a fresh demo has no rule named backup-link', params: { rule_name: 'backup-link' }, status: 404 },
+  ],
   summary: 'Destroy a traffic control rule; answers the id it occupied',
   params: z.object({ rule_name: RuleName }),
   body: z.object({ name: RuleName.optional() }).strict(),
@@ -53,10 +55,15 @@ export default route({
         const q = await execTc(t, showQdiscArgv(rule.device));
         // Only our own root, and only while still no rule uses the device (re-checked after the
         // read, to keep the window with a concurrent create on this device small).
-        if (q.code === 0 && parseTcQdisc(q.stdout, rule.device).some(isOurRoot) && (await rulesOnDevice(db, rule.device)) === 0) {
+        if (
+          q.code === 0 &&
+          parseTcQdisc(q.stdout, rule.device).some(isOurRoot) &&
+          (await rulesOnDevice(db, rule.device)) === 0
+        ) {
           for (const argv of planRemoveRoot(rule.device)) {
             const r = await execTc(t, argv);
-            if (r.code !== 0 && !isGone(r.stderr)) console.warn(`[${requestId}] traffic: could not remove our root on ${rule.device}: ${r.stderr.trim()}`);
+            if (r.code !== 0 && !isGone(r.stderr))
+              console.warn(`[${requestId}] traffic: could not remove our root on ${rule.device}: ${r.stderr.trim()}`);
           }
         }
       } catch (e) {
@@ -65,7 +72,10 @@ export default route({
     }
 
     try {
-      await events.send({ kind: 'traffic.rule.destroyed', data: { name, device: rule.device, ip: rule.ip, rate: rule.rate, id: rule.id } });
+      await events.send({
+        kind: 'traffic.rule.destroyed',
+        data: { name, device: rule.device, ip: rule.ip, rate: rule.rate, id: rule.id },
+      });
     } catch (e) {
       console.error(`[${requestId}] traffic: rule ${name} destroyed but its event could not be stored:`, e);
     }

@@ -24,7 +24,7 @@ export default route({
   method: 'GET',
   path: '/network/traffic/control',
   permission: 'network:read',
-  examples: [{"summary": "the demo rules"}],
+  examples: [{ summary: 'the demo rules' }],
   summary: 'Traffic control: devices (queues, classes, filters), rules under control, and their ids',
   response: TrafficListing,
   async handler({ system, vars, db, requestId, principal }) {

@@ -38,7 +38,10 @@ import { join } from 'node:path';
 function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
   const r = schema.safeParse(p);
   if (!r.success) {
-    throw new SystemRefusal('bad_request', `${op}: ${r.error.issues.map((i) => `${i.path.map(String).join('.') || 'payload'}: ${i.message}`).join('; ')}`);
+    throw new SystemRefusal(
+      'bad_request',
+      `${op}: ${r.error.issues.map((i) => `${i.path.map(String).join('.') || 'payload'}: ${i.message}`).join('; ')}`,
+    );
   }
   return r.data;
 }
@@ -69,7 +72,9 @@ export class TlsManager {
   private readonly audit;
 
   constructor(private readonly o: TlsManagerOptions) {
-    this.audit = o.db.prepare('INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, NULL, ?)');
+    this.audit = o.db.prepare(
+      'INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, NULL, ?)',
+    );
   }
 
   /** One change at a time (ingest, commit, rollback, regenerate). */
@@ -102,9 +107,13 @@ export class TlsManager {
       this.o.store.discardPrevious();
       return;
     }
-    if (j.kind === 'regenerate') return this.rollback(j, 'the host stopped while regenerating the certificate', undefined);
-    if (j.deadline <= Date.now()) return this.rollback(j, 'the commit window ran out while the host was down', undefined);
-    this.o.log(`certificate: a commit is due by ${new Date(j.deadline).toISOString()}; the previous certificate comes back if none arrives`);
+    if (j.kind === 'regenerate')
+      return this.rollback(j, 'the host stopped while regenerating the certificate', undefined);
+    if (j.deadline <= Date.now())
+      return this.rollback(j, 'the commit window ran out while the host was down', undefined);
+    this.o.log(
+      `certificate: a commit is due by ${new Date(j.deadline).toISOString()}; the previous certificate comes back if none arrives`,
+    );
     this.arm(j.deadline);
   }
 
@@ -142,9 +151,15 @@ export class TlsManager {
       this.o.log(`certificate: TLS reload after rollback failed: ${e instanceof Error ? e.message : String(e)}`);
     }
     this.o.store.finish();
-    this.record('certificate/rollback', requestId, PIECES.map((p) => this.o.store.path(p)), reason);
+    this.record(
+      'certificate/rollback',
+      requestId,
+      PIECES.map((p) => this.o.store.path(p)),
+      reason,
+    );
     this.o.log(`certificate: previous TLS certificate restored (${reason})`);
-    if (j.kind === 'ingest') this.o.events.record({ kind: 'certificate.rolled_back', data: { reason, pieces: j.changed } });
+    if (j.kind === 'ingest')
+      this.o.events.record({ kind: 'certificate.rolled_back', data: { reason, pieces: j.changed } });
   }
 
   ingest(pieces: Partial<Record<Piece, string>>, requestId: string | undefined): Promise<IngestResult> {
@@ -169,25 +184,46 @@ export class TlsManager {
         this.reload();
       } catch (e) {
         this.rollback(j, `the swap failed: ${e instanceof Error ? e.message : String(e)}`, requestId);
-        throw new SystemRefusal('bad_request', `the new pieces could not be served (${e instanceof Error ? e.message : String(e)}); the previous ones were restored`);
+        throw new SystemRefusal(
+          'bad_request',
+          `the new pieces could not be served (${e instanceof Error ? e.message : String(e)}); the previous ones were restored`,
+        );
       }
       this.arm(j.deadline);
-      this.record(INGEST_OP, requestId, given.map((p) => this.o.store.path(p)), `${given.map((p) => (pieces[p] === '' ? `${p} removed` : p)).join(', ')}; commit due in ${seconds} s`);
-      return { ok: true, confirmationTimeout: seconds, resolutions: given.map((p) => ({ piece: p, output: this.o.store.path(p) })) };
+      this.record(
+        INGEST_OP,
+        requestId,
+        given.map((p) => this.o.store.path(p)),
+        `${given.map((p) => (pieces[p] === '' ? `${p} removed` : p)).join(', ')}; commit due in ${seconds} s`,
+      );
+      return {
+        ok: true,
+        confirmationTimeout: seconds,
+        resolutions: given.map((p) => ({ piece: p, output: this.o.store.path(p) })),
+      };
     });
   }
 
   commit(requestId: string | undefined): Promise<{ pieces: Piece[] }> {
     return this.serial(() => {
       const j = this.o.store.journal();
-      if (!j || j.kind !== 'ingest') throw new SystemRefusal('conflict', 'no ingested certificate is waiting for a commit');
+      if (!j || j.kind !== 'ingest')
+        throw new SystemRefusal('conflict', 'no ingested certificate is waiting for a commit');
       if (j.deadline <= Date.now()) {
         this.rollback(j, 'no commit within the commit window', requestId);
-        throw new SystemRefusal('conflict', `the commit window closed at ${new Date(j.deadline).toISOString()}; the previous certificate was restored`);
+        throw new SystemRefusal(
+          'conflict',
+          `the commit window closed at ${new Date(j.deadline).toISOString()}; the previous certificate was restored`,
+        );
       }
       this.stop();
       this.o.store.finish();
-      this.record(COMMIT_OP, requestId, j.changed.map((p) => this.o.store.path(p)), 'previous pieces discarded');
+      this.record(
+        COMMIT_OP,
+        requestId,
+        j.changed.map((p) => this.o.store.path(p)),
+        'previous pieces discarded',
+      );
       return { pieces: j.changed };
     });
   }
@@ -211,18 +247,38 @@ export class TlsManager {
         if (kp) throw new Error(kp);
         keyPem = gen.stdout;
       } catch (e) {
-        return { ok: false, failure: failure(genArgv, { ...gen, stderr: '' }, `openssl genpkey printed no usable key (${e instanceof Error ? e.message : String(e)})`) };
+        return {
+          ok: false,
+          failure: failure(
+            genArgv,
+            { ...gen, stderr: '' },
+            `openssl genpkey printed no usable key (${e instanceof Error ? e.message : String(e)})`,
+          ),
+        };
       }
       // openssl reads the key from a file: a 0600 staging file beside the key file (never argv;
       // stdin is a socket openssl cannot open as /dev/stdin)
       const staged = stagedKeyPath(this.o.store.path('private_key'));
       const reqArgv = [
-        this.o.openssl, 'req', '-new', '-x509', '-key', staged, '-sha256', '-days', String(s.validityDays),
-        '-subj', `/CN=${name}`,
-        '-addext', `subjectAltName=${sans.join(',')}`,
-        '-addext', 'basicConstraints=critical,CA:FALSE',
-        '-addext', `keyUsage=critical,${s.keyType.startsWith('rsa') ? 'digitalSignature,keyEncipherment' : 'digitalSignature'}`,
-        '-addext', 'extendedKeyUsage=serverAuth',
+        this.o.openssl,
+        'req',
+        '-new',
+        '-x509',
+        '-key',
+        staged,
+        '-sha256',
+        '-days',
+        String(s.validityDays),
+        '-subj',
+        `/CN=${name}`,
+        '-addext',
+        `subjectAltName=${sans.join(',')}`,
+        '-addext',
+        'basicConstraints=critical,CA:FALSE',
+        '-addext',
+        `keyUsage=critical,${s.keyType.startsWith('rsa') ? 'digitalSignature,keyEncipherment' : 'digitalSignature'}`,
+        '-addext',
+        'extendedKeyUsage=serverAuth',
       ];
       let req: ExecResult;
       atomicWriteSync(staged, keyPem, 0o600);
@@ -231,15 +287,29 @@ export class TlsManager {
       } finally {
         removeSync(staged);
       }
-      if (req.code !== 0) return { ok: false, failure: failure(reqArgv, req, 'openssl could not sign the certificate') };
+      if (req.code !== 0)
+        return { ok: false, failure: failure(reqArgv, req, 'openssl could not sign the certificate') };
       let cert: X509Certificate;
       try {
         cert = new X509Certificate(req.stdout);
-        if (!cert.checkPrivateKey(createPrivateKey(keyPem))) throw new Error('the certificate does not match the generated key');
+        if (!cert.checkPrivateKey(createPrivateKey(keyPem)))
+          throw new Error('the certificate does not match the generated key');
       } catch (e) {
-        return { ok: false, failure: failure(reqArgv, { ...req, stderr: '' }, `openssl req printed no usable certificate (${e instanceof Error ? e.message : String(e)})`) };
+        return {
+          ok: false,
+          failure: failure(
+            reqArgv,
+            { ...req, stderr: '' },
+            `openssl req printed no usable certificate (${e instanceof Error ? e.message : String(e)})`,
+          ),
+        };
       }
-      const changes: Partial<Record<Piece, string | undefined>> = { server: cert.toString(), private_key: keyPem, intermediate: undefined, root: undefined };
+      const changes: Partial<Record<Piece, string | undefined>> = {
+        server: cert.toString(),
+        private_key: keyPem,
+        intermediate: undefined,
+        root: undefined,
+      };
       // (the rollback timer waits for this op: both run one at a time)
       const endedWindow = this.o.store.journal()?.kind === 'ingest';
       this.stop();
@@ -249,17 +319,29 @@ export class TlsManager {
         this.reload();
       } catch (e) {
         this.rollback(j, `the swap failed: ${e instanceof Error ? e.message : String(e)}`, requestId);
-        throw new SystemRefusal('internal', 'the regenerated certificate could not be served; the previous one was restored');
+        throw new SystemRefusal(
+          'internal',
+          'the regenerated certificate could not be served; the previous one was restored',
+        );
       }
       this.o.store.finish();
       const notAfter = new Date(cert.validTo).toISOString();
-      this.record(REGENERATE_OP, requestId, PIECES.map((p) => this.o.store.path(p)), `${s.keyType}, CN=${name}, ${sans.join(',')}, until ${notAfter}${endedWindow ? '; ended the pending commit window' : ''}`);
+      this.record(
+        REGENERATE_OP,
+        requestId,
+        PIECES.map((p) => this.o.store.path(p)),
+        `${s.keyType}, CN=${name}, ${sans.join(',')}, until ${notAfter}${endedWindow ? '; ended the pending commit window' : ''}`,
+      );
       return { ok: true, subject: `CN=${name}`, notAfter, keyType: s.keyType, sans, endedWindow };
     });
   }
 
   private async exec(argv: string[], stdin: string | undefined, requestId: string | undefined): Promise<ExecResult> {
-    return (await this.o.system.handle('exec', { argv, ...(stdin === undefined ? {} : { stdin }) }, requestId)) as ExecResult;
+    return (await this.o.system.handle(
+      'exec',
+      { argv, ...(stdin === undefined ? {} : { stdin }) },
+      requestId,
+    )) as ExecResult;
   }
 }
 
@@ -305,7 +387,8 @@ export function certificateOps(m: TlsManager, trustDir: string): Record<string, 
       const path = req.kind === 'trusted' ? join(trustDir, `${req.name}.crt`) : m.path(req.piece);
       const r = readRegular(path, req.kind === 'trusted' ? `${req.name}.crt` : `the ${req.piece} file`);
       // who read the private key is worth knowing (never what it is)
-      if (req.kind === 'piece' && req.piece === 'private_key') m.record(READ_OP, requestId, [path], r ? 'private key read' : 'private key absent');
+      if (req.kind === 'piece' && req.piece === 'private_key')
+        m.record(READ_OP, requestId, [path], r ? 'private key read' : 'private key absent');
       return { path, content: r ? r.data.toString('utf8') : null };
     },
     [INSPECT_OP]: async (payload) => inspectPem(payloadOf(inspectPayload, INSPECT_OP, payload).pem),

@@ -41,11 +41,20 @@ const journalSchema = z.object({
   startedAt: z.number(),
   /** the pieces the change touched */
   changed: z.array(z.enum(PIECES)),
-  previous: z.record(z.enum(PIECES), z.object({ present: z.boolean(), mode: z.number().optional(), uid: z.number().optional(), gid: z.number().optional() })),
+  previous: z.record(
+    z.enum(PIECES),
+    z.object({
+      present: z.boolean(),
+      mode: z.number().optional(),
+      uid: z.number().optional(),
+      gid: z.number().optional(),
+    }),
+  ),
 });
 export type Journal = z.output<typeof journalSchema>;
 
-export const isErrno = (e: unknown, code: string) => typeof e === 'object' && e !== null && (e as { code?: string }).code === code;
+export const isErrno = (e: unknown, code: string) =>
+  typeof e === 'object' && e !== null && (e as { code?: string }).code === code;
 
 function fsyncDir(dir: string): void {
   const fd = openSync(dir, 'r');
@@ -59,7 +68,12 @@ function fsyncDir(dir: string): void {
 const TMP_MARK = '.certificate-tmp-';
 
 /** temp file beside `path`, fsync, rename over it, fsync the directory. */
-export function atomicWriteSync(path: string, data: string | Buffer, mode: number, owner?: { uid: number; gid: number }): void {
+export function atomicWriteSync(
+  path: string,
+  data: string | Buffer,
+  mode: number,
+  owner?: { uid: number; gid: number },
+): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = join(dirname(path), `.${basename(path)}${TMP_MARK}${randomBytes(6).toString('hex')}`);
   const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
@@ -98,13 +112,17 @@ export function removeSync(path: string): void {
  * A regular file's bytes and mode, or undefined when it does not exist. Symlinks, FIFOs, devices
  * and sockets are refused (opened with O_NOFOLLOW|O_NONBLOCK, checked on the open descriptor).
  */
-export function readRegular(path: string, what: string): { data: Buffer; mode: number; uid: number; gid: number } | undefined {
+export function readRegular(
+  path: string,
+  what: string,
+): { data: Buffer; mode: number; uid: number; gid: number } | undefined {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (e) {
     if (isErrno(e, 'ENOENT')) return undefined;
-    if (isErrno(e, 'ELOOP')) throw new SystemRefusal('conflict', `${what} (${path}) is a symbolic link; refusing to use it`);
+    if (isErrno(e, 'ELOOP'))
+      throw new SystemRefusal('conflict', `${what} (${path}) is a symbolic link; refusing to use it`);
     throw e;
   }
   try {
@@ -187,7 +205,13 @@ export class TlsFileStore {
       const text = pieces[p];
       const prev = previous?.[p];
       if (text === undefined) removeSync(this.path(p));
-      else atomicWriteSync(this.path(p), text, MODE[p], prev?.uid !== undefined && prev.gid !== undefined ? { uid: prev.uid, gid: prev.gid } : undefined);
+      else
+        atomicWriteSync(
+          this.path(p),
+          text,
+          MODE[p],
+          prev?.uid !== undefined && prev.gid !== undefined ? { uid: prev.uid, gid: prev.gid } : undefined,
+        );
     }
   }
 
@@ -198,8 +222,7 @@ export class TlsFileStore {
       if (prev?.present) {
         const owner = prev.uid !== undefined && prev.gid !== undefined ? { uid: prev.uid, gid: prev.gid } : undefined;
         atomicWriteSync(this.path(p), readFileSync(join(this.previousDir, p)), prev.mode ?? MODE[p], owner);
-      }
-      else if (prev) removeSync(this.path(p));
+      } else if (prev) removeSync(this.path(p));
     }
   }
 

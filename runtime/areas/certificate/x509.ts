@@ -31,7 +31,13 @@ export function pemBlocks(text: string): PemBlock[] {
       label = begin[1];
       start = i;
     } else if (label !== undefined && l === `-----END ${label}-----`) {
-      out.push({ label, text: `${lines.slice(start, i + 1).map((x) => x.trim()).join('\n')}\n` });
+      out.push({
+        label,
+        text: `${lines
+          .slice(start, i + 1)
+          .map((x) => x.trim())
+          .join('\n')}\n`,
+      });
       label = undefined;
     }
   }
@@ -72,7 +78,12 @@ export function inspectPem(text: string): InspectResult {
       certificates.push(certInfo(c));
       normalized.push(c.toString());
     } catch (e) {
-      return { certificates, normalized: '', otherBlocks, error: `block ${i + 1} is not a valid certificate (${reason(e)})` };
+      return {
+        certificates,
+        normalized: '',
+        otherBlocks,
+        error: `block ${i + 1} is not a valid certificate (${reason(e)})`,
+      };
     }
   }
   return { certificates, normalized: normalized.join(''), otherBlocks };
@@ -94,7 +105,9 @@ export function keyProblem(key: KeyObject): string | undefined {
     return undefined;
   }
   if (type === 'ec') {
-    return ['prime256v1', 'secp384r1', 'secp521r1'].includes(d.namedCurve ?? '') ? undefined : `EC curve ${d.namedCurve ?? '?'} is not supported (P-256, P-384, P-521)`;
+    return ['prime256v1', 'secp384r1', 'secp521r1'].includes(d.namedCurve ?? '')
+      ? undefined
+      : `EC curve ${d.namedCurve ?? '?'} is not supported (P-256, P-384, P-521)`;
   }
   if (type === 'ed25519') return undefined;
   return `key type ${type ?? 'unknown'} is not supported (RSA, ECDSA P-256/P-384/P-521, Ed25519)`;
@@ -116,8 +129,10 @@ function parsePiece(piece: Piece, text: string, out: ParsedPieces, problems: Pie
   if (blocks.length === 0) return say('no PEM block found');
   if (piece === 'private_key') {
     const keys = blocks.filter((b) => b.label !== 'EC PARAMETERS');
-    if (keys.some((b) => b.label === 'ENCRYPTED PRIVATE KEY')) return say('the private key is encrypted; give it without a passphrase');
-    if (keys.length !== 1 || !/^(|RSA |EC )PRIVATE KEY$/.test(keys[0].label)) return say(`must be exactly one private key (found ${keys.map((b) => b.label).join(', ')})`);
+    if (keys.some((b) => b.label === 'ENCRYPTED PRIVATE KEY'))
+      return say('the private key is encrypted; give it without a passphrase');
+    if (keys.length !== 1 || !/^(|RSA |EC )PRIVATE KEY$/.test(keys[0].label))
+      return say(`must be exactly one private key (found ${keys.map((b) => b.label).join(', ')})`);
     try {
       out.privateKey = createPrivateKey({ key: keys[0].text, format: 'pem' });
     } catch (e) {
@@ -140,40 +155,58 @@ function parsePiece(piece: Piece, text: string, out: ParsedPieces, problems: Pie
     }
   }
   if (piece !== 'intermediate' && certs.length !== 1) {
-    return say(piece === 'server' ? `must be one certificate (found ${certs.length}); CA certificates go in intermediate and root` : `must be one certificate (found ${certs.length})`);
+    return say(
+      piece === 'server'
+        ? `must be one certificate (found ${certs.length}); CA certificates go in intermediate and root`
+        : `must be one certificate (found ${certs.length})`,
+    );
   }
   if (piece === 'intermediate') out.intermediate = certs;
   else out[piece] = certs[0];
   out.normalized[piece] = certs.map((c) => c.toString()).join('');
 }
 
-const signed = (child: X509Certificate, parent: X509Certificate) => child.checkIssued(parent) && child.verify(parent.publicKey);
+const signed = (child: X509Certificate, parent: X509Certificate) =>
+  child.checkIssued(parent) && child.verify(parent.publicKey);
 
 /**
  * Checks a complete set of pieces (what will be on disk after the swap): each parses, the key
  * matches the server certificate, the chain verifies, dates are valid now, key types and sizes
  * are supported, and Node's TLS accepts the certificate chain with the key.
  */
-export function checkPieces(texts: Partial<Record<Piece, string>>, now = new Date()): { problems: PieceProblem[]; parsed: ParsedPieces } {
+export function checkPieces(
+  texts: Partial<Record<Piece, string>>,
+  now = new Date(),
+): { problems: PieceProblem[]; parsed: ParsedPieces } {
   const problems: PieceProblem[] = [];
   const parsed: ParsedPieces = { normalized: {} };
   for (const piece of ['server', 'private_key', 'intermediate', 'root'] as const) {
     const t = texts[piece];
     if (t !== undefined) parsePiece(piece, t, parsed, problems);
   }
-  if (texts.server === undefined) problems.push({ piece: 'server', message: 'a server certificate is required (HTTPS cannot be served without one)' });
-  if (texts.private_key === undefined) problems.push({ piece: 'private_key', message: 'a private key is required (HTTPS cannot be served without one)' });
+  if (texts.server === undefined)
+    problems.push({
+      piece: 'server',
+      message: 'a server certificate is required (HTTPS cannot be served without one)',
+    });
+  if (texts.private_key === undefined)
+    problems.push({ piece: 'private_key', message: 'a private key is required (HTTPS cannot be served without one)' });
   if (problems.length) return { problems, parsed };
 
   const say = (piece: Piece, message: string) => problems.push({ piece, message });
   const named: [Piece, X509Certificate, string][] = [
     ['server', parsed.server!, 'the server certificate'],
-    ...(parsed.intermediate ?? []).map((c, i): [Piece, X509Certificate, string] => ['intermediate', c, `intermediate certificate ${i + 1}`]),
+    ...(parsed.intermediate ?? []).map((c, i): [Piece, X509Certificate, string] => [
+      'intermediate',
+      c,
+      `intermediate certificate ${i + 1}`,
+    ]),
     ...(parsed.root ? [['root', parsed.root, 'the root certificate'] as [Piece, X509Certificate, string]] : []),
   ];
   for (const [piece, c, what] of named) {
     if (new Date(c.validTo) < now) say(piece, `${what} expired on ${new Date(c.validTo).toISOString()}`);
-    else if (new Date(c.validFrom) > now) say(piece, `${what} is not valid before ${new Date(c.validFrom).toISOString()}`);
+    else if (new Date(c.validFrom) > now)
+      say(piece, `${what} is not valid before ${new Date(c.validFrom).toISOString()}`);
     const kp = keyProblem(c.publicKey);
     if (kp) say(piece, `${what}: ${kp}`);
     if (piece !== 'server' && !c.ca) say(piece, `${what} is not a CA certificate (basicConstraints CA:TRUE)`);
@@ -184,7 +217,10 @@ export function checkPieces(texts: Partial<Record<Piece, string>>, now = new Dat
   let childName = 'the server certificate';
   for (const [i, c] of (parsed.intermediate ?? []).entries()) {
     if (!signed(child, c)) {
-      say('intermediate', `intermediate certificate ${i + 1} (${c.subject.replace(/\n/g, ', ')}) did not sign ${childName} (issued by ${child.issuer.replace(/\n/g, ', ')}); give the chain from the server upwards`);
+      say(
+        'intermediate',
+        `intermediate certificate ${i + 1} (${c.subject.replace(/\n/g, ', ')}) did not sign ${childName} (issued by ${child.issuer.replace(/\n/g, ', ')}); give the chain from the server upwards`,
+      );
       break;
     }
     child = c;
@@ -192,7 +228,11 @@ export function checkPieces(texts: Partial<Record<Piece, string>>, now = new Dat
   }
   if (parsed.root && problems.every((p) => p.piece !== 'intermediate')) {
     if (!signed(parsed.root, parsed.root)) say('root', 'the root certificate is not self-signed');
-    else if (!signed(child, parsed.root)) say('root', `the root certificate (${parsed.root.subject.replace(/\n/g, ', ')}) did not sign ${childName} (issued by ${child.issuer.replace(/\n/g, ', ')})`);
+    else if (!signed(child, parsed.root))
+      say(
+        'root',
+        `the root certificate (${parsed.root.subject.replace(/\n/g, ', ')}) did not sign ${childName} (issued by ${child.issuer.replace(/\n/g, ', ')})`,
+      );
   }
   if (problems.length === 0) {
     try {

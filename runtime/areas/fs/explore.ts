@@ -73,7 +73,22 @@ function toEntry(s: Stats, name: string): CompactEntry {
     (s.isDirectory() ? FLAG.directory : 0) |
     (s.isFile() ? FLAG.file : 0);
   // the order of STAT_FIELDS
-  const stats = [s.dev, s.mode, s.nlink, s.uid, s.gid, s.rdev, s.blksize, s.ino, s.size, s.blocks, s.atimeMs, s.mtimeMs, s.ctimeMs, s.birthtimeMs];
+  const stats = [
+    s.dev,
+    s.mode,
+    s.nlink,
+    s.uid,
+    s.gid,
+    s.rdev,
+    s.blksize,
+    s.ino,
+    s.size,
+    s.blocks,
+    s.atimeMs,
+    s.mtimeMs,
+    s.ctimeMs,
+    s.birthtimeMs,
+  ];
   return [name, flags, stats, []];
 }
 
@@ -90,7 +105,10 @@ function errnoOf(e: unknown): string | undefined {
 
 /** d_type may be unknown on some filesystems; such a name might be a directory. */
 function mayBeDirectory(d: Dirent): boolean {
-  return d.isDirectory() || !(d.isFile() || d.isSymbolicLink() || d.isBlockDevice() || d.isCharacterDevice() || d.isFIFO() || d.isSocket());
+  return (
+    d.isDirectory() ||
+    !(d.isFile() || d.isSymbolicLink() || d.isBlockDevice() || d.isCharacterDevice() || d.isFIFO() || d.isSocket())
+  );
 }
 
 /** One directory waiting in the breadth-first queue. */
@@ -142,7 +160,10 @@ async function openRoot(requested: string, roots: readonly string[]): Promise<Wa
     throw e;
   }
   if (!roots.some((r) => isInside(real, r))) {
-    throw new SystemRefusal('forbidden', `${shown} is outside the directories explore may read (settings.fs.readRoots)`);
+    throw new SystemRefusal(
+      'forbidden',
+      `${shown} is outside the directories explore may read (settings.fs.readRoots)`,
+    );
   }
   const st = await stat(real);
   if (!st.isDirectory()) throw new SystemRefusal('bad_request', `${shown} is not a directory`);
@@ -154,7 +175,10 @@ export async function exploreTree(req: ExploreOpPayload, o: ExploreOptions): Pro
   const maxEntries = req.maxEntries ?? Math.min(EXPLORE_DEFAULT_ENTRIES, o.maxEntriesCeiling);
   const oneFileSystem = req.oneFileSystem ?? true;
   if (maxEntries > o.maxEntriesCeiling) {
-    throw new SystemRefusal('bad_request', `maxEntries ${maxEntries} is above this host's ceiling of ${o.maxEntriesCeiling} (settings.fs.exploreMaxEntries)`);
+    throw new SystemRefusal(
+      'bad_request',
+      `maxEntries ${maxEntries} is above this host's ceiling of ${o.maxEntriesCeiling} (settings.fs.exploreMaxEntries)`,
+    );
   }
   const root = await openRoot(req.path, o.roots);
   return walks.run(() => walk(root, { depth, maxEntries, oneFileSystem }));
@@ -175,7 +199,8 @@ async function walk(
     if (entry) entry[1] |= FLAG.truncated;
   };
   const fail = (path: string, e: unknown) => {
-    if (errors.length < MAX_EXPLORE_ERRORS) errors.push({ path, message: errnoOf(e) ?? String((e as Error)?.message ?? e) });
+    if (errors.length < MAX_EXPLORE_ERRORS)
+      errors.push({ path, message: errnoOf(e) ?? String((e as Error)?.message ?? e) });
   };
 
   // ---- lstat pool: LSTAT_CONCURRENCY callback-style calls pulling from one job list. The
@@ -264,7 +289,11 @@ async function walk(
     if (names.length === 0) continue;
     names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
-    const listing: Listing = { entry, slots: new Array<CompactEntry | null>(names.length).fill(null), left: names.length };
+    const listing: Listing = {
+      entry,
+      slots: new Array<CompactEntry | null>(names.length).fill(null),
+      left: names.length,
+    };
     const childLevel = dir.level + 1;
     names.forEach(({ name, maybeDir }, index) => {
       const real = join(dir.real, name);

@@ -44,7 +44,9 @@ export interface FsOpsOptions {
 export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
   const s = o.settings;
   const roots = realRoots(s.readRoots);
-  const audit = o.db.prepare('INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, ?, ?)');
+  const audit = o.db.prepare(
+    'INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, ?, ?)',
+  );
 
   return {
     [EXPLORE_OP]: async (payload, requestId) => {
@@ -52,7 +54,14 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
       const started = performance.now();
       const result = await exploreTree(req, { roots, maxEntriesCeiling: s.exploreMaxEntries });
       const note = `${result.total} entries${result.truncated ? `, truncated by ${result.truncatedBy.join('+')}` : ''}`;
-      audit.run(Date.now(), requestId ?? null, EXPLORE_OP, JSON.stringify([req.path]), Math.round(performance.now() - started), note);
+      audit.run(
+        Date.now(),
+        requestId ?? null,
+        EXPLORE_OP,
+        JSON.stringify([req.path]),
+        Math.round(performance.now() - started),
+        note,
+      );
       return result;
     },
 
@@ -68,7 +77,10 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
         throw e;
       }
       if (!roots.some((r) => isInside(real, r))) {
-        throw new SystemRefusal('forbidden', `${req.path} is outside the directories this host may read (settings.fs.readRoots)`);
+        throw new SystemRefusal(
+          'forbidden',
+          `${req.path} is outside the directories this host may read (settings.fs.readRoots)`,
+        );
       }
       // a FIFO, device or socket would block a thread-pool thread forever: refuse it before
       // opening, open without blocking or following a last-moment link, and check the inode
@@ -77,7 +89,8 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
       const fh = await open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
       try {
         const st = await fh.stat();
-        if (!st.isFile() || st.ino !== before.ino || st.dev !== before.dev) throw new SystemRefusal('conflict', `${req.path} changed while it was being read`);
+        if (!st.isFile() || st.ino !== before.ino || st.dev !== before.dev)
+          throw new SystemRefusal('conflict', `${req.path} changed while it was being read`);
         if (st.size > max) throw new SystemRefusal('payload_too_large', `${req.path} is larger than ${max} bytes`);
         // one byte more than allowed, to notice a file that grew past the limit after the stat
         const buf = Buffer.alloc(Math.min(st.size, max) + 1);

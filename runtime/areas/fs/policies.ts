@@ -5,7 +5,12 @@
  */
 import { operandsAfterDashDash, type CommandPolicy, type PathOperand } from '../../system/confine';
 
-const after = (argv: readonly string[], kind: string, count?: number, strictlyBelow = false): PathOperand[] | string | null => {
+const after = (
+  argv: readonly string[],
+  kind: string,
+  count?: number,
+  strictlyBelow = false,
+): PathOperand[] | string | null => {
   const ops = operandsAfterDashDash(argv);
   if (!ops || ops.length === 0) return null;
   if (count !== undefined && ops.length !== count) return `expected ${count} operand(s) after --, got ${ops.length}`;
@@ -22,7 +27,8 @@ export function checksumListNames(text: string): string[] | string {
     const m = /^XXH(?:32|64|3|128) \((.*)\) = [0-9a-fA-F]+$/.exec(line) ?? /^[0-9a-fA-F]+ [ *](.*)$/.exec(line);
     if (!m) continue; // xxhsum reports an improperly formatted line and opens nothing for it
     const name = escaped ? m[1].replace(/\\(\\|n)/g, (_, c: string) => (c === 'n' ? '\n' : '\\')) : m[1];
-    if (!name.startsWith('/')) return `checksum list names a relative path (${JSON.stringify(name)}); only absolute names are verified`;
+    if (!name.startsWith('/'))
+      return `checksum list names a relative path (${JSON.stringify(name)}); only absolute names are verified`;
     names.push(name);
   }
   return names;

@@ -60,7 +60,10 @@ interface User {
 function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
   const r = schema.safeParse(p);
   if (!r.success) {
-    throw new SystemRefusal('bad_request', `${op}: ${r.error.issues.map((i) => `${i.path.map(String).join('.') || 'payload'}: ${i.message}`).join('; ')}`);
+    throw new SystemRefusal(
+      'bad_request',
+      `${op}: ${r.error.issues.map((i) => `${i.path.map(String).join('.') || 'payload'}: ${i.message}`).join('; ')}`,
+    );
   }
   return r.data;
 }
@@ -93,7 +96,9 @@ async function fsyncDir(dir: string): Promise<void> {
 
 export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
   const s = o.settings;
-  const audit = o.db.prepare('INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, NULL, ?)');
+  const audit = o.db.prepare(
+    'INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, NULL, ?)',
+  );
   const commentHost = s.commentHost ?? hostname();
 
   async function exec(argv: string[], requestId: string | undefined, timeoutMs?: number): Promise<ExecResult> {
@@ -116,7 +121,11 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
     const argv = [o.bin.getent, kind, '--', name];
     const r = await exec(argv, requestId);
     if (r.code === 2) return null; // getent: the key is not in the database
-    if (r.code !== 0 || r.timedOut) throw new SystemRefusal('command_failed', `getent ${kind} ${name} failed (exit ${r.code})${r.stderr.trim() ? `: ${r.stderr.trim().split('\n')[0]}` : ''}`);
+    if (r.code !== 0 || r.timedOut)
+      throw new SystemRefusal(
+        'command_failed',
+        `getent ${kind} ${name} failed (exit ${r.code})${r.stderr.trim() ? `: ${r.stderr.trim().split('\n')[0]}` : ''}`,
+      );
     return r.stdout;
   }
 
@@ -142,21 +151,28 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
     try {
       home = await fsp.realpath(shown);
     } catch (e) {
-      if (errno(e) === 'ENOENT' || errno(e) === 'ENOTDIR') throw new SystemRefusal('not_found', `the home ${pw.home} of ${name} does not exist`);
+      if (errno(e) === 'ENOENT' || errno(e) === 'ENOTDIR')
+        throw new SystemRefusal('not_found', `the home ${pw.home} of ${name} does not exist`);
       throw e;
     }
     if (!(await rootsReal()).some((r) => isInside(home, r))) {
-      throw new SystemRefusal('forbidden', `the home ${pw.home} of ${name} is outside the home roots (settings.keys.homeRoots)`);
+      throw new SystemRefusal(
+        'forbidden',
+        `the home ${pw.home} of ${name} is outside the home roots (settings.keys.homeRoots)`,
+      );
     }
-    if (!(await fsp.stat(home)).isDirectory()) throw new SystemRefusal('forbidden', `the home ${pw.home} of ${name} is not a directory`);
+    if (!(await fsp.stat(home)).isDirectory())
+      throw new SystemRefusal('forbidden', `the home ${pw.home} of ${name} is not a directory`);
     return { name, uid: pw.uid, gid: pw.gid, home, shownHome: pw.home };
   }
 
   /** ~/.ssh's lstat, or null when absent; refuses a symlink or anything but a directory. */
   async function sshDirStat(u: User): Promise<Stats | null> {
     const st = await lstatOrNull(join(u.home, '.ssh'));
-    if (st?.isSymbolicLink()) throw new SystemRefusal('forbidden', `${join(u.shownHome, '.ssh')} is a symlink: refused`);
-    if (st && !st.isDirectory()) throw new SystemRefusal('forbidden', `${join(u.shownHome, '.ssh')} is not a directory`);
+    if (st?.isSymbolicLink())
+      throw new SystemRefusal('forbidden', `${join(u.shownHome, '.ssh')} is a symlink: refused`);
+    if (st && !st.isDirectory())
+      throw new SystemRefusal('forbidden', `${join(u.shownHome, '.ssh')} is not a directory`);
     return st;
   }
 
@@ -175,7 +191,8 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
       fh = await fsp.open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
     } catch (e) {
       // replaced by a link or a file between the mkdir and the open
-      if (errno(e) === 'ELOOP' || errno(e) === 'ENOTDIR') throw new SystemRefusal('forbidden', `${join(u.shownHome, '.ssh')} is not a directory: refused`);
+      if (errno(e) === 'ELOOP' || errno(e) === 'ENOTDIR')
+        throw new SystemRefusal('forbidden', `${join(u.shownHome, '.ssh')} is not a directory: refused`);
       throw e;
     }
     try {
@@ -196,7 +213,8 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
     if (!st) return null;
     if (st.isSymbolicLink()) throw new SystemRefusal('forbidden', `${shown} is a symlink: refused`);
     if (!st.isFile()) throw new SystemRefusal('forbidden', `${shown} is not a regular file: refused`);
-    if (st.size > s.maxFileBytes) throw new SystemRefusal('payload_too_large', `${shown} is larger than ${s.maxFileBytes} bytes`);
+    if (st.size > s.maxFileBytes)
+      throw new SystemRefusal('payload_too_large', `${shown} is larger than ${s.maxFileBytes} bytes`);
     let fh;
     try {
       fh = await fsp.open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -207,14 +225,16 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
     }
     try {
       const fst = await fh.stat();
-      if (fst.ino !== st.ino || fst.dev !== st.dev || !fst.isFile()) throw new SystemRefusal('conflict', `${shown} changed while it was opened`);
+      if (fst.ino !== st.ino || fst.dev !== st.dev || !fst.isFile())
+        throw new SystemRefusal('conflict', `${shown} changed while it was opened`);
       const buf = Buffer.alloc(Math.min(fst.size, s.maxFileBytes) + 1);
       let n = 0;
       for (;;) {
         const r = await fh.read(buf, n, buf.length - n, n);
         if (r.bytesRead === 0 || (n += r.bytesRead) === buf.length) break;
       }
-      if (n > s.maxFileBytes) throw new SystemRefusal('payload_too_large', `${shown} is larger than ${s.maxFileBytes} bytes`);
+      if (n > s.maxFileBytes)
+        throw new SystemRefusal('payload_too_large', `${shown} is larger than ${s.maxFileBytes} bytes`);
       return { bytes: buf.subarray(0, n), stat: fst };
     } finally {
       await fh.close();
@@ -243,8 +263,19 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
       const shown = join(u.shownHome, '.ssh', name);
       const dir = await sshDirStat(u);
       const f = dir ? await readKeyFile(join(u.home, '.ssh', name), shown) : null;
-      audit.run(Date.now(), requestId ?? null, READ_OP, JSON.stringify([shown]), `user ${u.name}: ${f ? `${f.bytes.length} bytes` : 'absent'}`);
-      return { user: u.name, path: shown, content: f ? text(f.bytes, shown) : null, version: f ? sha256(f.bytes) : null };
+      audit.run(
+        Date.now(),
+        requestId ?? null,
+        READ_OP,
+        JSON.stringify([shown]),
+        `user ${u.name}: ${f ? `${f.bytes.length} bytes` : 'absent'}`,
+      );
+      return {
+        user: u.name,
+        path: shown,
+        content: f ? text(f.bytes, shown) : null,
+        version: f ? sha256(f.bytes) : null,
+      };
     },
 
     [WRITE_OP]: async (payload, requestId): Promise<WriteResult> => {
@@ -252,19 +283,25 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
       const u = await resolveUser(req.user, requestId);
       const bytes = Buffer.from(req.content, 'utf8');
       const shown = join(u.shownHome, '.ssh', AUTHORIZED_KEYS);
-      if (bytes.length > s.maxFileBytes) throw new SystemRefusal('payload_too_large', `${shown} would be larger than ${s.maxFileBytes} bytes`);
+      if (bytes.length > s.maxFileBytes)
+        throw new SystemRefusal('payload_too_large', `${shown} would be larger than ${s.maxFileBytes} bytes`);
       const dir = join(u.home, '.ssh');
       return withLock(`keys-op:${dir}`, async () => {
         const dirStat = await ensureSshDir(u);
         const file = join(dir, AUTHORIZED_KEYS);
         const current = await readKeyFile(file, shown);
         const version = current ? sha256(current.bytes) : null;
-        if (version !== req.expectVersion) throw new SystemRefusal('conflict', `${shown} changed since it was read; read it again`);
+        if (version !== req.expectVersion)
+          throw new SystemRefusal('conflict', `${shown} changed since it was read; read it again`);
         const mode = current ? current.stat.mode & 0o7777 : 0o600;
         const owner = current ? { uid: current.stat.uid, gid: current.stat.gid } : { uid: u.uid, gid: u.gid };
         const tmp = join(dir, `.${AUTHORIZED_KEYS}.ballast-${randomBytes(6).toString('hex')}`);
         try {
-          const fh = await fsp.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+          const fh = await fsp.open(
+            tmp,
+            constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+            0o600,
+          );
           try {
             await fh.writeFile(bytes);
             if (s.setOwner) await fh.chown(owner.uid, owner.gid);
@@ -284,7 +321,13 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
           throw e;
         }
         await fsyncDir(dir);
-        audit.run(Date.now(), requestId ?? null, WRITE_OP, JSON.stringify([shown]), `user ${u.name}: ${bytes.length} bytes`);
+        audit.run(
+          Date.now(),
+          requestId ?? null,
+          WRITE_OP,
+          JSON.stringify([shown]),
+          `user ${u.name}: ${bytes.length} bytes`,
+        );
         return { user: u.name, path: shown, version: sha256(bytes) };
       });
     },
@@ -324,7 +367,22 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
           }
         }
         await fsyncDir(dir);
-        const argv = [o.bin.runuser, '-u', u.name, '--', o.bin.sshKeygen, '-t', 'ed25519', '-N', '', '-f', pair[0].path, '-C', `${u.name}@${commentHost}`, '-q'];
+        const argv = [
+          o.bin.runuser,
+          '-u',
+          u.name,
+          '--',
+          o.bin.sshKeygen,
+          '-t',
+          'ed25519',
+          '-N',
+          '',
+          '-f',
+          pair[0].path,
+          '-C',
+          `${u.name}@${commentHost}`,
+          '-q',
+        ];
         let result: ExecResult;
         try {
           result = await exec(argv, requestId, s.keygenTimeoutMs);
@@ -343,7 +401,10 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
         }
         if (!written.every((st) => st?.isFile())) {
           await restore();
-          throw new SystemRefusal('command_failed', `ssh-keygen exited 0 but did not write ${pair[0].shown} and its .pub`);
+          throw new SystemRefusal(
+            'command_failed',
+            `ssh-keygen exited 0 but did not write ${pair[0].shown} and its .pub`,
+          );
         }
         try {
           for (const [i, f] of pair.entries()) {
@@ -362,7 +423,13 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
         }
         for (const f of moved) await fsp.unlink(f.aside);
         await fsyncDir(dir);
-        audit.run(Date.now(), requestId ?? null, GENERATE_OP, JSON.stringify([pair[0].shown]), `user ${u.name}: new ed25519 pair`);
+        audit.run(
+          Date.now(),
+          requestId ?? null,
+          GENERATE_OP,
+          JSON.stringify([pair[0].shown]),
+          `user ${u.name}: new ed25519 pair`,
+        );
         return { user: u.name, argv, result, replayed: false };
       });
     },

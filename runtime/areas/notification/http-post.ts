@@ -52,11 +52,19 @@ export function post(url: URL, o: PostOptions): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...o.headers, 'content-length': Buffer.byteLength(o.body) };
     if (o.auth) headers.authorization = `Basic ${Buffer.from(`${o.auth.user}:${o.auth.password}`).toString('base64')}`;
-    const options = { method: 'POST', headers, ca: o.ca, signal: AbortSignal.timeout(o.timeoutMs), ...(o.refuseLocal ? { lookup: refusingLocal } : {}) };
+    const options = {
+      method: 'POST',
+      headers,
+      ca: o.ca,
+      signal: AbortSignal.timeout(o.timeoutMs),
+      ...(o.refuseLocal ? { lookup: refusingLocal } : {}),
+    };
     const req = url.protocol === 'https:' ? httpsRequest(url, options) : httpRequest(url, options);
     req.on('error', (e: NodeJS.ErrnoException) => {
       if (e instanceof LocalTargetError) return reject(e);
-      reject(e.name === 'AbortError' || e.name === 'TimeoutError' ? new Error(`no answer within ${o.timeoutMs} ms`) : e);
+      reject(
+        e.name === 'AbortError' || e.name === 'TimeoutError' ? new Error(`no answer within ${o.timeoutMs} ms`) : e,
+      );
     });
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
@@ -65,7 +73,9 @@ export function post(url: URL, o: PostOptions): Promise<HttpAnswer> {
         if (size < MAX_BODY) chunks.push(c.subarray(0, MAX_BODY - size));
         size += c.length;
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
       res.on('error', reject);
     });
     req.end(o.body);

@@ -25,25 +25,39 @@ export interface NotificationOpsOptions {
  */
 export function notificationOps(o: NotificationOpsOptions): Record<string, HostOp> {
   const select = o.db.prepare('SELECT type, json FROM notification_agents WHERE id = ?');
-  const audit = o.db.prepare("INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, 'notification/test', ?, ?, ?, ?)");
+  const audit = o.db.prepare(
+    "INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, 'notification/test', ?, ?, ?, ?)",
+  );
   return {
     [TEST_OP]: async (payload, requestId): Promise<TestOpResult> => {
       const id = payload.id;
-      if (typeof id !== 'number' || !Number.isInteger(id)) throw new SystemRefusal('bad_request', 'notification/test needs an integer id');
+      if (typeof id !== 'number' || !Number.isInteger(id))
+        throw new SystemRefusal('bad_request', 'notification/test needs an integer id');
       const row = select.get(id) as { type: string; json: string } | undefined;
       if (!row) throw new SystemRefusal('not_found', `no notification agent with id ${id}`);
       const started = Date.now();
       let result: TestOpResult;
       try {
         const agent = deliveryAgent(id, row.type, row.json, o.openSecret);
-        await sendThrough(agent, testNotification(id, o.hostId, o.productName), { settings: o.settings, productName: o.productName, ca: trustedCas(o.caDir) });
+        await sendThrough(agent, testNotification(id, o.hostId, o.productName), {
+          settings: o.settings,
+          productName: o.productName,
+          ca: trustedCas(o.caDir),
+        });
         result = { sent: true };
       } catch (e) {
         // Anything else is a bug: the SYSTEM service logs it and the route answers 500.
         if (!(e instanceof SendError)) throw e;
         result = { sent: false, error: e.message };
       }
-      audit.run(Date.now(), requestId ?? null, JSON.stringify([`agent:${id}`, row.type]), result.sent ? 0 : 1, Date.now() - started, result.sent ? null : result.error);
+      audit.run(
+        Date.now(),
+        requestId ?? null,
+        JSON.stringify([`agent:${id}`, row.type]),
+        result.sent ? 0 : 1,
+        Date.now() - started,
+        result.sent ? null : result.error,
+      );
       return result;
     },
   };

@@ -34,7 +34,14 @@ export interface StoredEvent {
 export const TEST_KIND = 'notification.test';
 
 export function notificationOf(e: StoredEvent, hostId: string): Notification {
-  return { id: e.id, sequence: e.seq, type: e.kind, timestamp: new Date(e.at).toISOString(), host: hostId, data: e.data };
+  return {
+    id: e.id,
+    sequence: e.seq,
+    type: e.kind,
+    timestamp: new Date(e.at).toISOString(),
+    host: hostId,
+    data: e.data,
+  };
 }
 
 /** The test route's message: never stored as an event, so it has its own id. */

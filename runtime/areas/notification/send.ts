@@ -1,4 +1,11 @@
-import { agentConfig, type AgentType, type SmsConfig, type SmtpConfig, type WebhookConfig, SECRET_FIELDS } from '../../../handlers/notification/contract';
+import {
+  agentConfig,
+  type AgentType,
+  type SmsConfig,
+  type SmtpConfig,
+  type WebhookConfig,
+  SECRET_FIELDS,
+} from '../../../handlers/notification/contract';
 import type { Notification } from './payload';
 import { redact } from './redact';
 import { SendError } from './send-error';
@@ -14,7 +21,12 @@ export type DeliveryAgent =
   | { id: number; type: 'webhook'; config: WebhookConfig };
 
 /** Parses a stored agent; a configuration the schemas refuse (hand-edited DB) cannot be sent. */
-export function deliveryAgent(id: number, type: string, json: string, open: (sealed: string) => string = (s) => s): DeliveryAgent {
+export function deliveryAgent(
+  id: number,
+  type: string,
+  json: string,
+  open: (sealed: string) => string = (s) => s,
+): DeliveryAgent {
   if (!(type in agentConfig)) throw new SendError(`agent ${id} has an unknown type ${type}`, { permanent: true });
   let parsed: unknown;
   try {
@@ -31,12 +43,19 @@ export function deliveryAgent(id: number, type: string, json: string, open: (sea
       try {
         cfg[f] = open(v);
       } catch {
-        throw new SendError(`agent ${id}: its stored ${f} cannot be opened with this host's key (stateDir/secret.key)`, { permanent: true });
+        throw new SendError(
+          `agent ${id}: its stored ${f} cannot be opened with this host's key (stateDir/secret.key)`,
+          { permanent: true },
+        );
       }
     }
   }
   const r = agentConfig[type as AgentType].safeParse(parsed);
-  if (!r.success) throw new SendError(`agent ${id} has an invalid configuration: ${r.error.issues.map((i) => i.path.join('.') || '(root)').join(', ')}`, { permanent: true });
+  if (!r.success)
+    throw new SendError(
+      `agent ${id} has an invalid configuration: ${r.error.issues.map((i) => i.path.join('.') || '(root)').join(', ')}`,
+      { permanent: true },
+    );
   return { id, type, config: r.data } as DeliveryAgent;
 }
 

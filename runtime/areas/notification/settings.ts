@@ -14,7 +14,11 @@ export const deliverySettingsSchema = z.strictObject({
   /** Delay before the 2nd attempt; doubles for each further one. */
   backoffBaseMs: z.number().int().min(1).default(10_000),
   /** Upper bound of one delay (also caps a destination's Retry-After). */
-  backoffMaxMs: z.number().int().min(1).default(6 * 3600_000),
+  backoffMaxMs: z
+    .number()
+    .int()
+    .min(1)
+    .default(6 * 3600_000),
   /** Longest sleep of the worker between looks at the outbox (new events wake it at once). */
   pollIntervalMs: z.number().int().min(10).default(5_000),
   /** Time limit of one send (connect, TLS, the whole SMTP dialogue or HTTP exchange). */
@@ -41,7 +45,12 @@ export function deliverySettings(settings: Record<string, unknown>): DeliverySet
 }
 
 /** Delay before attempt `attempt + 1`, given `attempt` attempts failed (attempt ≥ 1). */
-export function backoffMs(s: DeliverySettings, attempt: number, retryAfterMs?: number, random: () => number = Math.random): number {
+export function backoffMs(
+  s: DeliverySettings,
+  attempt: number,
+  retryAfterMs?: number,
+  random: () => number = Math.random,
+): number {
   const exp = Math.min(s.backoffMaxMs, s.backoffBaseMs * 2 ** Math.min(attempt - 1, 40));
   const jittered = Math.round(exp * (0.8 + 0.4 * random()));
   return Math.min(s.backoffMaxMs, Math.max(jittered, retryAfterMs ?? 0));

@@ -129,7 +129,9 @@ export class DeliveryWorker {
     this.markFinal = db.prepare(
       "UPDATE deliveries SET state = ?, attempts = ?, last_attempt_at = ?, last_error = ? WHERE event_id = ? AND agent_id = ? AND state = 'pending'",
     );
-    this.cancelAgent = db.prepare("UPDATE deliveries SET state = 'cancelled', last_error = ? WHERE agent_id = ? AND state = 'pending'");
+    this.cancelAgent = db.prepare(
+      "UPDATE deliveries SET state = 'cancelled', last_error = ? WHERE agent_id = ? AND state = 'pending'",
+    );
     this.prune = db.prepare(`
       DELETE FROM events
       WHERE seq <= (SELECT MAX(seq) FROM events) - ?
@@ -233,7 +235,10 @@ export class DeliveryWorker {
     if (this.stopped) return;
     clearTimeout(this.timer);
     const next = this.nextRetryAt;
-    const wait = next === null ? this.o.settings.pollIntervalMs : Math.min(Math.max(0, next - this.now()), this.o.settings.pollIntervalMs);
+    const wait =
+      next === null
+        ? this.o.settings.pollIntervalMs
+        : Math.min(Math.max(0, next - this.now()), this.o.settings.pollIntervalMs);
     this.timer = setTimeout(() => this.kick(), wait);
     // The HTTP server keeps a host alive; a pending retry alone must not (tests, CLI).
     this.timer.unref();
@@ -245,7 +250,16 @@ export class DeliveryWorker {
     const agentId = row.agent.id;
     try {
       const agent = deliveryAgent(agentId, row.agent.type, row.agent.json, this.o.openSecret);
-      const n = notificationOf({ id: row.event_id, seq: row.seq, kind: row.kind, at: row.at, data: JSON.parse(row.data) as Record<string, unknown> }, this.o.hostId);
+      const n = notificationOf(
+        {
+          id: row.event_id,
+          seq: row.seq,
+          kind: row.kind,
+          at: row.at,
+          data: JSON.parse(row.data) as Record<string, unknown>,
+        },
+        this.o.hostId,
+      );
       await this.send(agent, n, ctx);
       this.markDelivered.run(started, this.now(), row.event_id, agentId);
     } catch (e) {
@@ -257,7 +271,9 @@ export class DeliveryWorker {
       } else {
         const delay = backoffMs(this.o.settings, attempts, err.retryAfterMs);
         this.markRetry.run(attempts, started, this.now() + delay, err.message, row.event_id, agentId);
-        this.o.log(`${what}: attempt ${attempts}/${this.o.settings.maxAttempts} failed, next in ${Math.round(delay / 100) / 10} s (the agent's newer notifications wait): ${err.message}`);
+        this.o.log(
+          `${what}: attempt ${attempts}/${this.o.settings.maxAttempts} failed, next in ${Math.round(delay / 100) / 10} s (the agent's newer notifications wait): ${err.message}`,
+        );
       }
     }
   }

@@ -36,12 +36,22 @@ function composeValidator(): ValidateFunction {
 }
 
 const jsonPath = (base: string, instancePath: string) =>
-  [base, ...instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))].join('.');
+  [
+    base,
+    ...instancePath
+      .split('/')
+      .slice(1)
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')),
+  ].join('.');
 
 function ajvIssue(e: ErrorObject): ValidateIssue {
   const path = jsonPath('fileContents', e.instancePath);
   const p = e.params as Obj;
-  if (e.keyword === 'additionalProperties') return { path: `${path}.${String(p.additionalProperty)}`, message: 'is not allowed here by the Compose Specification' };
+  if (e.keyword === 'additionalProperties')
+    return {
+      path: `${path}.${String(p.additionalProperty)}`,
+      message: 'is not allowed here by the Compose Specification',
+    };
   if (e.keyword === 'required') return { path: `${path}.${String(p.missingProperty)}`, message: 'is required' };
   return { path, message: e.message ?? 'is invalid' };
 }
@@ -134,7 +144,8 @@ function noProto(o: unknown, path: string, depth = 0): ValidateIssue | null {
     }
   } else if (isObj(o)) {
     for (const k of Object.keys(o)) {
-      if (k === '__proto__' || k === 'constructor' || k === 'prototype') return { path: `${path}.${k}`, message: 'is not an allowed key' };
+      if (k === '__proto__' || k === 'constructor' || k === 'prototype')
+        return { path: `${path}.${k}`, message: 'is not an allowed key' };
       const r = noProto(o[k], `${path}.${k}`, depth + 1);
       if (r) return r;
     }
@@ -143,7 +154,12 @@ function noProto(o: unknown, path: string, depth = 0): ValidateIssue | null {
 }
 
 export async function checkCompose(p: ValidatePayload, c: CheckContext): Promise<ValidateResult> {
-  const bad = (issues: ValidateIssue[]): ValidateResult => ({ ok: false, status: 400, message: issues.map((i) => `${i.path}: ${i.message}`).join('; '), issues });
+  const bad = (issues: ValidateIssue[]): ValidateResult => ({
+    ok: false,
+    status: 400,
+    message: issues.map((i) => `${i.path}: ${i.message}`).join('; '),
+    issues,
+  });
   let doc: unknown = p.fileContents;
   if (typeof doc === 'string') {
     let d: ReturnType<typeof parseDocument>;
@@ -156,7 +172,12 @@ export async function checkCompose(p: ValidatePayload, c: CheckContext): Promise
     if (d.errors.length) {
       const e = d.errors[0];
       const at = e.linePos?.[0];
-      return bad([{ path: 'fileContents', message: `not valid YAML${at ? ` (line ${at.line}, column ${at.col})` : ''}: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}` }]);
+      return bad([
+        {
+          path: 'fileContents',
+          message: `not valid YAML${at ? ` (line ${at.line}, column ${at.col})` : ''}: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`,
+        },
+      ]);
     }
     try {
       doc = d.toJS({ maxAliasCount: 50 });
@@ -169,13 +190,21 @@ export async function checkCompose(p: ValidatePayload, c: CheckContext): Promise
   if (proto) return bad([proto]);
   const data: Obj = JSON.parse(JSON.stringify(doc)) as Obj;
   const early: ValidateIssue[] = [];
-  if (p.requireVersion && data.version === undefined) early.push({ path: 'fileContents.version', message: 'is required' });
+  if (p.requireVersion && data.version === undefined)
+    early.push({ path: 'fileContents.version', message: 'is required' });
   if (data.services === undefined) early.push({ path: 'fileContents.services', message: 'is required' });
-  else if (!isObj(data.services)) early.push({ path: 'fileContents.services', message: 'must be a mapping of service names to services' });
+  else if (!isObj(data.services))
+    early.push({ path: 'fileContents.services', message: 'must be a mapping of service names to services' });
   if (early.length) return bad(early);
   const services = data.services as Obj;
   for (const [name, svc] of Object.entries(p.merge ?? {})) {
-    if (name in services) return { ok: false, status: 409, message: `service ${name} of a recipe is already defined in fileContents`, issues: [{ path: `fileContents.services.${name}`, message: 'is also a recipe service' }] };
+    if (name in services)
+      return {
+        ok: false,
+        status: 409,
+        message: `service ${name} of a recipe is already defined in fileContents`,
+        issues: [{ path: `fileContents.services.${name}`, message: 'is also a recipe service' }],
+      };
     services[name] = svc;
   }
 
@@ -204,62 +233,100 @@ function limitIssues(data: Obj, project: string, c: CheckContext): ValidateIssue
     }
     const real = resolveExisting(isAbsolute(value) ? value : resolve(podDir, value));
     if (!roots.some((r) => inside(real, r))) {
-      out.push({ path, message: `${what} ${value} resolves to ${real}, outside the pod data location${s.bindRoots.length ? ' and settings.pod.bindRoots' : ''}` });
+      out.push({
+        path,
+        message: `${what} ${value} resolves to ${real}, outside the pod data location${s.bindRoots.length ? ' and settings.pod.bindRoots' : ''}`,
+      });
     }
   };
-  const isRemote = (v: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(v) || v.startsWith('git@') || v.startsWith('github.com/');
+  const isRemote = (v: string) =>
+    /^[a-z][a-z0-9+.-]*:\/\//i.test(v) || v.startsWith('git@') || v.startsWith('github.com/');
 
-  if (data.include !== undefined) out.push({ path: 'fileContents.include', message: 'other compose files cannot be included; put the services in this file' });
+  if (data.include !== undefined)
+    out.push({
+      path: 'fileContents.include',
+      message: 'other compose files cannot be included; put the services in this file',
+    });
 
   for (const [name, svcRaw] of Object.entries(data.services as Obj)) {
     if (!isObj(svcRaw)) continue;
     const svc = svcRaw;
     const at = (k: string) => `fileContents.services.${name}.${k}`;
-    if (svc.privileged === true && !s.allow.privileged) out.push({ path: at('privileged'), message: 'privileged containers are not allowed (settings.pod.allow.privileged)' });
-    if (svc.network_mode === 'host' && !s.allow.hostNetwork) out.push({ path: at('network_mode'), message: 'the host network is not allowed (settings.pod.allow.hostNetwork)' });
+    if (svc.privileged === true && !s.allow.privileged)
+      out.push({
+        path: at('privileged'),
+        message: 'privileged containers are not allowed (settings.pod.allow.privileged)',
+      });
+    if (svc.network_mode === 'host' && !s.allow.hostNetwork)
+      out.push({
+        path: at('network_mode'),
+        message: 'the host network is not allowed (settings.pod.allow.hostNetwork)',
+      });
     for (const k of ['pid', 'ipc', 'uts', 'userns_mode', 'cgroup']) {
-      if (svc[k] === 'host' && !s.allow.hostNamespaces) out.push({ path: at(k), message: `${k}: host is not allowed (settings.pod.allow.hostNamespaces)` });
+      if (svc[k] === 'host' && !s.allow.hostNamespaces)
+        out.push({ path: at(k), message: `${k}: host is not allowed (settings.pod.allow.hostNamespaces)` });
     }
     if (Array.isArray(svc.cap_add)) {
       svc.cap_add.forEach((cap, i) => {
         const n = String(cap).toUpperCase().replace(/^CAP_/, '');
-        if (!allowedCaps.has(n)) out.push({ path: at(`cap_add.${i}`), message: `capability ${String(cap)} is not allowed (settings.pod.allow.capabilities)` });
+        if (!allowedCaps.has(n))
+          out.push({
+            path: at(`cap_add.${i}`),
+            message: `capability ${String(cap)} is not allowed (settings.pod.allow.capabilities)`,
+          });
       });
     }
     if (!s.allow.devices) {
-      if (Array.isArray(svc.devices) && svc.devices.length) out.push({ path: at('devices'), message: 'host devices are not allowed (settings.pod.allow.devices)' });
-      if (Array.isArray(svc.device_cgroup_rules) && svc.device_cgroup_rules.length) out.push({ path: at('device_cgroup_rules'), message: 'device rules are not allowed (settings.pod.allow.devices)' });
+      if (Array.isArray(svc.devices) && svc.devices.length)
+        out.push({ path: at('devices'), message: 'host devices are not allowed (settings.pod.allow.devices)' });
+      if (Array.isArray(svc.device_cgroup_rules) && svc.device_cgroup_rules.length)
+        out.push({
+          path: at('device_cgroup_rules'),
+          message: 'device rules are not allowed (settings.pod.allow.devices)',
+        });
     }
     if (Array.isArray(svc.security_opt) && !s.allow.privileged) {
       svc.security_opt.forEach((o, i) => {
-        if (/unconfined|label[=:]disable/i.test(String(o))) out.push({ path: at(`security_opt.${i}`), message: `${String(o)} turns confinement off (settings.pod.allow.privileged)` });
+        if (/unconfined|label[=:]disable/i.test(String(o)))
+          out.push({
+            path: at(`security_opt.${i}`),
+            message: `${String(o)} turns confinement off (settings.pod.allow.privileged)`,
+          });
       });
     }
     if (Array.isArray(svc.volumes)) {
       svc.volumes.forEach((v, i) => {
         if (typeof v === 'string') {
           const src = v.split(':')[0];
-          if (v.includes(':') && (src.startsWith('/') || src.startsWith('.') || src.startsWith('~'))) localPath(at(`volumes.${i}`), src, 'bind source');
+          if (v.includes(':') && (src.startsWith('/') || src.startsWith('.') || src.startsWith('~')))
+            localPath(at(`volumes.${i}`), src, 'bind source');
         } else if (isObj(v) && v.type === 'bind') {
           localPath(at(`volumes.${i}.source`), v.source, 'bind source');
         }
       });
     }
     if (typeof svc.build === 'string' && !isRemote(svc.build)) localPath(at('build'), svc.build, 'build context');
-    if (isObj(svc.build) && typeof svc.build.context === 'string' && !isRemote(svc.build.context)) localPath(at('build.context'), svc.build.context, 'build context');
+    if (isObj(svc.build) && typeof svc.build.context === 'string' && !isRemote(svc.build.context))
+      localPath(at('build.context'), svc.build.context, 'build context');
     const envFiles = svc.env_file === undefined ? [] : Array.isArray(svc.env_file) ? svc.env_file : [svc.env_file];
-    envFiles.forEach((f, i) => localPath(at(Array.isArray(svc.env_file) ? `env_file.${i}` : 'env_file'), isObj(f) ? f.path : f, 'env_file'));
-    if (isObj(svc.extends) && typeof svc.extends.file === 'string') localPath(at('extends.file'), svc.extends.file, 'extends file');
+    envFiles.forEach((f, i) =>
+      localPath(at(Array.isArray(svc.env_file) ? `env_file.${i}` : 'env_file'), isObj(f) ? f.path : f, 'env_file'),
+    );
+    if (isObj(svc.extends) && typeof svc.extends.file === 'string')
+      localPath(at('extends.file'), svc.extends.file, 'extends file');
   }
   for (const top of ['secrets', 'configs']) {
     const m = data[top];
-    if (isObj(m)) for (const [k, v] of Object.entries(m)) if (isObj(v) && v.file !== undefined) localPath(`fileContents.${top}.${k}.file`, v.file, `${top} file`);
+    if (isObj(m))
+      for (const [k, v] of Object.entries(m))
+        if (isObj(v) && v.file !== undefined) localPath(`fileContents.${top}.${k}.file`, v.file, `${top} file`);
   }
   if (isObj(data.volumes)) {
     for (const [k, v] of Object.entries(data.volumes)) {
       if (!isObj(v) || !isObj(v.driver_opts)) continue;
       const o = String(v.driver_opts.o ?? '');
-      if (/(^|,)r?bind(,|$)/.test(o) || v.driver_opts.type === 'none') localPath(`fileContents.volumes.${k}.driver_opts.device`, v.driver_opts.device, 'bind device');
+      if (/(^|,)r?bind(,|$)/.test(o) || v.driver_opts.type === 'none')
+        localPath(`fileContents.volumes.${k}.driver_opts.device`, v.driver_opts.device, 'bind device');
     }
   }
   return out;
@@ -272,7 +339,9 @@ function portsOfCompose(data: Obj | null): { key: string; path: string }[] {
     if (!isObj(svc) || !Array.isArray(svc.ports)) continue;
     svc.ports.forEach((e, i) => {
       const h = hostPorts(e);
-      if (h) for (const port of h.ports) out.push({ key: `${port}/${h.proto}`, path: `fileContents.services.${name}.ports.${i}` });
+      if (h)
+        for (const port of h.ports)
+          out.push({ key: `${port}/${h.proto}`, path: `fileContents.services.${name}.ports.${i}` });
     });
   }
   return out;
@@ -311,7 +380,8 @@ async function portClashes(data: Obj, p: ValidatePayload, c: CheckContext): Prom
   }
   const listening = await c.listeners();
   for (const m of mine) {
-    if (listening.has(m.key) && !own.has(m.key)) out.push({ path: m.path, message: `host port ${m.key} is already in use on this host` });
+    if (listening.has(m.key) && !own.has(m.key))
+      out.push({ path: m.path, message: `host port ${m.key} is already in use on this host` });
   }
   return out;
 }

@@ -10,7 +10,17 @@
 import { lstat, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type * as z from 'zod';
-import { REMOVE_OP, removePayload, RESOLVE_OP, resolvePayload, VALIDATE_OP, validatePayload, type PodSettings, type RemoveResult, type ResolveResult } from '../../../handlers/pod/contract';
+import {
+  REMOVE_OP,
+  removePayload,
+  RESOLVE_OP,
+  resolvePayload,
+  VALIDATE_OP,
+  validatePayload,
+  type PodSettings,
+  type RemoveResult,
+  type ResolveResult,
+} from '../../../handlers/pod/contract';
 import type { SqliteDb } from '../../db/database';
 import type { HostOp } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
@@ -19,7 +29,10 @@ import { checkCompose, hostListeners, resolveExisting } from './compose-check';
 function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
   const r = schema.safeParse(p);
   if (!r.success) {
-    throw new SystemRefusal('bad_request', `${op}: ${r.error.issues.map((i) => `${i.path.map(String).join('.') || 'payload'}: ${i.message}`).join('; ')}`);
+    throw new SystemRefusal(
+      'bad_request',
+      `${op}: ${r.error.issues.map((i) => `${i.path.map(String).join('.') || 'payload'}: ${i.message}`).join('; ')}`,
+    );
   }
   return r.data;
 }
@@ -33,14 +46,27 @@ export interface PodOpsOptions {
 }
 
 export function podOps(o: PodOpsOptions): Record<string, HostOp> {
-  const audit = o.db.prepare('INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, ?, ?)');
+  const audit = o.db.prepare(
+    'INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, ?, ?)',
+  );
   const prefix = `${o.settings.prefix}-pod-`;
   return {
     [VALIDATE_OP]: async (payload, requestId) => {
       const req = payloadOf(validatePayload, VALIDATE_OP, payload);
       const started = performance.now();
-      const r = await checkCompose(req, { settings: o.settings, podData: o.podData, listeners: o.listeners ?? (() => hostListeners()) });
-      audit.run(Date.now(), requestId ?? null, VALIDATE_OP, JSON.stringify([req.project]), Math.round(performance.now() - started), r.ok ? 'valid' : `refused: ${r.issues.length} issue(s)`);
+      const r = await checkCompose(req, {
+        settings: o.settings,
+        podData: o.podData,
+        listeners: o.listeners ?? (() => hostListeners()),
+      });
+      audit.run(
+        Date.now(),
+        requestId ?? null,
+        VALIDATE_OP,
+        JSON.stringify([req.project]),
+        Math.round(performance.now() - started),
+        r.ok ? 'valid' : `refused: ${r.issues.length} issue(s)`,
+      );
       return r;
     },
 
@@ -51,7 +77,8 @@ export function podOps(o: PodOpsOptions): Record<string, HostOp> {
 
     [REMOVE_OP]: async (payload, requestId): Promise<RemoveResult> => {
       const req = payloadOf(removePayload, REMOVE_OP, payload);
-      if (!req.project.startsWith(prefix)) throw new SystemRefusal('forbidden', `${req.project} is not a pod of this host (prefix ${prefix})`);
+      if (!req.project.startsWith(prefix))
+        throw new SystemRefusal('forbidden', `${req.project} is not a pod of this host (prefix ${prefix})`);
       let root: string;
       try {
         root = await realpath(o.podData);
@@ -66,7 +93,8 @@ export function podOps(o: PodOpsOptions): Record<string, HostOp> {
         audit.run(Date.now(), requestId ?? null, REMOVE_OP, JSON.stringify([dir]), null, 'absent');
         return { removed: false };
       }
-      if (!st.isDirectory()) throw new SystemRefusal('conflict', `${dir} is not a directory (a symlink or file is never removed)`);
+      if (!st.isDirectory())
+        throw new SystemRefusal('conflict', `${dir} is not a directory (a symlink or file is never removed)`);
       await rm(dir, { recursive: true, force: true });
       audit.run(Date.now(), requestId ?? null, REMOVE_OP, JSON.stringify([dir]), null, 'removed');
       return { removed: true };

@@ -8,7 +8,12 @@
 import { realpathSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { RESOLVE_PATH_OP, resolvePathPayload, type ResolvePathResult, type S3Settings } from '../../../handlers/s3/contract';
+import {
+  RESOLVE_PATH_OP,
+  resolvePathPayload,
+  type ResolvePathResult,
+  type S3Settings,
+} from '../../../handlers/s3/contract';
 import type { SqliteDb } from '../../db/database';
 import type { HostOp } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
@@ -24,13 +29,20 @@ function realOrSelf(p: string): string {
 const inside = (p: string, root: string) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
 
 export function s3Ops(o: { settings: S3Settings; db: SqliteDb }): Record<string, HostOp> {
-  const audit = o.db.prepare('INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, NULL, ?)');
+  const audit = o.db.prepare(
+    'INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, NULL, ?)',
+  );
   return {
     [RESOLVE_PATH_OP]: async (payload, requestId): Promise<ResolvePathResult> => {
       const r = resolvePathPayload.safeParse(payload);
-      if (!r.success) throw new SystemRefusal('bad_request', `${RESOLVE_PATH_OP}: ${r.error.issues.map((i) => i.message).join('; ')}`);
+      if (!r.success)
+        throw new SystemRefusal(
+          'bad_request',
+          `${RESOLVE_PATH_OP}: ${r.error.issues.map((i) => i.message).join('; ')}`,
+        );
       const asked = r.data.path;
-      if (!asked.startsWith('/') || asked.includes('\0')) throw new SystemRefusal('bad_request', `${RESOLVE_PATH_OP}: path must be absolute`);
+      if (!asked.startsWith('/') || asked.includes('\0'))
+        throw new SystemRefusal('bad_request', `${RESOLVE_PATH_OP}: path must be absolute`);
       let result: ResolvePathResult;
       try {
         // share paths are seen from settings.s3.pathRoot (`/` on a real box, the demo's root there)
@@ -46,7 +58,13 @@ export function s3Ops(o: { settings: S3Settings; db: SqliteDb }): Record<string,
         if (code !== 'ENOENT' && code !== 'ENOTDIR') throw e;
         result = { ok: false, reason: 'missing' };
       }
-      audit.run(Date.now(), requestId ?? null, RESOLVE_PATH_OP, JSON.stringify([asked]), result.ok ? result.path : `refused: ${result.reason}`);
+      audit.run(
+        Date.now(),
+        requestId ?? null,
+        RESOLVE_PATH_OP,
+        JSON.stringify([asked]),
+        result.ok ? result.path : `refused: ${result.reason}`,
+      );
       return result;
     },
   };

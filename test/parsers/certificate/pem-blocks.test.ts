@@ -11,7 +11,9 @@ describe('pemBlocks', () => {
     expect(blocks.map((b) => b.label)).toEqual(['CERTIFICATE', 'PRIVATE KEY', 'CERTIFICATE']);
     expect(blocks[0].text).toBe(DEMO_NEW_CHAIN.server);
     expect(blocks[1].text).toBe(DEMO_NEW_CHAIN.private_key);
-    expect(new X509Certificate(blocks[2].text).fingerprint256).toBe(new X509Certificate(DEMO_NEW_CHAIN.intermediate).fingerprint256);
+    expect(new X509Certificate(blocks[2].text).fingerprint256).toBe(
+      new X509Certificate(DEMO_NEW_CHAIN.intermediate).fingerprint256,
+    );
   });
 
   it('drops unterminated and mismatched blocks', () => {
@@ -29,9 +31,17 @@ describe('pemBlocks', () => {
     expect(r.otherBlocks).toEqual(['PRIVATE KEY']);
     expect(r.normalized).toBe(new X509Certificate(DEMO_LAB_CA).toString());
     expect(r.certificates).toEqual([
-      expect.objectContaining({ subject: 'O=Example Lab, CN=Example Lab CA', ca: true, selfSigned: true, keyType: 'ec', curve: 'prime256v1' }),
+      expect.objectContaining({
+        subject: 'O=Example Lab, CN=Example Lab CA',
+        ca: true,
+        selfSigned: true,
+        keyType: 'ec',
+        curve: 'prime256v1',
+      }),
     ]);
     expect(JSON.stringify(r)).not.toContain('PRIVATE KEY-----');
-    expect(inspectPem('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n').error).toMatch(/^block 1 is not a valid certificate/);
+    expect(inspectPem('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n').error).toMatch(
+      /^block 1 is not a valid certificate/,
+    );
   });
 });

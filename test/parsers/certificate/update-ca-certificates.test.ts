@@ -31,6 +31,10 @@ describe('update-ca-certificates output', () => {
       '2 added, 0 removed; done.\n', // no "Updating certificates" line
       `${full}2 added, 0 removed; done.\n`,
     ];
-    for (const text of bad) expect(parseError(() => parseUpdateCaCertificates(text), { parser: 'update-ca-certificates' }).parser, JSON.stringify(text)).toBe('update-ca-certificates');
+    for (const text of bad)
+      expect(
+        parseError(() => parseUpdateCaCertificates(text), { parser: 'update-ca-certificates' }).parser,
+        JSON.stringify(text),
+      ).toBe('update-ca-certificates');
   });
 });

@@ -34,8 +34,9 @@ describe('upstream Lustre samples', () => {
     });
   }
 
-  it('fixtures/lustre carries the samples\' SOURCES.md and FORMATS.md unchanged', () => {
-    for (const f of ['SOURCES.md', 'FORMATS.md']) expect(readFileSync(join(repo, 'fixtures', 'lustre', f), 'utf8')).toBe(readFileSync(join(src, f), 'utf8'));
+  it("fixtures/lustre carries the samples' SOURCES.md and FORMATS.md unchanged", () => {
+    for (const f of ['SOURCES.md', 'FORMATS.md'])
+      expect(readFileSync(join(repo, 'fixtures', 'lustre', f), 'utf8')).toBe(readFileSync(join(src, f), 'utf8'));
   });
 
   it('fixtures/lustre holds nothing that is not an upstream sample', () => {

@@ -7,12 +7,28 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseLctlDl, toDeviceRecord } from '../../../handlers/dfs/parse/lctl-dl';
 import {
-  parseColonLines, parseGetParam, parseHeadConcatenation, parseHealthCheck, parseImport, parseMgsLive, parseMgsServerUuid,
-  parseNameList, parseSetParamError, paramValue, valueOf,
+  parseColonLines,
+  parseGetParam,
+  parseHeadConcatenation,
+  parseHealthCheck,
+  parseImport,
+  parseMgsLive,
+  parseMgsServerUuid,
+  parseNameList,
+  parseSetParamError,
+  paramValue,
+  valueOf,
 } from '../../../handlers/dfs/parse/get-param';
 import { parseLctlPing, parseListNids } from '../../../handlers/dfs/parse/lctl-ping';
 import { parseLfsCheck, parseLfsDf } from '../../../handlers/dfs/parse/lfs-df';
-import { parseExport, parseGlobalShow, parseLnetctlPing, parseNetShow, parsePeerShow, parseStatsShow } from '../../../handlers/dfs/parse/lnetctl';
+import {
+  parseExport,
+  parseGlobalShow,
+  parseLnetctlPing,
+  parseNetShow,
+  parsePeerShow,
+  parseStatsShow,
+} from '../../../handlers/dfs/parse/lnetctl';
 import { parseMkfsLustre } from '../../../handlers/dfs/parse/mkfs-lustre';
 import { parseLustreMounts } from '../../../handlers/dfs/parse/mount';
 import { parseZfsList, parseZpoolList, parseZpoolStatus } from '../../../handlers/dfs/parse/zfs';
@@ -25,9 +41,16 @@ export const repo = resolve(import.meta.dirname, '../../..');
  * (`/work/wt/<name>` beside `/work/shared`), and BALLAST_SHARED_DIR overrides both.
  */
 export function sharedDir(): string {
-  const candidates = [process.env.BALLAST_SHARED_DIR, join(repo, '..', 'shared'), join(repo, '..', '..', 'shared')].filter((x): x is string => !!x);
+  const candidates = [
+    process.env.BALLAST_SHARED_DIR,
+    join(repo, '..', 'shared'),
+    join(repo, '..', '..', 'shared'),
+  ].filter((x): x is string => !!x);
   const found = candidates.find((c) => existsSync(join(c, 'upstream-samples', 'lustre')));
-  if (!found) throw new Error(`no shared/upstream-samples/lustre beside the repo (looked in ${candidates.join(', ')}); set BALLAST_SHARED_DIR`);
+  if (!found)
+    throw new Error(
+      `no shared/upstream-samples/lustre beside the repo (looked in ${candidates.join(', ')}); set BALLAST_SHARED_DIR`,
+    );
   return found;
 }
 
@@ -41,14 +64,28 @@ const getParamWithHealth: SampleParser = (t) => {
 
 /** `<dir>/<file>` → parser (first match wins). */
 export const RULES: { dir: string; file?: RegExp; parser: SampleParser; name: string }[] = [
-  { dir: 'lctl-dl', name: 'lctl dl → device records', parser: (t) => parseLctlDl(t).map((d) => ({ line: d, record: toDeviceRecord(d) })) },
-  { dir: 'lctl-get_param', file: /recovery_status-grep/, name: 'key: value lines', parser: (t) => parseColonLines(t, 'recovery_status') },
+  {
+    dir: 'lctl-dl',
+    name: 'lctl dl → device records',
+    parser: (t) => parseLctlDl(t).map((d) => ({ line: d, record: toDeviceRecord(d) })),
+  },
+  {
+    dir: 'lctl-get_param',
+    file: /recovery_status-grep/,
+    name: 'key: value lines',
+    parser: (t) => parseColonLines(t, 'recovery_status'),
+  },
   { dir: 'lctl-get_param', file: /mdt\.uuid/, name: 'get_param -n (one value)', parser: valueOf },
   { dir: 'lctl-get_param', file: /mgc\.import/, name: 'get_param -n import (YAML)', parser: parseImport },
   { dir: 'lctl-get_param', file: /mgs_server_uuid/, name: 'get_param -n mgs_server_uuid', parser: parseMgsServerUuid },
   { dir: 'lctl-get_param', file: /MGS\.filesystems|mgs-live-list/, name: 'name list', parser: (t) => parseNameList(t) },
   { dir: 'lctl-get_param', file: /MGS\.live\./, name: 'mgs live', parser: parseMgsLive },
-  { dir: 'lctl-get_param', file: /procfs-values/, name: 'procfs values (head concatenation)', parser: parseHeadConcatenation },
+  {
+    dir: 'lctl-get_param',
+    file: /procfs-values/,
+    name: 'procfs values (head concatenation)',
+    parser: parseHeadConcatenation,
+  },
   { dir: 'lctl-get_param', name: 'get_param name=value', parser: getParamWithHealth },
   { dir: 'lctl-set_param', file: /EACCES/, name: 'set_param error', parser: parseSetParamError },
   { dir: 'lctl-set_param', name: 'set_param echo', parser: parseGetParam },

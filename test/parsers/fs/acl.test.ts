@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { aclArgument, aclEntryListSchema, aclEntryStringSchema, aclRemoveEntryStringSchema, checkAclEntry } from '../../../handlers/fs/acl';
+import {
+  aclArgument,
+  aclEntryListSchema,
+  aclEntryStringSchema,
+  aclRemoveEntryStringSchema,
+  checkAclEntry,
+} from '../../../handlers/fs/acl';
 
 describe('checkAclEntry (setfacl -m)', () => {
   it.each([
@@ -76,7 +82,10 @@ describe('checkAclEntry (setfacl -x)', () => {
   it('accepts named entries and the mask, without permissions', () => {
     expect(checkAclEntry('u:nobody', 'remove')).toMatchObject({ ok: true, entry: { canonical: 'user:nobody' } });
     expect(checkAclEntry('u:nobody:', 'remove')).toMatchObject({ ok: true, entry: { canonical: 'user:nobody' } });
-    expect(checkAclEntry('d:g:users', 'remove')).toMatchObject({ ok: true, entry: { canonical: 'default:group:users' } });
+    expect(checkAclEntry('d:g:users', 'remove')).toMatchObject({
+      ok: true,
+      entry: { canonical: 'default:group:users' },
+    });
     expect(checkAclEntry('m::', 'remove')).toMatchObject({ ok: true, entry: { canonical: 'mask::' } });
   });
   it('refuses permissions and the base entries', () => {

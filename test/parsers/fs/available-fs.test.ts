@@ -39,7 +39,17 @@ describe('availableFilesystems', () => {
   });
 
   it('adds the other known formatters and ignores unknown or odd names', () => {
-    const names = ['mkfs.btrfs', 'mkfs.exfat', 'mkfs.ntfs', 'mkfs.f2fs', 'mkfs.zfs', 'mkfs.evil;rm', 'mkfs.', 'mkfs.EXT4', 'xmkfs.ext4'];
+    const names = [
+      'mkfs.btrfs',
+      'mkfs.exfat',
+      'mkfs.ntfs',
+      'mkfs.f2fs',
+      'mkfs.zfs',
+      'mkfs.evil;rm',
+      'mkfs.',
+      'mkfs.EXT4',
+      'xmkfs.ext4',
+    ];
     expect(availableFilesystems(names).map((e) => e.name)).toEqual(['btrfs', 'exfat', 'f2fs', 'ntfs']);
     expect(availableFilesystems([])).toEqual([]);
   });

@@ -12,7 +12,6 @@ import { parseError } from '../../helpers/parse-error';
 const FIXTURES = resolve(import.meta.dirname, '../../../fixtures');
 const stdoutOf = (tool: string, name: string) => readFixture(join(FIXTURES, tool, `${name}.yaml`)).stdout;
 
-
 describe('argv builders', () => {
   it('end options with -- before a device', () => {
     expect(lsblkArgv('/dev/loop0').slice(-2)).toEqual(['--', '/dev/loop0']);
@@ -30,12 +29,16 @@ describe('parseLsblk', () => {
   });
   it('refuses output without the PATH column or with human-readable sizes', () => {
     expect(() => parseLsblk('{"blockdevices":[{"name":"sda","type":"disk"}]}')).toThrow(/PATH column/);
-    expect(() => parseLsblk('{"blockdevices":[{"name":"sda","path":"/dev/sda","type":"disk","size":"64M"}]}')).toThrow(/-b missing/);
+    expect(() => parseLsblk('{"blockdevices":[{"name":"sda","path":"/dev/sda","type":"disk","size":"64M"}]}')).toThrow(
+      /-b missing/,
+    );
     expect(() => parseLsblk('{"devices":[]}')).toThrow(/blockdevices/);
     expect(() => parseLsblk('')).toThrow(/empty/);
   });
   it('accepts the older singular MOUNTPOINT and "0"/"1" booleans', () => {
-    const [d] = parseLsblk('{"blockdevices":[{"name":"sda","path":"/dev/sda","type":"disk","ro":"1","size":"512","mountpoint":"/x"}]}');
+    const [d] = parseLsblk(
+      '{"blockdevices":[{"name":"sda","path":"/dev/sda","type":"disk","ro":"1","size":"512","mountpoint":"/x"}]}',
+    );
     expect(d).toMatchObject({ ro: true, size: 512, mountpoints: ['/x'], children: [] });
   });
   it('flattens the tree parents first', () => {
@@ -51,7 +54,11 @@ describe('parseFindmnt / parseWipefs / parseProcSwaps', () => {
     expect(() => parseFindmnt('not json\n')).toThrow(/not valid JSON/);
   });
   it('findmnt: options split on commas outside quotes', () => {
-    expect(splitMountOptions('rw,context="system_u:object_r:a,b",noatime')).toEqual(['rw', 'context="system_u:object_r:a,b"', 'noatime']);
+    expect(splitMountOptions('rw,context="system_u:object_r:a,b",noatime')).toEqual([
+      'rw',
+      'context="system_u:object_r:a,b"',
+      'noatime',
+    ]);
     expect(splitMountOptions('')).toEqual([]);
   });
   it('wipefs: hex offsets, empty output, garbage', () => {
@@ -63,8 +70,12 @@ describe('parseFindmnt / parseWipefs / parseProcSwaps', () => {
   });
   it('/proc/swaps: header required, rows checked, names unescaped', () => {
     expect(parseError(() => parseProcSwaps('/dev/sda2 partition 1 0 -2\n')).line).toBe(1);
-    expect(parseError(() => parseProcSwaps('Filename\tType\tSize\tUsed\tPriority\n/dev/sda2 partition x 0 -2\n')).line).toBe(2);
-    expect(parseProcSwaps('Filename\tType\tSize\tUsed\tPriority\n/a\\011b\\134c file 8 0 -2\n')[0].filename).toBe('/a\tb\\c');
+    expect(
+      parseError(() => parseProcSwaps('Filename\tType\tSize\tUsed\tPriority\n/dev/sda2 partition x 0 -2\n')).line,
+    ).toBe(2);
+    expect(parseProcSwaps('Filename\tType\tSize\tUsed\tPriority\n/a\\011b\\134c file 8 0 -2\n')[0].filename).toBe(
+      '/a\tb\\c',
+    );
   });
 });
 
@@ -96,7 +107,15 @@ describe('checkDeviceFree', () => {
   });
 
   it('refuses a device findmnt sees mounted even when lsblk does not say so', () => {
-    const m: MountEntry = { target: '/srv/x', source: '/dev/loop1', sourceDevice: '/dev/loop1', fsroot: null, fstype: 'ext4', options: [], parentTarget: null };
+    const m: MountEntry = {
+      target: '/srv/x',
+      source: '/dev/loop1',
+      sourceDevice: '/dev/loop1',
+      fsroot: null,
+      fstype: 'ext4',
+      options: [],
+      parentTarget: null,
+    };
     expect(checkDeviceFree(facts({ mounts: [m] }))).toMatchObject({ ok: false, code: 'mounted' });
   });
 
@@ -111,9 +130,15 @@ describe('checkDeviceFree', () => {
 
   it('refuses active swap, from /proc/swaps or lsblk', () => {
     const p2 = flattenLsblk(partitioned).find((d) => d.name === 'loop1p2') as LsblkDevice;
-    expect(checkDeviceFree(facts({ device: '/dev/loop1p2', lsblk: [p2], swaps }))).toMatchObject({ ok: false, code: 'swap' });
+    expect(checkDeviceFree(facts({ device: '/dev/loop1p2', lsblk: [p2], swaps }))).toMatchObject({
+      ok: false,
+      code: 'swap',
+    });
     const p2NoLsblkMark = { ...p2, mountpoints: [] };
-    expect(checkDeviceFree(facts({ device: '/dev/loop1p2', lsblk: [p2NoLsblkMark], swaps }))).toMatchObject({ ok: false, code: 'swap' });
+    expect(checkDeviceFree(facts({ device: '/dev/loop1p2', lsblk: [p2NoLsblkMark], swaps }))).toMatchObject({
+      ok: false,
+      code: 'swap',
+    });
   });
 
   it('refuses a device carrying a filesystem or partition-table signature', () => {
@@ -126,14 +151,27 @@ describe('checkDeviceFree', () => {
     const ext4 = parseWipefs(stdoutOf('wipefs', 'ext4'));
     expect(checkDeviceFree(facts({ signatures: ext4 }))).toMatchObject({ ok: false, code: 'signature' });
     const withFstype = [{ ...blank[0], fstype: 'xfs' }];
-    expect(checkDeviceFree(facts({ lsblk: withFstype }))).toMatchObject({ ok: false, code: 'signature', reason: '/dev/loop1 already carries xfs' });
+    expect(checkDeviceFree(facts({ lsblk: withFstype }))).toMatchObject({
+      ok: false,
+      code: 'signature',
+      reason: '/dev/loop1 already carries xfs',
+    });
   });
 
   it('refuses unknown, read-only and optical devices', () => {
     expect(checkDeviceFree(facts({ device: '/dev/sdz' }))).toMatchObject({ ok: false, code: 'not-a-block-device' });
-    expect(checkDeviceFree(facts({ device: '/dev/disk/by-id/x' }))).toMatchObject({ ok: false, code: 'not-a-block-device' });
-    expect(checkDeviceFree(facts({ lsblk: [{ ...blank[0], ro: true }] }))).toMatchObject({ ok: false, code: 'read-only' });
-    expect(checkDeviceFree(facts({ lsblk: [{ ...blank[0], type: 'rom' }] }))).toMatchObject({ ok: false, code: 'not-writable' });
+    expect(checkDeviceFree(facts({ device: '/dev/disk/by-id/x' }))).toMatchObject({
+      ok: false,
+      code: 'not-a-block-device',
+    });
+    expect(checkDeviceFree(facts({ lsblk: [{ ...blank[0], ro: true }] }))).toMatchObject({
+      ok: false,
+      code: 'read-only',
+    });
+    expect(checkDeviceFree(facts({ lsblk: [{ ...blank[0], type: 'rom' }] }))).toMatchObject({
+      ok: false,
+      code: 'not-writable',
+    });
   });
 
   it('finds a partition named inside a disk tree', () => {
@@ -147,15 +185,27 @@ describe('checkCanMount / checkCanUnmount', () => {
 
   // system paths are the host's to refuse: mountpoints must lie below settings.fs.mountRoots
   it('mount: refuses a busy mountpoint and an already mounted device', () => {
-    expect(checkCanMount({ device: '/dev/loop9', mountpoint: '/tmp/ballast-fixtures/mnt space/', mounts })).toMatchObject({ ok: false, code: 'mountpoint-busy' });
-    expect(checkCanMount({ device: '/dev/loop0', mountpoint: '/srv/new', mounts })).toMatchObject({ ok: false, code: 'already-mounted' });
+    expect(
+      checkCanMount({ device: '/dev/loop9', mountpoint: '/tmp/ballast-fixtures/mnt space/', mounts }),
+    ).toMatchObject({ ok: false, code: 'mountpoint-busy' });
+    expect(checkCanMount({ device: '/dev/loop0', mountpoint: '/srv/new', mounts })).toMatchObject({
+      ok: false,
+      code: 'already-mounted',
+    });
     expect(checkCanMount({ device: '/dev/loop9', mountpoint: '/srv/new', mounts })).toEqual({ ok: true });
   });
 
   it('unmount: refuses what is not mounted, another device and submounts', () => {
     expect(checkCanUnmount({ mountpoint: '/srv/none', mounts })).toMatchObject({ ok: false, code: 'not-mounted' });
-    expect(checkCanUnmount({ mountpoint: '/tmp/ballast-fixtures/mnt space', device: '/dev/loop9', mounts })).toMatchObject({ ok: false, code: 'device-mismatch' });
-    expect(checkCanUnmount({ mountpoint: '/tmp/ballast-fixtures', mounts })).toMatchObject({ ok: false, code: 'has-submounts' });
-    expect(checkCanUnmount({ mountpoint: '/tmp/ballast-fixtures/mnt space', device: '/dev/loop0', mounts })).toEqual({ ok: true });
+    expect(
+      checkCanUnmount({ mountpoint: '/tmp/ballast-fixtures/mnt space', device: '/dev/loop9', mounts }),
+    ).toMatchObject({ ok: false, code: 'device-mismatch' });
+    expect(checkCanUnmount({ mountpoint: '/tmp/ballast-fixtures', mounts })).toMatchObject({
+      ok: false,
+      code: 'has-submounts',
+    });
+    expect(checkCanUnmount({ mountpoint: '/tmp/ballast-fixtures/mnt space', device: '/dev/loop0', mounts })).toEqual({
+      ok: true,
+    });
   });
 });

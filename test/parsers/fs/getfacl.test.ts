@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseError } from '../../helpers/parse-error';
-import { parseGetfacl, parseSetfaclErrors, parseSetfaclTest, unescapeAclName } from '../../../handlers/fs/parse/getfacl';
+import {
+  parseGetfacl,
+  parseSetfaclErrors,
+  parseSetfaclTest,
+  unescapeAclName,
+} from '../../../handlers/fs/parse/getfacl';
 
 const lineOf = (fn: () => unknown): number | undefined => parseError(fn).line;
 
@@ -71,7 +76,11 @@ describe('parseSetfaclTest', () => {
 
   it('joins a name broken by a raw newline back together', () => {
     const out = 'share: *,*\nshare/new\nline: u::rw-,g::r--,o::r--,*\nshare/x: u::rw-,g::r--,o::r--,*\n';
-    expect(parseSetfaclTest(out, { root: 'share' }).map((r) => r.path)).toEqual(['share', 'share/new\nline', 'share/x']);
+    expect(parseSetfaclTest(out, { root: 'share' }).map((r) => r.path)).toEqual([
+      'share',
+      'share/new\nline',
+      'share/x',
+    ]);
   });
 
   it('with a root, a record that does not start with it is garbage', () => {
@@ -106,7 +115,11 @@ describe('parseSetfaclErrors', () => {
       { kind: 'invalid-argument', option: '-m', character: 3 },
       { kind: 'incomplete', option: '-x' },
       { kind: 'file', path: 'a: b', message: 'No such file or directory' },
-      { kind: 'file', path: 'share', message: "Malformed access ACL `user::rw-,other::r--': Missing or wrong entry at entry 1" },
+      {
+        kind: 'file',
+        path: 'share',
+        message: "Malformed access ACL `user::rw-,other::r--': Missing or wrong entry at entry 1",
+      },
       { kind: 'other', message: 'something new' },
     ]);
   });

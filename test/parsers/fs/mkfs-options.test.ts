@@ -3,11 +3,26 @@ import { checkMkfsOptions, MKFS_OPTIONS, mkfsOptionsSchema } from '../../../hand
 
 describe('checkMkfsOptions', () => {
   it('returns the pieces unchanged when every option is whitelisted', () => {
-    const ext4 = ['-L', 'data', '-m', '1', '-b', '4096', '-O', '^has_journal,metadata_csum', '-E', 'lazy_itable_init=0,nodiscard', '-q'];
+    const ext4 = [
+      '-L',
+      'data',
+      '-m',
+      '1',
+      '-b',
+      '4096',
+      '-O',
+      '^has_journal,metadata_csum',
+      '-E',
+      'lazy_itable_init=0,nodiscard',
+      '-q',
+    ];
     expect(checkMkfsOptions('ext4', ext4)).toEqual({ ok: true, argv: ext4 });
     const xfs = ['-L', 'scratch', '-m', 'crc=1,reflink=1', '-d', 'agcount=4,su=64k,sw=2'];
     expect(checkMkfsOptions('xfs', xfs)).toEqual({ ok: true, argv: xfs });
-    expect(checkMkfsOptions('vfat', ['-n', 'USBKEY', '-F', '32'])).toEqual({ ok: true, argv: ['-n', 'USBKEY', '-F', '32'] });
+    expect(checkMkfsOptions('vfat', ['-n', 'USBKEY', '-F', '32'])).toEqual({
+      ok: true,
+      argv: ['-n', 'USBKEY', '-F', '32'],
+    });
     expect(checkMkfsOptions('ext4', undefined)).toEqual({ ok: true, argv: [] });
     expect(checkMkfsOptions('ext4', [])).toEqual({ ok: true, argv: [] });
   });
@@ -63,7 +78,12 @@ describe('checkMkfsOptions', () => {
   });
 
   it('caps the number of elements', () => {
-    expect(checkMkfsOptions('ext4', Array.from({ length: 40 }, () => '-q')).ok).toBe(false);
+    expect(
+      checkMkfsOptions(
+        'ext4',
+        Array.from({ length: 40 }, () => '-q'),
+      ).ok,
+    ).toBe(false);
     expect(mkfsOptionsSchema.safeParse(Array.from({ length: 33 }, () => '-q')).success).toBe(false);
     expect(mkfsOptionsSchema.safeParse(['-L', 'x']).success).toBe(true);
   });

@@ -4,7 +4,10 @@ import { checkXxhsumOptions } from '../../../handlers/fs/xxhsum-options';
 describe('checkXxhsumOptions', () => {
   it('accepts the whitelisted flags', () => {
     expect(checkXxhsumOptions('generate', ['-H2', '--tag'])).toEqual({ ok: true, argv: ['-H2', '--tag'] });
-    expect(checkXxhsumOptions('verify', ['--strict', '--warn', '-q'])).toEqual({ ok: true, argv: ['--strict', '--warn', '-q'] });
+    expect(checkXxhsumOptions('verify', ['--strict', '--warn', '-q'])).toEqual({
+      ok: true,
+      argv: ['--strict', '--warn', '-q'],
+    });
     expect(checkXxhsumOptions('generate', undefined)).toEqual({ ok: true, argv: [] });
   });
 

@@ -12,7 +12,6 @@ import { parseError } from '../../helpers/parse-error';
 const H64 = 'e4c191d091bd8853';
 const H128 = '6bba86c7e069f56d5a10b435f1c8e49c';
 
-
 describe('parseXxhsumSums', () => {
   it('reads every hash family in GNU and BSD form', () => {
     const out = [
@@ -39,7 +38,8 @@ describe('parseXxhsumSums', () => {
   });
 
   it('reads the GNU md5sum escaping sample the same way (32 hex digits read as XXH128)', () => {
-    const md5 = '\\9dd4e461268c8034f5c8564e155c67a6  new\\nline.txt\n\\92eb5ffee6ae2fec3ad71c777531578f  back\\\\slash.txt\n';
+    const md5 =
+      '\\9dd4e461268c8034f5c8564e155c67a6  new\\nline.txt\n\\92eb5ffee6ae2fec3ad71c777531578f  back\\\\slash.txt\n';
     expect(parseXxhsumSums(md5).map((s) => s.fileName)).toEqual(['new\nline.txt', 'back\\slash.txt']);
   });
 
@@ -89,7 +89,8 @@ describe('parseXxhsumSums', () => {
   });
 
   it('escape helpers are inverse', () => {
-    for (const n of ['a', 'new\nline', 'back\\slash', 'cr\r', '\\n literally']) expect(unescapeXxhName(escapeXxhName(n))).toBe(n);
+    for (const n of ['a', 'new\nline', 'back\\slash', 'cr\r', '\\n literally'])
+      expect(unescapeXxhName(escapeXxhName(n))).toBe(n);
     expect(unescapeXxhName('trailing\\')).toBeNull();
   });
 });
@@ -119,18 +120,22 @@ describe('parseXxhsumCheck', () => {
   });
 
   it('names ending in result words and holding quotes or `: ` stay whole', () => {
-    const out = "/d/x: OK: FAILED\n/s:1: Could not open or read '/d/it's: here': Permission denied.\n1 listed file could not be read\n1 computed checksum did NOT match\n";
+    const out =
+      "/d/x: OK: FAILED\n/s:1: Could not open or read '/d/it's: here': Permission denied.\n1 listed file could not be read\n1 computed checksum did NOT match\n";
     const r = parseXxhsumCheck(out);
     expect(r.results.map((x) => x.fileName)).toEqual(['/d/x: OK', "/d/it's: here"]);
   });
 
   it('a newline in a name of an open failure is joined back', () => {
-    const out = "/s:1: Could not open or read '/d/new\nline': No such file or directory.\n1 listed file could not be read\n";
+    const out =
+      "/s:1: Could not open or read '/d/new\nline': No such file or directory.\n1 listed file could not be read\n";
     expect(parseXxhsumCheck(out).results[0].fileName).toBe('/d/new\nline');
   });
 
   it('tells a 0.8.2+ escaped name from a 0.8.1 raw name starting with a backslash, given the names', () => {
-    expect(parseXxhsumCheck('\\/d/new\\nline: OK\n', '', { fileNames: ['/d/new\nline'] }).results[0].fileName).toBe('/d/new\nline');
+    expect(parseXxhsumCheck('\\/d/new\\nline: OK\n', '', { fileNames: ['/d/new\nline'] }).results[0].fileName).toBe(
+      '/d/new\nline',
+    );
     expect(parseXxhsumCheck('\\weird: OK\n', '', { fileNames: ['\\weird'] }).results[0].fileName).toBe('\\weird');
     expect(parseXxhsumCheck('\\weird: OK\n').results[0].fileName).toBe('\\weird'); // 0.8.1: raw
     parseError(() => parseXxhsumCheck('\\x: OK\n', '', { fileNames: ['/a'] }));
@@ -194,7 +199,11 @@ describe('parseChecksumFile (the way xxhsum -c reads it)', () => {
       reason: 'line 13: file name "relative" is not an absolute path',
     });
     // by default an improper line is refused too, and it comes first here
-    expect(checkChecksumFile(parsed)).toMatchObject({ ok: false, code: 'improper-line', reason: expect.stringMatching(/^line 3:/) });
+    expect(checkChecksumFile(parsed)).toMatchObject({
+      ok: false,
+      code: 'improper-line',
+      reason: expect.stringMatching(/^line 3:/),
+    });
   });
 
   it('catches relative names hidden by the format quirks', () => {

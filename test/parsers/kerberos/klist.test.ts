@@ -2,20 +2,27 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadFixtureDir, type Fixture } from '../../../runtime/system/fixture-file';
 import { ParseError } from '../../../handlers/core/parse-error';
-import { klistTimeToIso, parseKeytabList, parseKlist, parseKlistCollection } from '../../../handlers/kerberos/parse/klist';
+import {
+  klistTimeToIso,
+  parseKeytabList,
+  parseKlist,
+  parseKlistCollection,
+} from '../../../handlers/kerberos/parse/klist';
 import { KeytabListSchema, KlistSchema } from '../../../handlers/kerberos/schemas';
 import { entryFor, runFixtureTable } from '../../helpers/fixture-runner';
 import { KERBEROS_FIXTURES } from '../fixture-tables';
 import { parseError } from '../../helpers/parse-error';
 
 const repo = resolve(__dirname, '../../..');
-const fixtures: Fixture[] = [...loadFixtureDir(join(repo, 'fixtures/klist')), ...loadFixtureDir(join(repo, 'fixtures/kinit'))];
+const fixtures: Fixture[] = [
+  ...loadFixtureDir(join(repo, 'fixtures/klist')),
+  ...loadFixtureDir(join(repo, 'fixtures/kinit')),
+];
 const byName = (name: string) => {
   const f = fixtures.find((x) => x.file?.endsWith(`/${name}.yaml`));
   if (!f) throw new Error(`no fixture ${name}`);
   return f;
 };
-
 
 describe('kerberos command fixtures', () => {
   it('are all there (upstream captures and local recordings)', () => {
@@ -34,7 +41,6 @@ describe('kerberos command fixtures', () => {
       seen.set(key, f.file ?? '');
     }
   });
-
 });
 
 // every fixture against its expected JSON, with the declared shape: the table in ../fixture-tables.ts
@@ -57,7 +63,8 @@ describe('parseKlist', () => {
   });
 
   it('accepts a cache with no tickets', () => {
-    const text = 'Ticket cache: KCM:0\nDefault principal: alice@EXAMPLE.TEST\n\nValid starting     Expires            Service principal\n';
+    const text =
+      'Ticket cache: KCM:0\nDefault principal: alice@EXAMPLE.TEST\n\nValid starting     Expires            Service principal\n';
     expect(parseKlist(text)).toEqual({ cache: 'KCM:0', defaultPrincipal: 'alice@EXAMPLE.TEST', tickets: [] });
   });
 
@@ -94,11 +101,18 @@ describe('parseKlist', () => {
     expect(parseError(() => parseKlist('')).line).toBe(1);
     expect(parseError(() => parseKlist('total 0\ndrwxr-xr-x 2 root root 40 .\n')).line).toBe(1);
     const lines = full.split('\n');
-    expect(parseError(() => parseKlist([...lines.slice(0, 5), 'garbage here', ...lines.slice(5)].join('\n'))).line).toBe(6);
+    expect(
+      parseError(() => parseKlist([...lines.slice(0, 5), 'garbage here', ...lines.slice(5)].join('\n'))).line,
+    ).toBe(6);
     expect(parseError(() => parseKlist(full.replace('Flags: FRT', 'Flagz: FRT'))).line).toBe(9);
-    expect(parseError(() => parseKlist(full.replace('\trenew until 12/02/26 22:13:21, Flags: FRI', '\tAddresses: (none)'))).line).toBe(6);
+    expect(
+      parseError(() => parseKlist(full.replace('\trenew until 12/02/26 22:13:21, Flags: FRI', '\tAddresses: (none)')))
+        .line,
+    ).toBe(6);
     // A detail line before any ticket.
-    expect(parseError(() => parseKlist(lines.slice(0, 4).join('\n') + '\n\trenew until 12/02/26 22:13:21\n')).line).toBe(5);
+    expect(
+      parseError(() => parseKlist(lines.slice(0, 4).join('\n') + '\n\trenew until 12/02/26 22:13:21\n')).line,
+    ).toBe(5);
     // klist -A (several caches) is not this parser's format: it stops at the blank separator.
     const all = `${full}\n${full}`;
     expect(parseError(() => parseKlist(all)).line).toBe(lines.length);
@@ -146,7 +160,8 @@ describe('parseKeytabList', () => {
   });
 
   it('accepts an existing keytab with no entries', () => {
-    const text = 'Keytab name: FILE:/etc/krb5.keytab\nKVNO Principal\n---- --------------------------------------------------------------------------\n';
+    const text =
+      'Keytab name: FILE:/etc/krb5.keytab\nKVNO Principal\n---- --------------------------------------------------------------------------\n';
     expect(parseKeytabList(text)).toEqual({ keytab: 'FILE:/etc/krb5.keytab', keys: [] });
   });
 
@@ -158,7 +173,9 @@ describe('parseKeytabList', () => {
       '65536 host/a.example.test@EXAMPLE.TEST (etype 99) ',
       '',
     ].join('\n');
-    expect(parseKeytabList(text).keys).toEqual([{ kvno: 65536, principal: 'host/a.example.test@EXAMPLE.TEST', enctype: 'etype 99' }]);
+    expect(parseKeytabList(text).keys).toEqual([
+      { kvno: 65536, principal: 'host/a.example.test@EXAMPLE.TEST', enctype: 'etype 99' },
+    ]);
   });
 
   it('refuses klist -K output and never echoes the key in the error', () => {

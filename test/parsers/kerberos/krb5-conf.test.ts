@@ -13,7 +13,9 @@ import { Krb5ConfSchema, type Krb5Conf, type Krb5ConfInput } from '../../../hand
 import { parseError } from '../../helpers/parse-error';
 
 const dir = resolve(__dirname, '../../../fixtures/krb5-conf');
-const confs = readdirSync(dir).filter((f) => f.endsWith('.conf')).sort();
+const confs = readdirSync(dir)
+  .filter((f) => f.endsWith('.conf'))
+  .sort();
 const text = (name: string) => readFileSync(join(dir, name), 'utf8');
 
 const lineOf = (src: string) => parseError(() => parseKrb5Conf(src)).line;
@@ -31,7 +33,12 @@ function renderProblems(input: unknown): string[] {
 describe('krb5.conf fixtures', () => {
   it('include the required kinds of file', () => {
     expect(confs).toEqual(
-      expect.arrayContaining(['debian12-krb5-config-default.conf', 'ad-multi-realm.conf', 'syntax-edge-cases.conf', 'module-directive.conf']),
+      expect.arrayContaining([
+        'debian12-krb5-config-default.conf',
+        'ad-multi-realm.conf',
+        'syntax-edge-cases.conf',
+        'module-directive.conf',
+      ]),
     );
   });
 
@@ -72,7 +79,10 @@ describe('krb5.conf fixtures', () => {
     expect(lib.err_fmt).toBe('%M (code %C)\t["quoted" \\ backslash]\nsecond line');
     expect(lib.qualify_shortname).toBe('');
     expect(lib.kdc_timesync).toBe('1');
-    expect(c.sections.realms['OTHER.TEST']).toEqual({ kdc: ['kdc.other.test'], include: 'not-a-directive-because-indented' });
+    expect(c.sections.realms['OTHER.TEST']).toEqual({
+      kdc: ['kdc.other.test'],
+      include: 'not-a-directive-because-indented',
+    });
     expect(c.finals).toContainEqual(['realms', 'EXAMPLE.TEST']);
   });
 });
@@ -223,11 +233,23 @@ describe('renderKrb5Conf for client objects', () => {
       [{ a: { b: [['c']] } }, 'must be a string, an object, or a list of them'],
       [{ a: { b: 1 } }, 'must be a string, an object, or a list of them'],
       [{ a: 'x' }, 'must be an object'],
-      [{ sections: { a: {} }, directives: [{ type: 'include', path: '/x\n[evil]' }] }, 'control character in include path'],
+      [
+        { sections: { a: {} }, directives: [{ type: 'include', path: '/x\n[evil]' }] },
+        'control character in include path',
+      ],
       [{ sections: { a: {} }, directives: [{ type: 'includedir', path: '' }] }, 'must be'],
-      [{ sections: { a: {} }, directives: [{ type: 'include', path: '/x', section: 'nope' }] }, "section 'nope' does not exist"],
-      [{ sections: { a: {} }, directives: [{ type: 'module', path: '/x.so', residual: 'r', section: 'a' }] }, 'before the first section'],
-      [{ sections: { a: {} }, directives: [{ type: 'module', path: 'C:/x.so', residual: 'r' }] }, "module path contains ':'"],
+      [
+        { sections: { a: {} }, directives: [{ type: 'include', path: '/x', section: 'nope' }] },
+        "section 'nope' does not exist",
+      ],
+      [
+        { sections: { a: {} }, directives: [{ type: 'module', path: '/x.so', residual: 'r', section: 'a' }] },
+        'before the first section',
+      ],
+      [
+        { sections: { a: {} }, directives: [{ type: 'module', path: 'C:/x.so', residual: 'r' }] },
+        "module path contains ':'",
+      ],
       [{ sections: { a: {} }, directives: [{ type: 'exec', path: '/bin/sh' }] }, 'must be'],
       [{ sections: { a: { b: 'c' } }, finals: [['a', 'x']] }, 'names nothing'],
       [{ sections: { a: { b: 'c' } }, finals: [['a', 'b', 'c']] }, 'names nothing'],
@@ -241,7 +263,9 @@ describe('renderKrb5Conf for client objects', () => {
   });
 
   it('reports problems as zod issues with paths', () => {
-    const r = Krb5ConfInputSchema.safeParse({ realms: { 'EXAMPLE.TEST': { 'bad tag': 'x', kdc: ['ok', 'bad\rvalue'] } } });
+    const r = Krb5ConfInputSchema.safeParse({
+      realms: { 'EXAMPLE.TEST': { 'bad tag': 'x', kdc: ['ok', 'bad\rvalue'] } },
+    });
     expect(r.success).toBe(false);
     const paths = r.error?.issues.map((i) => i.path.join('.'));
     expect(paths).toEqual(expect.arrayContaining(['realms.EXAMPLE.TEST.bad tag', 'realms.EXAMPLE.TEST.kdc.1']));

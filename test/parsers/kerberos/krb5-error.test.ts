@@ -8,12 +8,36 @@ describe('parseKrb5Error', () => {
   // locally with their exact argv.
   const upstream: [string, string, string | undefined][] = [
     ['kinit: Password incorrect while getting initial credentials', 'password-incorrect', undefined],
-    ["kinit: Client 'bob@EXAMPLE.TEST' not found in Kerberos database while getting initial credentials", 'client-not-found', 'bob@EXAMPLE.TEST'],
-    ["kinit: Cannot contact any KDC for realm 'OTHER.TEST' while getting initial credentials", 'kdc-unreachable', 'OTHER.TEST'],
-    ['kinit: Cannot find KDC for realm "NOWHERE.TEST" while getting initial credentials', 'realm-unknown', 'NOWHERE.TEST'],
-    ["kinit: Key table file '/srv/storage1/scratch/krb/none.keytab' not found while getting initial credentials", 'keytab-not-found', '/srv/storage1/scratch/krb/none.keytab'],
-    ['kinit: Keytab contains no suitable keys for cifs/nas01.example.test@EXAMPLE.TEST while getting initial credentials', 'keytab-no-suitable-keys', 'cifs/nas01.example.test@EXAMPLE.TEST'],
-    ["klist: Key table file '/srv/storage1/scratch/krb/none.keytab' not found while starting keytab scan", 'keytab-not-found', '/srv/storage1/scratch/krb/none.keytab'],
+    [
+      "kinit: Client 'bob@EXAMPLE.TEST' not found in Kerberos database while getting initial credentials",
+      'client-not-found',
+      'bob@EXAMPLE.TEST',
+    ],
+    [
+      "kinit: Cannot contact any KDC for realm 'OTHER.TEST' while getting initial credentials",
+      'kdc-unreachable',
+      'OTHER.TEST',
+    ],
+    [
+      'kinit: Cannot find KDC for realm "NOWHERE.TEST" while getting initial credentials',
+      'realm-unknown',
+      'NOWHERE.TEST',
+    ],
+    [
+      "kinit: Key table file '/srv/storage1/scratch/krb/none.keytab' not found while getting initial credentials",
+      'keytab-not-found',
+      '/srv/storage1/scratch/krb/none.keytab',
+    ],
+    [
+      'kinit: Keytab contains no suitable keys for cifs/nas01.example.test@EXAMPLE.TEST while getting initial credentials',
+      'keytab-no-suitable-keys',
+      'cifs/nas01.example.test@EXAMPLE.TEST',
+    ],
+    [
+      "klist: Key table file '/srv/storage1/scratch/krb/none.keytab' not found while starting keytab scan",
+      'keytab-not-found',
+      '/srv/storage1/scratch/krb/none.keytab',
+    ],
     ["kinit: Client's credentials have been revoked while getting initial credentials", 'client-revoked', undefined],
     ["kinit: Client's entry in database has expired while getting initial credentials", 'client-expired', undefined],
     ['kinit: Cannot read password while getting initial credentials', 'cannot-read-password', undefined],
@@ -28,7 +52,8 @@ describe('parseKrb5Error', () => {
   }
 
   it('reports an expired password when stdout shows the change prompt', () => {
-    const stdout = 'Password for alice@EXAMPLE.TEST: \nPassword expired.  You must change it now.\nEnter new password: \n';
+    const stdout =
+      'Password for alice@EXAMPLE.TEST: \nPassword expired.  You must change it now.\nEnter new password: \n';
     const stderr = 'kinit: Cannot read password while getting initial credentials\n';
     expect(parseKrb5Error(stderr, stdout)?.kind).toBe('password-expired');
     expect(parseKrb5Error(stderr)?.kind).toBe('cannot-read-password');
@@ -41,20 +66,28 @@ describe('parseKrb5Error', () => {
       message: 'Something new',
       during: 'doing things',
     });
-    expect(parseKrb5Error('Warning: Your password will expire soon\nkinit: Clock skew too great while getting initial credentials\n')?.kind).toBe('clock-skew');
+    expect(
+      parseKrb5Error(
+        'Warning: Your password will expire soon\nkinit: Clock skew too great while getting initial credentials\n',
+      )?.kind,
+    ).toBe('clock-skew');
     expect(parseKrb5Error('')).toBeNull();
     expect(parseKrb5Error('\n\n')).toBeNull();
   });
 
   it('classifies an unreadable include/includedir as a configuration error (krb5 1.20, checked here)', () => {
     // `includedir` naming a directory that does not exist stops every MIT tool before it starts.
-    expect(parseKrb5Error('kinit: Included profile directory could not be read while initializing Kerberos 5 library\n')).toEqual({
+    expect(
+      parseKrb5Error('kinit: Included profile directory could not be read while initializing Kerberos 5 library\n'),
+    ).toEqual({
       tool: 'kinit',
       kind: 'config-invalid',
       message: 'Included profile directory could not be read',
       during: 'initializing Kerberos 5 library',
     });
-    expect(parseKrb5Error('klist: Included profile file could not be read while initializing krb5\n')?.kind).toBe('config-invalid');
+    expect(parseKrb5Error('klist: Included profile file could not be read while initializing krb5\n')?.kind).toBe(
+      'config-invalid',
+    );
   });
 
   it('splits " while " at its last occurrence', () => {

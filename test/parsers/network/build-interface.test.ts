@@ -10,11 +10,17 @@ import { parseIpLink } from '../../../handlers/network/parse/ip-link';
 import { parseIpAddr } from '../../../handlers/network/parse/ip-addr';
 import { parseEthtool, parseEthtoolDriver } from '../../../handlers/network/parse/ethtool';
 import { findInetIface, parseIfupdown } from '../../../handlers/network/parse/ifupdown';
-import { buildInterface, buildSettings, interfaceHealth, type BuildInput } from '../../../handlers/network/build-interface';
+import {
+  buildInterface,
+  buildSettings,
+  interfaceHealth,
+  type BuildInput,
+} from '../../../handlers/network/build-interface';
 import { DEFAULT_SELECT_RULE, isListed, selectInterfaces } from '../../../handlers/network/select';
 import { networkInterface, type IpLinkRecord } from '../../../handlers/network/schemas';
 
-const fx = (rel: string) => readFixture(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', rel)).stdout;
+const fx = (rel: string) =>
+  readFixture(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', rel)).stdout;
 
 const bondConfig = parseIfupdown(
   [
@@ -52,7 +58,13 @@ const netnsConfig = parseIfupdown(
   ].join('\n'),
 );
 
-function input(links: IpLinkRecord[], addrStdout: string, name: string, config: ReturnType<typeof parseIfupdown>, extra: Partial<BuildInput> = {}): BuildInput {
+function input(
+  links: IpLinkRecord[],
+  addrStdout: string,
+  name: string,
+  config: ReturnType<typeof parseIfupdown>,
+  extra: Partial<BuildInput> = {},
+): BuildInput {
   const link = links.find((l) => l.ifname === name);
   if (!link) throw new Error(`no ${name}`);
   const addr = parseIpAddr(addrStdout).find((a) => a.ifname === name) ?? null;
@@ -116,8 +128,14 @@ describe('bond fixtures (802.3ad)', () => {
   it('degraded: the bond and the dead port are WARNING, with reasons', () => {
     const dl = parseIpLink(fx('ip/link-show-bond-8023ad-degraded.yaml'));
     const da = fx('ip/addr-show-bond-8023ad-degraded.yaml');
-    expect(interfaceHealth(input(dl, da, 'bond0', bondConfig))).toEqual({ status: 'WARNING', reasons: ['bond aggregator has 1 of 2 ports'] });
-    expect(interfaceHealth(input(dl, da, 'eno2', bondConfig))).toEqual({ status: 'WARNING', reasons: ['no carrier', 'bond port link down'] });
+    expect(interfaceHealth(input(dl, da, 'bond0', bondConfig))).toEqual({
+      status: 'WARNING',
+      reasons: ['bond aggregator has 1 of 2 ports'],
+    });
+    expect(interfaceHealth(input(dl, da, 'eno2', bondConfig))).toEqual({
+      status: 'WARNING',
+      reasons: ['no carrier', 'bond port link down'],
+    });
     expect(interfaceHealth(input(dl, da, 'eno1', bondConfig)).status).toBe('GOOD');
   });
 
@@ -132,7 +150,10 @@ describe('netns fixtures (veths)', () => {
 
   it('eth0: static, GOOD, settings from ethtool', () => {
     const obj = buildInterface(
-      input(links, addrs, 'eth0', netnsConfig, { ethtool: parseEthtool(fx('ethtool/veth-eth0.yaml')), driver: parseEthtoolDriver(fx('ethtool/veth-eth0-i.yaml')) }),
+      input(links, addrs, 'eth0', netnsConfig, {
+        ethtool: parseEthtool(fx('ethtool/veth-eth0.yaml')),
+        driver: parseEthtoolDriver(fx('ethtool/veth-eth0-i.yaml')),
+      }),
     );
     expect(obj.settings).toEqual({
       dev: 'eth0',
@@ -157,7 +178,13 @@ describe('netns fixtures (veths)', () => {
 
   it('eth4: a lease is dhcp and names its label', () => {
     const obj = buildInterface(input(links, addrs, 'eth4', netnsConfig));
-    expect(obj.ipv4).toEqual({ type: 'dhcp', address: '10.1.2.3/24', brd: '10.1.2.255', scope: 'global', dynamic: 'eth4' });
+    expect(obj.ipv4).toEqual({
+      type: 'dhcp',
+      address: '10.1.2.3/24',
+      brd: '10.1.2.255',
+      scope: 'global',
+      dynamic: 'eth4',
+    });
     expect(obj.status).toBe('GOOD');
   });
 
@@ -173,7 +200,9 @@ describe('netns fixtures (veths)', () => {
   });
 
   it('eth3: no carrier → WARNING (also via ethtool)', () => {
-    const i = input(links, addrs, 'eth3', netnsConfig, { ethtool: parseEthtool(fx('ethtool/veth-eth3-no-carrier.yaml')) });
+    const i = input(links, addrs, 'eth3', netnsConfig, {
+      ethtool: parseEthtool(fx('ethtool/veth-eth3-no-carrier.yaml')),
+    });
     expect(interfaceHealth(i)).toEqual({ status: 'WARNING', reasons: ['no carrier'] });
     expect(buildInterface(i).settings?.link_detected).toBe(false);
   });
@@ -182,8 +211,12 @@ describe('netns fixtures (veths)', () => {
     const eth1 = links.find((l) => l.ifname === 'eth1');
     if (!eth1) throw new Error('eth1');
     const noAddr = { link: eth1, addr: null, ethtool: null, driver: null };
-    expect(interfaceHealth({ ...noAddr, iface: findInetIface(netnsConfig, 'eth5') }).reasons).toEqual(['configured address missing']);
-    expect(interfaceHealth({ ...noAddr, iface: findInetIface(netnsConfig, 'eth4') }).reasons).toEqual(['no DHCP lease']);
+    expect(interfaceHealth({ ...noAddr, iface: findInetIface(netnsConfig, 'eth5') }).reasons).toEqual([
+      'configured address missing',
+    ]);
+    expect(interfaceHealth({ ...noAddr, iface: findInetIface(netnsConfig, 'eth4') }).reasons).toEqual([
+      'no DHCP lease',
+    ]);
     // eth0's address with no stanza is just an inet address
     const obj = buildInterface(input(links, addrs, 'eth0', parseIfupdown('')));
     expect(obj.ipv4?.type).toBe('inet');
@@ -191,8 +224,18 @@ describe('netns fixtures (veths)', () => {
 
   it('listing: default lists no veth/bridge/tap/lo; a netns rule lists the veths', () => {
     expect(selectInterfaces(links)).toEqual([]);
-    expect(selectInterfaces(links, { kinds: ['bond', 'veth'] }).map((l) => l.ifname)).toEqual(['eth0', 'eth1', 'eth2', 'eth3', 'eth4']);
-    expect(selectInterfaces(links, { kinds: ['veth'], excludeNames: ['eth4', 'eth3'] }).map((l) => l.ifname)).toEqual(['eth0', 'eth1', 'eth2']);
+    expect(selectInterfaces(links, { kinds: ['bond', 'veth'] }).map((l) => l.ifname)).toEqual([
+      'eth0',
+      'eth1',
+      'eth2',
+      'eth3',
+      'eth4',
+    ]);
+    expect(selectInterfaces(links, { kinds: ['veth'], excludeNames: ['eth4', 'eth3'] }).map((l) => l.ifname)).toEqual([
+      'eth0',
+      'eth1',
+      'eth2',
+    ]);
     expect(selectInterfaces(links, { includeNames: ['br*'] }).map((l) => l.ifname)).toEqual(['br0', 'br1']);
     expect(DEFAULT_SELECT_RULE.kinds).toEqual(['bond']);
   });
@@ -211,15 +254,33 @@ describe('settings from real NIC captures (jc samples)', () => {
     expect(s.supported).toBe(0xef);
     // the same modes and Autoneg, no port bit
     expect(s.advertising).toBe(0x6f);
-    expect(s).toMatchObject({ speed: 1000, transceiver: 0, autoneg: 1, phy_address: 0, duplex: 'Full', port: 'Twisted Pair' });
+    expect(s).toMatchObject({
+      speed: 1000,
+      transceiver: 0,
+      autoneg: 1,
+      phy_address: 0,
+      duplex: 'Full',
+      port: 'Twisted Pair',
+    });
     const fibre = buildSettings(parseEthtool(fx('ethtool/upstream-jc-default2.yaml')), null, link);
     // KX4 18, CR4 24, SR4 25, 56G CR4 28, SR4 29, FIBRE 10, Autoneg 6, Pause 13, Asym 14; 1000baseX/10000baseCR/SR have no legacy bit
-    expect(fibre.supported).toBe(((1 << 18) | (1 << 24) | (1 << 25) | (1 << 28) | (1 << 29) | (1 << 10) | (1 << 6) | (1 << 13) | (1 << 14)) >>> 0);
+    expect(fibre.supported).toBe(
+      ((1 << 18) | (1 << 24) | (1 << 25) | (1 << 28) | (1 << 29) | (1 << 10) | (1 << 6) | (1 << 13) | (1 << 14)) >>> 0,
+    );
     const external = buildSettings(parseEthtool(fx('ethtool/upstream-jc-link-partner.yaml')), null, link);
     expect(external.transceiver).toBe(1);
   });
   it('Unknown! speed and duplex as the spec shows them', () => {
-    const s = buildSettings(parseEthtool(fx('ethtool/bridge-br1-down.yaml')), parseEthtoolDriver(fx('ethtool/bridge-br0-i.yaml')), link);
-    expect(s).toMatchObject({ speed: 'UNKNOWN', duplex: 'Unknown!', link_detected: false, driver: { name: 'bridge', version: '2.3', fw_version: 'N/A', bus_info: 'N/A' } });
+    const s = buildSettings(
+      parseEthtool(fx('ethtool/bridge-br1-down.yaml')),
+      parseEthtoolDriver(fx('ethtool/bridge-br0-i.yaml')),
+      link,
+    );
+    expect(s).toMatchObject({
+      speed: 'UNKNOWN',
+      duplex: 'Unknown!',
+      link_detected: false,
+      driver: { name: 'bridge', version: '2.3', fw_version: 'N/A', bus_info: 'N/A' },
+    });
   });
 });

@@ -12,7 +12,15 @@ import { replaceIfaceStanza, setIfaceOption } from '../../../handlers/network/re
 import { parseIfupdownWithSpans } from '../../../handlers/network/parse/ifupdown';
 import { ConfigEdit, type NetworkConfig } from '../../../handlers/network/config-files';
 import { SLAVES_OPTIONS, bondIpArgs, bondStanzaOptions, nextBondName } from '../../../handlers/network/bond';
-import { addressInput, isNetworkOrBroadcast, mtuInput, netmaskFromPrefix, netmaskInput, normalizeAddress, prefixFromNetmask } from '../../../handlers/network/ipv4';
+import {
+  addressInput,
+  isNetworkOrBroadcast,
+  mtuInput,
+  netmaskFromPrefix,
+  netmaskInput,
+  normalizeAddress,
+  prefixFromNetmask,
+} from '../../../handlers/network/ipv4';
 import { configureStanza } from '../../../handlers/network/stanzas';
 import { findInetIface, parseIfupdown } from '../../../handlers/network/parse/ifupdown';
 
@@ -33,7 +41,9 @@ describe('setIfaceOption', () => {
 
   it('replaces the first alias and drops the others; deletes with null', () => {
     const text = 'iface bond0 inet manual\n  bond-slaves a b\n  bond_slaves c\n  bond-mode 4\n';
-    expect(setIfaceOption(text, 'bond0', SLAVES_OPTIONS, { value: ['x', 'y'] })).toBe('iface bond0 inet manual\n  bond-slaves x y\n  bond-mode 4\n');
+    expect(setIfaceOption(text, 'bond0', SLAVES_OPTIONS, { value: ['x', 'y'] })).toBe(
+      'iface bond0 inet manual\n  bond-slaves x y\n  bond-mode 4\n',
+    );
     expect(setIfaceOption(text, 'bond0', SLAVES_OPTIONS, null)).toBe('iface bond0 inet manual\n  bond-mode 4\n');
   });
 
@@ -56,7 +66,11 @@ describe('removal gives back the file as it was before the append', () => {
 });
 
 function configOf(files: Record<string, string | null>): NetworkConfig {
-  const list = Object.entries(files).map(([path, text]) => ({ path, text, parsed: parseIfupdownWithSpans(text ?? '') }));
+  const list = Object.entries(files).map(([path, text]) => ({
+    path,
+    text,
+    parsed: parseIfupdownWithSpans(text ?? ''),
+  }));
   return { files: list, merged: parseIfupdown(Object.values(files).join('\n')) };
 }
 
@@ -67,10 +81,21 @@ describe('ConfigEdit', () => {
   });
 
   it('edits a stanza in the file that holds it, adds new ones to the main file', () => {
-    const changes = new ConfigEdit(cfg).setStanza({ name: 'eth3', method: 'static', options: [{ name: 'address', value: '10.0.0.3/24' }] }).setStanza({ name: 'eth1', method: 'dhcp' }).changes();
+    const changes = new ConfigEdit(cfg)
+      .setStanza({ name: 'eth3', method: 'static', options: [{ name: 'address', value: '10.0.0.3/24' }] })
+      .setStanza({ name: 'eth1', method: 'dhcp' })
+      .changes();
     expect(changes).toEqual([
-      { path: '/etc/network/interfaces', before: 'auto lo\niface lo inet loopback\n', after: 'auto lo\niface lo inet loopback\n\nauto eth1\niface eth1 inet dhcp\n' },
-      { path: '/etc/network/interfaces.d/eth3', before: 'auto eth3\niface eth3 inet dhcp\n', after: 'auto eth3\niface eth3 inet static\n    address 10.0.0.3/24\n' },
+      {
+        path: '/etc/network/interfaces',
+        before: 'auto lo\niface lo inet loopback\n',
+        after: 'auto lo\niface lo inet loopback\n\nauto eth1\niface eth1 inet dhcp\n',
+      },
+      {
+        path: '/etc/network/interfaces.d/eth3',
+        before: 'auto eth3\niface eth3 inet dhcp\n',
+        after: 'auto eth3\niface eth3 inet static\n    address 10.0.0.3/24\n',
+      },
     ]);
   });
 
@@ -86,7 +111,12 @@ describe('ConfigEdit', () => {
 describe('configureStanza', () => {
   const bond = findInetIface(parseIfupdown(appliance), 'bond0');
   it('carries mtu and the bond options over unless the request sets them (- and _ are one name)', () => {
-    const s = configureStanza('bond0', { method: 'static', ip: '172.16.5.21', prefix: 16 }, [{ name: 'bond-mode', value: 'active-backup' }], bond);
+    const s = configureStanza(
+      'bond0',
+      { method: 'static', ip: '172.16.5.21', prefix: 16 },
+      [{ name: 'bond-mode', value: 'active-backup' }],
+      bond,
+    );
     expect(s.options).toEqual([
       { name: 'address', value: '172.16.5.21' },
       { name: 'netmask', value: '255.255.0.0' },
@@ -111,7 +141,8 @@ describe('inputs', () => {
   it('netmask: dotted, prefix, /prefix; refuses holes and 0', () => {
     expect(['255.255.255.0', '24', '/24', 24].map((v) => netmaskInput.parse(v))).toEqual([24, 24, 24, 24]);
     expect(netmaskInput.parse('255.255.255.255')).toBe(32);
-    for (const bad of ['255.0.255.0', '0', '33', '0.0.0.0', 'abc', '255.255.255.0/24']) expect(netmaskInput.safeParse(bad).success, bad).toBe(false);
+    for (const bad of ['255.0.255.0', '0', '33', '0.0.0.0', 'abc', '255.255.255.0/24'])
+      expect(netmaskInput.safeParse(bad).success, bad).toBe(false);
     expect(netmaskFromPrefix(20)).toBe('255.255.240.0');
     expect(prefixFromNetmask('255.255.240.0')).toBe(20);
   });
@@ -119,7 +150,8 @@ describe('inputs', () => {
   it('address: plain or CIDR', () => {
     expect(addressInput.parse('10.0.0.5')).toEqual({ ip: '10.0.0.5', prefix: undefined });
     expect(addressInput.parse(' 10.0.0.5/31 ')).toEqual({ ip: '10.0.0.5', prefix: 31 });
-    for (const bad of ['10.0.0.5/0', '10.0.0.5/33', '10.0.0.5/24/1', '010.0.0.5', 'fe80::1']) expect(addressInput.safeParse(bad).success, bad).toBe(false);
+    for (const bad of ['10.0.0.5/0', '10.0.0.5/33', '10.0.0.5/24/1', '010.0.0.5', 'fe80::1'])
+      expect(addressInput.safeParse(bad).success, bad).toBe(false);
     expect(isNetworkOrBroadcast('10.0.0.255', 24)).toBe(true);
     expect(isNetworkOrBroadcast('10.0.0.0', 31)).toBe(false);
   });
@@ -137,8 +169,32 @@ describe('inputs', () => {
 
   it('bond tables: argv by name, stanza by number; lacp_rate only in 802.3ad', () => {
     const p = { mode: 4, lacpRate: 1, miimon: 100, updelay: 200, downdelay: 200, xmitHashPolicy: 1 };
-    expect(bondIpArgs(p)).toEqual(['mode', '802.3ad', 'miimon', '100', 'updelay', '200', 'downdelay', '200', 'lacp_rate', 'fast', 'xmit_hash_policy', 'layer3+4']);
-    expect(bondIpArgs({ ...p, mode: 6, xmitHashPolicy: 5 })).toEqual(['mode', 'balance-alb', 'miimon', '100', 'updelay', '200', 'downdelay', '200', 'xmit_hash_policy', 'vlan+srcmac']);
+    expect(bondIpArgs(p)).toEqual([
+      'mode',
+      '802.3ad',
+      'miimon',
+      '100',
+      'updelay',
+      '200',
+      'downdelay',
+      '200',
+      'lacp_rate',
+      'fast',
+      'xmit_hash_policy',
+      'layer3+4',
+    ]);
+    expect(bondIpArgs({ ...p, mode: 6, xmitHashPolicy: 5 })).toEqual([
+      'mode',
+      'balance-alb',
+      'miimon',
+      '100',
+      'updelay',
+      '200',
+      'downdelay',
+      '200',
+      'xmit_hash_policy',
+      'vlan+srcmac',
+    ]);
     expect(bondStanzaOptions(p).map((o) => `${o.name} ${o.value}`)).toEqual([
       'bond_mode 4',
       'bond_lacp_rate 1',

@@ -10,7 +10,8 @@ import { parseEthtool, parseEthtoolDriver } from '../../../handlers/network/pars
 
 const pe = parseError;
 
-const link = '[{"ifindex":2,"ifname":"eth0","flags":["UP"],"mtu":1500,"qdisc":"mq","operstate":"UP","link_type":"ether","promiscuity":0}]';
+const link =
+  '[{"ifindex":2,"ifname":"eth0","flags":["UP"],"mtu":1500,"qdisc":"mq","operstate":"UP","link_type":"ether","promiscuity":0}]';
 
 describe('ip-link / ip-addr garbage', () => {
   it('empty output', () => {
@@ -32,26 +33,37 @@ describe('ip-link / ip-addr garbage', () => {
     expect(pe(() => parseIpLink('{"ifname":"eth0"}')).message).toContain('JSON array');
   });
   it('a record without required keys names the record and the key', () => {
-    const e = pe(() => parseIpLink('[{"ifindex":2,"ifname":"eth0","flags":["UP"],"operstate":"UP","link_type":"ether"}]'));
+    const e = pe(() =>
+      parseIpLink('[{"ifindex":2,"ifname":"eth0","flags":["UP"],"operstate":"UP","link_type":"ether"}]'),
+    );
     expect(e.message).toContain('record 0 (eth0)');
     expect(e.message).toContain('mtu');
   });
   it('a bond without mode', () => {
-    const bad = link.replace('"promiscuity":0', '"promiscuity":0,"linkinfo":{"info_kind":"bond","info_data":{"miimon":100}}');
+    const bad = link.replace(
+      '"promiscuity":0',
+      '"promiscuity":0,"linkinfo":{"info_kind":"bond","info_data":{"miimon":100}}',
+    );
     expect(pe(() => parseIpLink(bad)).message).toContain('info_data: mode');
   });
   it('wrong types', () => {
     expect(pe(() => parseIpLink(link.replace('"mtu":1500', '"mtu":"1500"'))).message).toContain('mtu');
-    expect(pe(() => parseIpAddr('[{"ifindex":1,"ifname":"lo","addr_info":[{"family":"inet","local":"127.0.0.1","scope":"host"}]}]')).message).toContain(
-      'addr_info.0: prefixlen',
-    );
+    expect(
+      pe(() =>
+        parseIpAddr('[{"ifindex":1,"ifname":"lo","addr_info":[{"family":"inet","local":"127.0.0.1","scope":"host"}]}]'),
+      ).message,
+    ).toContain('addr_info.0: prefixlen');
   });
   it('brief output (-br) is not what the product runs', () => {
-    parseError(() => parseIpAddr('[{"ifname":"lo","operstate":"UNKNOWN","addr_info":[{"local":"127.0.0.1","prefixlen":8}]}]'));
+    parseError(() =>
+      parseIpAddr('[{"ifname":"lo","operstate":"UNKNOWN","addr_info":[{"local":"127.0.0.1","prefixlen":8}]}]'),
+    );
   });
   it('tolerates unknown keys and empty arrays', () => {
     expect(parseIpLink('[]')).toEqual([]);
-    expect(parseIpLink(link.replace('"promiscuity":0', '"promiscuity":0,"future_key":{"x":1}'))[0]?.ifname).toBe('eth0');
+    expect(parseIpLink(link.replace('"promiscuity":0', '"promiscuity":0,"future_key":{"x":1}'))[0]?.ifname).toBe(
+      'eth0',
+    );
   });
 });
 
@@ -64,7 +76,8 @@ describe('ethtool garbage', () => {
     expect(pe(() => parseEthtool('No data available\n')).line).toBe(1);
   });
   it('module info (ethtool -m) is not settings output', () => {
-    const m = '        Identifier                                : 0x03 (SFP)\n        Connector                                 : 0x07 (LC)\n';
+    const m =
+      '        Identifier                                : 0x03 (SFP)\n        Connector                                 : 0x07 (LC)\n';
     expect(pe(() => parseEthtool(m)).line).toBe(1);
   });
   it('a line without a key', () => {

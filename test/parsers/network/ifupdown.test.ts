@@ -21,7 +21,6 @@ import { parseError } from '../../helpers/parse-error';
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', 'ifupdown');
 const read = (name: string) => readFileSync(join(dir, name), 'utf8');
 
-
 describe('fixtures/ifupdown', () => {
   const files = readdirSync(dir).filter((f) => f.endsWith('.interfaces'));
   it('has fixtures', () => expect(files.length).toBeGreaterThanOrEqual(3));
@@ -35,7 +34,12 @@ describe('fixtures/ifupdown', () => {
 
   it('merges repeated inet stanzas and ignores inet6 when picking the config', () => {
     const file = parseIfupdown(read('appliance-bond-underscore.interfaces'));
-    expect(findInetIface(file, 'eth2')?.options.map((o) => o.name)).toEqual(['address', 'netmask', 'gateway', 'post-up']);
+    expect(findInetIface(file, 'eth2')?.options.map((o) => o.name)).toEqual([
+      'address',
+      'netmask',
+      'gateway',
+      'post-up',
+    ]);
     expect(findInetIface(file, 'nope')).toBeNull();
     const twice = parseIfupdown('iface a inet static\n address 10.0.0.1\niface a inet static\n address 10.0.0.2\n');
     expect(findInetIface(twice, 'a')?.options.map((o) => o.value)).toEqual(['10.0.0.1', '10.0.0.2']);
@@ -85,8 +89,22 @@ describe('render', () => {
     bond,
     { name: 'eth3', method: 'dhcp' },
     { name: 'eth0', method: 'manual', options: [{ name: 'bond-master', value: 'bond0' }] },
-    { name: 'eth1', method: 'static', options: [{ name: 'address', value: '2001:db8::5/64' }, { name: 'hwaddress', value: '02:00:00:00:00:01' }] },
-    { name: 'eth1.100', method: 'static', options: [{ name: 'address', value: '10.1.0.2/16' }, { name: 'gateway', value: '10.1.0.1' }] },
+    {
+      name: 'eth1',
+      method: 'static',
+      options: [
+        { name: 'address', value: '2001:db8::5/64' },
+        { name: 'hwaddress', value: '02:00:00:00:00:01' },
+      ],
+    },
+    {
+      name: 'eth1.100',
+      method: 'static',
+      options: [
+        { name: 'address', value: '10.1.0.2/16' },
+        { name: 'gateway', value: '10.1.0.1' },
+      ],
+    },
   ];
   for (const c of cases) {
     it(`round trips ${c.name} ${c.method}`, () => {
@@ -107,16 +125,25 @@ describe('render', () => {
 
 describe('injection is rejected', () => {
   const bad: [string, IfaceStanzaInput][] = [
-    ['newline in a value', { name: 'eth0', method: 'static', options: [{ name: 'address', value: '10.0.0.1\n    up rm -rf /' }] }],
+    [
+      'newline in a value',
+      { name: 'eth0', method: 'static', options: [{ name: 'address', value: '10.0.0.1\n    up rm -rf /' }] },
+    ],
     ['carriage return', { name: 'eth0', method: 'static', options: [{ name: 'address', value: '10.0.0.1\rup x' }] }],
     ['# in a value', { name: 'eth0', method: 'static', options: [{ name: 'address', value: '10.0.0.1#x' }] }],
     ['space in a value', { name: 'eth0', method: 'static', options: [{ name: 'address', value: '10.0.0.1 up' }] }],
-    ['trailing backslash (continuation)', { name: 'eth0', method: 'static', options: [{ name: 'address', value: '10.0.0.1\\' }] }],
+    [
+      'trailing backslash (continuation)',
+      { name: 'eth0', method: 'static', options: [{ name: 'address', value: '10.0.0.1\\' }] },
+    ],
     ['shell metacharacters', { name: 'eth0', method: 'static', options: [{ name: 'address', value: '$(reboot)' }] }],
     ['quote', { name: 'eth0', method: 'static', options: [{ name: 'address', value: '"10.0.0.1"' }] }],
     ['empty value', { name: 'eth0', method: 'static', options: [{ name: 'address', value: '' }] }],
     ['leading dash', { name: 'eth0', method: 'static', options: [{ name: 'address', value: '-x' }] }],
-    ['unicode line separator', { name: 'eth0', method: 'static', options: [{ name: 'address', value: '10.0.0.1\u2028up x' }] }],
+    [
+      'unicode line separator',
+      { name: 'eth0', method: 'static', options: [{ name: 'address', value: '10.0.0.1\u2028up x' }] },
+    ],
     ['hook option up', { name: 'eth0', method: 'dhcp', options: [{ name: 'up', value: 'reboot' }] }],
     ['hook option post-up', { name: 'eth0', method: 'dhcp', options: [{ name: 'post-up', value: 'reboot' }] }],
     ['hook option pre-up', { name: 'eth0', method: 'dhcp', options: [{ name: 'pre-up', value: 'reboot' }] }],
@@ -129,8 +156,21 @@ describe('injection is rejected', () => {
     ['too long interface name', { name: 'a234567890123456', method: 'dhcp' }],
     ['unknown method', { name: 'eth0', method: 'ppp' as 'dhcp' }],
     ['static without address', { name: 'eth0', method: 'static', options: [{ name: 'netmask', value: '255.0.0.0' }] }],
-    ['duplicate option', { name: 'eth0', method: 'static', options: [{ name: 'address', value: '10.0.0.1' }, { name: 'address', value: '10.0.0.2' }] }],
-    ['bad token in a list', { name: 'bond0', method: 'manual', options: [{ name: 'slaves', value: ['eth0', 'eth1\nup x'] }] }],
+    [
+      'duplicate option',
+      {
+        name: 'eth0',
+        method: 'static',
+        options: [
+          { name: 'address', value: '10.0.0.1' },
+          { name: 'address', value: '10.0.0.2' },
+        ],
+      },
+    ],
+    [
+      'bad token in a list',
+      { name: 'bond0', method: 'manual', options: [{ name: 'slaves', value: ['eth0', 'eth1\nup x'] }] },
+    ],
   ];
   for (const [what, input] of bad) {
     it(what, () => {
@@ -159,7 +199,13 @@ describe('replaceIfaceStanza keeps everything else byte for byte', () => {
     const after = out.split('\n');
     // lines 1-23 (up to and including "auto bond0") and everything after the old stanza are untouched
     expect(after.slice(0, 23)).toEqual(before.slice(0, 23));
-    expect(after.slice(23, 28)).toEqual(['iface bond0 inet static', '    address 192.168.1.10', '    netmask 255.255.255.0', '    mtu 9000', '    slaves eth0 eth1']);
+    expect(after.slice(23, 28)).toEqual([
+      'iface bond0 inet static',
+      '    address 192.168.1.10',
+      '    netmask 255.255.255.0',
+      '    mtu 9000',
+      '    slaves eth0 eth1',
+    ]);
     expect(after.slice(28)).toEqual(before.slice(34));
     // no second "auto bond0": it was already listed
     expect(out.match(/^auto bond0$/gm)).toHaveLength(1);
@@ -175,24 +221,41 @@ describe('replaceIfaceStanza keeps everything else byte for byte', () => {
     expect(out).toContain('allow-auto eth2\niface eth2 inet dhcp\niface eth2 inet6 auto\n');
     expect(out).not.toContain('10.0.0.5');
     expect(out.startsWith('# /etc/network/interfaces -- written by the appliance')).toBe(true);
-    expect(parseIfupdown(out).ifaces.filter((i) => i.name === 'eth2').map((i) => i.family)).toEqual(['inet', 'inet6']);
+    expect(
+      parseIfupdown(out)
+        .ifaces.filter((i) => i.name === 'eth2')
+        .map((i) => i.family),
+    ).toEqual(['inet', 'inet6']);
   });
 
   it('appends a new stanza after a blank line, with its auto line', () => {
     const out = replaceIfaceStanza(original, 'eth7', { name: 'eth7', method: 'dhcp' });
     expect(out).toBe(`${original}\nauto eth7\niface eth7 inet dhcp\n`);
     const noNl = 'auto lo\niface lo inet loopback';
-    expect(replaceIfaceStanza(noNl, 'eth7', { name: 'eth7', method: 'dhcp', auto: false })).toBe(`${noNl}\n\niface eth7 inet dhcp\n`);
+    expect(replaceIfaceStanza(noNl, 'eth7', { name: 'eth7', method: 'dhcp', auto: false })).toBe(
+      `${noNl}\n\niface eth7 inet dhcp\n`,
+    );
     expect(replaceIfaceStanza('', 'eth7', { name: 'eth7', method: 'dhcp' })).toBe('auto eth7\niface eth7 inet dhcp\n');
   });
 
   it('adds "auto NAME" before a replaced stanza that was not auto', () => {
-    const out = replaceIfaceStanza(original, 'eth4', { name: 'eth4', method: 'static', options: [{ name: 'address', value: '10.9.9.9/24' }] });
-    expect(out).toContain('allow-hotplug eth3 eth4\nauto eth4\niface eth4 inet static\n    address 10.9.9.9/24\nno-auto-down eth2\n');
+    const out = replaceIfaceStanza(original, 'eth4', {
+      name: 'eth4',
+      method: 'static',
+      options: [{ name: 'address', value: '10.9.9.9/24' }],
+    });
+    expect(out).toContain(
+      'allow-hotplug eth3 eth4\nauto eth4\niface eth4 inet static\n    address 10.9.9.9/24\nno-auto-down eth2\n',
+    );
   });
 
   it('auto false takes the name out of a shared auto line only', () => {
-    const out = replaceIfaceStanza(original, 'eth0', { name: 'eth0', method: 'manual', auto: false, options: [{ name: 'bond-master', value: 'bond0' }] });
+    const out = replaceIfaceStanza(original, 'eth0', {
+      name: 'eth0',
+      method: 'manual',
+      auto: false,
+      options: [{ name: 'bond-master', value: 'bond0' }],
+    });
     expect(out).toContain('\nauto lo eth1\n');
     expect(out.split('\n')).toHaveLength(original.split('\n').length);
   });
@@ -213,8 +276,15 @@ describe('replaceIfaceStanza keeps everything else byte for byte', () => {
 
   it('keeps CRLF, tabs and a missing final newline', () => {
     const text = 'auto lo\r\niface lo inet loopback\r\n\r\n# keep\tme  \r\niface eth0 inet dhcp\r\nauto x';
-    const out = replaceIfaceStanza(text, 'eth0', { name: 'eth0', method: 'static', auto: false, options: [{ name: 'address', value: '10.0.0.1/8' }] });
-    expect(out).toBe('auto lo\r\niface lo inet loopback\r\n\r\n# keep\tme  \r\niface eth0 inet static\r\n    address 10.0.0.1/8\r\nauto x');
+    const out = replaceIfaceStanza(text, 'eth0', {
+      name: 'eth0',
+      method: 'static',
+      auto: false,
+      options: [{ name: 'address', value: '10.0.0.1/8' }],
+    });
+    expect(out).toBe(
+      'auto lo\r\niface lo inet loopback\r\n\r\n# keep\tme  \r\niface eth0 inet static\r\n    address 10.0.0.1/8\r\nauto x',
+    );
   });
 
   it('refuses to rewrite a file ifup would reject', () => {

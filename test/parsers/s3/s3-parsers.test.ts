@@ -27,31 +27,49 @@ describe('ss -Hltn', () => {
   }
   it('no listeners: no ports', () => expect(parseSsListening('')).toEqual([]));
   it('garbage and truncated lines are ParseErrors naming the line', () => {
-    expect(parseError(() => parseSsListening('LISTEN 0 128 0.0.0.0:22 0.0.0.0:*\nState Recv-Q Send-Q Local Peer\n')).line).toBe(2);
+    expect(
+      parseError(() => parseSsListening('LISTEN 0 128 0.0.0.0:22 0.0.0.0:*\nState Recv-Q Send-Q Local Peer\n')).line,
+    ).toBe(2);
     expect(parseError(() => parseSsListening('LISTEN 0      128    0.0.0.0')).line).toBe(1);
-    expect(parseError(() => parseSsListening('LISTEN 0 128 0.0.0.0:http 0.0.0.0:*')).message).toMatch(/no numeric port/);
+    expect(parseError(() => parseSsListening('LISTEN 0 128 0.0.0.0:http 0.0.0.0:*')).message).toMatch(
+      /no numeric port/,
+    );
   });
 });
 
 describe('systemctl is-enabled', () => {
   for (const name of ['enabled', 'disabled']) {
-    it(name, () => expect(parseIsEnabled(readFixture(fx(`systemctl/is-enabled-${name}.yaml`)).stdout)).toBe(expected(`systemctl/is-enabled-${name}.expected.json`)));
+    it(name, () =>
+      expect(parseIsEnabled(readFixture(fx(`systemctl/is-enabled-${name}.yaml`)).stdout)).toBe(
+        expected(`systemctl/is-enabled-${name}.expected.json`),
+      ),
+    );
   }
   it('other states', () => {
     expect(parseIsEnabled('enabled-runtime\n')).toBe(true);
-    expect(['static', 'masked', 'linked', 'not-found'].map((s) => parseIsEnabled(`${s}\n`))).toEqual([false, false, false, false]);
+    expect(['static', 'masked', 'linked', 'not-found'].map((s) => parseIsEnabled(`${s}\n`))).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
   it('nothing or an unknown word is a ParseError', () => {
-    expect(parseError(() => parseIsEnabled(readFixture(fx('systemctl/is-enabled-not-found.yaml')).stdout)).message).toMatch(/no state printed/);
+    expect(
+      parseError(() => parseIsEnabled(readFixture(fx('systemctl/is-enabled-not-found.yaml')).stdout)).message,
+    ).toMatch(/no state printed/);
     expect(parseError(() => parseIsEnabled('Enabled\n')).message).toMatch(/unknown unit file state/);
   });
 });
 
 describe('unit file', () => {
   it('the rendered media unit', () => {
-    expect(parseUnit(readFileSync(fx('s3/s3-media.service'), 'utf8'))).toEqual(expected('s3/s3-media.service.expected.json'));
+    expect(parseUnit(readFileSync(fx('s3/s3-media.service'), 'utf8'))).toEqual(
+      expected('s3/s3-media.service.expected.json'),
+    );
   });
-  it('continuation lines join', () => expect(parseUnit('[Service]\nExecStart=/bin/a \\\n  b\n').Service.ExecStart).toBe('/bin/a  b'));
+  it('continuation lines join', () =>
+    expect(parseUnit('[Service]\nExecStart=/bin/a \\\n  b\n').Service.ExecStart).toBe('/bin/a  b'));
   it('garbage is a ParseError', () => {
     expect(parseError(() => parseUnit('[Service]\nthis is not a setting\n')).line).toBe(2);
     expect(parseError(() => parseUnit('User=root\n')).message).toMatch(/before any \[Section\]/);
@@ -61,7 +79,9 @@ describe('unit file', () => {
 
 describe('environment file', () => {
   it('every form systemd.exec(5) allows', () => {
-    expect(parseEnvFile(readFileSync(fx('s3/hand-edited.env'), 'utf8'))).toEqual(expected('s3/hand-edited.env.expected.json'));
+    expect(parseEnvFile(readFileSync(fx('s3/hand-edited.env'), 'utf8'))).toEqual(
+      expected('s3/hand-edited.env.expected.json'),
+    );
   });
   it('unterminated quotes and text after a quote are ParseErrors naming the line, never the value', () => {
     const e = parseError(() => parseEnvFile('A=1\nMINIO_ROOT_PASSWORD="s3cret\n'));
@@ -71,9 +91,14 @@ describe('environment file', () => {
   });
   it('renderEnvFile round-trips hostile values exactly', () => {
     const env = s3Settings.parse({}).env;
-    const v = { rootUser: 'a"b\\c', rootPassword: 'p $HOME `id` \\" \'q\' #x %n', path: '/srv/a b/"c"', port: '9000' };
+    const v = { rootUser: 'a"b\\c', rootPassword: "p $HOME `id` \\\" 'q' #x %n", path: '/srv/a b/"c"', port: '9000' };
     const text = renderEnvFile({ shareName: 'x', ...v, env });
-    expect(parseEnvFile(text)).toEqual({ MINIO_ROOT_USER: v.rootUser, MINIO_ROOT_PASSWORD: v.rootPassword, MINIO_VOLUMES: v.path, BALLAST_S3_PORT: v.port });
+    expect(parseEnvFile(text)).toEqual({
+      MINIO_ROOT_USER: v.rootUser,
+      MINIO_ROOT_PASSWORD: v.rootPassword,
+      MINIO_VOLUMES: v.path,
+      BALLAST_S3_PORT: v.port,
+    });
     expect(() => renderEnvFile({ shareName: 'x', ...v, rootPassword: 'a\nB=1', env })).toThrow(RenderError);
   });
 });
@@ -105,8 +130,17 @@ describe('unit renderer', () => {
     expect(s3Settings.safeParse({ user: '-root' }).success).toBe(false);
   });
   it('renders the configured user, group and command', () => {
-    const settings = s3Settings.parse({ user: 's3user', group: 's3', serverCommand: ['/opt/s3/bin/server', '--data={path}', '--port', '{port}'], env: { rootUser: 'AK', rootPassword: 'SK', path: 'DIR', port: 'PORT' } });
+    const settings = s3Settings.parse({
+      user: 's3user',
+      group: 's3',
+      serverCommand: ['/opt/s3/bin/server', '--data={path}', '--port', '{port}'],
+      env: { rootUser: 'AK', rootPassword: 'SK', path: 'DIR', port: 'PORT' },
+    });
     const unit = parseUnit(renderUnit({ shareName: 'x', envFile: '/etc/ballast/s3/x.env', settings }));
-    expect(unit.Service).toMatchObject({ User: 's3user', Group: 's3', ExecStart: '/opt/s3/bin/server --data=${DIR} --port ${PORT}' });
+    expect(unit.Service).toMatchObject({
+      User: 's3user',
+      Group: 's3',
+      ExecStart: '/opt/s3/bin/server --data=${DIR} --port ${PORT}',
+    });
   });
 });

@@ -20,7 +20,6 @@ import {
 } from '../../../handlers/traffic/parse/tc-units';
 import { parseError } from '../../helpers/parse-error';
 
-
 describe('json-multi', () => {
   it('keeps every value of a repeated key, in order', () => {
     const v = parseJsonMulti('{"a":1,"m":{"x":1},"b":true,"m":{"x":2},"m":null}', 't');
@@ -40,7 +39,10 @@ describe('json-multi', () => {
   });
 
   it('reads the JSON grammar: escapes, numbers, literals, nesting', () => {
-    const v = parseJsonMulti(' [ "a\\"b\\\\c\\/\\n\\u00e9\\ud83d\\ude00", -1.5e3, 0, true, false, null, [], {} ] \n', 't');
+    const v = parseJsonMulti(
+      ' [ "a\\"b\\\\c\\/\\n\\u00e9\\ud83d\\ude00", -1.5e3, 0, true, false, null, [], {} ] \n',
+      't',
+    );
     expect(v).toEqual(['a"b\\c/\né😀', -1500, 0, true, false, null, [], expect.any(JsonObject)]);
   });
 
@@ -129,7 +131,10 @@ describe('tc-qdisc', () => {
   });
 
   it('htb default 0 is printed as "0"', () => {
-    const [q] = parseTcQdisc('[{"kind":"htb","handle":"1:","root":true,"refcnt":2,"options":{"r2q":10,"default":"0","direct_packets_stat":0,"direct_qlen":1000}}]', 'eth0');
+    const [q] = parseTcQdisc(
+      '[{"kind":"htb","handle":"1:","root":true,"refcnt":2,"options":{"r2q":10,"default":"0","direct_packets_stat":0,"direct_qlen":1000}}]',
+      'eth0',
+    );
     expect(q!.details!.default).toBe('0');
   });
 
@@ -158,8 +163,28 @@ describe('tc-class', () => {
       'class htb 1:10 root leaf 10: prio 0 rate 8Mbit ceil 8Mbit burst 1600b cburst 1600b \n' +
       'class htb 1:20 dev eth0 parent 1:1 leaf 20 prio 3 quantum 1000 rate 12345Kbit overhead 4 ceil 1Gbit linklayer ethernet burst 1600b/1 mpu 0b cburst 1Mb/1 mpu 0b level 0 \n';
     expect(parseTcClass(text)).toEqual([
-      { kind: 'htb', classid: '1:10', parent: null, leaf: '10:', prio: 0, rate: 8e6, ceil: 8e6, burst: 1600, cburst: 1600 },
-      { kind: 'htb', classid: '1:20', parent: '1:1', leaf: '20:', prio: 3, rate: 12_345_000, ceil: 1e9, burst: 1600, cburst: 1_048_576 },
+      {
+        kind: 'htb',
+        classid: '1:10',
+        parent: null,
+        leaf: '10:',
+        prio: 0,
+        rate: 8e6,
+        ceil: 8e6,
+        burst: 1600,
+        cburst: 1600,
+      },
+      {
+        kind: 'htb',
+        classid: '1:20',
+        parent: '1:1',
+        leaf: '20:',
+        prio: 3,
+        rate: 12_345_000,
+        ceil: 1e9,
+        burst: 1600,
+        cburst: 1_048_576,
+      },
     ]);
   });
 
@@ -171,20 +196,34 @@ describe('tc-class', () => {
       ' lended: 4 borrowed: 0 giants: 0\n' +
       ' tokens: -5 ctokens: 6\n\n';
     expect(parseTcClass(text)[0]!.stats).toEqual({
-      bytes: 1000, packets: 10, dropped: 1, overlimits: 2, requeues: 3,
-      backlog_bytes: 3028, backlog_packets: 2, lended: 4, borrowed: 0, giants: 0, tokens: -5, ctokens: 6,
+      bytes: 1000,
+      packets: 10,
+      dropped: 1,
+      overlimits: 2,
+      requeues: 3,
+      backlog_bytes: 3028,
+      backlog_packets: 2,
+      lended: 4,
+      borrowed: 0,
+      giants: 0,
+      tokens: -5,
+      ctokens: 6,
     });
   });
 
   it('other kinds keep id, parent and leaf, and their statistics lines are not read', () => {
-    expect(parseTcClass('class fq_codel 8001:2 parent 8001: \n  deficit 1514 count 0 lastcount 0 ldelay 0us\n')).toEqual([
-      { kind: 'fq_codel', classid: '8001:2', parent: '8001:' },
-    ]);
+    expect(
+      parseTcClass('class fq_codel 8001:2 parent 8001: \n  deficit 1514 count 0 lastcount 0 ldelay 0us\n'),
+    ).toEqual([{ kind: 'fq_codel', classid: '8001:2', parent: '8001:' }]);
   });
 
   it.each([
     ['garbage', 1, /expected "class \.\.\."/],
-    ['class htb 1:1 root prio 0 rate 8Mbit ceil 8Mbit burst 16Kb cburst 16Kb\nWhat is "clas"?', 2, /expected "class \.\.\."/],
+    [
+      'class htb 1:1 root prio 0 rate 8Mbit ceil 8Mbit burst 16Kb cburst 16Kb\nWhat is "clas"?',
+      2,
+      /expected "class \.\.\."/,
+    ],
     [' Sent 0 bytes 0 pkt (dropped 0, overlimits 0 requeues 0)', 1, /before any class/],
     ['class htb 1:1 root prio 0 ceil 8Mbit burst 16Kb cburst 16Kb', 1, /has no rate/],
     ['class htb 1:1 root prio 0 rate 8Mbit ceil 8Mbit burst 16Kb cburst 16Kb frob 1', 1, /unknown htb option "frob"/],
@@ -193,8 +232,16 @@ describe('tc-class', () => {
     ['class htb 1:1 root rate 8Mbit ceil 8Mbit burst 16Kb cburst', 1, /"cburst" without a value/],
     ['class htb 1:1 sideways rate 8Mbit', 1, /expected "root" or "parent"/],
     ['class htb 1:1 parent x rate 8Mbit', 1, /bad parent/],
-    ['class htb 1:1 root prio 0 rate 8Mbit ceil 8Mbit burst 16Kb cburst 16Kb\n Sent 0 bytes\n', 2, /unknown htb statistics line/],
-    ['class htb 1:1 root prio 0 rate 8Mbit ceil 8Mbit burst 16Kb cburst 16Kb\n lended: 0 borrowed: 0 giants: 0\n', 1, /lack "bytes"/],
+    [
+      'class htb 1:1 root prio 0 rate 8Mbit ceil 8Mbit burst 16Kb cburst 16Kb\n Sent 0 bytes\n',
+      2,
+      /unknown htb statistics line/,
+    ],
+    [
+      'class htb 1:1 root prio 0 rate 8Mbit ceil 8Mbit burst 16Kb cburst 16Kb\n lended: 0 borrowed: 0 giants: 0\n',
+      1,
+      /lack "bytes"/,
+    ],
     ['[{"class":"htb","handle":"1:1"}]', 1, /JSON class output/],
     ['class htb', 1, /without a kind and a class id/],
   ])('refuses %j at line %i', (text, line, msg) => {
@@ -207,15 +254,27 @@ describe('tc-class', () => {
 
 describe('tc-filter', () => {
   it('decodes only what a u32 key really selects', () => {
-    const d = (v: string, m: string, off: number, offmask = '', proto = 'ip') => decodeU32Match(v, m, off, offmask, proto, 1);
+    const d = (v: string, m: string, off: number, offmask = '', proto = 'ip') =>
+      decodeU32Match(v, m, off, offmask, proto, 1);
     expect(d('c0a80132', 'ffffffff', 16)).toMatchObject({ field: 'dst', address: '192.168.1.50', prefix_length: 32 });
-    expect(d('a000000', 'ffffff00', 12)).toMatchObject({ value: '0a000000', field: 'src', address: '10.0.0.0', prefix_length: 24 });
+    expect(d('a000000', 'ffffff00', 12)).toMatchObject({
+      value: '0a000000',
+      field: 'src',
+      address: '10.0.0.0',
+      prefix_length: 24,
+    });
     // value bits outside the mask do not leak into the address
     expect(d('0a0000ff', 'ffffff00', 12)).toMatchObject({ address: '10.0.0.0', prefix_length: 24 });
     expect(d('500000', 'ffff0000', 20)).toMatchObject({ field: 'sport', port: 80 });
     expect(d('1bd', 'ffff', 20)).toMatchObject({ field: 'dport', port: 445 });
     // not decodable: holes in the mask, relative offsets, non-IPv4 protocol, other offsets
-    for (const m of [d('0a000001', 'ff00ff00', 16), d('1bd', 'ffff', 20, 'nexthdr+'), d('c0a80132', 'ffffffff', 16, '', 'all'), d('60000', 'ff0000', 8), d('12345', 'fffff', 20)]) {
+    for (const m of [
+      d('0a000001', 'ff00ff00', 16),
+      d('1bd', 'ffff', 20, 'nexthdr+'),
+      d('c0a80132', 'ffffffff', 16, '', 'all'),
+      d('60000', 'ff0000', 8),
+      d('12345', 'fffff', 20),
+    ]) {
       expect(m.field).toBeUndefined();
       expect(m.address).toBeUndefined();
     }
@@ -226,7 +285,16 @@ describe('tc-filter', () => {
       '[{"protocol":"ip","pref":49152,"kind":"flower","chain":0,"parent":"1:"},' +
       '{"protocol":"ip","pref":49152,"kind":"flower","chain":0,"parent":"1:","options":{"handle":1,"classid":"1:5","keys":{"dst_ip":"10.0.0.9"},"not_in_hw":true}}]';
     expect(parseTcFilter(json)).toEqual([
-      { parent: '1:', protocol: 'ip', pref: 49152, kind: 'flower', chain: 0, handle: '0x1', flowid: '1:5', matches: [] },
+      {
+        parent: '1:',
+        protocol: 'ip',
+        pref: 49152,
+        kind: 'flower',
+        chain: 0,
+        handle: '0x1',
+        flowid: '1:5',
+        matches: [],
+      },
     ]);
   });
 
@@ -236,10 +304,31 @@ describe('tc-filter', () => {
       '  match 0ad54d02/ffffffff at 16\n' +
       '\taction order 1: gact action pass\n';
     expect(parseTcFilterText(text)).toEqual([
-      { parent: '1:', protocol: 'ip', pref: 1, kind: 'u32', chain: 0, handle: '800::1', flowid: '1:1', order: 1,
-        matches: [{ offset: 16, value: '0ad54d02', mask: 'ffffffff', offmask: '', field: 'dst', address: '10.213.77.2', prefix_length: 32 }] },
+      {
+        parent: '1:',
+        protocol: 'ip',
+        pref: 1,
+        kind: 'u32',
+        chain: 0,
+        handle: '800::1',
+        flowid: '1:1',
+        order: 1,
+        matches: [
+          {
+            offset: 16,
+            value: '0ad54d02',
+            mask: 'ffffffff',
+            offmask: '',
+            field: 'dst',
+            address: '10.213.77.2',
+            prefix_length: 32,
+          },
+        ],
+      },
     ]);
-    const e = parseError(() => parseTcFilterText('filter parent 1: protocol ip pref 1 u32 chain 0 \n  match 0ad54d02/ffffffff at 16\n'));
+    const e = parseError(() =>
+      parseTcFilterText('filter parent 1: protocol ip pref 1 u32 chain 0 \n  match 0ad54d02/ffffffff at 16\n'),
+    );
     expect(e.line).toBe(2);
     expect(e.message).toMatch(/match line outside a u32 filter/);
   });
@@ -248,10 +337,26 @@ describe('tc-filter', () => {
     ['{}', 1, /expected a JSON array/],
     ['[{"parent":"1:","protocol":"ip","kind":"u32"}]', 1, /"pref" is missing/],
     ['[{"parent":"1:","protocol":"ip","pref":1,"kind":"u32","options":[]}]', 1, /"options" is not an object/],
-    ['[{"parent":"1:","protocol":"ip","pref":1,"kind":"u32","options":{"fh":"800::1","flowid":"1:1","match":{"value":"zz","mask":"ffffffff","offmask":"","off":16}}}]', 1, /not 32-bit hex/],
-    ['[{"parent":"1:","protocol":"ip","pref":1,"kind":"u32","options":{"fh":"800::1","flowid":"1:1","match":{"value":"1","mask":"ffffffff","offmask":""}}}]', 1, /"off" is missing/],
-    ['[{"parent":"1:","protocol":"ip","pref":1,"kind":"u32","options":{"fh":"800::1","flowid":"1:1","flowid":"1:2"}}]', 1, /"flowid" appears 2 times/],
-    ['[{"parent":"1:",\n"protocol":"ip","pref":1,"kind":"u32","chain":0,\n"options":{"fh":"800::1","order":1,', 3, /end of input/],
+    [
+      '[{"parent":"1:","protocol":"ip","pref":1,"kind":"u32","options":{"fh":"800::1","flowid":"1:1","match":{"value":"zz","mask":"ffffffff","offmask":"","off":16}}}]',
+      1,
+      /not 32-bit hex/,
+    ],
+    [
+      '[{"parent":"1:","protocol":"ip","pref":1,"kind":"u32","options":{"fh":"800::1","flowid":"1:1","match":{"value":"1","mask":"ffffffff","offmask":""}}}]',
+      1,
+      /"off" is missing/,
+    ],
+    [
+      '[{"parent":"1:","protocol":"ip","pref":1,"kind":"u32","options":{"fh":"800::1","flowid":"1:1","flowid":"1:2"}}]',
+      1,
+      /"flowid" appears 2 times/,
+    ],
+    [
+      '[{"parent":"1:",\n"protocol":"ip","pref":1,"kind":"u32","chain":0,\n"options":{"fh":"800::1","order":1,',
+      3,
+      /end of input/,
+    ],
   ])('JSON: refuses %j at line %i', (text, line, msg) => {
     const e = parseError(() => parseTcFilter(text));
     expect(e.parser).toBe('tc-filter');
@@ -261,7 +366,11 @@ describe('tc-filter', () => {
 
   it.each([
     ['Error: Cannot find device "x"', 1, /expected "filter \.\.\."/],
-    ['filter parent 1: protocol ip pref 1 u32 chain 0 fh 800::1 flowid 1:1\n  match IP dst 192.168.1.50/32match dport 445', 2, /unreadable match/],
+    [
+      'filter parent 1: protocol ip pref 1 u32 chain 0 fh 800::1 flowid 1:1\n  match IP dst 192.168.1.50/32match dport 445',
+      2,
+      /unreadable match/,
+    ],
     ['filter protocol ip u32', 1, /without parent, protocol, pref and kind/],
   ])('text: refuses %j at line %i', (text, line, msg) => {
     const e = parseError(() => parseTcFilterText(text));

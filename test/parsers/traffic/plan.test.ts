@@ -41,7 +41,14 @@ const queuesOf = (name: string) => {
   return parseTcQdisc(f.stdout, f.argv[f.argv.indexOf('dev') + 1]);
 };
 
-const rule = (over: Partial<StoredRule> = {}): StoredRule => ({ name: 'r', device: 'eth1', ip: '192.0.2.10', rate: 1, id: 1, ...over });
+const rule = (over: Partial<StoredRule> = {}): StoredRule => ({
+  name: 'r',
+  device: 'eth1',
+  ip: '192.0.2.10',
+  rate: 1,
+  id: 1,
+  ...over,
+});
 
 describe('reading argv', () => {
   it('qdisc and filter as JSON, class as text', () => {
@@ -63,8 +70,14 @@ describe('root qdisc', () => {
 
   it('replaces the root the kernel attached by default (handle 0:)', () => {
     expect(planEnsureRoot('veth0', queuesOf('qdisc-noqueue-veth'))).toEqual({ ok: true, argv: [replace] });
-    expect(planEnsureRoot('ifb0', queuesOf('qdisc-pfifo-fast-ifb'))).toEqual({ ok: true, argv: [[...replace.slice(0, 4), 'ifb0', ...replace.slice(5)]] });
-    expect(planEnsureRoot('ifb1', queuesOf('qdisc-mq-ifb-4q'))).toEqual({ ok: true, argv: [[...replace.slice(0, 4), 'ifb1', ...replace.slice(5)]] });
+    expect(planEnsureRoot('ifb0', queuesOf('qdisc-pfifo-fast-ifb'))).toEqual({
+      ok: true,
+      argv: [[...replace.slice(0, 4), 'ifb0', ...replace.slice(5)]],
+    });
+    expect(planEnsureRoot('ifb1', queuesOf('qdisc-mq-ifb-4q'))).toEqual({
+      ok: true,
+      argv: [[...replace.slice(0, 4), 'ifb1', ...replace.slice(5)]],
+    });
   });
 
   it('does nothing when our htb is already there', () => {
@@ -84,10 +97,17 @@ describe('root qdisc', () => {
   });
 
   it('refuses a foreign htb with a reason that says why', () => {
-    for (const [dev, qs] of [['veth2', queuesOf('qdisc-htb-foreign')], ['veth0', queuesOf('upstream-j-qdisc-show-htb')], ['veth2', queuesOf('qdisc-all-devices')]] as const) {
+    for (const [dev, qs] of [
+      ['veth2', queuesOf('qdisc-htb-foreign')],
+      ['veth0', queuesOf('upstream-j-qdisc-show-htb')],
+      ['veth2', queuesOf('qdisc-all-devices')],
+    ] as const) {
       const p = planEnsureRoot(dev, qs);
       expect(p.ok).toBe(false);
-      if (!p.ok) expect(p.reason).toBe(`device ${dev} already has an htb root qdisc (handle 1:, default 0x30) that Ballast did not create; refusing to replace it (remove it by hand if it is not needed)`);
+      if (!p.ok)
+        expect(p.reason).toBe(
+          `device ${dev} already has an htb root qdisc (handle 1:, default 0x30) that Ballast did not create; refusing to replace it (remove it by hand if it is not needed)`,
+        );
     }
   });
 
@@ -104,7 +124,10 @@ describe('root qdisc', () => {
     // the same kinds the kernel uses as defaults count as foreign once someone added them
     const [noqueue] = queuesOf('qdisc-noqueue-veth');
     expect(rootState('veth0', [{ ...noqueue!, qtype: 'fq_codel', handler: 0x8001 }]).kind).toBe('foreign');
-    expect(rootState('veth0', [{ ...noqueue!, qtype: 'fq_codel', handler: 0 }])).toEqual({ kind: 'replaceable', qtype: 'fq_codel' });
+    expect(rootState('veth0', [{ ...noqueue!, qtype: 'fq_codel', handler: 0 }])).toEqual({
+      kind: 'replaceable',
+      qtype: 'fq_codel',
+    });
   });
 
   it('refuses when tc listed no root for the device', () => {
@@ -120,15 +143,95 @@ describe('root qdisc', () => {
 describe('rules', () => {
   it('add: class then u32 filter on the destination address', () => {
     expect(planAddRule(rule())).toEqual([
-      [TC, 'class', 'add', 'dev', 'eth1', 'parent', '1:', 'classid', '1:1', 'htb', 'rate', '8mbit', 'ceil', '8mbit', 'burst', '16384b', 'cburst', '16384b'],
-      [TC, 'filter', 'add', 'dev', 'eth1', 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'handle', '800::1', 'u32', 'match', 'ip', 'dst', '192.0.2.10/32', 'flowid', '1:1'],
+      [
+        TC,
+        'class',
+        'add',
+        'dev',
+        'eth1',
+        'parent',
+        '1:',
+        'classid',
+        '1:1',
+        'htb',
+        'rate',
+        '8mbit',
+        'ceil',
+        '8mbit',
+        'burst',
+        '16384b',
+        'cburst',
+        '16384b',
+      ],
+      [
+        TC,
+        'filter',
+        'add',
+        'dev',
+        'eth1',
+        'parent',
+        '1:',
+        'protocol',
+        'ip',
+        'prio',
+        '1',
+        'handle',
+        '800::1',
+        'u32',
+        'match',
+        'ip',
+        'dst',
+        '192.0.2.10/32',
+        'flowid',
+        '1:1',
+      ],
     ]);
   });
 
   it('replace mode (reconcile) differs only in the verb', () => {
     const [c, f] = planAddRule(rule({ id: 10, rate: 2.5 }), 'replace');
-    expect(c).toEqual([TC, 'class', 'replace', 'dev', 'eth1', 'parent', '1:', 'classid', '1:a', 'htb', 'rate', '20mbit', 'ceil', '20mbit', 'burst', '25000b', 'cburst', '25000b']);
-    expect(f).toEqual([TC, 'filter', 'replace', 'dev', 'eth1', 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'handle', '800::a', 'u32', 'match', 'ip', 'dst', '192.0.2.10/32', 'flowid', '1:a']);
+    expect(c).toEqual([
+      TC,
+      'class',
+      'replace',
+      'dev',
+      'eth1',
+      'parent',
+      '1:',
+      'classid',
+      '1:a',
+      'htb',
+      'rate',
+      '20mbit',
+      'ceil',
+      '20mbit',
+      'burst',
+      '25000b',
+      'cburst',
+      '25000b',
+    ]);
+    expect(f).toEqual([
+      TC,
+      'filter',
+      'replace',
+      'dev',
+      'eth1',
+      'parent',
+      '1:',
+      'protocol',
+      'ip',
+      'prio',
+      '1',
+      'handle',
+      '800::a',
+      'u32',
+      'match',
+      'ip',
+      'dst',
+      '192.0.2.10/32',
+      'flowid',
+      '1:a',
+    ]);
   });
 
   it('remove: filter first (a class in use cannot be deleted), then class', () => {
@@ -141,10 +244,25 @@ describe('rules', () => {
   it('create on a fresh device: root, class, filter; exactly what was recorded on a real kernel', () => {
     const recorded = { name: 'backup-target', device: 'veth0', ip: '10.213.77.2', rate: 1, id: 1 };
     const p = planCreateRule(recorded, queuesOf('qdisc-noqueue-veth'));
-    expect(p).toEqual({ ok: true, argv: [fx('cmd-root-replace').argv, fx('cmd-class-add-1').argv, fx('cmd-filter-add-1').argv] });
-    expect(planAddRule({ device: 'veth0', ip: '10.213.77.3', rate: 2.5, id: 2 })).toEqual([fx('cmd-class-add-2').argv, fx('cmd-filter-add-2').argv]);
-    expect(planRemoveRule({ device: 'veth0', id: 2 })).toEqual([fx('cmd-filter-del-2').argv, fx('cmd-class-del-2').argv]);
-    for (const name of ['cmd-root-replace', 'cmd-class-add-1', 'cmd-filter-add-1', 'cmd-filter-del-2', 'cmd-class-del-2']) {
+    expect(p).toEqual({
+      ok: true,
+      argv: [fx('cmd-root-replace').argv, fx('cmd-class-add-1').argv, fx('cmd-filter-add-1').argv],
+    });
+    expect(planAddRule({ device: 'veth0', ip: '10.213.77.3', rate: 2.5, id: 2 })).toEqual([
+      fx('cmd-class-add-2').argv,
+      fx('cmd-filter-add-2').argv,
+    ]);
+    expect(planRemoveRule({ device: 'veth0', id: 2 })).toEqual([
+      fx('cmd-filter-del-2').argv,
+      fx('cmd-class-del-2').argv,
+    ]);
+    for (const name of [
+      'cmd-root-replace',
+      'cmd-class-add-1',
+      'cmd-filter-add-1',
+      'cmd-filter-del-2',
+      'cmd-class-del-2',
+    ]) {
       expect(fx(name).code, name).toBe(0);
     }
   });
@@ -240,11 +358,19 @@ describe('ids', () => {
     expect(nextFreeId(['0', '1', '3'])).toBe(2);
     expect(nextFreeId(['0', '1', '2'])).toBe(3);
     expect(nextFreeId(['0', '1', '3'], [2, 4])).toBe(5);
-    const onDevice = idsInUseOnDevice(parseTcClass(fx('class-two-rules').stdout), parseTcFilter(fx('filter-two-rules').stdout));
+    const onDevice = idsInUseOnDevice(
+      parseTcClass(fx('class-two-rules').stdout),
+      parseTcFilter(fx('filter-two-rules').stdout),
+    );
     expect(onDevice.sort()).toEqual([1, 2]);
     expect(nextFreeId(['0'], onDevice)).toBe(3);
     // foreign-looking objects (other majors, other tables) do not reserve ids
-    expect(idsInUseOnDevice([{ kind: 'htb', classid: '2:5', parent: null }], [{ parent: '1:', protocol: 'ip', pref: 2, kind: 'u32', handle: '801::7', matches: [] }])).toEqual([]);
+    expect(
+      idsInUseOnDevice(
+        [{ kind: 'htb', classid: '2:5', parent: null }],
+        [{ parent: '1:', protocol: 'ip', pref: 2, kind: 'u32', handle: '801::7', matches: [] }],
+      ),
+    ).toEqual([]);
   });
 
   it('all 4095 taken is an error', () => {
@@ -263,21 +389,46 @@ describe('ids', () => {
 
 describe('schemas', () => {
   it('create body: the spec fields, validated like the plan', () => {
-    expect(CreateRuleBody.parse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: 12.5 })).toEqual({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: 12.5 });
+    expect(CreateRuleBody.parse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: 12.5 })).toEqual({
+      name: 'backup',
+      device: 'eth1',
+      ip: '10.0.0.5',
+      rate: 12.5,
+    });
     // a numeric string is the same rate (issue 12 item 15); other text and lo are refused
     expect(CreateRuleBody.parse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: '12' }).rate).toBe(12);
-    expect(CreateRuleBody.safeParse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: '12 MB' }).success).toBe(false);
+    expect(CreateRuleBody.safeParse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: '12 MB' }).success).toBe(
+      false,
+    );
     expect(CreateRuleBody.safeParse({ name: 'backup', device: 'lo', ip: '10.0.0.5', rate: 1 }).success).toBe(false);
     expect(CreateRuleBody.safeParse({ name: '../x', device: 'eth1', ip: '10.0.0.5', rate: 1 }).success).toBe(false);
-    expect(CreateRuleBody.safeParse({ name: 'a', device: 'eth1', ip: '10.0.0.5', rate: 1, extra: 1 }).success).toBe(false);
+    expect(CreateRuleBody.safeParse({ name: 'a', device: 'eth1', ip: '10.0.0.5', rate: 1, extra: 1 }).success).toBe(
+      false,
+    );
   });
 
   it('a listing built from the recorded state validates', () => {
     const queue = queuesOf('qdisc-htb-ours');
     const listing = {
-      devices: { veth0: { queue, class: parseTcClass(fx('class-two-rules').stdout), filter: parseTcFilter(fx('filter-two-rules').stdout) } },
+      devices: {
+        veth0: {
+          queue,
+          class: parseTcClass(fx('class-two-rules').stdout),
+          filter: parseTcFilter(fx('filter-two-rules').stdout),
+        },
+      },
       rules: [
-        { name: 'backup-target', ip: '10.213.77.2', rate: 1, qtype: 'htb', handler: 1, device: 'veth0', owner: 'root', refcnt: '3', queue_details: queue[0]!.details! },
+        {
+          name: 'backup-target',
+          ip: '10.213.77.2',
+          rate: 1,
+          qtype: 'htb',
+          handler: 1,
+          device: 'veth0',
+          owner: 'root',
+          refcnt: '3',
+          queue_details: queue[0]!.details!,
+        },
       ],
       ids: ['0', '1'],
     };

@@ -38,10 +38,90 @@ describe('reconcile', () => {
     const r = reconcile([rule2, rule1], { veth0: fresh() });
     expect(r.argv).toEqual([
       [TC, 'qdisc', 'replace', 'dev', 'veth0', 'root', 'handle', '1:', 'htb', 'default', 'ba11'],
-      [TC, 'class', 'replace', 'dev', 'veth0', 'parent', '1:', 'classid', '1:1', 'htb', 'rate', '8mbit', 'ceil', '8mbit', 'burst', '16384b', 'cburst', '16384b'],
-      [TC, 'class', 'replace', 'dev', 'veth0', 'parent', '1:', 'classid', '1:2', 'htb', 'rate', '20mbit', 'ceil', '20mbit', 'burst', '25000b', 'cburst', '25000b'],
-      [TC, 'filter', 'replace', 'dev', 'veth0', 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'handle', '800::1', 'u32', 'match', 'ip', 'dst', '10.213.77.2/32', 'flowid', '1:1'],
-      [TC, 'filter', 'replace', 'dev', 'veth0', 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'handle', '800::2', 'u32', 'match', 'ip', 'dst', '10.213.77.3/32', 'flowid', '1:2'],
+      [
+        TC,
+        'class',
+        'replace',
+        'dev',
+        'veth0',
+        'parent',
+        '1:',
+        'classid',
+        '1:1',
+        'htb',
+        'rate',
+        '8mbit',
+        'ceil',
+        '8mbit',
+        'burst',
+        '16384b',
+        'cburst',
+        '16384b',
+      ],
+      [
+        TC,
+        'class',
+        'replace',
+        'dev',
+        'veth0',
+        'parent',
+        '1:',
+        'classid',
+        '1:2',
+        'htb',
+        'rate',
+        '20mbit',
+        'ceil',
+        '20mbit',
+        'burst',
+        '25000b',
+        'cburst',
+        '25000b',
+      ],
+      [
+        TC,
+        'filter',
+        'replace',
+        'dev',
+        'veth0',
+        'parent',
+        '1:',
+        'protocol',
+        'ip',
+        'prio',
+        '1',
+        'handle',
+        '800::1',
+        'u32',
+        'match',
+        'ip',
+        'dst',
+        '10.213.77.2/32',
+        'flowid',
+        '1:1',
+      ],
+      [
+        TC,
+        'filter',
+        'replace',
+        'dev',
+        'veth0',
+        'parent',
+        '1:',
+        'protocol',
+        'ip',
+        'prio',
+        '1',
+        'handle',
+        '800::2',
+        'u32',
+        'match',
+        'ip',
+        'dst',
+        '10.213.77.3/32',
+        'flowid',
+        '1:2',
+      ],
     ]);
     expect(r.skipped).toEqual([]);
   });
@@ -61,7 +141,9 @@ describe('reconcile', () => {
   });
 
   it('a class at the wrong rate, or a filter to the wrong address, is replaced', () => {
-    expect(reconcile([{ ...rule1, rate: 2 }, rule2], { veth0: twoRules() }).argv).toEqual([planAddRule({ ...rule1, rate: 2 }, 'replace')[0]]);
+    expect(reconcile([{ ...rule1, rate: 2 }, rule2], { veth0: twoRules() }).argv).toEqual([
+      planAddRule({ ...rule1, rate: 2 }, 'replace')[0],
+    ]);
     expect(reconcile([rule1, { ...rule2, ip: '10.213.77.9' }], { veth0: twoRules() }).argv).toEqual([
       planAddRule({ ...rule2, ip: '10.213.77.9' }, 'replace')[1],
     ]);
@@ -86,7 +168,9 @@ describe('reconcile', () => {
 
   it('a foreign htb root: the device rules are skipped with the reason', () => {
     const onVeth2 = { ...rule1, device: 'veth2' };
-    const r = reconcile([onVeth2], { veth2: state('qdisc-htb-foreign', 'class-foreign', 'filter-foreign-two-matches', 'veth2') });
+    const r = reconcile([onVeth2], {
+      veth2: state('qdisc-htb-foreign', 'class-foreign', 'filter-foreign-two-matches', 'veth2'),
+    });
     expect(r.argv).toEqual([]);
     const refusal = planEnsureRoot('veth2', parseTcQdisc(out('qdisc-htb-foreign'), 'veth2'));
     expect(refusal.ok).toBe(false);
@@ -96,7 +180,11 @@ describe('reconcile', () => {
 
   it('a device that is gone: skipped', () => {
     const r = reconcile([{ ...rule1, device: 'eth7' }], { veth0: twoRules() });
-    expect(r).toEqual({ argv: [], skipped: [{ rule: 'backup-target', device: 'eth7', reason: 'device eth7 not found' }], stale: [] });
+    expect(r).toEqual({
+      argv: [],
+      skipped: [{ rule: 'backup-target', device: 'eth7', reason: 'device eth7 not found' }],
+      stale: [],
+    });
   });
 
   it('several devices, each planned on its own state, in device order', () => {

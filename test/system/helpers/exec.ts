@@ -50,4 +50,3 @@ export async function run(argv: readonly string[], opts: ExecOptions = {}): Prom
   }
   return r;
 }
-

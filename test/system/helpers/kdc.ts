@@ -308,7 +308,11 @@ export async function startKdc(options: KdcOptions): Promise<Kdc> {
     let probe: RunOptions & { argv: string[] };
     const probeEnv = { KRB5CCNAME: `FILE:${join(dir, 'probe_cc')}` };
     if (options.principals[0]) {
-      probe = { argv: [bin.kinit, options.principals[0].name], stdin: `${options.principals[0].password}\n`, env: probeEnv };
+      probe = {
+        argv: [bin.kinit, options.principals[0].name],
+        stdin: `${options.principals[0].password}\n`,
+        env: probeEnv,
+      };
     } else if (keytabPrincipals[0]) {
       probe = { argv: [bin.kinit, '-k', '-t', keytabPath, keytabPrincipals[0]], env: probeEnv };
     } else {
@@ -352,7 +356,22 @@ export async function startKdc(options: KdcOptions): Promise<Kdc> {
 
     const pid = child?.pid;
     if (pid === undefined) throw new Error('krb5kdc has no pid');
-    return { realm, dir, krb5ConfPath, kdcConfPath, env, keytabPath, kdcPort: port, pid, bin, run, kadmin, kinit, log, stop };
+    return {
+      realm,
+      dir,
+      krb5ConfPath,
+      kdcConfPath,
+      env,
+      keytabPath,
+      kdcPort: port,
+      pid,
+      bin,
+      run,
+      kadmin,
+      kinit,
+      log,
+      stop,
+    };
   } catch (e) {
     await stop();
     throw e;

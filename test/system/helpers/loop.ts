@@ -154,7 +154,10 @@ function attachedSync(image: string): string[] {
 function mountTargetsSync(device: string): string[] {
   try {
     const out = execFileSync(FINDMNT, ['-n', '-l', '-o', 'TARGET', '--source', device], { encoding: 'utf8' });
-    return out.split('\n').filter((l) => l !== '').reverse();
+    return out
+      .split('\n')
+      .filter((l) => l !== '')
+      .reverse();
   } catch {
     return [];
   }
@@ -176,7 +179,10 @@ async function mountTargets(device: string): Promise<string[]> {
     const dev = source.replace(/\[.*\]$/, '');
     return dev === device || dev.startsWith(`${device}p`);
   };
-  return list.filesystems.filter((f) => isOurs(f.source)).map((f) => f.target).reverse();
+  return list.filesystems
+    .filter((f) => isOurs(f.source))
+    .map((f) => f.target)
+    .reverse();
 }
 
 export async function createLoopDevice(opts: LoopOptions): Promise<LoopDevice> {
@@ -187,7 +193,8 @@ export async function createLoopDevice(opts: LoopOptions): Promise<LoopDevice> {
   if (opts.mount) tools.push(MOUNT);
   requireTools(...tools);
   if (opts.mount && !opts.fsType) throw new Error('loop harness: mount needs fsType');
-  if (!Number.isInteger(opts.sizeMiB) || opts.sizeMiB < 1) throw new Error('loop harness: sizeMiB must be a positive integer');
+  if (!Number.isInteger(opts.sizeMiB) || opts.sizeMiB < 1)
+    throw new Error('loop harness: sizeMiB must be a positive integer');
 
   installExitHook();
   const dir = await mkdtemp(join(tmpdir(), 'ballast-loop-'));
@@ -235,7 +242,8 @@ export async function createLoopDevice(opts: LoopOptions): Promise<LoopDevice> {
 
     const attach = [LOSETUP, '--find', '--show', ...(opts.partscan ? ['--partscan'] : []), image];
     device = (await run(attach)).stdout.trim();
-    if (!/^\/dev\/loop\d+$/.test(device)) throw new Error(`losetup printed an unexpected device: ${JSON.stringify(device)}`);
+    if (!/^\/dev\/loop\d+$/.test(device))
+      throw new Error(`losetup printed an unexpected device: ${JSON.stringify(device)}`);
 
     if (mkfs && opts.fsType) {
       await run([mkfs, ...(opts.mkfsArgs ?? defaultMkfsArgs(opts.fsType)), device]);
@@ -261,7 +269,8 @@ export async function wipeSignatures(device: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const r = await exec([WIPEFS, '-a', '-q', device]);
     if (r.code === 0) return;
-    if (!/busy/i.test(r.stderr) || attempt >= 20) throw new Error(`wipefs -a ${device} exited ${r.code}: ${r.stderr.trim()}`);
+    if (!/busy/i.test(r.stderr) || attempt >= 20)
+      throw new Error(`wipefs -a ${device} exited ${r.code}: ${r.stderr.trim()}`);
     await new Promise((res) => setTimeout(res, 100));
   }
 }

@@ -64,7 +64,9 @@ export function requireTool(path: string, pkg: string): void {
   try {
     accessSync(path, constants.X_OK);
   } catch {
-    throw new Error(`netns harness: required tool ${path} is missing or not executable (install the Debian package "${pkg}")`);
+    throw new Error(
+      `netns harness: required tool ${path} is missing or not executable (install the Debian package "${pkg}")`,
+    );
   }
 }
 
@@ -90,7 +92,8 @@ export function netnsExists(name: string): boolean {
 export async function createNetns(opts: NetnsOptions): Promise<Netns> {
   requireTool(IP, 'iproute2');
   const base = opts.name ?? 'ballast-t';
-  if (!/^[A-Za-z0-9_-]{1,40}$/.test(base)) throw new Error(`netns harness: bad namespace base name ${JSON.stringify(base)}`);
+  if (!/^[A-Za-z0-9_-]{1,40}$/.test(base))
+    throw new Error(`netns harness: bad namespace base name ${JSON.stringify(base)}`);
   counter += 1;
   const name = `${base}-${process.pid}-${counter}`;
   const peerName = `${name}-p`;
@@ -124,7 +127,9 @@ export async function createNetns(opts: NetnsOptions): Promise<Netns> {
     const deadline = Date.now() + 5_000;
     for (;;) {
       const r = await must([IP, '-n', name, '-j', 'link', 'show']);
-      const states = new Map((JSON.parse(r.stdout) as { ifname: string; operstate: string }[]).map((l) => [l.ifname, l.operstate]));
+      const states = new Map(
+        (JSON.parse(r.stdout) as { ifname: string; operstate: string }[]).map((l) => [l.ifname, l.operstate]),
+      );
       if (expectUp.every((n) => states.get(n) === 'UP')) break;
       if (Date.now() > deadline) throw new Error(`netns harness: ${expectUp.join(', ')} did not reach operstate UP`);
       await new Promise((res) => setTimeout(res, 50));

@@ -55,7 +55,11 @@ function fromTranscript(tool: string, name: string, sample: string, f: Omit<Fixt
 }
 
 // ---- xxhsum .out ------------------------------------------------------------------------------
-fromOut('xxhsum', 'default-h1', 'xxhsum/debian12-xxhash-0.8.1-xxhsum-default-H1.out', [XXHSUM, 'a.txt', 'file with spaces.txt']);
+fromOut('xxhsum', 'default-h1', 'xxhsum/debian12-xxhash-0.8.1-xxhsum-default-H1.out', [
+  XXHSUM,
+  'a.txt',
+  'file with spaces.txt',
+]);
 fromOut('xxhsum', 'h0', 'xxhsum/debian12-xxhash-0.8.1-xxhsum-H0.out', [XXHSUM, '-H0', 'a.txt']);
 fromOut('xxhsum', 'h2', 'xxhsum/debian12-xxhash-0.8.1-xxhsum-H2.out', [XXHSUM, '-H2', 'a.txt']);
 fromOut('xxhsum', 'h3', 'xxhsum/debian12-xxhash-0.8.1-xxhsum-H3.out', [XXHSUM, '-H3', 'a.txt']);
@@ -66,23 +70,49 @@ fromOut('xxhsum', 'newline-backslash-names', 'xxhsum/debian12-xxhash-0.8.1-xxhsu
   'back\\slash.txt',
 ]);
 fromOut('xxhsum', 'c-all-ok', 'xxhsum/debian12-xxhash-0.8.1-xxhsum-c-all-ok.out', [XXHSUM, '-c', 'sums.xxh64']);
-fromOut('xxhsum', 'c-one-failed', 'xxhsum/debian12-xxhash-0.8.1-xxhsum-c-one-failed.out', [XXHSUM, '-c', 'sums.xxh64'], {
-  code: 1,
-  scenario: 'xxhsum-one-failed', // same argv as c-all-ok
-});
-fromOut('xxhsum', 'c-improper-line', 'xxhsum/debian12-xxhash-0.8.1-xxhsum-c-improper-line.out', [XXHSUM, '-c', 'bad.xxh']);
-fromOut('xxhsum', 'c-missing-file', 'xxhsum/debian12-xxhash-0.8.1-xxhsum-c-missing-file.out', [XXHSUM, '-c', 'miss.xxh'], { code: 1 });
+fromOut(
+  'xxhsum',
+  'c-one-failed',
+  'xxhsum/debian12-xxhash-0.8.1-xxhsum-c-one-failed.out',
+  [XXHSUM, '-c', 'sums.xxh64'],
+  {
+    code: 1,
+    scenario: 'xxhsum-one-failed', // same argv as c-all-ok
+  },
+);
+fromOut('xxhsum', 'c-improper-line', 'xxhsum/debian12-xxhash-0.8.1-xxhsum-c-improper-line.out', [
+  XXHSUM,
+  '-c',
+  'bad.xxh',
+]);
+fromOut(
+  'xxhsum',
+  'c-missing-file',
+  'xxhsum/debian12-xxhash-0.8.1-xxhsum-c-missing-file.out',
+  [XXHSUM, '-c', 'miss.xxh'],
+  { code: 1 },
+);
 
 // ---- xxhsum session transcript (only invocations not already covered by a .out) ----------------
 const SESSION = 'xxhsum/debian12-xxhash-0.8.1-xxhsum-session.transcript.txt';
-fromTranscript('xxhsum', 'session-h1', SESSION, { argv: [XXHSUM, 'a.txt'], code: 0, stdout: 'e4c191d091bd8853  a.txt\n', stderr: RESET });
+fromTranscript('xxhsum', 'session-h1', SESSION, {
+  argv: [XXHSUM, 'a.txt'],
+  code: 0,
+  stdout: 'e4c191d091bd8853  a.txt\n',
+  stderr: RESET,
+});
 fromTranscript('xxhsum', 'session-c-quiet', SESSION, {
   argv: [XXHSUM, '-q', '-c', 'sums.xxh64'],
   code: 1,
   stdout: 'file with spaces.txt: FAILED\n1 computed checksum did NOT match\n',
   stderr: '',
 });
-fromTranscript('xxhsum', 'session-c-status', SESSION, { argv: [XXHSUM, '--status', '-c', 'sums.xxh64'], code: 1, stdout: '', stderr: '' });
+fromTranscript('xxhsum', 'session-c-status', SESSION, {
+  argv: [XXHSUM, '--status', '-c', 'sums.xxh64'],
+  code: 1,
+  stdout: '',
+  stderr: '',
+});
 fromTranscript('xxhsum', 'session-c-strict', SESSION, {
   argv: [XXHSUM, '--strict', '-c', 'bad.xxh'],
   code: 1,
@@ -97,13 +127,18 @@ fromTranscript('xxhsum', 'session-nonexist', SESSION, {
 });
 
 // GNU md5sum -c: the `FAILED open or read` wording and WARNING lines on stderr (not xxhsum's)
-fromTranscript('xxhsum', 'md5sum-c-failed-and-missing', 'xxhsum/debian12-coreutils-9.1-md5sum-c-failed-and-missing.transcript.txt', {
-  argv: ['/usr/bin/md5sum', '-c', 'm.md5'],
-  code: 1,
-  stdout: 'a.txt: OK\nfile with spaces.txt: FAILED\ngone.txt: FAILED open or read\n',
-  stderr:
-    'md5sum: gone.txt: No such file or directory\nmd5sum: WARNING: 1 listed file could not be read\nmd5sum: WARNING: 1 computed checksum did NOT match\n',
-});
+fromTranscript(
+  'xxhsum',
+  'md5sum-c-failed-and-missing',
+  'xxhsum/debian12-coreutils-9.1-md5sum-c-failed-and-missing.transcript.txt',
+  {
+    argv: ['/usr/bin/md5sum', '-c', 'm.md5'],
+    code: 1,
+    stdout: 'a.txt: OK\nfile with spaces.txt: FAILED\ngone.txt: FAILED open or read\n',
+    stderr:
+      'md5sum: gone.txt: No such file or directory\nmd5sum: WARNING: 1 listed file could not be read\nmd5sum: WARNING: 1 computed checksum did NOT match\n',
+  },
+);
 
 // ---- getfacl .out -------------------------------------------------------------------------------
 const G = 'getfacl/debian12-acl-2.3.1-getfacl-';
@@ -114,8 +149,15 @@ fromOut('getfacl', 'R-relative', `${G}R-relative.out`, [GETFACL, '-R', 'share'])
 fromOut('getfacl', 'c-omit-header', `${G}c-omit-header.out`, [GETFACL, '-c', 'share']);
 fromOut('getfacl', 'e-all-effective', `${G}e-all-effective.out`, [GETFACL, '-e', 'share']);
 // four samples share `getfacl share`: with-default-entries is the base, the others are scenarios
-fromOut('getfacl', 'effective-rights-comment', `${G}effective-rights-comment.out`, [GETFACL, 'share'], { scenario: 'getfacl-effective-rights' });
-fromOut('getfacl', 'escaped-names', `${G}escaped-names.out`, [GETFACL, 'share/new\nline', 'share/back\\slash', 'share/name with space.txt']);
+fromOut('getfacl', 'effective-rights-comment', `${G}effective-rights-comment.out`, [GETFACL, 'share'], {
+  scenario: 'getfacl-effective-rights',
+});
+fromOut('getfacl', 'escaped-names', `${G}escaped-names.out`, [
+  GETFACL,
+  'share/new\nline',
+  'share/back\\slash',
+  'share/name with space.txt',
+]);
 fromOut('getfacl', 'flags-setgid-sticky', `${G}flags-setgid-sticky.out`, [GETFACL, 'flagged']);
 fromOut('getfacl', 'n-numeric', `${G}n-numeric.out`, [GETFACL, '-n', 'share']);
 fromOut('getfacl', 'named-entries', `${G}named-entries.out`, [GETFACL, 'share'], { scenario: 'getfacl-named-entries' });
@@ -132,8 +174,18 @@ fromOut('setfacl', 'test-m', `${S}test-m.out`, [SETFACL, '--test', '-m', 'u:daem
 const ERRORS = `${S}errors.transcript.txt`;
 const err = (name: string, argv: string[], code: number, stderr: string) =>
   fromTranscript('setfacl', name, ERRORS, { argv, code, stdout: '', stderr });
-err('error-unknown-user', [SETFACL, '-m', 'u:nosuchuser:rwx', 'share'], 2, 'setfacl: Option -m: Invalid argument near character 3\n');
-err('error-bad-perms', [SETFACL, '-m', 'u:nobody:rwz', 'share'], 2, 'setfacl: Option -m: Invalid argument near character 12\n');
+err(
+  'error-unknown-user',
+  [SETFACL, '-m', 'u:nosuchuser:rwx', 'share'],
+  2,
+  'setfacl: Option -m: Invalid argument near character 3\n',
+);
+err(
+  'error-bad-perms',
+  [SETFACL, '-m', 'u:nobody:rwz', 'share'],
+  2,
+  'setfacl: Option -m: Invalid argument near character 12\n',
+);
 err('error-incomplete', [SETFACL, '-m', 'u:nobody', 'share'], 2, 'setfacl: Option -m incomplete\n');
 err('error-missing-file', [SETFACL, '-m', 'u:nobody:r', 'missing'], 1, 'setfacl: missing: No such file or directory\n');
 err('remove-entry', [SETFACL, '-x', 'u:nobody', 'share'], 0, '');

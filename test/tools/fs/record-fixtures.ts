@@ -39,7 +39,18 @@ const today = new Date().toISOString().slice(0, 10);
 let versions = '';
 
 async function packageVersions(): Promise<string> {
-  const r = await run(['/usr/bin/dpkg-query', '-W', '-f', '${Package} ${Version}\n', 'xxhash', 'acl', 'util-linux', 'e2fsprogs', 'xfsprogs', 'dosfstools']);
+  const r = await run([
+    '/usr/bin/dpkg-query',
+    '-W',
+    '-f',
+    '${Package} ${Version}\n',
+    'xxhash',
+    'acl',
+    'util-linux',
+    'e2fsprogs',
+    'xfsprogs',
+    'dosfstools',
+  ]);
   const kernel = (await run(['/usr/bin/uname', '-r'])).stdout.trim();
   return `Debian 12, kernel ${kernel}, ${r.stdout.trim().split('\n').join(', ')}`;
 }
@@ -59,7 +70,8 @@ async function record(
   }
   const where = opts.cwd ? ` cwd ${opts.cwd};` : '';
   const fixture: Fixture = {
-    source: `recorded ${today} by test/tools/fs/record-fixtures.ts as root on a loop device (${versions}); LC_ALL=C;${where} ${opts.note ?? ''}`.trim(),
+    source:
+      `recorded ${today} by test/tools/fs/record-fixtures.ts as root on a loop device (${versions}); LC_ALL=C;${where} ${opts.note ?? ''}`.trim(),
     argv,
     code: r.code,
     stdout: r.stdout,
@@ -111,7 +123,9 @@ async function recordXxhsum(): Promise<void> {
     expectCode: 0,
     note: 'GNU form does not say little endian; the parse cannot know',
   });
-  await record('xxhsum', 'little-endian-tag-h2', [XXHSUM, '-H2', '--little-endian', '--tag', '--', A], { expectCode: 0 });
+  await record('xxhsum', 'little-endian-tag-h2', [XXHSUM, '-H2', '--little-endian', '--tag', '--', A], {
+    expectCode: 0,
+  });
   await record('xxhsum', 'odd-names-h1', [XXHSUM, '--', ...ODD], {
     expectCode: 0,
     note: '0.8.1 prints names raw: the newline name breaks its line, the CR stays inside it',
@@ -148,29 +162,48 @@ async function recordXxhsum(): Promise<void> {
 
   await record('xxhsum', 'check-all-ok', [XXHSUM, '-c', '--', `${SUMS}/all-ok.xxh`], { expectCode: 0 });
   await record('xxhsum', 'check-one-failed', [XXHSUM, '-c', '--', `${SUMS}/one-failed.xxh`], { expectCode: 1 });
-  await record('xxhsum', 'check-one-failed-quiet', [XXHSUM, '-q', '-c', '--', `${SUMS}/one-failed.xxh`], { expectCode: 1 });
-  await record('xxhsum', 'check-one-failed-status', [XXHSUM, '--status', '-c', '--', `${SUMS}/one-failed.xxh`], { expectCode: 1 });
+  await record('xxhsum', 'check-one-failed-quiet', [XXHSUM, '-q', '-c', '--', `${SUMS}/one-failed.xxh`], {
+    expectCode: 1,
+  });
+  await record('xxhsum', 'check-one-failed-status', [XXHSUM, '--status', '-c', '--', `${SUMS}/one-failed.xxh`], {
+    expectCode: 1,
+  });
   await record('xxhsum', 'check-missing-file', [XXHSUM, '-c', '--', `${SUMS}/missing.xxh`], { expectCode: 1 });
   await record('xxhsum', 'check-improper', [XXHSUM, '-c', '--', `${SUMS}/improper.xxh`], {
     expectCode: 0,
     note: 'improper lines alone give rc 0; 0.8.1 counts the comment, the blank line, the \\-escaped and the XXH3_ lines as improper',
   });
-  await record('xxhsum', 'check-improper-warn', [XXHSUM, '--warn', '-c', '--', `${SUMS}/improper.xxh`], { expectCode: 0 });
-  await record('xxhsum', 'check-improper-strict', [XXHSUM, '--strict', '-c', '--', `${SUMS}/improper.xxh`], { expectCode: 1 });
+  await record('xxhsum', 'check-improper-warn', [XXHSUM, '--warn', '-c', '--', `${SUMS}/improper.xxh`], {
+    expectCode: 0,
+  });
+  await record('xxhsum', 'check-improper-strict', [XXHSUM, '--strict', '-c', '--', `${SUMS}/improper.xxh`], {
+    expectCode: 1,
+  });
   await record('xxhsum', 'check-none-proper', [XXHSUM, '-c', '--', `${SUMS}/none-proper.xxh`], { expectCode: 1 });
   await record('xxhsum', 'check-bsd-mixed', [XXHSUM, '-c', '--', `${SUMS}/bsd-mixed.xxh`], { expectCode: 0 });
   await record('xxhsum', 'check-odd-names', [XXHSUM, '-c', '--', `${SUMS}/odd-names.xxh`], {
     expectCode: 0,
     note: 'names without a newline only: 0.8.1 cannot read one back',
   });
-  await record('xxhsum', 'check-mixed-results', [XXHSUM, '--warn', '-c', '--', `${SUMS}/mixed-results.xxh`], { expectCode: 1 });
+  await record('xxhsum', 'check-mixed-results', [XXHSUM, '--warn', '-c', '--', `${SUMS}/mixed-results.xxh`], {
+    expectCode: 1,
+  });
   await record('xxhsum', 'check-no-such-sums-file', [XXHSUM, '-c', '--', `${SUMS}/nonexistent.xxh`], { expectCode: 1 });
 }
 
 async function recordAcls(): Promise<void> {
   await mkdir(SHARE);
   await mkdir(`${SHARE}/sub`);
-  for (const n of ['file.txt', 'with space.txt', 'new\nline', 'back\\slash', 'tab\there', 'ünïcødé', 'colon: x', '-dash']) {
+  for (const n of [
+    'file.txt',
+    'with space.txt',
+    'new\nline',
+    'back\\slash',
+    'tab\there',
+    'ünïcødé',
+    'colon: x',
+    '-dash',
+  ]) {
     await writeFile(join(SHARE, n), 'x\n');
   }
   await writeFile(`${SHARE}/masked.txt`, 'x\n');
@@ -185,8 +218,13 @@ async function recordAcls(): Promise<void> {
 
   const c = { cwd: ROOT };
   await record('getfacl', 'dir-with-defaults', [GETFACL, '--', 'share'], c);
-  await record('getfacl', 'recursive-relative', [GETFACL, '-R', '--', 'share'], { ...c, note: 'files in directory order (not sorted)' });
-  await record('getfacl', 'recursive-absolute', [GETFACL, '-R', '--', SHARE], { note: 'getfacl strips the leading / and warns on stderr' });
+  await record('getfacl', 'recursive-relative', [GETFACL, '-R', '--', 'share'], {
+    ...c,
+    note: 'files in directory order (not sorted)',
+  });
+  await record('getfacl', 'recursive-absolute', [GETFACL, '-R', '--', SHARE], {
+    note: 'getfacl strips the leading / and warns on stderr',
+  });
   await record('getfacl', 'recursive-absolute-p', [GETFACL, '-R', '-p', '--', SHARE]);
   await record('getfacl', 'omit-header', [GETFACL, '-c', '--', 'share', 'share/file.txt'], c);
   await record('getfacl', 'effective-restricted', [GETFACL, '--', 'share/masked.txt'], c);
@@ -194,8 +232,16 @@ async function recordAcls(): Promise<void> {
   await record('getfacl', 'effective-none', [GETFACL, '-E', '--', 'share/masked.txt'], c);
   await record('getfacl', 'numeric', [GETFACL, '-n', '--', 'share'], c);
   await record('getfacl', 'flags-setgid-sticky', [GETFACL, '--', 'flagged', 'setuid'], c);
-  await record('getfacl', 'escaped-names', [GETFACL, '--', 'share/new\nline', 'share/back\\slash', 'share/tab\there', 'share/ünïcødé', 'share/colon: x'], c);
-  await record('getfacl', 'tabular-unsupported', [GETFACL, '-t', '--', 'share'], { ...c, note: 'the parser refuses -t output on purpose' });
+  await record(
+    'getfacl',
+    'escaped-names',
+    [GETFACL, '--', 'share/new\nline', 'share/back\\slash', 'share/tab\there', 'share/ünïcødé', 'share/colon: x'],
+    c,
+  );
+  await record('getfacl', 'tabular-unsupported', [GETFACL, '-t', '--', 'share'], {
+    ...c,
+    note: 'the parser refuses -t output on purpose',
+  });
   await record('getfacl', 'missing', [GETFACL, '--', 'missing'], { ...c, expectCode: 1 });
 
   await record('setfacl', 'test-m-file', [SETFACL, '--test', '-m', 'u:daemon:rw', '--', 'share/file.txt'], c);
@@ -207,13 +253,22 @@ async function recordAcls(): Promise<void> {
   await record('setfacl', 'test-x', [SETFACL, '--test', '-x', 'u:nobody', '--', 'share'], c);
   await record('setfacl', 'test-k', [SETFACL, '--test', '-k', '--', 'share'], c);
   await record('setfacl', 'test-absolute', [SETFACL, '--test', '-m', 'o::r', '--', SHARE]);
-  await record('setfacl', 'error-unknown-user', [SETFACL, '-m', 'u:nosuchuser:rwx', '--', 'share'], { ...c, expectCode: 2 });
+  await record('setfacl', 'error-unknown-user', [SETFACL, '-m', 'u:nosuchuser:rwx', '--', 'share'], {
+    ...c,
+    expectCode: 2,
+  });
   await record('setfacl', 'error-bad-perms', [SETFACL, '-m', 'u:nobody:rwz', '--', 'share'], { ...c, expectCode: 2 });
   await record('setfacl', 'error-incomplete', [SETFACL, '-m', 'u:nobody', '--', 'share'], { ...c, expectCode: 2 });
-  await record('setfacl', 'error-missing-file', [SETFACL, '-m', 'u:nobody:r', '--', 'missing'], { ...c, expectCode: 1 });
+  await record('setfacl', 'error-missing-file', [SETFACL, '-m', 'u:nobody:r', '--', 'missing'], {
+    ...c,
+    expectCode: 1,
+  });
   await record('setfacl', 'error-malformed', [SETFACL, '-x', 'user:', '--', 'share'], { ...c, expectCode: 1 });
   await record('setfacl', 'error-default-on-file', [SETFACL, '-d', '-m', 'u:nobody:r', '--', 'share/file.txt'], c);
-  await record('setfacl', 'success-silent', [SETFACL, '-m', 'u:nobody:r', '--', 'share/file.txt'], { ...c, expectCode: 0 });
+  await record('setfacl', 'success-silent', [SETFACL, '-m', 'u:nobody:r', '--', 'share/file.txt'], {
+    ...c,
+    expectCode: 0,
+  });
 }
 
 /** an MBR with a 16 MiB Linux partition and a 32 MiB swap partition (no sfdisk on this box) */
@@ -243,7 +298,10 @@ async function recordDevices(main: LoopDevice): Promise<void> {
   await record('lsblk', 'ext4-mounted-twice', lsblkArgv(dev), { note: 'FSTYPE stays null: no udev on this box' });
   await record('findmnt', 'source-mounted-twice', findmntArgv({ source: dev }));
   await record('findmnt', 'mountpoint-with-space', findmntArgv({ mountpoint: spaced }));
-  await record('findmnt', 'no-match', findmntArgv({ mountpoint: `${ROOT}/data` }), { expectCode: 1, note: 'nothing mounted there: no output, rc 1' });
+  await record('findmnt', 'no-match', findmntArgv({ mountpoint: `${ROOT}/data` }), {
+    expectCode: 1,
+    note: 'nothing mounted there: no output, rc 1',
+  });
   await record('findmnt', 'all-tree', findmntArgv(), { note: 'the whole mount table of the recording VM' });
   await record('findmnt', 'all-list', [...findmntArgv(), '-l']);
   await record('wipefs', 'ext4', wipefsArgv(dev));
@@ -260,7 +318,9 @@ async function recordDevices(main: LoopDevice): Promise<void> {
     await run(['/usr/sbin/mkfs.ext4', '-q', '-L', 'part1', `${blank.device}p1`]);
     await run(['/usr/sbin/mkswap', '-L', 'swap2', `${blank.device}p2`]);
     await record('wipefs', 'dos-partition-table', wipefsArgv(blank.device), { scenario: 'partitioned-loop' });
-    await record('wipefs', 'default-columns-dos', ['/usr/sbin/wipefs', '-n', '-J', '--', blank.device], { scenario: 'partitioned-loop' });
+    await record('wipefs', 'default-columns-dos', ['/usr/sbin/wipefs', '-n', '-J', '--', blank.device], {
+      scenario: 'partitioned-loop',
+    });
     await record('wipefs', 'swap-partition', wipefsArgv(`${blank.device}p2`));
     const p1 = `${blank.dir}/p1 mnt`;
     await mkdir(p1);
@@ -302,14 +362,31 @@ async function recordDevices(main: LoopDevice): Promise<void> {
   }
   const vfat = await createLoopDevice({ sizeMiB: 64, fsType: 'vfat', mkfsArgs: ['-n', 'USBKEY'] });
   try {
-    await record('wipefs', 'vfat', wipefsArgv(vfat.device), { note: 'FAT carries three signatures', scenario: 'vfat-loop' });
+    await record('wipefs', 'vfat', wipefsArgv(vfat.device), {
+      note: 'FAT carries three signatures',
+      scenario: 'vfat-loop',
+    });
   } finally {
     await vfat.cleanup();
   }
 }
 
 async function main(): Promise<void> {
-  requireTools(XXHSUM, GETFACL, SETFACL, '/usr/bin/lsblk', '/usr/bin/findmnt', '/usr/sbin/wipefs', '/usr/bin/partx', '/usr/sbin/mkswap', '/usr/sbin/swapon', '/usr/sbin/swapoff', '/usr/sbin/mkfs.ext4', '/usr/sbin/mkfs.xfs', '/usr/sbin/mkfs.vfat');
+  requireTools(
+    XXHSUM,
+    GETFACL,
+    SETFACL,
+    '/usr/bin/lsblk',
+    '/usr/bin/findmnt',
+    '/usr/sbin/wipefs',
+    '/usr/bin/partx',
+    '/usr/sbin/mkswap',
+    '/usr/sbin/swapon',
+    '/usr/sbin/swapoff',
+    '/usr/sbin/mkfs.ext4',
+    '/usr/sbin/mkfs.xfs',
+    '/usr/sbin/mkfs.vfat',
+  );
   versions = await packageVersions();
   const main = await createLoopDevice({ sizeMiB: 64, fsType: 'ext4' });
   try {

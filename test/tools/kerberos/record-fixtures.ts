@@ -54,7 +54,14 @@ const SCENARIO: Record<string, string> = {
 
 function save(tool: 'klist' | 'kinit', name: string, source: string, r: RunResult): void {
   const scenario = SCENARIO[`${tool}/${name}`];
-  const f: Fixture = { source, argv: r.argv, code: r.code ?? -1, stdout: r.stdout, stderr: r.stderr, ...(scenario ? { scenario } : {}) };
+  const f: Fixture = {
+    source,
+    argv: r.argv,
+    code: r.code ?? -1,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    ...(scenario ? { scenario } : {}),
+  };
   const file = join(repo, 'fixtures', tool, `${name}.yaml`);
   writeFixture(file, f);
   console.log(`${file}  rc=${f.code}`);
@@ -70,7 +77,11 @@ function fromUpstream(): void {
     ['upstream-klist', 'debian12-krb5-1.20.1-klist.out', ['/usr/bin/klist']],
     ['upstream-klist-f-e', 'debian12-krb5-1.20.1-klist-f-e.out', ['/usr/bin/klist', '-f', '-e']],
     ['upstream-klist-two-tickets', 'debian12-krb5-1.20.1-klist-two-tickets.out', ['/usr/bin/klist']],
-    ['upstream-klist-k-keytab', 'debian12-krb5-1.20.1-klist-k-keytab.out', ['/usr/bin/klist', '-k', '/srv/storage1/scratch/krb/krb5.keytab']],
+    [
+      'upstream-klist-k-keytab',
+      'debian12-krb5-1.20.1-klist-k-keytab.out',
+      ['/usr/bin/klist', '-k', '/srv/storage1/scratch/krb/krb5.keytab'],
+    ],
     [
       'upstream-klist-k-t-e-keytab',
       'debian12-krb5-1.20.1-klist-k-t-e-keytab.out',
@@ -78,13 +89,21 @@ function fromUpstream(): void {
     ],
   ];
   for (const [name, file, argv] of plain) {
-    save('klist', name, src(file, 'stdout verbatim; argv reconstructed from the file name and the printed keytab path; exit code 0 assumed (.out files hold stdout only)'), {
-      argv,
-      code: 0,
-      signal: null,
-      stdout: out(file),
-      stderr: '',
-    });
+    save(
+      'klist',
+      name,
+      src(
+        file,
+        'stdout verbatim; argv reconstructed from the file name and the printed keytab path; exit code 0 assumed (.out files hold stdout only)',
+      ),
+      {
+        argv,
+        code: 0,
+        signal: null,
+        stdout: out(file),
+        stderr: '',
+      },
+    );
   }
   // The transcript holds several invocations; each [stdout]/[stderr]/[rc] block becomes one fixture.
   const t = 'debian12-krb5-1.20.1-klist-errors-and-l.transcript.txt';
@@ -115,7 +134,11 @@ function fromUpstream(): void {
     'klist',
     'upstream-klist-k-missing',
     tsrc('klist -k missing.keytab', 'the transcript abbreviates the path; argv uses the absolute path klist printed'),
-    { argv: ['/usr/bin/klist', '-k', '/srv/storage1/scratch/krb/none.keytab'], signal: null, ...pick('klist -k missing.keytab') },
+    {
+      argv: ['/usr/bin/klist', '-k', '/srv/storage1/scratch/krb/none.keytab'],
+      signal: null,
+      ...pick('klist -k missing.keytab'),
+    },
   );
   save('klist', 'upstream-klist-l', tsrc('klist -l', 'argv reconstructed'), {
     argv: ['/usr/bin/klist', '-l'],
@@ -136,7 +159,12 @@ async function fromLocalKdc(): Promise<void> {
   const run = (argv: string[], opts?: RunOptions) => kdc.run(argv, opts);
   try {
     save('klist', 'local-no-cache', `${where}; before any kinit`, await run([bin.klist]));
-    save('kinit', 'local-password-ok', `${where}; password for alice on stdin (pipe)`, await kdc.kinit('alice@EXAMPLE.TEST', 'alice-Secret-1'));
+    save(
+      'kinit',
+      'local-password-ok',
+      `${where}; password for alice on stdin (pipe)`,
+      await kdc.kinit('alice@EXAMPLE.TEST', 'alice-Secret-1'),
+    );
     save('klist', 'local-tgt', `${where}; after kinit alice (TGT only)`, await run([bin.klist]));
 
     const kvno = await run([bin.kvno, 'nfs/nas01.example.test@EXAMPLE.TEST']);
@@ -158,8 +186,18 @@ async function fromLocalKdc(): Promise<void> {
     const nr = await run([bin.kinit, '-l', '1h', 'alice@EXAMPLE.TEST'], { stdin: 'alice-Secret-1\n', env: nrEnv });
     if (nr.code !== 0) throw new Error(`kinit -l 1h failed: ${nr.stderr}`);
     const nrw = `${where}; non-renewable 1h TGT (kinit -l 1h, no renew_lifetime in the client config)`;
-    save('klist', 'local-norenew-f-e', `${nrw}; -f -e: Flags and Etype share one line`, await run([bin.klist, '-f', '-e'], { env: nrEnv }));
-    save('klist', 'local-norenew-e', `${nrw}; -e: the detail line holds only Etype`, await run([bin.klist, '-e'], { env: nrEnv }));
+    save(
+      'klist',
+      'local-norenew-f-e',
+      `${nrw}; -f -e: Flags and Etype share one line`,
+      await run([bin.klist, '-f', '-e'], { env: nrEnv }),
+    );
+    save(
+      'klist',
+      'local-norenew-e',
+      `${nrw}; -e: the detail line holds only Etype`,
+      await run([bin.klist, '-e'], { env: nrEnv }),
+    );
 
     // S4U2Self: a ticket whose client differs from the cache's default principal ("for client").
     await kdc.kadmin('modprinc', '+ok_to_auth_as_delegate', 'host/nas01.example.test');
@@ -178,14 +216,22 @@ async function fromLocalKdc(): Promise<void> {
     const colEnv = { KRB5CCNAME: `DIR:${ccdir}` };
     await kdc.kinit('alice@EXAMPLE.TEST', 'alice-Secret-1', { env: colEnv });
     await run([bin.kinit, '-k', '-t', keytabPath, 'host/nas01.example.test@EXAMPLE.TEST'], { env: colEnv });
-    save('klist', 'local-collection-l', `${where}; DIR: collection with caches for alice and host/nas01 (36 characters, cut to 30)`, await run([bin.klist, '-l'], { env: colEnv }));
+    save(
+      'klist',
+      'local-collection-l',
+      `${where}; DIR: collection with caches for alice and host/nas01 (36 characters, cut to 30)`,
+      await run([bin.klist, '-l'], { env: colEnv }),
+    );
 
     // Keytabs: the harness keytab (kvno 2, default enctypes) and one with several enctypes/kvnos.
     const kt = `${where}; keytab from ktadd of host/nas01 and nfs/nas01 (KDC default enctypes)`;
     save('klist', 'local-keytab-k-t-e', kt, await run([bin.klist, '-k', '-t', '-e', keytabPath]));
     const multi = join(dir, 'multi.keytab');
     await kdc.kadmin(
-      'ktadd', '-k', multi, '-e',
+      'ktadd',
+      '-k',
+      multi,
+      '-e',
       'aes256-cts-hmac-sha1-96:normal aes128-cts-hmac-sha1-96:normal aes256-cts-hmac-sha384-192:normal camellia256-cts-cmac:normal arcfour-hmac:normal',
       'nfs/nas01.example.test',
     );
@@ -196,34 +242,96 @@ async function fromLocalKdc(): Promise<void> {
     save('klist', 'local-multi-keytab-k-t', `${mk}; -k -t`, await run([bin.klist, '-k', '-t', multi]));
     save('klist', 'local-multi-keytab-k-e', `${mk}; -k -e`, await run([bin.klist, '-k', '-e', multi]));
     save('klist', 'local-multi-keytab-k-t-e', `${mk}; -k -t -e`, await run([bin.klist, '-k', '-t', '-e', multi]));
-    save('klist', 'local-keytab-missing', `${where}; keytab path that does not exist`, await run([bin.klist, '-k', '-t', '-e', join(dir, 'missing.keytab')]));
+    save(
+      'klist',
+      'local-keytab-missing',
+      `${where}; keytab path that does not exist`,
+      await run([bin.klist, '-k', '-t', '-e', join(dir, 'missing.keytab')]),
+    );
     const empty = join(dir, 'empty.keytab');
     writeFileSync(empty, '');
-    save('klist', 'local-keytab-empty-file', `${where}; keytab path is an empty file`, await run([bin.klist, '-k', '-t', '-e', empty]));
+    save(
+      'klist',
+      'local-keytab-empty-file',
+      `${where}; keytab path is an empty file`,
+      await run([bin.klist, '-k', '-t', '-e', empty]),
+    );
 
     // kinit failures.
     const kw = `${where}; kinit`;
-    save('kinit', 'local-password-incorrect', `${kw} with a wrong password on stdin`, await kdc.kinit('alice@EXAMPLE.TEST', 'wrong'));
-    save('kinit', 'local-client-not-found', `${kw} of a principal the KDC does not have`, await kdc.kinit('carol@EXAMPLE.TEST', 'x'));
-    save('kinit', 'local-no-password', `${kw} with stdin closed (no password)`, await run([bin.kinit, 'alice@EXAMPLE.TEST']));
-    save('kinit', 'local-keytab-missing', `${kw} -k with a missing keytab`, await run([bin.kinit, '-k', '-t', join(dir, 'missing.keytab'), 'host/nas01.example.test@EXAMPLE.TEST'], { env: hostEnv }));
-    save('kinit', 'local-keytab-no-suitable-keys', `${kw} -k for a principal that is not in the keytab`, await run([bin.kinit, '-k', '-t', keytabPath, 'cifs/nas01.example.test@EXAMPLE.TEST'], { env: hostEnv }));
-    save('kinit', 'local-realm-unknown', `${kw} for a realm with no [realms] entry and DNS lookups off`, await kdc.kinit('alice@NOWHERE.TEST', 'x'));
+    save(
+      'kinit',
+      'local-password-incorrect',
+      `${kw} with a wrong password on stdin`,
+      await kdc.kinit('alice@EXAMPLE.TEST', 'wrong'),
+    );
+    save(
+      'kinit',
+      'local-client-not-found',
+      `${kw} of a principal the KDC does not have`,
+      await kdc.kinit('carol@EXAMPLE.TEST', 'x'),
+    );
+    save(
+      'kinit',
+      'local-no-password',
+      `${kw} with stdin closed (no password)`,
+      await run([bin.kinit, 'alice@EXAMPLE.TEST']),
+    );
+    save(
+      'kinit',
+      'local-keytab-missing',
+      `${kw} -k with a missing keytab`,
+      await run([bin.kinit, '-k', '-t', join(dir, 'missing.keytab'), 'host/nas01.example.test@EXAMPLE.TEST'], {
+        env: hostEnv,
+      }),
+    );
+    save(
+      'kinit',
+      'local-keytab-no-suitable-keys',
+      `${kw} -k for a principal that is not in the keytab`,
+      await run([bin.kinit, '-k', '-t', keytabPath, 'cifs/nas01.example.test@EXAMPLE.TEST'], { env: hostEnv }),
+    );
+    save(
+      'kinit',
+      'local-realm-unknown',
+      `${kw} for a realm with no [realms] entry and DNS lookups off`,
+      await kdc.kinit('alice@NOWHERE.TEST', 'x'),
+    );
     const other = join(dir, 'krb5-other.conf');
     const oconf = parseKrb5Conf(readFileSync(kdc.krb5ConfPath, 'utf8'));
     // Port 1 on loopback: nothing listens there, so the KDC is unreachable at once.
     oconf.sections.realms['OTHER.TEST'] = { kdc: ['127.0.0.1:1'] };
     writeFileSync(other, renderKrb5Conf(oconf));
-    save('kinit', 'local-kdc-unreachable', `${kw} for realm OTHER.TEST whose only kdc is 127.0.0.1:1 (nothing listens)`, await kdc.kinit('alice@OTHER.TEST', 'x', { env: { KRB5_CONFIG: other } }));
+    save(
+      'kinit',
+      'local-kdc-unreachable',
+      `${kw} for realm OTHER.TEST whose only kdc is 127.0.0.1:1 (nothing listens)`,
+      await kdc.kinit('alice@OTHER.TEST', 'x', { env: { KRB5_CONFIG: other } }),
+    );
 
     await kdc.kadmin('modprinc', '-allow_tix', 'alice');
-    save('kinit', 'local-client-revoked', `${kw} after kadmin modprinc -allow_tix alice`, await kdc.kinit('alice@EXAMPLE.TEST', 'alice-Secret-1'));
+    save(
+      'kinit',
+      'local-client-revoked',
+      `${kw} after kadmin modprinc -allow_tix alice`,
+      await kdc.kinit('alice@EXAMPLE.TEST', 'alice-Secret-1'),
+    );
     await kdc.kadmin('modprinc', '+allow_tix', 'alice');
     await kdc.kadmin('modprinc', '-expire', '2020-01-01', 'alice');
-    save('kinit', 'local-client-expired', `${kw} after kadmin modprinc -expire 2020-01-01 alice`, await kdc.kinit('alice@EXAMPLE.TEST', 'alice-Secret-1'));
+    save(
+      'kinit',
+      'local-client-expired',
+      `${kw} after kadmin modprinc -expire 2020-01-01 alice`,
+      await kdc.kinit('alice@EXAMPLE.TEST', 'alice-Secret-1'),
+    );
     await kdc.kadmin('modprinc', '-expire', 'never', 'alice');
     await kdc.kadmin('modprinc', '-pwexpire', '2020-01-01', 'alice');
-    save('kinit', 'local-password-expired', `${kw} after kadmin modprinc -pwexpire 2020-01-01 alice; stdin holds only the old password, so the new-password prompt reads EOF`, await kdc.kinit('alice@EXAMPLE.TEST', 'alice-Secret-1'));
+    save(
+      'kinit',
+      'local-password-expired',
+      `${kw} after kadmin modprinc -pwexpire 2020-01-01 alice; stdin holds only the old password, so the new-password prompt reads EOF`,
+      await kdc.kinit('alice@EXAMPLE.TEST', 'alice-Secret-1'),
+    );
     await kdc.kadmin('modprinc', '-pwexpire', 'never', 'alice');
 
     const d = await run([bin.kdestroy]);

@@ -43,7 +43,13 @@ function save(rel: string, f: Fixture): void {
 }
 
 /** Run argv in the namespace and store it under the product's argv (without `ip netns exec`). */
-async function record(ns: Netns, rel: string, argv: string[], scenario: string, env?: Record<string, string>): Promise<void> {
+async function record(
+  ns: Netns,
+  rel: string,
+  argv: string[],
+  scenario: string,
+  env?: Record<string, string>,
+): Promise<void> {
   const r = await ns.exec(argv, { env });
   save(rel, {
     source: `recorded ${when} on this build machine (${machine}) inside a private network namespace (ip netns exec <ns>) by test/tools/network/record-fixtures.ts; ${scenario}`,
@@ -72,7 +78,20 @@ async function recordVeths(): Promise<void> {
     ],
   });
   try {
-    await ns.run([IP, 'addr', 'add', '10.1.2.3/24', 'brd', '+', 'dev', 'eth4', 'valid_lft', '3600', 'preferred_lft', '1800']);
+    await ns.run([
+      IP,
+      'addr',
+      'add',
+      '10.1.2.3/24',
+      'brd',
+      '+',
+      'dev',
+      'eth4',
+      'valid_lft',
+      '3600',
+      'preferred_lft',
+      '1800',
+    ]);
     await ns.run([IP, 'link', 'add', 'br0', 'type', 'bridge']);
     await ns.run([IP, 'link', 'set', 'br0', 'up']);
     // a bridge left down: ethtool says Speed Unknown!, Duplex Unknown! (255), Link detected no
@@ -107,17 +126,57 @@ async function recordVeths(): Promise<void> {
 
 const IFF_MASTER = 0x400;
 const IFF_SLAVE = 0x800;
-const IFLA = { LINK: 5, QDISC: 6, MASTER: 10, LINKINFO: 18, LINK_NETNSID: 37, PARENT_DEV_NAME: 56, PARENT_DEV_BUS_NAME: 57 };
+const IFLA = {
+  LINK: 5,
+  QDISC: 6,
+  MASTER: 10,
+  LINKINFO: 18,
+  LINK_NETNSID: 37,
+  PARENT_DEV_NAME: 56,
+  PARENT_DEV_BUS_NAME: 57,
+};
 const INFO = { KIND: 1, DATA: 2, SLAVE_KIND: 4, SLAVE_DATA: 5 };
 const BOND = {
-  MODE: 1, MIIMON: 3, UPDELAY: 4, DOWNDELAY: 5, USE_CARRIER: 6, ARP_INTERVAL: 7, ARP_VALIDATE: 9,
-  ARP_ALL_TARGETS: 10, PRIMARY_RESELECT: 12, FAIL_OVER_MAC: 13, XMIT_HASH_POLICY: 14, RESEND_IGMP: 15,
-  NUM_PEER_NOTIF: 16, ALL_SLAVES_ACTIVE: 17, MIN_LINKS: 18, LP_INTERVAL: 19, PACKETS_PER_SLAVE: 20,
-  AD_LACP_RATE: 21, AD_SELECT: 22, AD_INFO: 23, AD_ACTOR_SYS_PRIO: 24, AD_USER_PORT_KEY: 25,
-  AD_ACTOR_SYSTEM: 26, TLB_DYNAMIC_LB: 27, PEER_NOTIF_DELAY: 28, AD_LACP_ACTIVE: 29, MISSED_MAX: 30,
+  MODE: 1,
+  MIIMON: 3,
+  UPDELAY: 4,
+  DOWNDELAY: 5,
+  USE_CARRIER: 6,
+  ARP_INTERVAL: 7,
+  ARP_VALIDATE: 9,
+  ARP_ALL_TARGETS: 10,
+  PRIMARY_RESELECT: 12,
+  FAIL_OVER_MAC: 13,
+  XMIT_HASH_POLICY: 14,
+  RESEND_IGMP: 15,
+  NUM_PEER_NOTIF: 16,
+  ALL_SLAVES_ACTIVE: 17,
+  MIN_LINKS: 18,
+  LP_INTERVAL: 19,
+  PACKETS_PER_SLAVE: 20,
+  AD_LACP_RATE: 21,
+  AD_SELECT: 22,
+  AD_INFO: 23,
+  AD_ACTOR_SYS_PRIO: 24,
+  AD_USER_PORT_KEY: 25,
+  AD_ACTOR_SYSTEM: 26,
+  TLB_DYNAMIC_LB: 27,
+  PEER_NOTIF_DELAY: 28,
+  AD_LACP_ACTIVE: 29,
+  MISSED_MAX: 30,
 };
 const AD_INFO = { AGGREGATOR: 1, NUM_PORTS: 2, ACTOR_KEY: 3, PARTNER_KEY: 4, PARTNER_MAC: 5 };
-const SLAVE = { STATE: 1, MII_STATUS: 2, LINK_FAILURE_COUNT: 3, PERM_HWADDR: 4, QUEUE_ID: 5, AD_AGGREGATOR_ID: 6, AD_ACTOR_OPER_PORT_STATE: 7, AD_PARTNER_OPER_PORT_STATE: 8, PRIO: 9 };
+const SLAVE = {
+  STATE: 1,
+  MII_STATUS: 2,
+  LINK_FAILURE_COUNT: 3,
+  PERM_HWADDR: 4,
+  QUEUE_ID: 5,
+  AD_AGGREGATOR_ID: 6,
+  AD_ACTOR_OPER_PORT_STATE: 7,
+  AD_PARTNER_OPER_PORT_STATE: 8,
+  PRIO: 9,
+};
 
 function rta(type: number, payload: Buffer): Buffer {
   const len = 4 + payload.length;
@@ -128,14 +187,32 @@ function rta(type: number, payload: Buffer): Buffer {
   return out;
 }
 const u8 = (t: number, v: number) => rta(t, Buffer.from([v]));
-const u16 = (t: number, v: number) => { const b = Buffer.alloc(2); b.writeUInt16LE(v); return rta(t, b); };
-const u32 = (t: number, v: number) => { const b = Buffer.alloc(4); b.writeUInt32LE(v); return rta(t, b); };
-const s32 = (t: number, v: number) => { const b = Buffer.alloc(4); b.writeInt32LE(v); return rta(t, b); };
+const u16 = (t: number, v: number) => {
+  const b = Buffer.alloc(2);
+  b.writeUInt16LE(v);
+  return rta(t, b);
+};
+const u32 = (t: number, v: number) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(v);
+  return rta(t, b);
+};
+const s32 = (t: number, v: number) => {
+  const b = Buffer.alloc(4);
+  b.writeInt32LE(v);
+  return rta(t, b);
+};
 const str = (t: number, v: string) => rta(t, Buffer.from(`${v}\0`));
 const mac = (t: number, v: string) => rta(t, Buffer.from(v.split(':').map((h) => parseInt(h, 16))));
 const nest = (t: number, ...children: Buffer[]) => rta(t, Buffer.concat(children));
 
-interface Patch { name: string; set: number; clear: number; strip: number[]; blob: Buffer }
+interface Patch {
+  name: string;
+  set: number;
+  clear: number;
+  strip: number[];
+  blob: Buffer;
+}
 
 function patchFile(patches: Patch[]): Buffer {
   return Buffer.concat(
@@ -239,7 +316,10 @@ async function recordBond(shim: string, s: BondScenario): Promise<void> {
       await ns.run([IP, 'link', 'set', 'dev', dev, 'up']);
     }
     await new Promise((r) => setTimeout(r, 2500));
-    const links = JSON.parse((await ns.run([IP, '-j', 'link', 'show'])).stdout) as { ifname: string; ifindex: number }[];
+    const links = JSON.parse((await ns.run([IP, '-j', 'link', 'show'])).stdout) as {
+      ifname: string;
+      ifindex: number;
+    }[];
     const bondIndex = links.find((l) => l.ifname === 'bond0')?.ifindex;
     if (!bondIndex) throw new Error('bond0 not found');
 
@@ -258,7 +338,13 @@ async function recordBond(shim: string, s: BondScenario): Promise<void> {
       ]),
     });
     const patches: Patch[] = [
-      { name: 'bond0', set: IFF_MASTER, clear: 0, strip: veth, blob: nest(IFLA.LINKINFO, str(INFO.KIND, 'bond'), nest(INFO.DATA, bondInfoData(s.degraded ? 1 : 2))) },
+      {
+        name: 'bond0',
+        set: IFF_MASTER,
+        clear: 0,
+        strip: veth,
+        blob: nest(IFLA.LINKINFO, str(INFO.KIND, 'bond'), nest(INFO.DATA, bondInfoData(s.degraded ? 1 : 2))),
+      },
       port('eno1', '0000:3b:00.0', true, 1),
       port('eno2', '0000:3b:00.1', !s.degraded, s.degraded ? 2 : 1),
     ];
@@ -285,25 +371,67 @@ async function recordBond(shim: string, s: BondScenario): Promise<void> {
 function fromUpstream(rel: string, sample: string, argv: string[], note: string): void {
   const path = join(upstream, sample);
   if (!existsSync(path)) throw new Error(`upstream sample missing: ${path}`);
-  save(rel, { source: `upstream sample ${sample} (see shared/upstream-samples/SOURCES.md); ${note}`, argv, code: 0, stdout: readFileSync(path, 'utf8'), stderr: '' });
+  save(rel, {
+    source: `upstream sample ${sample} (see shared/upstream-samples/SOURCES.md); ${note}`,
+    argv,
+    code: 0,
+    stdout: readFileSync(path, 'utf8'),
+    stderr: '',
+  });
 }
 
 function recordUpstream(): void {
   const deb = 'Debian 12 capture, iproute2 6.1.0, in unshare -n with veth0/veth1 and bridge br0';
-  fromUpstream('ip/upstream-debian12-link-show.yaml', 'ip/debian12-iproute2-6.1-ip-j-d-link-show.out', [IP, '-j', '-d', 'link', 'show'], deb);
-  fromUpstream('ip/upstream-debian12-addr-show.yaml', 'ip/debian12-iproute2-6.1-ip-j-addr-show.out', [IP, '-j', 'addr', 'show'], `${deb}; veth0 has a labelled static address and a dynamic one`);
-  fromUpstream('ip/upstream-debian12-addr-show-4.yaml', 'ip/debian12-iproute2-6.1-ip-4-j-addr-show.out', [IP, '-4', '-j', 'addr', 'show'], `${deb}; -4 omits link_type/address/broadcast`);
+  fromUpstream(
+    'ip/upstream-debian12-link-show.yaml',
+    'ip/debian12-iproute2-6.1-ip-j-d-link-show.out',
+    [IP, '-j', '-d', 'link', 'show'],
+    deb,
+  );
+  fromUpstream(
+    'ip/upstream-debian12-addr-show.yaml',
+    'ip/debian12-iproute2-6.1-ip-j-addr-show.out',
+    [IP, '-j', 'addr', 'show'],
+    `${deb}; veth0 has a labelled static address and a dynamic one`,
+  );
+  fromUpstream(
+    'ip/upstream-debian12-addr-show-4.yaml',
+    'ip/debian12-iproute2-6.1-ip-4-j-addr-show.out',
+    [IP, '-4', '-j', 'addr', 'show'],
+    `${deb}; -4 omits link_type/address/broadcast`,
+  );
   const jc = 'jc (kellyjonbrazil/jc @ac8120e1, MIT) test fixture; argv as jc documents it, ethtool version unknown';
-  fromUpstream('ethtool/upstream-jc-default1.yaml', 'ethtool/jc-generic-ethtool--default1.out', [ETHTOOL, 'enp0s3'], jc);
-  fromUpstream('ethtool/upstream-jc-default2.yaml', 'ethtool/jc-generic-ethtool--default2.out', [ETHTOOL, 'enp1s0'], `${jc}; its tabs were turned into spaces upstream`);
-  fromUpstream('ethtool/upstream-jc-link-partner.yaml', 'ethtool/jc-generic-ethtool--link-partner-advertised-link-modes.out', [ETHTOOL, 'eth0'], jc);
+  fromUpstream(
+    'ethtool/upstream-jc-default1.yaml',
+    'ethtool/jc-generic-ethtool--default1.out',
+    [ETHTOOL, 'enp0s3'],
+    jc,
+  );
+  fromUpstream(
+    'ethtool/upstream-jc-default2.yaml',
+    'ethtool/jc-generic-ethtool--default2.out',
+    [ETHTOOL, 'enp1s0'],
+    `${jc}; its tabs were turned into spaces upstream`,
+  );
+  fromUpstream(
+    'ethtool/upstream-jc-link-partner.yaml',
+    'ethtool/jc-generic-ethtool--link-partner-advertised-link-modes.out',
+    [ETHTOOL, 'eth0'],
+    jc,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
 // 4. The demo appliance (fixtures/demo/network): `--demo`
 // ---------------------------------------------------------------------------------------------
 
-const DEMO_MACS = { eno1: '3c:ec:ef:10:20:10', eno2: '3c:ec:ef:10:20:11', eno3: '3c:ec:ef:10:20:12', eno4: '3c:ec:ef:10:20:13', eno5: '3c:ec:ef:10:20:14' };
+const DEMO_MACS = {
+  eno1: '3c:ec:ef:10:20:10',
+  eno2: '3c:ec:ef:10:20:11',
+  eno3: '3c:ec:ef:10:20:12',
+  eno4: '3c:ec:ef:10:20:13',
+  eno5: '3c:ec:ef:10:20:14',
+};
 
 /**
  * A plausible box, made like the bond fixtures: veths in a namespace, dumped by the real ip
@@ -335,17 +463,40 @@ async function recordDemo(shim: string): Promise<void> {
       if (port) await ns.run(['/usr/sbin/sysctl', '-q', '-w', `net.ipv6.conf.${dev}.disable_ipv6=1`]);
       if (wasUp) await ns.run([IP, 'link', 'set', 'dev', dev, 'up']);
     }
-    await ns.run([IP, 'addr', 'add', '10.1.2.50/24', 'brd', '+', 'dev', 'eno2', 'valid_lft', '86400', 'preferred_lft', '86400']);
+    await ns.run([
+      IP,
+      'addr',
+      'add',
+      '10.1.2.50/24',
+      'brd',
+      '+',
+      'dev',
+      'eno2',
+      'valid_lft',
+      '86400',
+      'preferred_lft',
+      '86400',
+    ]);
     await ns.run([IP, 'link', 'add', 'docker0', 'type', 'bridge']);
     await ns.run([IP, 'addr', 'add', '172.17.0.1/16', 'brd', '+', 'dev', 'docker0']);
     await new Promise((r) => setTimeout(r, 2500));
-    const links = JSON.parse((await ns.run([IP, '-j', 'link', 'show'])).stdout) as { ifname: string; ifindex: number }[];
+    const links = JSON.parse((await ns.run([IP, '-j', 'link', 'show'])).stdout) as {
+      ifname: string;
+      ifindex: number;
+    }[];
     const bondIndex = links.find((l) => l.ifname === 'bond0')?.ifindex;
     if (!bondIndex) throw new Error('bond0 not found');
 
     const veth = [IFLA.LINK, IFLA.LINK_NETNSID, IFLA.LINKINFO];
-    const pci = (n: number) => Buffer.concat([str(IFLA.PARENT_DEV_NAME, `0000:3b:00.${n}`), str(IFLA.PARENT_DEV_BUS_NAME, 'pci')]);
-    const nic = (name: string, n: number): Patch => ({ name, set: 0, clear: 0, strip: [...veth, IFLA.QDISC], blob: Buffer.concat([str(IFLA.QDISC, 'mq'), pci(n)]) });
+    const pci = (n: number) =>
+      Buffer.concat([str(IFLA.PARENT_DEV_NAME, `0000:3b:00.${n}`), str(IFLA.PARENT_DEV_BUS_NAME, 'pci')]);
+    const nic = (name: string, n: number): Patch => ({
+      name,
+      set: 0,
+      clear: 0,
+      strip: [...veth, IFLA.QDISC],
+      blob: Buffer.concat([str(IFLA.QDISC, 'mq'), pci(n)]),
+    });
     const port = (name: 'eno3' | 'eno4', n: number): Patch => ({
       name,
       set: IFF_SLAVE,
@@ -359,7 +510,13 @@ async function recordDemo(shim: string): Promise<void> {
       ]),
     });
     const patches: Patch[] = [
-      { name: 'bond0', set: IFF_MASTER, clear: 0, strip: veth, blob: nest(IFLA.LINKINFO, str(INFO.KIND, 'bond'), nest(INFO.DATA, bondInfoData(2))) },
+      {
+        name: 'bond0',
+        set: IFF_MASTER,
+        clear: 0,
+        strip: veth,
+        blob: nest(IFLA.LINKINFO, str(INFO.KIND, 'bond'), nest(INFO.DATA, bondInfoData(2))),
+      },
       nic('eno1', 0),
       nic('eno2', 1),
       port('eno3', 2),
@@ -375,8 +532,20 @@ async function recordDemo(shim: string): Promise<void> {
     await record(ns, 'demo/network/ip/link-show.yaml', [IP, '-j', '-d', 'link', 'show'], scenario, env);
     await record(ns, 'demo/network/ip/addr-show.yaml', [IP, '-j', 'addr', 'show'], scenario, env);
     for (const dev of ['eno1', 'eno2', 'eno3', 'eno4', 'eno5', 'bond0', 'docker0', 'lo']) {
-      await record(ns, `demo/network/ip/link-show-dev-${dev}.yaml`, [IP, '-j', '-d', 'link', 'show', 'dev', dev], scenario, env);
-      await record(ns, `demo/network/ip/addr-show-dev-${dev}.yaml`, [IP, '-j', 'addr', 'show', 'dev', dev], scenario, env);
+      await record(
+        ns,
+        `demo/network/ip/link-show-dev-${dev}.yaml`,
+        [IP, '-j', '-d', 'link', 'show', 'dev', dev],
+        scenario,
+        env,
+      );
+      await record(
+        ns,
+        `demo/network/ip/addr-show-dev-${dev}.yaml`,
+        [IP, '-j', 'addr', 'show', 'dev', dev],
+        scenario,
+        env,
+      );
     }
   } finally {
     await ns.cleanup();
@@ -401,17 +570,54 @@ function demoEthtool(): void {
   const veth = readFileSync(join(fixturesDir, 'ethtool/veth-eth0.yaml'), 'utf8');
   const vethOut = (parse(veth) as { stdout: string }).stdout;
   const rename = (text: string, dev: string) => text.replace(/^Settings for \S+:/, `Settings for ${dev}:`);
-  const noCarrier = (text: string) => text.replace('Speed: 1000Mb/s', 'Speed: Unknown!').replace('Duplex: Full', 'Duplex: Unknown! (255)').replace('Link detected: yes', 'Link detected: no');
+  const noCarrier = (text: string) =>
+    text
+      .replace('Speed: 1000Mb/s', 'Speed: Unknown!')
+      .replace('Duplex: Full', 'Duplex: Unknown! (255)')
+      .replace('Link detected: yes', 'Link detected: no');
   const settings: [string, string, string][] = [
-    ['eno1', rename(jc1, 'eno1'), 'upstream sample ethtool/jc-generic-ethtool--default1.out (jc, MIT; a 1G copper port) renamed to eno1'],
-    ['eno2', rename(jc1, 'eno2'), 'upstream sample ethtool/jc-generic-ethtool--default1.out (jc, MIT; a 1G copper port) renamed to eno2'],
-    ['eno3', rename(jc2, 'eno3'), 'upstream sample ethtool/jc-generic-ethtool--default2.out (jc, MIT; a 40G fibre port) renamed to eno3'],
-    ['eno4', rename(jc2, 'eno4'), 'upstream sample ethtool/jc-generic-ethtool--default2.out (jc, MIT; a 40G fibre port) renamed to eno4'],
-    ['eno5', noCarrier(rename(jc1, 'eno5')), 'upstream sample ethtool/jc-generic-ethtool--default1.out (jc, MIT) renamed to eno5, with the lines ethtool prints for a port without link (Speed: Unknown!, Duplex: Unknown! (255), Link detected: no)'],
-    ['bond0', rename(vethOut, 'bond0').replace('Speed: 10000Mb/s', 'Speed: 80000Mb/s').replace('Port: Twisted Pair', 'Port: Other').replace(/\tMDI-X: .*\n/, ''), 'fixtures/ethtool/veth-eth0.yaml (recorded ethtool 6.1 on a software device) renamed to bond0, with the speed a bond reports for two 40G ports and Port: Other'],
+    [
+      'eno1',
+      rename(jc1, 'eno1'),
+      'upstream sample ethtool/jc-generic-ethtool--default1.out (jc, MIT; a 1G copper port) renamed to eno1',
+    ],
+    [
+      'eno2',
+      rename(jc1, 'eno2'),
+      'upstream sample ethtool/jc-generic-ethtool--default1.out (jc, MIT; a 1G copper port) renamed to eno2',
+    ],
+    [
+      'eno3',
+      rename(jc2, 'eno3'),
+      'upstream sample ethtool/jc-generic-ethtool--default2.out (jc, MIT; a 40G fibre port) renamed to eno3',
+    ],
+    [
+      'eno4',
+      rename(jc2, 'eno4'),
+      'upstream sample ethtool/jc-generic-ethtool--default2.out (jc, MIT; a 40G fibre port) renamed to eno4',
+    ],
+    [
+      'eno5',
+      noCarrier(rename(jc1, 'eno5')),
+      'upstream sample ethtool/jc-generic-ethtool--default1.out (jc, MIT) renamed to eno5, with the lines ethtool prints for a port without link (Speed: Unknown!, Duplex: Unknown! (255), Link detected: no)',
+    ],
+    [
+      'bond0',
+      rename(vethOut, 'bond0')
+        .replace('Speed: 10000Mb/s', 'Speed: 80000Mb/s')
+        .replace('Port: Twisted Pair', 'Port: Other')
+        .replace(/\tMDI-X: .*\n/, ''),
+      'fixtures/ethtool/veth-eth0.yaml (recorded ethtool 6.1 on a software device) renamed to bond0, with the speed a bond reports for two 40G ports and Port: Other',
+    ],
   ];
   for (const [dev, stdout, note] of settings) {
-    save(`demo/network/ethtool/${dev}.yaml`, { source: `derived for the demo appliance from ${note}`, argv: [ETHTOOL, dev], code: 0, stdout, stderr: '' });
+    save(`demo/network/ethtool/${dev}.yaml`, {
+      source: `derived for the demo appliance from ${note}`,
+      argv: [ETHTOOL, dev],
+      code: 0,
+      stdout,
+      stderr: '',
+    });
   }
   const drivers: [string, string][] = [
     ['eno1', driverInfo('igb', '6.1.0-28-amd64', '1.67, 0x80000d66, 1.1767.0', '0000:3b:00.0', true)],
@@ -423,7 +629,8 @@ function demoEthtool(): void {
   ];
   for (const [dev, stdout] of drivers) {
     save(`demo/network/ethtool/${dev}-i.yaml`, {
-      source: 'constructed for the demo appliance in the format of ethtool 6.1 -i (fixtures/ethtool/veth-eth0-i.yaml); driver, version and firmware strings are typical for such ports on Debian 12, not recorded',
+      source:
+        'constructed for the demo appliance in the format of ethtool 6.1 -i (fixtures/ethtool/veth-eth0-i.yaml); driver, version and firmware strings are typical for such ports on Debian 12, not recorded',
       argv: [ETHTOOL, '-i', dev],
       code: 0,
       stdout,
@@ -436,7 +643,9 @@ async function main(): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('must run as root (network namespaces)');
   const dir = mkdtempSync(join(tmpdir(), 'ballast-nlshim-'));
   const shim = join(dir, 'nl-patch.so');
-  execFileSync('gcc', ['-shared', '-fPIC', '-O1', '-Wall', '-o', shim, join(here, 'nl-patch.c'), '-ldl'], { stdio: 'inherit' });
+  execFileSync('gcc', ['-shared', '-fPIC', '-O1', '-Wall', '-o', shim, join(here, 'nl-patch.c'), '-ldl'], {
+    stdio: 'inherit',
+  });
   if (process.argv.includes('--demo')) {
     await recordDemo(shim);
     return;

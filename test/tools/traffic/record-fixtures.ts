@@ -44,7 +44,14 @@ import {
   type RunResult,
   type VethPair,
 } from '../../system/helpers/tc-netns';
-import { planCreateRule, planRemoveRule, planAddRule, showClassArgv, showFilterArgv, showQdiscArgv } from '../../../handlers/traffic/plan';
+import {
+  planCreateRule,
+  planRemoveRule,
+  planAddRule,
+  showClassArgv,
+  showFilterArgv,
+  showQdiscArgv,
+} from '../../../handlers/traffic/plan';
 import { parseTcQdisc } from '../../../handlers/traffic/parse/tc-qdisc';
 import type { StoredRule } from '../../../handlers/traffic/schemas';
 
@@ -107,13 +114,15 @@ async function main(): Promise<void> {
     must([IP, '-n', A, 'link', 'set', 'ifb0', 'up']);
     must([IP, '-n', A, 'link', 'set', 'ifb1', 'up']);
 
-    const fresh = 'veth0 (10.213.77.1/24) in namespace A, peer veth1 (10.213.77.2/24, 10.213.77.3/24) in namespace B, nothing configured on veth0';
+    const fresh =
+      'veth0 (10.213.77.1/24) in namespace A, peer veth1 (10.213.77.2/24, 10.213.77.3/24) in namespace B, nothing configured on veth0';
     record(A, 'qdisc-noqueue-veth', showQdiscArgv('veth0'), 'tc-fresh', fresh);
     record(A, 'class-empty', showClassArgv('veth0'), 'tc-fresh', fresh);
     record(A, 'filter-empty', showFilterArgv('veth0'), 'tc-fresh', fresh);
     record(A, 'qdisc-missing-device', showQdiscArgv('nosuch0'), 'tc-fresh', 'no device nosuch0 in the namespace');
 
-    const ifb = 'ifb0 (1 queue) and ifb1 (4 tx queues) created and set up, qdiscs as the kernel attached them (net.core.default_qdisc = pfifo_fast)';
+    const ifb =
+      'ifb0 (1 queue) and ifb1 (4 tx queues) created and set up, qdiscs as the kernel attached them (net.core.default_qdisc = pfifo_fast)';
     record(A, 'qdisc-pfifo-fast-ifb', showQdiscArgv('ifb0'), 'tc-ifb', ifb);
     record(A, 'qdisc-mq-ifb-4q', showQdiscArgv('ifb1'), 'tc-ifb', ifb);
     record(A, 'class-mq-ifb-4q', showClassArgv('ifb1'), 'tc-ifb', ifb);
@@ -144,14 +153,26 @@ async function main(): Promise<void> {
     record(A, 'qdisc-htb-ours', showQdiscArgv('veth0'), 'tc-two-rules', two);
     record(A, 'qdisc-s-htb-ours', [TC, '-s', '-j', 'qdisc', 'show', 'dev', 'veth0'], 'tc-two-rules', two);
     record(A, 'class-two-rules', showClassArgv('veth0'), 'tc-two-rules', two);
-    record(A, 'class-j-two-rules', [TC, '-j', 'class', 'show', 'dev', 'veth0'], 'tc-two-rules', `${two}; note: -j is ignored for classes by iproute2 6.1`);
+    record(
+      A,
+      'class-j-two-rules',
+      [TC, '-j', 'class', 'show', 'dev', 'veth0'],
+      'tc-two-rules',
+      `${two}; note: -j is ignored for classes by iproute2 6.1`,
+    );
     record(A, 'class-s-two-rules', [TC, '-s', 'class', 'show', 'dev', 'veth0'], 'tc-two-rules', two);
     record(A, 'filter-two-rules', showFilterArgv('veth0'), 'tc-two-rules', two);
     record(A, 'filter-text-two-rules', [TC, 'filter', 'show', 'dev', 'veth0'], 'tc-two-rules', two);
 
     // Failures the routes must report.
     record(A, 'cmd-class-add-1-exists', class1!, 'tc-two-rules', `${two}; class 1:1 already exists`);
-    record(A, 'cmd-class-del-1-in-use', planRemoveRule(rule1)[1]!, 'tc-two-rules', `${two}; filter 800::1 still points at class 1:1`);
+    record(
+      A,
+      'cmd-class-del-1-in-use',
+      planRemoveRule(rule1)[1]!,
+      'tc-two-rules',
+      `${two}; filter 800::1 still points at class 1:1`,
+    );
 
     // Remove rule 2 with the plan.
     const [filterDel2, classDel2] = planRemoveRule(rule2);
@@ -166,14 +187,87 @@ async function main(): Promise<void> {
     // Ballast must recognise as not its own.
     for (const argv of [
       [TC, 'qdisc', 'add', 'dev', 'veth2', 'root', 'handle', '1:', 'htb', 'default', '30', 'r2q', '10'],
-      [TC, 'class', 'add', 'dev', 'veth2', 'parent', '1:', 'classid', '1:1', 'htb', 'rate', '100mbit', 'ceil', '100mbit'],
-      [TC, 'class', 'add', 'dev', 'veth2', 'parent', '1:1', 'classid', '1:10', 'htb', 'rate', '1mbps', 'ceil', '2mbps', 'burst', '15k'],
+      [
+        TC,
+        'class',
+        'add',
+        'dev',
+        'veth2',
+        'parent',
+        '1:',
+        'classid',
+        '1:1',
+        'htb',
+        'rate',
+        '100mbit',
+        'ceil',
+        '100mbit',
+      ],
+      [
+        TC,
+        'class',
+        'add',
+        'dev',
+        'veth2',
+        'parent',
+        '1:1',
+        'classid',
+        '1:10',
+        'htb',
+        'rate',
+        '1mbps',
+        'ceil',
+        '2mbps',
+        'burst',
+        '15k',
+      ],
       [TC, 'class', 'add', 'dev', 'veth2', 'parent', '1:1', 'classid', '1:30', 'htb', 'rate', '1mbps', 'ceil', '2mbps'],
       [TC, 'qdisc', 'add', 'dev', 'veth2', 'parent', '1:10', 'handle', '10:', 'pfifo', 'limit', '100'],
-      [TC, 'filter', 'add', 'dev', 'veth2', 'parent', '1:', 'protocol', 'ip', 'prio', '2', 'u32',
-        'match', 'ip', 'dst', '192.168.1.50/32', 'match', 'ip', 'dport', '445', '0xffff', 'flowid', '1:10'],
-      [TC, 'filter', 'add', 'dev', 'veth2', 'parent', '1:', 'protocol', 'ip', 'prio', '2', 'u32',
-        'match', 'ip', 'src', '10.0.0.0/24', 'flowid', '1:30'],
+      [
+        TC,
+        'filter',
+        'add',
+        'dev',
+        'veth2',
+        'parent',
+        '1:',
+        'protocol',
+        'ip',
+        'prio',
+        '2',
+        'u32',
+        'match',
+        'ip',
+        'dst',
+        '192.168.1.50/32',
+        'match',
+        'ip',
+        'dport',
+        '445',
+        '0xffff',
+        'flowid',
+        '1:10',
+      ],
+      [
+        TC,
+        'filter',
+        'add',
+        'dev',
+        'veth2',
+        'parent',
+        '1:',
+        'protocol',
+        'ip',
+        'prio',
+        '2',
+        'u32',
+        'match',
+        'ip',
+        'src',
+        '10.0.0.0/24',
+        'flowid',
+        '1:30',
+      ],
     ]) {
       must(inNetns(A, argv));
     }
@@ -218,18 +312,66 @@ async function main(): Promise<void> {
  */
 function upstreamSamples(): void {
   const samples: [file: string, name: string, argv: string[]][] = [
-    ['debian12-iproute2-6.1-tc-j-qdisc-show-default.out', 'upstream-j-qdisc-show-default', [TC, '-j', 'qdisc', 'show', 'dev', 'veth0']],
-    ['debian12-iproute2-6.1-tc-j-qdisc-show-htb.out', 'upstream-j-qdisc-show-htb', [TC, '-j', 'qdisc', 'show', 'dev', 'veth0']],
-    ['debian12-iproute2-6.1-tc-s-j-qdisc-show-htb.out', 'upstream-s-j-qdisc-show-htb', [TC, '-s', '-j', 'qdisc', 'show', 'dev', 'veth0']],
-    ['debian12-iproute2-6.1-tc-j-class-show-empty.out', 'upstream-j-class-show-empty', [TC, '-j', 'class', 'show', 'dev', 'veth0']],
-    ['debian12-iproute2-6.1-tc-j-class-show-htb.out', 'upstream-j-class-show-htb', [TC, '-j', 'class', 'show', 'dev', 'veth0']],
-    ['debian12-iproute2-6.1-tc-s-class-show-htb.out', 'upstream-s-class-show-htb', [TC, '-s', 'class', 'show', 'dev', 'veth0']],
-    ['debian12-iproute2-6.1-tc-j-filter-show-empty.out', 'upstream-j-filter-show-empty', [TC, '-j', 'filter', 'show', 'dev', 'veth0']],
-    ['debian12-iproute2-6.1-tc-j-filter-show-u32.out', 'upstream-j-filter-show-u32', [TC, '-j', 'filter', 'show', 'dev', 'veth0']],
-    ['debian12-iproute2-6.1-tc-j-filter-show-u32-two-matches.out', 'upstream-j-filter-show-u32-two-matches', [TC, '-j', 'filter', 'show', 'dev', 'veth0']],
-    ['debian12-iproute2-6.1-tc-filter-show-u32.out', 'upstream-filter-show-u32', [TC, 'filter', 'show', 'dev', 'veth0']],
-    ['debian12-iproute2-6.1-tc-filter-show-u32-two-matches.out', 'upstream-filter-show-u32-two-matches', [TC, 'filter', 'show', 'dev', 'veth0']],
-    ['debian12-iproute2-6.1-tc-p-j-filter-show-u32.out', 'upstream-p-j-filter-show-u32', [TC, '-p', '-j', 'filter', 'show', 'dev', 'veth0']],
+    [
+      'debian12-iproute2-6.1-tc-j-qdisc-show-default.out',
+      'upstream-j-qdisc-show-default',
+      [TC, '-j', 'qdisc', 'show', 'dev', 'veth0'],
+    ],
+    [
+      'debian12-iproute2-6.1-tc-j-qdisc-show-htb.out',
+      'upstream-j-qdisc-show-htb',
+      [TC, '-j', 'qdisc', 'show', 'dev', 'veth0'],
+    ],
+    [
+      'debian12-iproute2-6.1-tc-s-j-qdisc-show-htb.out',
+      'upstream-s-j-qdisc-show-htb',
+      [TC, '-s', '-j', 'qdisc', 'show', 'dev', 'veth0'],
+    ],
+    [
+      'debian12-iproute2-6.1-tc-j-class-show-empty.out',
+      'upstream-j-class-show-empty',
+      [TC, '-j', 'class', 'show', 'dev', 'veth0'],
+    ],
+    [
+      'debian12-iproute2-6.1-tc-j-class-show-htb.out',
+      'upstream-j-class-show-htb',
+      [TC, '-j', 'class', 'show', 'dev', 'veth0'],
+    ],
+    [
+      'debian12-iproute2-6.1-tc-s-class-show-htb.out',
+      'upstream-s-class-show-htb',
+      [TC, '-s', 'class', 'show', 'dev', 'veth0'],
+    ],
+    [
+      'debian12-iproute2-6.1-tc-j-filter-show-empty.out',
+      'upstream-j-filter-show-empty',
+      [TC, '-j', 'filter', 'show', 'dev', 'veth0'],
+    ],
+    [
+      'debian12-iproute2-6.1-tc-j-filter-show-u32.out',
+      'upstream-j-filter-show-u32',
+      [TC, '-j', 'filter', 'show', 'dev', 'veth0'],
+    ],
+    [
+      'debian12-iproute2-6.1-tc-j-filter-show-u32-two-matches.out',
+      'upstream-j-filter-show-u32-two-matches',
+      [TC, '-j', 'filter', 'show', 'dev', 'veth0'],
+    ],
+    [
+      'debian12-iproute2-6.1-tc-filter-show-u32.out',
+      'upstream-filter-show-u32',
+      [TC, 'filter', 'show', 'dev', 'veth0'],
+    ],
+    [
+      'debian12-iproute2-6.1-tc-filter-show-u32-two-matches.out',
+      'upstream-filter-show-u32-two-matches',
+      [TC, 'filter', 'show', 'dev', 'veth0'],
+    ],
+    [
+      'debian12-iproute2-6.1-tc-p-j-filter-show-u32.out',
+      'upstream-p-j-filter-show-u32',
+      [TC, '-p', '-j', 'filter', 'show', 'dev', 'veth0'],
+    ],
   ];
   for (const [file, name, argv] of samples) {
     const aborted = name.startsWith('upstream-p-j');

@@ -21,8 +21,26 @@ import { release } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFixture } from '../../../runtime/system/fixture-file';
-import { IP, TC, createVethPair, deleteNetns, inNetns, must, requireNetnsTools, run, type RunResult } from '../../system/helpers/tc-netns';
-import { planAddRule, planEnsureRoot, planRemoveRoot, planRemoveRule, showClassArgv, showFilterArgv, showQdiscArgv } from '../../../handlers/traffic/plan';
+import {
+  IP,
+  TC,
+  createVethPair,
+  deleteNetns,
+  inNetns,
+  must,
+  requireNetnsTools,
+  run,
+  type RunResult,
+} from '../../system/helpers/tc-netns';
+import {
+  planAddRule,
+  planEnsureRoot,
+  planRemoveRoot,
+  planRemoveRule,
+  showClassArgv,
+  showFilterArgv,
+  showQdiscArgv,
+} from '../../../handlers/traffic/plan';
 import { parseTcQdisc } from '../../../handlers/traffic/parse/tc-qdisc';
 import type { StoredRule } from '../../../handlers/traffic/schemas';
 
@@ -42,7 +60,14 @@ function clean(dir: string): void {
   for (const f of readdirSync(dir)) if (f.endsWith('.yaml')) rmSync(join(dir, f));
 }
 
-function record(dir: string, ns: string, name: string, argv: string[], scenario: string | undefined, setup: string): RunResult {
+function record(
+  dir: string,
+  ns: string,
+  name: string,
+  argv: string[],
+  scenario: string | undefined,
+  setup: string,
+): RunResult {
   const r = run(inNetns(ns, argv));
   writeFixture(join(dir, `${name}.yaml`), {
     source: `recorded ${when} on this build machine (${machine}) inside a private network namespace (ip netns exec <ns>) by ${TOOL}; ${setup}`,
@@ -68,11 +93,13 @@ function routes(): void {
   clean(routesDir);
   const pair = createVethPair({ tag: 'recrt', subnet: 77, peerAddresses: 2 });
   const A = pair.nsA;
-  const rec = (name: string, argv: string[], scenario: string, setup: string) => record(routesDir, A, name, argv, scenario, setup);
+  const rec = (name: string, argv: string[], scenario: string, setup: string) =>
+    record(routesDir, A, name, argv, scenario, setup);
   try {
     // A second veth that is never brought up: tc lists no qdisc for it at all.
     must([IP, '-n', A, 'link', 'add', 'veth4', 'type', 'veth', 'peer', 'name', 'veth5', 'netns', pair.nsB]);
-    const fresh = 'veth0 (10.213.77.1/24, peer 10.213.77.2 and .3 in namespace B) as it comes; veth4 (peer veth5 in B) created and never set up';
+    const fresh =
+      'veth0 (10.213.77.1/24, peer 10.213.77.2 and .3 in namespace B) as it comes; veth4 (peer veth5 in B) created and never set up';
     rec('ip-link-show', ['/usr/sbin/ip', '-j', 'link', 'show'], 'tc-fresh', fresh);
     rec('qdisc-never-up', showQdiscArgv('veth4'), 'tc-fresh', fresh);
     rec('class-never-up', showClassArgv('veth4'), 'tc-fresh', fresh);
@@ -82,7 +109,12 @@ function routes(): void {
 
     // An administrator's own root (not htb): the create route must refuse it.
     must(inNetns(A, [TC, 'qdisc', 'add', 'dev', 'veth0', 'root', 'pfifo', 'limit', '500']));
-    rec('qdisc-pfifo-admin', showQdiscArgv('veth0'), 'tc-admin-root', 'veth0 after `tc qdisc add dev veth0 root pfifo limit 500` (the kernel numbers it 8001:)');
+    rec(
+      'qdisc-pfifo-admin',
+      showQdiscArgv('veth0'),
+      'tc-admin-root',
+      'veth0 after `tc qdisc add dev veth0 root pfifo limit 500` (the kernel numbers it 8001:)',
+    );
     must(inNetns(A, [TC, 'qdisc', 'del', 'dev', 'veth0', 'root']));
 
     // Create rule 1 then 2 the way the create route does: root, class replace, filter replace.
@@ -91,7 +123,8 @@ function routes(): void {
     if (!rootPlan.ok || rootPlan.argv.length !== 1) throw new Error('expected one root command on a fresh veth0');
     const rootArgv = rootPlan.argv[0]!;
     must(inNetns(A, rootArgv)); // recorded by record-fixtures.ts as cmd-root-replace
-    const creating = 'veth0 while the create route applies rule 1 (10.213.77.2, 1 MB/s) and rule 2 (10.213.77.3, 2.5 MB/s) under our htb root';
+    const creating =
+      'veth0 while the create route applies rule 1 (10.213.77.2, 1 MB/s) and rule 2 (10.213.77.3, 2.5 MB/s) under our htb root';
     const [class1, filter1] = planAddRule(rule1, 'replace');
     expectCode(rec('cmd-class-replace-1', class1!, 'tc-routes', creating), 0, 'class replace 1');
     expectCode(rec('cmd-filter-replace-1', filter1!, 'tc-routes', creating), 0, 'filter replace 1');
@@ -99,7 +132,16 @@ function routes(): void {
     expectCode(rec('cmd-class-replace-2', class2!, 'tc-routes', creating), 0, 'class replace 2');
     expectCode(rec('cmd-filter-replace-2', filter2!, 'tc-routes', creating), 0, 'filter replace 2');
     // A second `qdisc replace` on our own htb: what a create racing another create meets.
-    expectCode(rec('cmd-root-replace-ours', rootArgv, 'tc-routes-race', 'veth0 whose root is already our htb (1:, default 0xba11)'), 2, 'root replace on ours');
+    expectCode(
+      rec(
+        'cmd-root-replace-ours',
+        rootArgv,
+        'tc-routes-race',
+        'veth0 whose root is already our htb (1:, default 0xba11)',
+      ),
+      2,
+      'root replace on ours',
+    );
 
     // Destroy rule 1 (rule 2 stays), then rule 2 (the last: our root goes too).
     const [filterDel1, classDel1] = planRemoveRule(rule1);
@@ -110,9 +152,21 @@ function routes(): void {
     must(inNetns(A, filterDel2!)); // recorded by record-fixtures.ts as cmd-filter-del-2
     must(inNetns(A, classDel2!));
     const empty = 'veth0 with our htb root but no rule left (both removed)';
-    expectCode(rec('cmd-filter-del-1-no-chain', filterDel1!, 'tc-routes-gone', `${empty}; filter 800::1 already gone`), 2, 'filter del, no chain');
-    expectCode(rec('cmd-class-del-1-missing', classDel1!, 'tc-routes-gone', `${empty}; class 1:1 already gone`), 2, 'class del, missing');
-    expectCode(rec('cmd-root-del', planRemoveRoot('veth0')[0]!, 'tc-routes', `${empty}: the destroy route removes our root`), 0, 'root del');
+    expectCode(
+      rec('cmd-filter-del-1-no-chain', filterDel1!, 'tc-routes-gone', `${empty}; filter 800::1 already gone`),
+      2,
+      'filter del, no chain',
+    );
+    expectCode(
+      rec('cmd-class-del-1-missing', classDel1!, 'tc-routes-gone', `${empty}; class 1:1 already gone`),
+      2,
+      'class del, missing',
+    );
+    expectCode(
+      rec('cmd-root-del', planRemoveRoot('veth0')[0]!, 'tc-routes', `${empty}: the destroy route removes our root`),
+      0,
+      'root del',
+    );
     const noRoot = 'veth0 back on its default root (noqueue) after our htb root was removed';
     expectCode(rec('cmd-filter-del-1-no-root', filterDel1!, 'tc-routes-noroot', noRoot), 2, 'filter del, no root');
     expectCode(rec('cmd-class-del-1-no-root', classDel1!, 'tc-routes-noroot', noRoot), 2, 'class del, no root');
@@ -140,7 +194,8 @@ function demo(): void {
     const setup =
       'the demo appliance: ifb devices named eno1 (4 tx queues) and eno2 (1 queue) stand in for its NICs, ' +
       'set up with the qdiscs the kernel attaches by default (net.core.default_qdisc = pfifo_fast); nothing shaped';
-    const rec = (name: string, argv: string[]) => expectCode(record(demoDir, ns, name, argv, undefined, setup), 0, name);
+    const rec = (name: string, argv: string[]) =>
+      expectCode(record(demoDir, ns, name, argv, undefined, setup), 0, name);
     rec('ip-link-show', ['/usr/sbin/ip', '-j', 'link', 'show']);
     for (const dev of ['eno1', 'eno2']) {
       rec(`tc-qdisc-${dev}`, showQdiscArgv(dev));

@@ -10,12 +10,23 @@ import type { SendContext } from './context';
  * (Twilio answers 201 with the queued message); errors carry `{code, message, more_info, status}`.
  */
 export async function sendSms(cfg: SmsConfig, n: Notification, ctx: SendContext): Promise<void> {
-  const url = new URL(`/2010-04-01/Accounts/${encodeURIComponent(cfg.accountSid)}/Messages.json`, ctx.settings.twilioBaseUrl);
-  const body = new URLSearchParams({ To: cfg.toPhoneNumber, From: cfg.fromPhoneNumber, Body: smsTextOf(n, ctx.productName) }).toString();
+  const url = new URL(
+    `/2010-04-01/Accounts/${encodeURIComponent(cfg.accountSid)}/Messages.json`,
+    ctx.settings.twilioBaseUrl,
+  );
+  const body = new URLSearchParams({
+    To: cfg.toPhoneNumber,
+    From: cfg.fromPhoneNumber,
+    Body: smsTextOf(n, ctx.productName),
+  }).toString();
   let r;
   try {
     r = await post(url, {
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': `${ctx.productName}-notifier` },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+        'user-agent': `${ctx.productName}-notifier`,
+      },
       body,
       timeoutMs: ctx.settings.timeoutMs,
       ca: ctx.ca,
@@ -25,7 +36,9 @@ export async function sendSms(cfg: SmsConfig, n: Notification, ctx: SendContext)
     throw new SendError(`Twilio at ${url.origin} is unreachable: ${(e as Error).message}`);
   }
   if (r.status >= 200 && r.status < 300) return;
-  throw new SendError(`Twilio answered HTTP ${r.status}: ${twilioReason(r.body)}`, { retryAfterMs: retryAfterMs(r.headers) });
+  throw new SendError(`Twilio answered HTTP ${r.status}: ${twilioReason(r.body)}`, {
+    retryAfterMs: retryAfterMs(r.headers),
+  });
 }
 
 function twilioReason(body: string): string {

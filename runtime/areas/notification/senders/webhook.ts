@@ -12,7 +12,12 @@ import type { SendContext } from './context';
  * Unix seconds) and, when the agent has a secret, `webhook-signature: v1,<base64 HMAC>`. Only 2xx
  * is success; redirects are not followed; 410 Gone stops the retries.
  */
-export async function sendWebhook(cfg: WebhookConfig, n: Notification, ctx: SendContext, now = Date.now()): Promise<void> {
+export async function sendWebhook(
+  cfg: WebhookConfig,
+  n: Notification,
+  ctx: SendContext,
+  now = Date.now(),
+): Promise<void> {
   const url = new URL(cfg.url);
   const body = JSON.stringify(n);
   const timestamp = Math.floor(now / 1000);
@@ -27,13 +32,20 @@ export async function sendWebhook(cfg: WebhookConfig, n: Notification, ctx: Send
   const where = url.origin;
   const local = !ctx.settings.allowLocalTargets;
   if (local && isLocalHost(url.hostname)) {
-    throw new SendError(`webhook ${where} is a local address; webhooks go to other machines (settings.notification.allowLocalTargets)`, { permanent: true });
+    throw new SendError(
+      `webhook ${where} is a local address; webhooks go to other machines (settings.notification.allowLocalTargets)`,
+      { permanent: true },
+    );
   }
   let r;
   try {
     r = await post(url, { headers, body, timeoutMs: ctx.settings.timeoutMs, ca: ctx.ca, refuseLocal: local });
   } catch (e) {
-    if (e instanceof LocalTargetError) throw new SendError(`webhook ${where} resolves to a local address (${e.address}); webhooks go to other machines (settings.notification.allowLocalTargets)`, { permanent: true });
+    if (e instanceof LocalTargetError)
+      throw new SendError(
+        `webhook ${where} resolves to a local address (${e.address}); webhooks go to other machines (settings.notification.allowLocalTargets)`,
+        { permanent: true },
+      );
     throw new SendError(`webhook ${where} is unreachable: ${(e as Error).message}`);
   }
   if (r.status >= 200 && r.status < 300) return;
