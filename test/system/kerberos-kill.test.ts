@@ -1,0 +1,141 @@
+/**
+ * kill -9 during Kerberos configuration writes: a live host process (dist/host/cli.mjs) is killed
+ * at random moments while it replaces krb5.conf and a realm file, then started again. Every time
+ * each file is exactly one of the versions written (old or new, never a mix or a truncation), no
+ * temp file is left beside it once the host is up, and the intent journal is empty.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { DEFAULT_PATHS } from '../../runtime/config';
+import { repo } from '../helpers/host';
+import { privateDir } from '../helpers/tmp';
+
+const ROUNDS = 10;
+/** kills land at random: go on past ROUNDS (bounded) until some came before a write finished and some after */
+const MAX_ROUNDS = 24;
+
+let dir: string;
+let configFile: string;
+let token = '';
+let child: ChildProcess | undefined;
+let paths: Record<string, string>;
+
+/** A krb5.conf version: the spec's first line, then enough relations that a write takes a moment. */
+const conf = (n: number) =>
+  `includedir /etc/krb5.conf.d\n\n[libdefaults]\n\tdefault_realm = V${n}.EXAMPLE.TEST\n${Array.from({ length: 400 }, (_, i) => `\tx_${n}_${i} = ${'v'.repeat(60)}\n`).join('')}`;
+const realm = (n: number) =>
+  `[realms]\n\tV${n}.EXAMPLE.TEST = {\n${Array.from({ length: 400 }, (_, i) => `\t\tkdc = kdc${i}.v${n}.example.test:88\n`).join('')}\t}\n`;
+
+function startHost(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(process.execPath, [join(repo, 'dist/host/cli.mjs'), 'serve', '--config', configFile], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = c;
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`host did not start: ${out}`)), 30_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const t = /\n {2}(blt_\S+)\n/.exec(out);
+      if (t) token = t[1];
+      const m = /listening on (http:\/\/\S+)\/api\/v2/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    c.stdout?.on('data', onData);
+    c.stderr?.on('data', onData);
+    c.once('exit', (code) => reject(new Error(`host exited ${code}: ${out}`)));
+  });
+}
+
+function kill9(): Promise<void> {
+  const c = child;
+  if (!c || c.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    c.once('exit', () => resolve());
+    c.kill('SIGKILL');
+  });
+}
+
+function openIntents(): number {
+  const db = new Database(join(dir, 'state', 'ballast.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT COUNT(*) AS n FROM intents').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+beforeAll(() => {
+  dir = privateDir('ballast-krbkill');
+  const root = join(dir, 'root');
+  paths = Object.fromEntries(Object.entries(DEFAULT_PATHS).map(([k, p]) => [k, join(root, p)]));
+  mkdirSync(paths.krb5ConfD, { recursive: true });
+  mkdirSync(dirname(paths.krb5Conf), { recursive: true });
+  writeFileSync(paths.krb5Conf, conf(0));
+  writeFileSync(join(paths.krb5ConfD, 'lab.conf'), realm(0));
+  configFile = join(dir, 'config.yaml');
+  writeFileSync(
+    configFile,
+    stringify({
+      stateDir: join(dir, 'state'),
+      listen: { host: '127.0.0.1', port: 0 },
+      paths,
+      settings: { traffic: { reconcileOnStart: false } },
+    }),
+  );
+});
+
+afterAll(() => kill9());
+
+describe('kill -9 during Kerberos configuration writes', () => {
+  it(`${ROUNDS} kills at random points: krb5.conf and the realm file are whole versions, no temp file is left`, async () => {
+    // what the conf file may hold: the include line is stored naming the configured directory
+    const confVersions = Array.from({ length: MAX_ROUNDS + 1 }, (_, n) =>
+      conf(n).replace('includedir /etc/krb5.conf.d', `includedir ${paths.krb5ConfD}`),
+    );
+    const realmVersions = Array.from({ length: MAX_ROUNDS + 1 }, (_, n) => realm(n));
+    const outcomes: string[] = [];
+    const bothSides = () => outcomes.some((o) => o.includes('killed')) && outcomes.some((o) => o.includes('200'));
+    for (let round = 1; ; round++) {
+      const url = await startHost();
+      expect(openIntents()).toBe(0);
+      const confNow = readFileSync(paths.krb5Conf, 'utf8');
+      expect(
+        confNow === conf(0) || confVersions.includes(confNow),
+        `krb5.conf after round ${round - 1} is not one whole version`,
+      ).toBe(true);
+      expect(realmVersions).toContain(readFileSync(join(paths.krb5ConfD, 'lab.conf'), 'utf8'));
+      for (const d of [dirname(paths.krb5Conf), paths.krb5ConfD])
+        expect(readdirSync(d).filter((n) => n.includes('.tmp-'))).toEqual([]);
+      // this start checked the last kill; stop once enough rounds (and both sides) were seen
+      if (round > MAX_ROUNDS || (round > ROUNDS && bothSides())) break;
+      const post = (path: string, body: unknown) =>
+        fetch(`${url}/api/v2/kerberos${path}`, {
+          method: 'POST',
+          headers: { token, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+          .then((r) => String(r.status))
+          .catch(() => 'killed');
+      const answers = Promise.all([
+        post('/conf/update', { conf: conf(round) }),
+        post('/realm/lab/update', { conf: realm(round) }),
+      ]);
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 400)));
+      await kill9();
+      outcomes.push((await answers).join('/'));
+    }
+    expect(existsSync(paths.krb5Conf)).toBe(true);
+    // kills landed both before a write finished and after one: the loop saw both sides
+    expect(outcomes.some((o) => o.includes('killed'))).toBe(true);
+    expect(outcomes.some((o) => o.includes('200'))).toBe(true);
+    console.log(`kerberos kill loop (conf/realm answers per round): ${outcomes.join(', ')}`);
+  }, 300_000);
+});
