@@ -833,8 +833,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Replace the global krb5.conf with the full raw text given (first line: includedir /etc/krb5.conf.d)
-         * @description Replace the global krb5.conf with the full raw text given (first line: includedir /etc/krb5.conf.d). Needs the `kerberos:manage` permission. Examples (each answers as shown on the demo appliance): write the demo krb5.conf back unchanged (200).
+         * Replace the global krb5.conf with the full raw text given (first line: includedir /etc/krb5.conf.d, stored naming…
+         * @description Replace the global krb5.conf with the full raw text given (first line: includedir /etc/krb5.conf.d, stored naming the configured include directory, which is created if missing). Needs the `kerberos:manage` permission. Examples (each answers as shown on the demo appliance): write the demo krb5.conf back unchanged (200).
          */
         post: operations["kerberos_confUpdate"];
         delete?: never;
@@ -873,8 +873,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create <name>.conf in the include directory from raw text or an object (rendered to krb5.conf syntax)
-         * @description Create <name>.conf in the include directory from raw text or an object (rendered to krb5.conf syntax). Needs the `kerberos:manage` permission. Examples (each answers as shown on the demo appliance): a realm file for TEST.EXAMPLE.COM (200); lab exists already (409).
+         * Create <name>.conf (or <name> when it ends in .conf; the realm itself, e.g. CORP.EXAMPLE.COM, is a good name) in the…
+         * @description Create <name>.conf (or <name> when it ends in .conf; the realm itself, e.g. CORP.EXAMPLE.COM, is a good name) in the include directory from raw text or an object (rendered to krb5.conf syntax). Needs the `kerberos:manage` permission. Examples (each answers as shown on the demo appliance): a realm file for TEST.EXAMPLE.COM (200); lab exists already (409).
          */
         post: operations["kerberos_realmCreate"];
         delete?: never;
@@ -893,8 +893,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Delete a realm file (<name>.conf); the answer names the deleted file
-         * @description Delete a realm file (<name>.conf); the answer names the deleted file. Needs the `kerberos:manage` permission. Examples (each answers as shown on the demo appliance): delete lab.conf (200); an unknown realm file (404).
+         * Delete a realm file (<name>.conf, or the listed file <name>); the answer names the deleted file
+         * @description Delete a realm file (<name>.conf, or the listed file <name>); the answer names the deleted file. Needs the `kerberos:manage` permission. Examples (each answers as shown on the demo appliance): delete lab.conf (200); an unknown realm file (404).
          */
         post: operations["kerberos_realmDelete"];
         delete?: never;
@@ -911,8 +911,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One realm file (<name>.conf, name without extension): raw and json
-         * @description One realm file (<name>.conf, name without extension): raw and json. Needs the `kerberos:read` permission. Examples (each answers as shown on the demo appliance): lab.conf (200); an unknown realm file (404).
+         * One realm file: <name>.conf, or the listed file <name> (a listing key, with or without .conf, addresses its file):…
+         * @description One realm file: <name>.conf, or the listed file <name> (a listing key, with or without .conf, addresses its file): raw and json. Needs the `kerberos:read` permission. Examples (each answers as shown on the demo appliance): lab.conf (200); an unknown realm file (404).
          */
         get: operations["kerberos_realmDetails"];
         put?: never;
@@ -1373,8 +1373,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Change the type, enabled flag and/or configuration of an agent; omitted secrets are kept
-         * @description Change the type, enabled flag and/or configuration of an agent; omitted secrets are kept. Needs the `notification:manage` permission. Examples (each answers as shown on the demo appliance): no agent 999 on a fresh demo (404).
+         * Change the type, enabled flag and/or configuration of an agent (every field optional; a partial json is merged when…
+         * @description Change the type, enabled flag and/or configuration of an agent (every field optional; a partial json is merged when the type is unchanged); omitted secrets are kept. Needs the `notification:manage` permission. Examples (each answers as shown on the demo appliance): no agent 999 on a fresh demo (404).
          */
         post: operations["notification_agentUpdate"];
         delete?: never;
@@ -2368,7 +2368,7 @@ export interface components {
             force?: boolean;
         };
         fs_mount_body: {
-            /** @description block device holding the filesystem, e.g. /dev/sdb */
+            /** @description block device holding the filesystem, e.g. /dev/sdb, or as fstab names it: UUID=<uuid>, PARTUUID=<uuid>, LABEL=<label> (resolved with blkid to exactly one device: none is a 404, several a 409) */
             device: string;
             /** @description existing directory to mount it on, absolute */
             mountpoint: string;
@@ -2376,7 +2376,7 @@ export interface components {
         fs_setPermissions_body: {
             /** @description file or directory, absolute */
             path: string;
-            /** @description ACL entries for setfacl -m, e.g. ["u:backup:rwx", "g:staff:r-x", "m::rwx"] */
+            /** @description ACL entries for setfacl -m, e.g. ["u:backup:rwx", "g:staff:r-x", "m::rwx"]; optional with test (without entries, test lists the current ACLs: getfacl), required otherwise */
             acls?: string[];
             /** @description the same as acls (the name the spec's usage example sends) */
             acl?: string[];
@@ -2384,7 +2384,7 @@ export interface components {
             defaults?: boolean;
             /** @description apply to everything below path (setfacl -R; symlinks below are not followed) */
             recursive?: boolean;
-            /** @description change nothing; answer the ACLs that would result (setfacl --test) */
+            /** @description change nothing; answer the ACLs that would result (setfacl --test), or without acls the current ACLs (getfacl -p) */
             test?: boolean;
         };
         fs_unmount_body: {
@@ -2475,6 +2475,7 @@ export interface components {
             [key: string]: string | components["schemas"]["kerberos_realmCreate_body_Def0"] | (string | components["schemas"]["kerberos_realmCreate_body_Def0"])[];
         };
         kerberos_realmCreate_body: {
+            /** @description realm file in the include directory: `<name>.conf`, or the file itself when the name ends in `.conf` or is a listed file without extension (letters, digits, _ and -); letters, digits, . _ -, starting with a letter or digit, no ".." */
             name: string;
             conf: string | ({
                 directives?: ({
@@ -2622,7 +2623,9 @@ export interface components {
             };
         };
         kerberos_ticketObtain_body: {
+            /** @description realm (usually upper case, e.g. EXAMPLE.TEST); default: default_realm of krb5.conf */
             realm?: string;
+            /** @description user name alone (alice), without @REALM: the realm goes in `realm` (default: default_realm of krb5.conf) */
             username?: string;
             password?: string;
             path?: string;
@@ -2698,6 +2701,7 @@ export interface components {
                 group: string | null;
                 qlen: string | null;
             };
+            /** @description ethtool settings; null (not an object) when ethtool gave nothing for this device (veths, bonds without ports) */
             settings: {
                 dev: string;
                 speed: number | "UNKNOWN";
@@ -2718,6 +2722,7 @@ export interface components {
                     bus_info: string | null;
                 } | null;
             } | null;
+            /** @description the inet stanza of the interfaces files; null (not an object) when there is none. mode is the stanza method: static, dhcp, or manual (a bond port: its stanza only names its bond with bond-master, so its mode is manual, not one of the spec modes) */
             config: ({
                 mode: string;
                 address?: string;
@@ -2733,6 +2738,7 @@ export interface components {
             } & {
                 [key: string]: string;
             }) | null;
+            /** @description the first IPv4 address; null (not an object) when the interface has none */
             ipv4: {
                 /** @enum {string} */
                 type: "dhcp" | "static" | "inet";
@@ -2790,6 +2796,7 @@ export interface components {
                 group: string | null;
                 qlen: string | null;
             };
+            /** @description ethtool settings; null (not an object) when ethtool gave nothing for this device (veths, bonds without ports) */
             settings: {
                 dev: string;
                 speed: number | "UNKNOWN";
@@ -2810,6 +2817,7 @@ export interface components {
                     bus_info: string | null;
                 } | null;
             } | null;
+            /** @description the inet stanza of the interfaces files; null (not an object) when there is none. mode is the stanza method: static, dhcp, or manual (a bond port: its stanza only names its bond with bond-master, so its mode is manual, not one of the spec modes) */
             config: ({
                 mode: string;
                 address?: string;
@@ -2825,6 +2833,7 @@ export interface components {
             } & {
                 [key: string]: string;
             }) | null;
+            /** @description the first IPv4 address; null (not an object) when the interface has none */
             ipv4: {
                 /** @enum {string} */
                 type: "dhcp" | "static" | "inet";
@@ -2858,6 +2867,7 @@ export interface components {
                 group: string | null;
                 qlen: string | null;
             };
+            /** @description ethtool settings; null (not an object) when ethtool gave nothing for this device (veths, bonds without ports) */
             settings: {
                 dev: string;
                 speed: number | "UNKNOWN";
@@ -2878,6 +2888,7 @@ export interface components {
                     bus_info: string | null;
                 } | null;
             } | null;
+            /** @description the inet stanza of the interfaces files; null (not an object) when there is none. mode is the stanza method: static, dhcp, or manual (a bond port: its stanza only names its bond with bond-master, so its mode is manual, not one of the spec modes) */
             config: ({
                 mode: string;
                 address?: string;
@@ -2893,6 +2904,7 @@ export interface components {
             } & {
                 [key: string]: string;
             }) | null;
+            /** @description the first IPv4 address; null (not an object) when the interface has none */
             ipv4: {
                 /** @enum {string} */
                 type: "dhcp" | "static" | "inet";
@@ -3061,9 +3073,15 @@ export interface components {
             id: number;
         }[];
         notification_agentUpdate_body: {
-            /** @enum {string} */
+            /** @description optional: the agent's id, as details shows it; must equal the id in the URL */
+            id?: number | string;
+            /**
+             * @description new type; a type change needs a full json
+             * @enum {string}
+             */
             type?: "sms" | "smtp" | "webhook";
             enabled?: boolean;
+            /** @description configuration: with the type unchanged, the fields given are merged into the stored configuration (omitted fields and secrets are kept); with a new type, the whole configuration */
             json?: {
                 [key: string]: unknown;
             };
@@ -3354,8 +3372,10 @@ export interface components {
         };
         traffic_controlCreate_body: {
             name: string;
+            /** @description network interface the rule limits traffic on (not lo) */
             device: string;
             ip: string;
+            /** @description the rate limit in megabytes per second (MB/s, 1 MB = 10^6 bytes; 0.001 to 100000); a number or a numeric string */
             rate: number;
         };
         traffic_controlDestroy_response: {
@@ -3432,7 +3452,12 @@ export interface components {
                 };
             };
             rules: {
+                /** @description the rule name */
                 name: string;
+                /** @description the IPv4 address whose traffic the rule limits */
+                ip: string;
+                /** @description the rate limit in megabytes per second (MB/s, 1 MB = 10^6 bytes), as created */
+                rate: number;
                 qtype: string;
                 handler: number;
                 device: string;
@@ -5018,6 +5043,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description realm file in the include directory: `<name>.conf`, or the file itself when the name ends in `.conf` or is a listed file without extension (letters, digits, _ and -); letters, digits, . _ -, starting with a letter or digit, no ".." */
                 name: string;
             };
             cookie?: never;
@@ -5050,6 +5076,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description realm file in the include directory: `<name>.conf`, or the file itself when the name ends in `.conf` or is a listed file without extension (letters, digits, _ and -); letters, digits, . _ -, starting with a letter or digit, no ".." */
                 name: string;
             };
             cookie?: never;
@@ -5112,6 +5139,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description realm file in the include directory: `<name>.conf`, or the file itself when the name ends in `.conf` or is a listed file without extension (letters, digits, _ and -); letters, digits, . _ -, starting with a letter or digit, no ".." */
                 name: string;
             };
             cookie?: never;
@@ -5678,6 +5706,10 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     notification_agentDestroy: {
@@ -5706,6 +5738,10 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     notification_agentDetails: {
@@ -5734,6 +5770,10 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     notification_agentList: {
@@ -5760,6 +5800,10 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     notification_agentTest: {
@@ -5825,6 +5869,10 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     notification_eventList: {

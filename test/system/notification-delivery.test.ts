@@ -403,7 +403,8 @@ describe('outbox', () => {
     await waitFor('the receiver holding the first send', () => hooks.holding === 1);
 
     // The receiver still has not answered, and mutating routes answer all the same.
-    const r = await api('POST', `/notification/agent/${slow}/update`, { json: { url: hooks.url('/hold') } });
+    // (a real change: an update that changes nothing records no event)
+    const r = await api('POST', `/notification/agent/${slow}/update`, { json: { url: hooks.url('/hold'), secret: WHSEC } });
     expect(r.status).toBe(200);
     // The events route says what holds the slow agent's queue: its oldest pending notification.
     const updated = eventAbout('notification.agent.updated', slow);
