@@ -404,7 +404,9 @@ describe('outbox', () => {
 
     // The receiver still has not answered, and mutating routes answer all the same.
     // (a real change: an update that changes nothing records no event)
-    const r = await api('POST', `/notification/agent/${slow}/update`, { json: { url: hooks.url('/hold'), secret: WHSEC } });
+    const r = await api('POST', `/notification/agent/${slow}/update`, {
+      json: { url: hooks.url('/hold'), secret: WHSEC },
+    });
     expect(r.status).toBe(200);
     // The events route says what holds the slow agent's queue: its oldest pending notification.
     const updated = eventAbout('notification.agent.updated', slow);
