@@ -9,7 +9,8 @@
  * symlink swapped in afterwards cannot redirect it and the audit names the real target. An argv
  * a policy does not recognise is refused: a policy describes the only shapes the product builds.
  */
-import { lstatSync, realpathSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
+import { resolveExisting } from './files';
 import { posix } from 'node:path';
 import { SystemRefusal } from './types';
 
@@ -44,20 +45,7 @@ export function operandsAfterDashDash(argv: readonly string[]): { index: number;
 export function resolvePath(p: string): string {
   if (!p.startsWith('/') || p.includes('\0'))
     throw new SystemRefusal('bad_request', `${JSON.stringify(p)} is not an absolute path`);
-  let head = posix.normalize(p);
-  const tail: string[] = [];
-  for (;;) {
-    try {
-      const real = realpathSync(head);
-      return tail.length ? posix.join(real, ...tail.reverse()) : real;
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw e;
-      if (head === '/') return posix.join('/', ...tail.reverse());
-      tail.push(posix.basename(head));
-      head = posix.dirname(head);
-    }
-  }
+  return resolveExisting(p);
 }
 
 export const isUnder = (p: string, root: string, strictly = false): boolean =>

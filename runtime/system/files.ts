@@ -42,7 +42,7 @@ export class ConfinedFiles {
       throw new SystemRefusal('bad_request', 'path must be absolute');
     if (path.includes('\0')) throw new SystemRefusal('bad_request', 'path must not contain NUL');
     if (path.split('/').includes('..')) throw new SystemRefusal('bad_request', 'path must not contain ..');
-    const real = await resolveExisting(path);
+    const real = resolveExisting(path);
     const inside = (r: string) => real === r || real.startsWith(r.endsWith(sep) ? r : r + sep);
     const root = this.roots.find((r) => inside(r.path) && (r.writable || !write));
     if (!root) {
@@ -302,8 +302,11 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/** realpath of the longest existing prefix, with the not-yet-existing rest appended. */
-async function resolveExisting(path: string): Promise<string> {
+/**
+ * realpath of the longest existing prefix, with the not-yet-existing rest appended (a directory
+ * or file about to be created). Shared by the file operations and command confinement.
+ */
+export function resolveExisting(path: string): string {
   const parts = resolve(path).split('/').filter(Boolean);
   for (let i = parts.length; i >= 0; i--) {
     const head = '/' + parts.slice(0, i).join('/');

@@ -4,24 +4,19 @@
  * each file is exactly one of the versions written (old or new, never a mix or a truncation), no
  * temp file is left beside it once the host is up, and the intent journal is empty.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { DEFAULT_PATHS } from '../../runtime/config';
-import { repo } from '../helpers/host';
 import { privateDir } from '../helpers/tmp';
+import { HostProcess } from './helpers/host-process';
 
 const ROUNDS = 10;
 /** kills land at random: go on past ROUNDS (bounded) until some came before a write finished and some after */
 const MAX_ROUNDS = 24;
 
-let dir: string;
-let configFile: string;
-let token = '';
-let child: ChildProcess | undefined;
+let host: HostProcess;
 let paths: Record<string, string>;
 
 /** A krb5.conf version: the spec's first line, then enough relations that a write takes a moment. */
@@ -30,57 +25,15 @@ const conf = (n: number) =>
 const realm = (n: number) =>
   `[realms]\n\tV${n}.EXAMPLE.TEST = {\n${Array.from({ length: 400 }, (_, i) => `\t\tkdc = kdc${i}.v${n}.example.test:88\n`).join('')}\t}\n`;
 
-function startHost(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, [join(repo, 'dist/host/cli.mjs'), 'serve', '--config', configFile], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child = c;
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`host did not start: ${out}`)), 30_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const t = /\n {2}(blt_\S+)\n/.exec(out);
-      if (t) token = t[1];
-      const m = /listening on (http:\/\/\S+)\/api\/v2/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    c.stdout?.on('data', onData);
-    c.stderr?.on('data', onData);
-    c.once('exit', (code) => reject(new Error(`host exited ${code}: ${out}`)));
-  });
-}
-
-function kill9(): Promise<void> {
-  const c = child;
-  if (!c || c.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    c.once('exit', () => resolve());
-    c.kill('SIGKILL');
-  });
-}
-
-function openIntents(): number {
-  const db = new Database(join(dir, 'state', 'ballast.db'), { readonly: true });
-  try {
-    return (db.prepare('SELECT COUNT(*) AS n FROM intents').get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
-
 beforeAll(() => {
-  dir = privateDir('ballast-krbkill');
+  const dir = privateDir('ballast-krbkill');
   const root = join(dir, 'root');
   paths = Object.fromEntries(Object.entries(DEFAULT_PATHS).map(([k, p]) => [k, join(root, p)]));
   mkdirSync(paths.krb5ConfD, { recursive: true });
   mkdirSync(dirname(paths.krb5Conf), { recursive: true });
   writeFileSync(paths.krb5Conf, conf(0));
   writeFileSync(join(paths.krb5ConfD, 'lab.conf'), realm(0));
-  configFile = join(dir, 'config.yaml');
+  const configFile = join(dir, 'config.yaml');
   writeFileSync(
     configFile,
     stringify({
@@ -90,9 +43,10 @@ beforeAll(() => {
       settings: { traffic: { reconcileOnStart: false } },
     }),
   );
+  host = new HostProcess(configFile, join(dir, 'state'));
 });
 
-afterAll(() => kill9());
+afterAll(() => host?.kill9());
 
 describe('kill -9 during Kerberos configuration writes', () => {
   it(`${ROUNDS} kills at random points: krb5.conf and the realm file are whole versions, no temp file is left`, async () => {
@@ -104,8 +58,8 @@ describe('kill -9 during Kerberos configuration writes', () => {
     const outcomes: string[] = [];
     const bothSides = () => outcomes.some((o) => o.includes('killed')) && outcomes.some((o) => o.includes('200'));
     for (let round = 1; ; round++) {
-      const url = await startHost();
-      expect(openIntents()).toBe(0);
+      const url = await host.start();
+      expect(host.openIntents()).toBe(0);
       const confNow = readFileSync(paths.krb5Conf, 'utf8');
       expect(
         confNow === conf(0) || confVersions.includes(confNow),
@@ -119,7 +73,7 @@ describe('kill -9 during Kerberos configuration writes', () => {
       const post = (path: string, body: unknown) =>
         fetch(`${url}/api/v2/kerberos${path}`, {
           method: 'POST',
-          headers: { token, 'content-type': 'application/json' },
+          headers: { token: host.token, 'content-type': 'application/json' },
           body: JSON.stringify(body),
         })
           .then((r) => String(r.status))
@@ -129,7 +83,7 @@ describe('kill -9 during Kerberos configuration writes', () => {
         post('/realm/lab/update', { conf: realm(round) }),
       ]);
       await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 400)));
-      await kill9();
+      await host.kill9();
       outcomes.push((await answers).join('/'));
     }
     expect(existsSync(paths.krb5Conf)).toBe(true);

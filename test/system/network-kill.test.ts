@@ -5,15 +5,13 @@
  * state are the old or the new configuration, never a mix, and the intent journal is empty once
  * the host is up (it rolled back what the killed host left half done).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { DEFAULT_PATHS } from '../../runtime/config';
-import { repo } from '../helpers/host';
 import { privateDir } from '../helpers/tmp';
+import { HostProcess } from './helpers/host-process';
 import { createNetns, IP, requireTool, type Netns } from './helpers/netns';
 
 const ROUNDS = 8;
@@ -22,49 +20,8 @@ const MAX_ROUNDS = 24;
 const ADDRESS = '10.9.6.5';
 
 let ns: Netns;
-let dir: string;
-let configFile: string;
-let token = '';
-let child: ChildProcess | undefined;
+let host: HostProcess;
 let paths: Record<string, string>;
-/** what the current host printed (its start-up recovery says what it rolled back) */
-let hostOutput = '';
-
-/** Starts the host; resolves with its URL once it listens (after its start-up recovery). */
-function startHost(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, [join(repo, 'dist/host/cli.mjs'), 'serve', '--config', configFile], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child = c;
-    let out = '';
-    hostOutput = '';
-    const timer = setTimeout(() => reject(new Error(`host did not start: ${out}`)), 30_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      hostOutput = out;
-      const t = /\n {2}(blt_\S+)\n/.exec(out);
-      if (t) token = t[1];
-      const m = /listening on (http:\/\/\S+)\/api\/v2/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    c.stdout?.on('data', onData);
-    c.stderr?.on('data', onData);
-    c.once('exit', (code) => reject(new Error(`host exited ${code}: ${out}`)));
-  });
-}
-
-function kill9(): Promise<void> {
-  const c = child;
-  if (!c || c.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    c.once('exit', () => resolve());
-    c.kill('SIGKILL');
-  });
-}
 
 async function kernelHas(address: string): Promise<boolean> {
   const r = JSON.parse((await ns.run([IP, '-j', 'addr', 'show', 'dev', 'eth1'])).stdout) as {
@@ -86,23 +43,10 @@ const configText = () =>
 const fileHas = () => /iface eth1 inet static/.test(configText()) && configText().includes(ADDRESS);
 
 function eventKinds(): string {
-  const db = new Database(join(dir, 'state', 'ballast.db'), { readonly: true });
-  try {
-    return (db.prepare('SELECT kind, data FROM events ORDER BY seq').all() as { kind: string; data: string }[])
-      .map((e) => `${e.kind} ${e.data}`)
-      .join(' | ');
-  } finally {
-    db.close();
-  }
-}
-
-function openIntents(): number {
-  const db = new Database(join(dir, 'state', 'ballast.db'), { readonly: true });
-  try {
-    return (db.prepare('SELECT COUNT(*) AS n FROM intents').get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
+  return host
+    .query<{ kind: string; data: string }>('SELECT kind, data FROM events ORDER BY seq')
+    .map((e) => `${e.kind} ${e.data}`)
+    .join(' | ');
 }
 
 beforeAll(async () => {
@@ -111,12 +55,12 @@ beforeAll(async () => {
     name: 'ballast-kill',
     veths: [{ name: 'eth1', peer: 'peer1', peerAddress: '10.9.6.1/24' }],
   });
-  dir = privateDir('ballast-netkill');
+  const dir = privateDir('ballast-netkill');
   const root = join(dir, 'root');
   paths = Object.fromEntries(Object.entries(DEFAULT_PATHS).map(([k, p]) => [k, join(root, p)]));
   mkdirSync(paths.networkInterfacesD, { recursive: true });
   writeFileSync(paths.networkInterfaces, 'source /etc/network/interfaces.d/*\n\nauto lo\niface lo inet loopback\n');
-  configFile = join(dir, 'config.yaml');
+  const configFile = join(dir, 'config.yaml');
   writeFileSync(
     configFile,
     stringify({
@@ -129,10 +73,11 @@ beforeAll(async () => {
       settings: { network: { list: { kinds: ['veth'] } }, traffic: { reconcileOnStart: false } },
     }),
   );
+  host = new HostProcess(configFile, join(dir, 'state'));
 });
 
 afterAll(async () => {
-  await kill9();
+  await host?.kill9();
   await ns?.cleanup();
 });
 
@@ -141,14 +86,14 @@ describe('kill -9 during network changes', () => {
     const outcomes: string[] = [];
     let recoveries = 0;
     for (let round = 0; round < MAX_ROUNDS && (round < ROUNDS || recoveries === 0); round++) {
-      const url = await startHost();
-      if (/network: rolled back a change interrupted/.test(hostOutput)) recoveries++;
-      expect(token).toMatch(/^blt_/);
+      const url = await host.start();
+      if (/network: rolled back a change interrupted/.test(host.output)) recoveries++;
+      expect(host.token).toMatch(/^blt_/);
       // the previous round's kill has been settled by this start
-      expect(openIntents()).toBe(0);
+      expect(host.openIntents()).toBe(0);
       expect(
         fileHas(),
-        `round ${round} after ${outcomes.join(', ')}; host: ${hostOutput}; events: ${eventKinds()}; files: ${configText()}`,
+        `round ${round} after ${outcomes.join(', ')}; host: ${host.output}; events: ${eventKinds()}; files: ${configText()}`,
       ).toBe(await kernelHas(ADDRESS));
       expect(readdirSync(paths.networkInterfacesD).filter((n) => n.includes('.tmp-'))).toEqual([]);
 
@@ -156,24 +101,24 @@ describe('kill -9 during network changes', () => {
       const request = configured
         ? fetch(`${url}/api/v2/network/interface/eth1/unconfigure`, {
             method: 'POST',
-            headers: { token, 'content-type': 'application/json' },
+            headers: { token: host.token, 'content-type': 'application/json' },
             body: '{}',
           })
         : fetch(`${url}/api/v2/network/interface/configure`, {
             method: 'POST',
-            headers: { token, 'content-type': 'application/json' },
+            headers: { token: host.token, 'content-type': 'application/json' },
             body: JSON.stringify({ device: 'eth1', isdhcp: false, address: ADDRESS, netmask: '255.255.255.0' }),
           });
       const answered = request.then((r) => r.status).catch(() => 'killed');
       // a random moment: before, during or after the change's steps
       await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 1500)));
-      await kill9();
+      await host.kill9();
       outcomes.push(`${configured ? 'unconfigure' : 'configure'}: ${String(await answered)}`);
     }
     // one more start settles the last kill
-    await startHost();
-    if (/network: rolled back a change interrupted/.test(hostOutput)) recoveries++;
-    expect(openIntents()).toBe(0);
+    await host.start();
+    if (/network: rolled back a change interrupted/.test(host.output)) recoveries++;
+    expect(host.openIntents()).toBe(0);
     expect(fileHas()).toBe(await kernelHas(ADDRESS));
     // the kills landed before, during and after changes; print them for the record
     console.log(`network kill loop: ${outcomes.join(', ')}; ${recoveries} start(s) rolled back an interrupted change`);
