@@ -176,8 +176,16 @@ export interface WebhookRequest {
   answered?: number;
 }
 
-/** What the receiver answers: a status, or 'hold' to keep the request open until release(). */
-export type Reply = number | 'hold';
+/**
+ * What the receiver answers: a status, a status with its own reason phrase and body (what a
+ * hostile or chatty receiver sends back), or 'hold' to keep the request open until release().
+ */
+export type Reply = number | { status: number; reason: string; body: string } | 'hold';
+
+function answer(res: ServerResponse, reply: Exclude<Reply, 'hold'>): void {
+  if (typeof reply === 'number') res.writeHead(reply).end();
+  else res.writeHead(reply.status, reply.reason, { 'content-type': 'text/plain' }).end(reply.body);
+}
 
 export class WebhookReceiver {
   readonly requests: WebhookRequest[] = [];
@@ -251,9 +259,9 @@ export class WebhookReceiver {
       else if (this.delayMs > 0) {
         // a slow destination, not a wait of the test's: stop() may close the connection first
         setTimeout(() => {
-          if (!req.socket.destroyed) res.writeHead(reply).end();
+          if (!req.socket.destroyed) answer(res, reply);
         }, this.delayMs);
-      } else res.writeHead(reply).end();
+      } else answer(res, reply);
     });
   }
 }

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { WebhookConfig } from '../../../../handlers/notification/contract';
 import { isLocalHost } from '../../../../handlers/notification/contract';
 import { LocalTargetError, post, retryAfterMs } from '../http-post';
@@ -49,9 +50,16 @@ export async function sendWebhook(
     throw new SendError(`webhook ${where} is unreachable: ${(e as Error).message}`);
   }
   if (r.status >= 200 && r.status < 300) return;
-  // the status only: a receiver's body may echo what it was sent or hold its own secrets
-  throw new SendError(`webhook ${where} answered HTTP ${r.status}`, {
+  // The status line with the standard reason phrase, not the receiver's own phrase or body:
+  // either may echo what it was sent or hold the receiver's secrets.
+  throw new SendError(`webhook ${where} answered ${statusLine(r.status)}`, {
     permanent: r.status === 410,
     retryAfterMs: retryAfterMs(r.headers),
   });
+}
+
+/** `HTTP 503 Service Unavailable`; a code with no registered phrase stays bare. */
+export function statusLine(status: number): string {
+  const phrase = STATUS_CODES[status];
+  return phrase ? `HTTP ${status} ${phrase}` : `HTTP ${status}`;
 }
