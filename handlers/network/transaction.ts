@@ -28,7 +28,8 @@ async function writeAll(system: SystemClient, files: FileChange[]): Promise<File
   const written: FileChange[] = [];
   try {
     for (const f of files) {
-      await system.writeFile(f.path, f.after, { backup: true });
+      if (f.after === null) await system.removeFile(f.path, { backup: true });
+      else await system.writeFile(f.path, f.after, { backup: true });
       written.push(f);
     }
   } catch (e) {
