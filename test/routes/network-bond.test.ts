@@ -36,6 +36,9 @@ import {
   type IpRecord,
 } from './network-helpers';
 import type { NetworkInterface } from '../../handlers/network/schemas';
+import { planUnconfigureBond } from '../../handlers/network/plan';
+import { parseIpLink } from '../../handlers/network/parse/ip-link';
+import { parseIpAddr } from '../../handlers/network/parse/ip-addr';
 import { errorOf } from '../helpers/answers';
 
 const DHCLIENT = '/usr/sbin/dhclient';
@@ -664,5 +667,30 @@ describe('slaves and unconfigure, on their own', () => {
     expect(r.status).toBe(409);
     expect(errorOf(r).details).toEqual({ device: 'bond0', address: '10.20.0.10', action: 'unconfigure' });
     expect(calls()).toEqual([]);
+  });
+});
+
+describe('unconfigure of a bond survives a kill right after the delete (issue 11 item 5)', () => {
+  it("the delete step's undo recreates bond0 with its kernel parameters, MTU and address (used by start-up recovery)", () => {
+    const link = parseIpLink(JSON.stringify(BOND_LINKS)).find((l) => l.ifname === 'bond0');
+    const addr = parseIpAddr(JSON.stringify(BOND_ADDRS)).find((a) => a.ifname === 'bond0') ?? null;
+    if (!link) throw new Error('no bond0 in the fixture');
+    const steps = planUnconfigureBond({ ip: IP, ethtool: ETHTOOL }, { link, addr }, ['eno1', 'eno2'], false);
+    expect(steps.at(-1)).toEqual({
+      argv: [IP, 'link', 'del', 'dev', 'bond0'],
+      undo: [
+        [IP, 'link', 'add', 'name', 'bond0', 'type', 'bond', ...BIND_ARGV[0].slice(7)],
+        [IP, 'link', 'set', 'dev', 'bond0', 'mtu', '9000'],
+        [IP, 'addr', 'add', '10.20.0.10/24', 'broadcast', '10.20.0.255', 'dev', 'bond0'],
+      ],
+    });
+    // recovery runs undo newest first: bond0 back, then its ports re-enslaved, then it is up
+    expect(steps.slice(0, -1).map((st) => st.undo)).toEqual([
+      [[IP, 'link', 'set', 'dev', 'bond0', 'up']],
+      [[IP, 'link', 'set', 'dev', 'eno1', 'master', 'bond0']],
+      [],
+      [[IP, 'link', 'set', 'dev', 'eno2', 'master', 'bond0']],
+      [],
+    ]);
   });
 });
