@@ -15,8 +15,8 @@
  * file writes and the undo at start therefore run for real against the kernel, and the test
  * checks the kernel with the real ip (bridge present or not, ports enslaved or not).
  */
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { DEFAULT_PATHS } from '../../runtime/config';
@@ -137,8 +137,13 @@ describe('kill -9 during network changes', () => {
   }, 300_000);
 });
 
-/** The host's `ip` for the bond loop: bridge for bond (see the header). CommonJS, run by this node. */
-const BOND_AS_BRIDGE = `#!${process.execPath}
+/**
+ * The host's `ip` for the bond loop: bridge for bond (see the header). CommonJS, run by this
+ * node. With the file `<hold>.on` present, `link del` (the last step of unbind) does its work,
+ * creates `<hold>.done` and then waits, so a test can kill the host exactly between the delete
+ * and the end of the change.
+ */
+const bondAsBridge = (hold: string) => `#!${process.execPath}
 // Ballast network kill test: stands in for a bond on a kernel without the bonding module.
 'use strict';
 const { spawnSync } = require('node:child_process');
@@ -165,18 +170,23 @@ if (r.status === 0 && a[0] === '-j' && out.trim() !== '') {
   }
   out = JSON.stringify(recs) + '\\n';
 }
+if (r.status === 0 && a[0] === 'link' && a[1] === 'del' && require('node:fs').existsSync('${hold}.on')) {
+  require('node:fs').writeFileSync('${hold}.done', '');
+  spawnSync('/bin/sleep', ['60']);
+}
 process.stdout.write(out);
 process.stderr.write(r.stderr);
 process.exit(r.status === null ? 1 : r.status);
 `;
 
 describe('kill -9 during bond bind and unbind (a bridge standing in for the bond: no bonding module here)', () => {
-  const BOND_ROUNDS = 8;
-  const BOND_MAX_ROUNDS = 14;
+  const BOND_ROUNDS = 6;
+  const BOND_MAX_ROUNDS = 12;
   const BOND_ADDRESS = '10.9.7.5';
   let bns: Netns;
   let bhost: HostProcess;
   let bpaths: Record<string, string>;
+  let hold: string;
   const SEED = 'source /etc/network/interfaces.d/*\n\nauto lo\niface lo inet loopback\n';
   const NEW =
     `${SEED}\nauto bond0\niface bond0 inet static\n    address ${BOND_ADDRESS}\n    netmask 255.255.255.0\n    slaves eth1 eth2\n` +
@@ -231,7 +241,8 @@ describe('kill -9 during bond bind and unbind (a bridge standing in for the bond
     mkdirSync(bpaths.networkInterfacesD, { recursive: true });
     writeFileSync(bpaths.networkInterfaces, SEED);
     const ipWrapper = join(dir, 'ip-bond-as-bridge');
-    writeFileSync(ipWrapper, BOND_AS_BRIDGE);
+    hold = join(dir, 'hold-after-del');
+    writeFileSync(ipWrapper, bondAsBridge(hold));
     chmodSync(ipWrapper, 0o755);
     const configFile = join(dir, 'config.yaml');
     writeFileSync(
@@ -276,6 +287,38 @@ describe('kill -9 during bond bind and unbind (a bridge standing in for the bond
     ]);
     expect(files()).toEqual({ main: SEED, d: [] });
     expect(await kernel()).toEqual(OLD_KERNEL);
+    await bhost.kill9();
+  }, 60_000);
+
+  it('a kill right after unbind deleted the bond: the start recreates it (parameters, address, ports) as the files say', async () => {
+    const url = await bhost.start();
+    const b = await post(url, 'bind', BIND);
+    expect(b.status, await b.clone().text()).toBe(200);
+    writeFileSync(`${hold}.on`, '');
+    const deleted = new Promise<void>((resolve) => {
+      const w = watch(dirname(hold), (_e, name) => {
+        if (name === `${basename(hold)}.done`) {
+          w.close();
+          resolve();
+        }
+      });
+    });
+    const answered = post(url, 'bond0/unconfigure', {})
+      .then((r) => r.status)
+      .catch(() => 'killed');
+    await deleted;
+    // the delete ran: the kernel has no bond0, the ports are free, the change is not ended
+    expect(await kernel()).toEqual(OLD_KERNEL);
+    expect(bhost.openIntents()).toBe(1);
+    await bhost.kill9();
+    expect(await answered).toBe('killed');
+    rmSync(`${hold}.on`);
+    rmSync(`${hold}.done`);
+    await bhost.start();
+    expect(bhost.output).toMatch(/network: rolled back a change interrupted/);
+    expect(bhost.openIntents()).toBe(0);
+    expect(files()).toEqual({ main: NEW, d: [] });
+    expect(await kernel()).toEqual(NEW_KERNEL);
     await bhost.kill9();
   }, 60_000);
 
