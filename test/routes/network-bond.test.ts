@@ -10,7 +10,7 @@
  * own MAC, MTU 1500); ONE_PORT is bond0 after eno2 was released.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTestHost, type TestHost } from '../helpers/host';
 import { CONNECTION_HEADER } from '../../handlers/core/route';
@@ -465,8 +465,11 @@ describe('bind', () => {
     }
   });
 
-  it('no bonding kernel module: 502 naming it (modprobe bonding); bond add is the first command, the file is restored (issue 12 item 11)', async () => {
+  it('no bonding kernel module: 502 naming it (modprobe bonding); bond add runs before any file is written, nothing changed (issue 12 item 11)', async () => {
     const created = events('network.bond.created').length;
+    // the backup a write of the main file leaves: absent after the request = the file was never written
+    const backup = join(t.config.stateDir, 'backups', `${mainFile}.prev`);
+    rmSync(backup, { force: true });
     t.replay?.load([fails(BIND_ARGV[0] ?? [], 'Error: Unknown device type.\n')]);
     const r = await t.call('POST', '/api/v2/network/interface/bind', {
       body: { isdhcp: false, address: '10.20.0.10/24', mtu: 9000, slaves: 'eno1,eno2' },
@@ -475,11 +478,12 @@ describe('bind', () => {
     const err = (r.json as { error: { code: string; message: string; details: { reason: string } } }).error;
     expect([err.code, err.message, err.details.reason]).toEqual([
       'command_failed',
-      'the bonding kernel module is not available (modprobe bonding); the previous configuration was restored',
+      'the bonding kernel module is not available (modprobe bonding); nothing was changed',
       'bonding-module-missing',
     ]);
     expect(calls()).toEqual([BIND_ARGV[0]]);
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED);
+    expect(existsSync(backup)).toBe(false);
     expect(events('network.bond.created').length).toBe(created);
   });
 

@@ -703,6 +703,15 @@ describe('POST /network/interface/:device_name/unconfigure', () => {
     expect(events('network.interface.unconfigured').at(-1)).toEqual({ device: 'eth3' });
   });
 
+  it('with no main file, a change elsewhere does not create one (no empty file from a no-op)', async () => {
+    rmSync(mainFile);
+    replay.load([ok([IP, '-4', 'addr', 'flush', 'dev', 'eth3']), ok([IP, 'link', 'set', 'dev', 'eth3', 'down'])]);
+    const r = await t.call('POST', '/api/v2/network/interface/eth3/unconfigure', { body: {} });
+    expect(r.status, r.text).toBe(200);
+    expect(existsSync(mainFile)).toBe(false);
+    expect(existsSync(eth3File)).toBe(false);
+  });
+
   it('a failing step puts back the interfaces.d file it removed, byte for byte', async () => {
     replay.load([fails([IP, '-4', 'addr', 'flush', 'dev', 'eth3'], 'Error: injected\n')]);
     const r = await t.call('POST', '/api/v2/network/interface/eth3/unconfigure', { body: {} });

@@ -297,7 +297,7 @@ describe('item 11: bind without the bonding kernel module', () => {
     const e = errorOf(r);
     expect([e.code, e.message, e.details?.reason]).toEqual([
       'command_failed',
-      'the bonding kernel module is not available (modprobe bonding); the previous configuration was restored',
+      'the bonding kernel module is not available (modprobe bonding); nothing was changed',
       'bonding-module-missing',
     ]);
     expect(e.details?.command).toEqual([
