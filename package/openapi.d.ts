@@ -2684,8 +2684,12 @@ export interface components {
             /** @constant */
             class: "phys";
             mtu: string;
-            /** @enum {string} */
-            state: "up" | "down";
+            /**
+             * @description administrative state: up or down; "not created" for a bond the interfaces files define but the kernel does not have (no device: phys, settings and ipv4 are null, config is its stanza, status WARNING)
+             * @enum {string}
+             */
+            state: "up" | "down" | "not created";
+            /** @description the kernel device (ip link); null only when state is "not created" (a bond defined only in the files) */
             phys: {
                 index: string;
                 deleted: boolean;
@@ -2700,7 +2704,7 @@ export interface components {
                 mode: string | null;
                 group: string | null;
                 qlen: string | null;
-            };
+            } | null;
             /** @description ethtool settings; null (not an object) when ethtool gave nothing for this device (veths, bonds without ports) */
             settings: {
                 dev: string;
@@ -2779,8 +2783,12 @@ export interface components {
             /** @constant */
             class: "phys";
             mtu: string;
-            /** @enum {string} */
-            state: "up" | "down";
+            /**
+             * @description administrative state: up or down; "not created" for a bond the interfaces files define but the kernel does not have (no device: phys, settings and ipv4 are null, config is its stanza, status WARNING)
+             * @enum {string}
+             */
+            state: "up" | "down" | "not created";
+            /** @description the kernel device (ip link); null only when state is "not created" (a bond defined only in the files) */
             phys: {
                 index: string;
                 deleted: boolean;
@@ -2795,7 +2803,7 @@ export interface components {
                 mode: string | null;
                 group: string | null;
                 qlen: string | null;
-            };
+            } | null;
             /** @description ethtool settings; null (not an object) when ethtool gave nothing for this device (veths, bonds without ports) */
             settings: {
                 dev: string;
@@ -2850,8 +2858,12 @@ export interface components {
             /** @constant */
             class: "phys";
             mtu: string;
-            /** @enum {string} */
-            state: "up" | "down";
+            /**
+             * @description administrative state: up or down; "not created" for a bond the interfaces files define but the kernel does not have (no device: phys, settings and ipv4 are null, config is its stanza, status WARNING)
+             * @enum {string}
+             */
+            state: "up" | "down" | "not created";
+            /** @description the kernel device (ip link); null only when state is "not created" (a bond defined only in the files) */
             phys: {
                 index: string;
                 deleted: boolean;
@@ -2866,7 +2878,7 @@ export interface components {
                 mode: string | null;
                 group: string | null;
                 qlen: string | null;
-            };
+            } | null;
             /** @description ethtool settings; null (not an object) when ethtool gave nothing for this device (veths, bonds without ports) */
             settings: {
                 dev: string;

@@ -25,6 +25,7 @@ import type {
   IfupdownIface,
   InterfaceConfig,
   InterfaceIpv4,
+  InterfacePhys,
   InterfaceSettings,
   InterfaceStatus,
   IpAddrRecord,
@@ -219,7 +220,8 @@ export function interfaceHealth(
   return { status: reasons.length ? 'WARNING' : 'GOOD', reasons };
 }
 
-export function buildInterface(input: BuildInput): NetworkInterface {
+/** The object of a kernel device (its `phys` is never null). */
+export function buildInterface(input: BuildInput): NetworkInterface & { phys: InterfacePhys } {
   const { link, addr, ethtool, driver, iface } = input;
   const config = configFromIface(iface);
   return {
@@ -246,5 +248,27 @@ export function buildInterface(input: BuildInput): NetworkInterface {
     config,
     ipv4: buildIpv4(link, addr, config),
     status: interfaceHealth(input, config).status,
+  };
+}
+
+/**
+ * A bond the interfaces files define but the kernel does not have (never brought up, or deleted
+ * by hand): listed so that it is not invisible while `bind` skips its name. The spec's fields
+ * are all there: `state` "not created", `mtu` the stanza's (else 1500, what the bonding driver
+ * starts with), `phys`/`settings`/`ipv4` null (there is no device), `config` its stanza, status
+ * WARNING (configured, not running).
+ */
+export function buildNotCreated(iface: IfupdownIface): NetworkInterface {
+  const config = configFromIface(iface);
+  return {
+    link: iface.name,
+    class: 'phys',
+    mtu: config?.mtu ?? '1500',
+    state: 'not created',
+    phys: null,
+    settings: null,
+    config,
+    ipv4: null,
+    status: 'WARNING',
   };
 }

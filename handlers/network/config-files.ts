@@ -142,11 +142,20 @@ export class ConfigEdit {
     return this;
   }
 
+  /**
+   * The files whose text differs from what was read. A file of interfaces.d that an edit leaves
+   * empty (nothing but blank lines: its last stanza was removed) is removed rather than left as
+   * a 0-byte file; the main file is always kept. A file that did not exist and would stay empty
+   * is not a change (nothing is created by an edit that writes nothing).
+   */
   changes(): FileChange[] {
     const out: FileChange[] = [];
     for (const f of this.config.files) {
       const after = this.texts.get(f.path);
-      if (after !== undefined && after !== (f.text ?? '')) out.push({ path: f.path, before: f.text, after });
+      if (after === undefined || after === (f.text ?? '')) continue;
+      const emptied = f.path !== this.mainPath && after.trim() === '';
+      if (emptied && f.text === null) continue;
+      out.push({ path: f.path, before: f.text, after: emptied ? null : after });
     }
     return out;
   }
@@ -156,5 +165,6 @@ export interface FileChange {
   path: string;
   /** null: the file did not exist */
   before: string | null;
-  after: string;
+  /** null: the file is removed (an interfaces.d file whose last stanza was removed) */
+  after: string | null;
 }

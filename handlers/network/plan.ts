@@ -22,7 +22,7 @@ import {
   readdAddrArgv,
   type Bins,
 } from './argv';
-import { bondIpArgs, type BondParams } from './bond';
+import { BOND_MODES, bondIpArgs, LACP_RATES, XMIT_HASH_POLICIES, type BondParams } from './bond';
 import type { Addressing } from './requests';
 import type { IpAddrRecord, IpLinkRecord } from './schemas';
 import type { Step } from './transaction';
@@ -170,10 +170,43 @@ export function planUnconfigure(b: Bins, p: UnconfigurePlan): Step[] {
 /** The MTU an Ethernet interface has without configuration. */
 export const DEFAULT_ETHER_MTU = 1500;
 
+/** A table entry's index by the name iproute2 prints (or `fallback` when absent or unknown). */
+function indexOf(table: readonly string[], name: string | undefined, fallback: number): number {
+  const i = name === undefined ? -1 : table.indexOf(name);
+  return i >= 0 ? i : fallback;
+}
+
+/**
+ * How to bring a deleted bond back as it was before the delete: the same kernel parameters
+ * (as `ip -d link` printed them), its MTU and its permanent IPv4 addresses. Empty when the
+ * record carries no bond data to recreate it from.
+ */
+export function recreateBondArgv(b: Bins, bond: DeviceBefore): string[][] {
+  const info = bond.link.bond;
+  const mode = info ? (BOND_MODES as readonly string[]).indexOf(info.mode) : -1;
+  if (!info || mode < 0) return [];
+  const dev = bond.link.ifname;
+  const params: BondParams = {
+    mode,
+    lacpRate: indexOf(LACP_RATES, info.ad_lacp_rate, 0),
+    miimon: info.miimon ?? 0,
+    updelay: info.updelay ?? 0,
+    downdelay: info.downdelay ?? 0,
+    xmitHashPolicy: indexOf(XMIT_HASH_POLICIES, info.xmit_hash_policy, 0),
+  };
+  return [
+    bondAddArgv(b, dev, bondIpArgs(params)),
+    linkSetArgv(b, dev, { mtu: bond.link.mtu }),
+    ...permanentV4(bond).map((a) => readdAddrArgv(b, dev, a)),
+  ];
+}
+
 /**
  * A bond: down, each port released and left down, then the bond deleted. Deleting is last
- * because it is the one step that cannot be taken back (the kernel forgets the bond's
- * parameters); everything before it can.
+ * because it is the one step a route's own rollback never has to take back (nothing runs after
+ * it). Its undo, used only by the start-up recovery of a host killed between the delete and the
+ * end of the change, recreates the bond (recreateBondArgv); the ports' undo then re-enslaves
+ * them and the first step's brings the bond up again.
  */
 export function planUnconfigureBond(b: Bins, bond: DeviceBefore, ports: string[], wasDhcp: boolean): Step[] {
   const dev = bond.link.ifname;
@@ -181,6 +214,6 @@ export function planUnconfigureBond(b: Bins, bond: DeviceBefore, ports: string[]
     ...stopDhcpSteps(b, dev, wasDhcp),
     { argv: linkSetArgv(b, dev, { state: 'down' }), undo: wasUp(bond) ? [linkSetArgv(b, dev, { state: 'up' })] : [] },
     ...ports.flatMap((p) => releaseSteps(b, p, dev)),
-    { argv: linkDelArgv(b, dev), undo: [] },
+    { argv: linkDelArgv(b, dev), undo: recreateBondArgv(b, bond) },
   ];
 }

@@ -344,8 +344,14 @@ export const networkInterface = z.object({
   class: z.literal('phys'),
   mtu: z.string(),
   /** administrative state: `up` when the UP flag is set */
-  state: z.enum(['up', 'down']),
-  phys: interfacePhys,
+  state: z
+    .enum(['up', 'down', 'not created'])
+    .describe(
+      'administrative state: up or down; "not created" for a bond the interfaces files define but the kernel does not have (no device: phys, settings and ipv4 are null, config is its stanza, status WARNING)',
+    ),
+  phys: interfacePhys
+    .nullable()
+    .describe('the kernel device (ip link); null only when state is "not created" (a bond defined only in the files)'),
   /** null when ethtool gave nothing for this device */
   settings: interfaceSettings
     .nullable()

@@ -54,6 +54,17 @@ export function isListed(link: IpLinkRecord, rule: Partial<SelectRule> = {}): bo
   return r.physical && isPhysical(link, r.linkTypes);
 }
 
+/**
+ * The rule for a device known only by name and kind: a bond the interfaces files define but the
+ * kernel does not have (state "not created") is listed when a real bond of that name would be.
+ */
+export function isNameListed(name: string, kind: string, rule: Partial<SelectRule> = {}): boolean {
+  const r: SelectRule = { ...DEFAULT_SELECT_RULE, ...rule };
+  if (matchesAny(name, r.excludeNames)) return false;
+  if (matchesAny(name, r.includeNames)) return true;
+  return r.kinds.includes(kind);
+}
+
 /** The listed interfaces, in the order iproute2 gave them (by ifindex). */
 export function selectInterfaces(links: IpLinkRecord[], rule: Partial<SelectRule> = {}): IpLinkRecord[] {
   return links.filter((l) => isListed(l, rule));

@@ -82,3 +82,12 @@ export function portStanza(port: string, bond: string): IfaceStanzaInput {
 export function configuredMaster(iface: IfupdownIface | null): string | null {
   return iface?.options.find((o) => MASTER_OPTIONS.includes(o.name))?.value ?? null;
 }
+
+/**
+ * A stanza that defines a bond: an inet stanza with a slaves list (`slaves`, `bond-slaves`,
+ * `bond_slaves`) or any other `bond*` option, and no `bond-master` (that makes it a port).
+ */
+export function definesBond(iface: IfupdownIface | null): boolean {
+  if (!iface || iface.family !== 'inet' || configuredMaster(iface) !== null) return false;
+  return iface.options.some((o) => SLAVES_OPTIONS.includes(o.name) || /^bond[-_]/.test(o.name));
+}

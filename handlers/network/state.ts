@@ -7,18 +7,19 @@
  * network.concurrency, default 4), so a box with many NICs is read in a few round trips
  * without filling the host's command queue on its own.
  */
-import { ApiError, notFound } from '../core/errors';
+import { ApiError, conflict, notFound } from '../core/errors';
 import { commandFailed, commandTimeout, type SystemClient } from '../core/system';
 import { bin, type Vars } from '../core/vars';
 import { readArgv, type Bins } from './argv';
-import { buildInterface } from './build-interface';
+import { buildInterface, buildNotCreated } from './build-interface';
 import { inetStanza, readNetworkConfig, type NetworkConfig } from './config-files';
 import { parseEthtool, parseEthtoolDriver } from './parse/ethtool';
 import { parseIpAddr } from './parse/ip-addr';
 import { parseIpLink } from './parse/ip-link';
-import type { IpAddrRecord, IpLinkRecord, NetworkInterface } from './schemas';
-import { isListed, selectInterfaces } from './select';
+import type { IfupdownIface, IpAddrRecord, IpLinkRecord, NetworkInterface } from './schemas';
+import { isListed, isNameListed, selectInterfaces } from './select';
 import { networkSettingsOf, type NetworkSettings } from './settings';
+import { definesBond } from './stanzas';
 
 export interface NetworkContext {
   system: SystemClient;
@@ -61,9 +62,39 @@ export function addrOf(s: Snapshot, name: string): IpAddrRecord | null {
   return s.addrs.find((a) => a.ifname === name) ?? null;
 }
 
-/** The interface `name` if it exists and the listing rule shows it; else 404. */
+/**
+ * The stanza of `name` when it is a bond the interfaces files define and the kernel does not
+ * have (`links`: every device), and the listing rule shows bonds; else null.
+ */
+export function notCreatedBond(
+  c: NetworkContext,
+  links: IpLinkRecord[] | null,
+  config: NetworkConfig,
+  name: string,
+): IfupdownIface | null {
+  if (links?.some((l) => l.ifname === name)) return null;
+  const iface = inetStanza(config, name);
+  return iface && definesBond(iface) && isNameListed(name, 'bond', c.settings.list) ? iface : null;
+}
+
+/** Every bond defined only in the files, in the order the files name them. */
+export function notCreatedBonds(c: NetworkContext, s: Snapshot): IfupdownIface[] {
+  const names = [...new Set(s.config.merged.ifaces.map((i) => i.name))];
+  return names.map((n) => notCreatedBond(c, s.links, s.config, n)).filter((i): i is IfupdownIface => i !== null);
+}
+
+/** A change aimed at a bond that exists only in the files: 409 saying so and what to do. */
+export function notCreated(name: string): ApiError {
+  return conflict(
+    `${name} is a bond defined in the interfaces files but not created (no kernel device); unconfigure it to remove its definition, or create a bond with /network/interface/bind`,
+    { device: name, state: 'not created' },
+  );
+}
+
+/** The interface `name` if it exists and the listing rule shows it; else 404 (409 for a bond not created). */
 export function managedLink(c: NetworkContext, s: Snapshot, name: string): IpLinkRecord {
   const link = linkOf(s, name);
+  if (!link && notCreatedBond(c, s.links, s.config, name)) throw notCreated(name);
   if (!link) throw notFound(`no network interface ${name}`);
   if (!isListed(link, c.settings.list)) throw notListed(link);
   return link;
@@ -117,14 +148,16 @@ async function build(
   return buildInterface({ link, addr, ethtool, driver, iface: inetStanza(config, link.ifname) });
 }
 
-/** GET /network/interface: the listed interfaces, in ifindex order. */
+/** GET /network/interface: the listed interfaces in ifindex order, then the bonds not created (file order). */
 export async function listInterfaces(c: NetworkContext): Promise<NetworkInterface[]> {
   const s = await readSnapshot(c);
   const listed = selectInterfaces(s.links, c.settings.list);
   // one pool over all ethtool calls (two per interface)
-  return mapLimit(listed, Math.max(1, Math.floor(c.settings.concurrency / 2)), (l) =>
+  const built = await mapLimit(listed, Math.max(1, Math.floor(c.settings.concurrency / 2)), (l) =>
     build(c, l, addrOf(s, l.ifname), s.config),
   );
+  // then the bonds the files define and the kernel does not have (state "not created")
+  return [...built, ...notCreatedBonds(c, s).map(buildNotCreated)];
 }
 
 /** One interface by name (details, and the answer of every change); 404 when not listed. */
@@ -132,8 +165,12 @@ export async function describeInterface(c: NetworkContext, name: string): Promis
   const argv = readArgv.link(c.bins, name);
   const r = await c.system.exec(argv);
   if (r.timedOut) throw commandTimeout(argv, r);
-  if (r.code !== 0)
-    throw /does not exist/.test(r.stderr) ? notFound(`no network interface ${name}`) : commandFailed(argv, r);
+  if (r.code !== 0 && /does not exist/.test(r.stderr)) {
+    const bond = notCreatedBond(c, null, await readNetworkConfig(c.system, c.vars), name);
+    if (bond) return buildNotCreated(bond);
+    throw notFound(`no network interface ${name}`);
+  }
+  if (r.code !== 0) throw commandFailed(argv, r);
   const link = parseIpLink(r.stdout)[0];
   if (!link || link.ifname !== name) throw new ApiError('bad_gateway', `ip printed no record for ${name}`);
   if (!isListed(link, c.settings.list)) throw notListed(link);

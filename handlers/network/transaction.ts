@@ -28,7 +28,8 @@ async function writeAll(system: SystemClient, files: FileChange[]): Promise<File
   const written: FileChange[] = [];
   try {
     for (const f of files) {
-      await system.writeFile(f.path, f.after, { backup: true });
+      if (f.after === null) await system.removeFile(f.path, { backup: true });
+      else await system.writeFile(f.path, f.after, { backup: true });
       written.push(f);
     }
   } catch (e) {
@@ -72,7 +73,7 @@ async function undo(system: SystemClient, done: Step[], report: RollbackReport):
   }
 }
 
-function failure(step: Step, r: ExecResult | null, cause: unknown, report: RollbackReport): ApiError {
+function failure(step: Step, r: ExecResult | null, cause: unknown, report: RollbackReport, changed: boolean): ApiError {
   const base = r
     ? r.timedOut
       ? commandTimeout(step.argv, r)
@@ -80,8 +81,9 @@ function failure(step: Step, r: ExecResult | null, cause: unknown, report: Rollb
     : cause instanceof ApiError
       ? cause
       : null;
-  const outcome =
-    report.failed.length === 0
+  const outcome = !changed
+    ? 'nothing was changed'
+    : report.failed.length === 0
       ? 'the previous configuration was restored'
       : `rollback incomplete (${report.failed.length} step(s) failed; see details.rollback)`;
   if (!base)
@@ -113,16 +115,37 @@ function failure(step: Step, r: ExecResult | null, cause: unknown, report: Rollb
  * whole change is an intent in the host's journal (written before the first file, each step's
  * undo recorded before the step runs, closed at the end), so a host killed in the middle rolls
  * it back at its next start.
+ *
+ * `firstSteps`: how many steps run BEFORE the files are written (bind creates the bond first:
+ * without the bonding module that fails with nothing changed, files included). The journal
+ * covers them like any other step.
  */
-export async function commit(system: SystemClient, files: FileChange[], steps: Step[]): Promise<void> {
+export async function commit(
+  system: SystemClient,
+  files: FileChange[],
+  steps: Step[],
+  o: { firstSteps?: number } = {},
+): Promise<void> {
   const intent = await system.beginIntent(
     'network',
     files.map((f) => f.path),
   );
+  const first = Math.min(o.firstSteps ?? 0, steps.length);
+  let written: FileChange[] = [];
+  const done: Step[] = [];
   try {
-    const written = await writeAll(system, files);
-    const done: Step[] = [];
-    for (const step of steps) {
+    for (let i = 0; i <= steps.length; i++) {
+      if (i === first) {
+        try {
+          written = await writeAll(system, files);
+        } catch (e) {
+          // writeAll put back what it had written; take back the steps that ran before it
+          await undo(system, done, { files: [], undone: [], failed: [] });
+          throw e;
+        }
+      }
+      const step = steps[i];
+      if (!step) break;
       let r: ExecResult | null = null;
       let cause: unknown = null;
       if (step.undo.length) await system.recordUndo(intent, step.undo);
@@ -139,7 +162,7 @@ export async function commit(system: SystemClient, files: FileChange[], steps: S
       await restoreFiles(system, written, report);
       await undo(system, done, report);
       if (!r && !(cause instanceof ApiError)) console.error('network: command error during apply', cause);
-      throw failure(step, r, cause, report);
+      throw failure(step, r, cause, report, written.length > 0 || done.length > 0);
     }
   } finally {
     // complete, or rolled back above: nothing is left for the next start to do

@@ -10,7 +10,8 @@
  * own MAC, MTU 1500); ONE_PORT is bond0 after eno2 was released.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { makeTestHost, type TestHost } from '../helpers/host';
 import { CONNECTION_HEADER } from '../../handlers/core/route';
 import list from '../../handlers/network/routes/interface-list';
@@ -35,6 +36,9 @@ import {
   type IpRecord,
 } from './network-helpers';
 import type { NetworkInterface } from '../../handlers/network/schemas';
+import { planUnconfigureBond } from '../../handlers/network/plan';
+import { parseIpLink } from '../../handlers/network/parse/ip-link';
+import { parseIpAddr } from '../../handlers/network/parse/ip-addr';
 import { errorOf } from '../helpers/answers';
 
 const DHCLIENT = '/usr/sbin/dhclient';
@@ -409,8 +413,63 @@ describe('bind', () => {
     );
   });
 
-  it('no bonding kernel module: 502 naming it (modprobe bonding); bond add is the first command, the file is restored (issue 12 item 11)', async () => {
+  it('a bond defined only in interfaces.d (not created): listed, its name skipped, its ports refused, slaves 409 (issue 12 item 9)', async () => {
+    const file = join(t.config.paths.networkInterfacesD, 'bond0');
+    const BOND0 = 'auto bond0\niface bond0 inet dhcp\n    slaves eno1 eno2\n    bond_mode 4\n';
+    writeFileSync(mainFile, SEED);
+    writeFileSync(file, BOND0);
+    try {
+      boxIs(FREE);
+      const l = await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface');
+      expect(l.status, l.text).toBe(200);
+      expect(l.json.map((i: NetworkInterface) => [i.link, i.state, i.status])).toEqual([
+        ['eno1', 'up', 'GOOD'],
+        ['eno2', 'up', 'GOOD'],
+        ['bond0', 'not created', 'WARNING'],
+      ]);
+      const before = calls().length;
+      // its ports are taken by its definition: bind refuses them as for a running bond's
+      const r = await t.call('POST', '/api/v2/network/interface/bind', {
+        body: { isdhcp: true, slaves: 'eno1,eno2' },
+      });
+      expect([r.status, errorOf(r).message]).toEqual([409, 'eno1 is configured as a port of bond0']);
+      // and bond0 cannot be made a port either: it is a bond, not created
+      const p = await t.call('POST', '/api/v2/network/interface/bind', { body: { isdhcp: true, slaves: 'bond0' } });
+      expect(p.status).toBe(409);
+      expect(errorOf(p).message).toMatch(/^bond0 is a bond defined in the interfaces files but not created/);
+      const sl = await t.call('POST', '/api/v2/network/interface/slaves', {
+        body: { device: 'bond0', slaves: 'eno1' },
+      });
+      expect(sl.status).toBe(409);
+      expect(errorOf(sl).message).toMatch(/^bond0 is a bond defined in the interfaces files but not created/);
+      expect(calls().length).toBe(before);
+      expect(readFileSync(file, 'utf8')).toBe(BOND0);
+      expect(readFileSync(mainFile, 'utf8')).toBe(SEED);
+
+      // ports it does not claim: the new bond is bond1, bond0's name stays its own
+      writeFileSync(file, BOND0.replace('slaves eno1 eno2', 'slaves none'));
+      const asBond1 = (recs: IpRecord[]) => recs.map((x) => (x.ifname === 'bond0' ? { ...x, ifname: 'bond1' } : x));
+      change(FREE, { links: asBond1(BOND.links), addrs: asBond1(BOND.addrs) });
+      t.replay?.load(ethtoolAs('bond1', 'ethtool/veth-eth0.yaml', 'ethtool/veth-eth0-i.yaml'));
+      const argv = BIND_ARGV.map((a) => a.map((x) => (x === 'bond0' ? 'bond1' : x)));
+      t.replay?.load(argv.map(ok));
+      const b = await t.call<NetworkInterface>('POST', '/api/v2/network/interface/bind', {
+        body: { isdhcp: false, address: '10.20.0.10/24', mtu: 9000, slaves: 'eno1,eno2' },
+      });
+      expect(b.status, b.text).toBe(200);
+      expect(b.json.link).toBe('bond1');
+      expect(calls().slice(before)).toEqual(argv);
+      expect(readdirSync(t.config.paths.networkInterfacesD)).toEqual(['bond0']);
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+
+  it('no bonding kernel module: 502 naming it (modprobe bonding); bond add runs before any file is written, nothing changed (issue 12 item 11)', async () => {
     const created = events('network.bond.created').length;
+    // the backup a write of the main file leaves: absent after the request = the file was never written
+    const backup = join(t.config.stateDir, 'backups', `${mainFile}.prev`);
+    rmSync(backup, { force: true });
     t.replay?.load([fails(BIND_ARGV[0] ?? [], 'Error: Unknown device type.\n')]);
     const r = await t.call('POST', '/api/v2/network/interface/bind', {
       body: { isdhcp: false, address: '10.20.0.10/24', mtu: 9000, slaves: 'eno1,eno2' },
@@ -419,11 +478,12 @@ describe('bind', () => {
     const err = (r.json as { error: { code: string; message: string; details: { reason: string } } }).error;
     expect([err.code, err.message, err.details.reason]).toEqual([
       'command_failed',
-      'the bonding kernel module is not available (modprobe bonding); the previous configuration was restored',
+      'the bonding kernel module is not available (modprobe bonding); nothing was changed',
       'bonding-module-missing',
     ]);
     expect(calls()).toEqual([BIND_ARGV[0]]);
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED);
+    expect(existsSync(backup)).toBe(false);
     expect(events('network.bond.created').length).toBe(created);
   });
 
@@ -611,5 +671,30 @@ describe('slaves and unconfigure, on their own', () => {
     expect(r.status).toBe(409);
     expect(errorOf(r).details).toEqual({ device: 'bond0', address: '10.20.0.10', action: 'unconfigure' });
     expect(calls()).toEqual([]);
+  });
+});
+
+describe('unconfigure of a bond survives a kill right after the delete (issue 11 item 5)', () => {
+  it("the delete step's undo recreates bond0 with its kernel parameters, MTU and address (used by start-up recovery)", () => {
+    const link = parseIpLink(JSON.stringify(BOND_LINKS)).find((l) => l.ifname === 'bond0');
+    const addr = parseIpAddr(JSON.stringify(BOND_ADDRS)).find((a) => a.ifname === 'bond0') ?? null;
+    if (!link) throw new Error('no bond0 in the fixture');
+    const steps = planUnconfigureBond({ ip: IP, ethtool: ETHTOOL }, { link, addr }, ['eno1', 'eno2'], false);
+    expect(steps.at(-1)).toEqual({
+      argv: [IP, 'link', 'del', 'dev', 'bond0'],
+      undo: [
+        [IP, 'link', 'add', 'name', 'bond0', 'type', 'bond', ...BIND_ARGV[0].slice(7)],
+        [IP, 'link', 'set', 'dev', 'bond0', 'mtu', '9000'],
+        [IP, 'addr', 'add', '10.20.0.10/24', 'broadcast', '10.20.0.255', 'dev', 'bond0'],
+      ],
+    });
+    // recovery runs undo newest first: bond0 back, then its ports re-enslaved, then it is up
+    expect(steps.slice(0, -1).map((st) => st.undo)).toEqual([
+      [[IP, 'link', 'set', 'dev', 'bond0', 'up']],
+      [[IP, 'link', 'set', 'dev', 'eno1', 'master', 'bond0']],
+      [],
+      [[IP, 'link', 'set', 'dev', 'eno2', 'master', 'bond0']],
+      [],
+    ]);
   });
 });

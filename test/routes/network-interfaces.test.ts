@@ -6,7 +6,7 @@
  * lockout guard, validation and events. Bonds: network-bond.test.ts.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTestHost, type TestHost } from '../helpers/host';
 import { ReplayBackend } from '../../runtime/system/replay';
@@ -688,7 +688,7 @@ describe('unconfigure resets the runtime MTU (issue 12 item 10)', () => {
 });
 
 describe('POST /network/interface/:device_name/unconfigure', () => {
-  it('eth3 (stanza in interfaces.d): flush, down; its file emptied', async () => {
+  it('eth3 (stanza in interfaces.d): flush, down; its file, left empty, is removed, not kept as 0 bytes (issue 12 item 10)', async () => {
     replay.load([ok([IP, '-4', 'addr', 'flush', 'dev', 'eth3']), ok([IP, 'link', 'set', 'dev', 'eth3', 'down'])]);
     const r = await t.call('POST', '/api/v2/network/interface/eth3/unconfigure', { body: {} });
     expect(r.status, r.text).toBe(200);
@@ -697,9 +697,28 @@ describe('POST /network/interface/:device_name/unconfigure', () => {
       [IP, '-4', 'addr', 'flush', 'dev', 'eth3'],
       [IP, 'link', 'set', 'dev', 'eth3', 'down'],
     ]);
-    expect(readFileSync(eth3File, 'utf8')).toBe('');
+    expect(existsSync(eth3File)).toBe(false);
+    expect(readdirSync(t.config.paths.networkInterfacesD)).toEqual([]);
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED_MAIN);
     expect(events('network.interface.unconfigured').at(-1)).toEqual({ device: 'eth3' });
+  });
+
+  it('with no main file, a change elsewhere does not create one (no empty file from a no-op)', async () => {
+    rmSync(mainFile);
+    replay.load([ok([IP, '-4', 'addr', 'flush', 'dev', 'eth3']), ok([IP, 'link', 'set', 'dev', 'eth3', 'down'])]);
+    const r = await t.call('POST', '/api/v2/network/interface/eth3/unconfigure', { body: {} });
+    expect(r.status, r.text).toBe(200);
+    expect(existsSync(mainFile)).toBe(false);
+    expect(existsSync(eth3File)).toBe(false);
+  });
+
+  it('a failing step puts back the interfaces.d file it removed, byte for byte', async () => {
+    replay.load([fails([IP, '-4', 'addr', 'flush', 'dev', 'eth3'], 'Error: injected\n')]);
+    const r = await t.call('POST', '/api/v2/network/interface/eth3/unconfigure', { body: {} });
+    expect(r.status, r.text).toBe(502);
+    expect(readFileSync(eth3File, 'utf8')).toBe(SEED_ETH3);
+    expect(readdirSync(t.config.paths.networkInterfacesD)).toEqual(['eth3']);
+    expect(readFileSync(mainFile, 'utf8')).toBe(SEED_MAIN);
   });
 
   it('eth4 (dhcp, allow-hotplug): the client is stopped and every trace of eth4 leaves the file', async () => {
@@ -730,6 +749,110 @@ describe('POST /network/interface/:device_name/unconfigure', () => {
     expect(
       (await t.call('POST', '/api/v2/network/interface/eth1/unconfigure', { body: { force: 'maybe' } })).status,
     ).toBe(400);
+  });
+});
+
+describe('a bond defined only in the interfaces files (issue 12 items 9 and 10)', () => {
+  const bondFile = () => join(t.config.paths.networkInterfacesD, 'bond0');
+  const BOND0 =
+    'auto bond0\niface bond0 inet static\n    address 10.40.0.10\n    netmask 255.255.255.0\n    mtu 9000\n    slaves eth9\n    bond_mode 4\n';
+  const notCreated = {
+    link: 'bond0',
+    class: 'phys',
+    mtu: '9000',
+    state: 'not created',
+    phys: null,
+    settings: null,
+    config: {
+      mode: 'static',
+      address: '10.40.0.10',
+      netmask: '255.255.255.0',
+      mtu: '9000',
+      slaves: 'eth9',
+      bond_mode: '4',
+    },
+    ipv4: null,
+    status: 'WARNING',
+  };
+  const bond0Missing = fails([IP, '-j', '-d', 'link', 'show', 'dev', 'bond0'], 'Device "bond0" does not exist.\n', 1);
+
+  it('is listed last with state "not created", and its details answer the same object', async () => {
+    writeFileSync(bondFile(), BOND0);
+    try {
+      replay.load([
+        bond0Missing,
+        fails([IP, '-j', '-d', 'link', 'show', 'dev', 'eth9'], 'Device "eth9" does not exist.\n', 1),
+      ]);
+      const l = await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface');
+      expect(l.status, l.text).toBe(200);
+      expect(l.json.map((i: NetworkInterface) => [i.link, i.state])).toEqual([
+        ['eth0', 'up'],
+        ['eth1', 'up'],
+        ['eth2', 'down'],
+        ['eth3', 'up'],
+        ['eth4', 'up'],
+        ['bond0', 'not created'],
+      ]);
+      expect(l.json.at(-1)).toEqual(notCreated);
+      expect(networkInterface.safeParse(l.json.at(-1)).success).toBe(true);
+      const d = await t.call<NetworkInterface[]>('GET', '/api/v2/network/interface/bond0/details');
+      expect(d.status, d.text).toBe(200);
+      expect(d.json).toEqual([notCreated]);
+      // a name with a plain (non-bond) stanza and no device is still unknown
+      const e = await t.call('GET', '/api/v2/network/interface/eth9/details');
+      expect([e.status, errorOf(e).message]).toEqual([404, 'no network interface eth9']);
+    } finally {
+      rmSync(bondFile(), { force: true });
+    }
+  });
+
+  it('the OpenAPI descriptions say the "not created" state and the null phys', () => {
+    expect(networkInterface.shape.state.description).toContain('"not created"');
+    expect(networkInterface.shape.phys.description).toContain('null only when state is "not created"');
+  });
+
+  it('configure and update of it are 409 saying it is not created; nothing runs or is written', async () => {
+    writeFileSync(bondFile(), BOND0);
+    try {
+      const c = await t.call('POST', '/api/v2/network/interface/configure', {
+        body: { device: 'bond0', isdhcp: false, address: '10.40.0.11/24' },
+      });
+      expect([c.status, errorOf(c).message]).toEqual([
+        409,
+        'bond0 is a bond defined in the interfaces files but not created (no kernel device); unconfigure it to remove its definition, or create a bond with /network/interface/bind',
+      ]);
+      const u = await t.call('POST', '/api/v2/network/interface/bond0/update', { body: { state: 'up' } });
+      expect(u.status).toBe(409);
+      expect(changes(replay.calls)).toEqual([]);
+      expect(readFileSync(bondFile(), 'utf8')).toBe(BOND0);
+      expect(readFileSync(mainFile, 'utf8')).toBe(SEED_MAIN);
+    } finally {
+      rmSync(bondFile(), { force: true });
+    }
+  });
+
+  it('unconfigure removes its definition: the file it was alone in is removed, no command runs', async () => {
+    writeFileSync(bondFile(), BOND0);
+    const before = events('network.interface.unconfigured').length;
+    const r = await t.call('POST', '/api/v2/network/interface/bond0/unconfigure', { body: {} });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json).toEqual({ message: 'bond0 was not created; its configuration was removed' });
+    expect(changes(replay.calls)).toEqual([]);
+    expect(readdirSync(t.config.paths.networkInterfacesD)).toEqual(['eth3']);
+    expect(readFileSync(mainFile, 'utf8')).toBe(SEED_MAIN);
+    expect(events('network.interface.unconfigured').slice(before)).toEqual([{ device: 'bond0' }]);
+  });
+
+  it('unconfigure of a bond that exists nowhere: 404 as for any unknown name, no file created or changed', async () => {
+    const d = t.config.paths.networkInterfacesD;
+    const before = events('network.interface.unconfigured').length;
+    const r = await t.call('POST', '/api/v2/network/interface/bond0/unconfigure', { body: {} });
+    expect([r.status, errorOf(r).message]).toEqual([404, 'no network interface bond0']);
+    expect(readdirSync(d)).toEqual(['eth3']);
+    expect(readFileSync(eth3File, 'utf8')).toBe(SEED_ETH3);
+    expect(readFileSync(mainFile, 'utf8')).toBe(SEED_MAIN);
+    expect(changes(replay.calls)).toEqual([]);
+    expect(events('network.interface.unconfigured').length).toBe(before);
   });
 });
 

@@ -12,7 +12,7 @@
  * test/routes/network-bond.test.ts). Requires root, ip and ethtool; never skips.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createNetns, ETHTOOL, IP, requireTool, type Netns } from './helpers/netns';
 import { makeTestHost, type TestHost } from '../helpers/host';
@@ -95,7 +95,7 @@ beforeAll(async () => {
   requireTool(ETHTOOL, 'ethtool');
   expect(process.getuid?.(), 'system tests run as root').toBe(0);
   ns = await createNetns({
-    name: 'ballast-net',
+    name: 'net-routes',
     veths: [
       { name: 'eth0', peer: 'peer0', address: '192.0.2.10/24', peerAddress: '192.0.2.1/24' },
       { name: 'eth1', peer: 'peer1', peerAddress: '10.9.8.1/24' },
@@ -338,10 +338,11 @@ describe('configure, update, unconfigure', () => {
     expect(events().at(-1)).toEqual({ kind: 'network.interface.unconfigured', data: { device: 'eth1' } });
   });
 
-  it('unconfigure of eth0 empties its interfaces.d file; the device stays, down and bare', async () => {
+  it('unconfigure of eth0 removes its interfaces.d file (left empty, it is not kept as 0 bytes); the device stays, down and bare', async () => {
     const r = await t.call('POST', '/api/v2/network/interface/eth0/unconfigure', { body: {} });
     expect(r.status, r.text).toBe(200);
-    expect(readFileSync(eth0File, 'utf8')).toBe('');
+    expect(existsSync(eth0File)).toBe(false);
+    expect(readdirSync(t.config.paths.networkInterfacesD)).toEqual([]);
     expect(existsSync(mainFile)).toBe(true);
     expect(await real('eth0')).toMatchObject({ v4: [] });
     expect((await real('eth0')).flags).not.toContain('UP');

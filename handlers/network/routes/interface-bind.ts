@@ -44,7 +44,8 @@ export default route({
       addressing: body.addressing,
       dhcpTimeoutMs: c.settings.dhcpTimeoutMs,
     });
-    await commit(system, edit.changes(), steps);
+    // the bond first, before any file is written: without the bonding module nothing changes
+    await commit(system, edit.changes(), steps, { firstSteps: 1 });
 
     const { method, ip, prefix, mtu } = body.addressing;
     const data = {

@@ -9,7 +9,7 @@ import { newPorts } from '../ports';
 import { slavesBody } from '../requests';
 import { networkInterface } from '../schemas';
 import { configuredMaster, portStanza } from '../stanzas';
-import { describeInterface, linkOf, networkContext, readSnapshot } from '../state';
+import { describeInterface, linkOf, networkContext, notCreated, notCreatedBond, readSnapshot } from '../state';
 import { commit } from '../transaction';
 
 /**
@@ -32,6 +32,7 @@ export default route({
     const s = await readSnapshot(c);
     const bond = body.device;
     const link = linkOf(s, bond);
+    if (!link && notCreatedBond(c, s.links, s.config, bond)) throw notCreated(bond);
     if (!link) throw notFound(`no network interface ${bond}`);
     if (link.kind !== 'bond') throw conflict(`${bond} is not a bond`, { device: bond });
     const stanza = inetStanza(s.config, bond);

@@ -8,7 +8,7 @@ import { lockoutGuard } from '../guard';
 import { planUnconfigure, planUnconfigureBond } from '../plan';
 import { deviceParams, unconfigureBody } from '../requests';
 import { configuredMaster } from '../stanzas';
-import { addrOf, linkOf, networkContext, notListed, readSnapshot, type Snapshot } from '../state';
+import { addrOf, linkOf, networkContext, notCreatedBond, notListed, readSnapshot, type Snapshot } from '../state';
 import { isListed } from '../select';
 import { commit, type Step } from '../transaction';
 
@@ -51,8 +51,18 @@ export default route({
     let message = `${dev} unconfigured`;
 
     if (!link) {
+      // nothing to remove: the same 404 as any unknown name, and nothing is written
       if (!hasAnyStanza(s.config, dev)) throw notFound(`no network interface ${dev}`);
-      message = `${dev} does not exist; its configuration was removed`;
+      if (notCreatedBond(c, s.links, s.config, dev)) {
+        // a bond defined only in the files: its ports' bond-master stanzas go with it
+        const ports = [...new Set(configuredPorts(s, dev))].filter(
+          (p) => configuredMaster(inetStanza(s.config, p)) === dev,
+        );
+        for (const p of ports) edit.removeStanza(p);
+        message = ports.length
+          ? `${dev} was not created; its configuration and its ports' (${ports.join(', ')}) were removed`
+          : `${dev} was not created; its configuration was removed`;
+      } else message = `${dev} does not exist; its configuration was removed`;
     } else if (!isListed(link, c.settings.list)) {
       throw notListed(link);
     } else if (

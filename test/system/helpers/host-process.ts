@@ -18,6 +18,12 @@ export class HostProcess {
   constructor(
     private readonly configFile: string,
     private readonly stateDir: string,
+    /**
+     * group: the host runs in a process group of its own and kill9 kills the whole group (the
+     * host and the commands it is running), as systemd's default KillMode=control-group does;
+     * without it the commands the host started run to their end as orphans.
+     */
+    private readonly opts: { group?: boolean } = {},
   ) {}
 
   /** Starts the host; resolves with its URL once it listens. */
@@ -25,6 +31,7 @@ export class HostProcess {
     return new Promise((resolve, reject) => {
       const c = spawn(process.execPath, [join(repo, 'dist/host/cli.mjs'), 'serve', '--config', this.configFile], {
         stdio: ['ignore', 'pipe', 'pipe'],
+        detached: this.opts.group === true,
       });
       this.child = c;
       this.output = '';
@@ -50,7 +57,8 @@ export class HostProcess {
     if (!c || c.exitCode !== null) return Promise.resolve();
     return new Promise((resolve) => {
       c.once('exit', () => resolve());
-      c.kill('SIGKILL');
+      if (this.opts.group && c.pid !== undefined) process.kill(-c.pid, 'SIGKILL');
+      else c.kill('SIGKILL');
     });
   }
 
