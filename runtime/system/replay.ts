@@ -6,11 +6,18 @@ import { SystemRefusal } from './types';
  * Answers commands from recorded fixtures. Matching is on the exact argv. A fixture marked
  * `once` is used by the first matching call and then retired (for before/after sequences);
  * otherwise the last loaded fixture for an argv wins, so a scenario can override the base set.
+ * A fixture with `after: <name>` answers only once the fixture of that name has answered (the
+ * state a change leaves: the demo's `configure` → `list`); the most recent such change wins.
  * An argv with no fixture is a loud error naming it, never a silent empty success.
  */
 export class ReplayBackend implements CommandBackend {
   private readonly once: Fixture[] = [];
   private readonly sticky = new Map<string, Fixture>();
+  /** `after` fixtures (sticky ones), by argv */
+  private readonly states = new Map<string, Fixture[]>();
+  /** fixture name → when it last answered (a counter) */
+  private readonly answered = new Map<string, number>();
+  private tick = 0;
   readonly calls: { argv: string[]; stdin?: string; env?: Record<string, string> }[] = [];
 
   /**
@@ -28,6 +35,7 @@ export class ReplayBackend implements CommandBackend {
     for (const f0 of fixtures) {
       const f = { ...f0, argv: f0.argv.map((a) => this.expand(a)) };
       if (f.once) this.once.push(f);
+      else if (f.after) this.states.set(key(f.argv), [...(this.states.get(key(f.argv)) ?? []), f]);
       else this.sticky.set(key(f.argv), f);
     }
   }
@@ -39,15 +47,32 @@ export class ReplayBackend implements CommandBackend {
   }
 
   private take(argv: string[]): Fixture {
-    const k = key(argv);
-    const i = this.once.findIndex((f) => key(f.argv) === k);
-    if (i >= 0) return this.once.splice(i, 1)[0];
-    const f = this.sticky.get(k);
+    const f = this.pick(argv);
+    if (f?.name) this.answered.set(f.name, ++this.tick);
     if (f) return f;
     throw new SystemRefusal(
       'not_recorded',
       `replay: no recorded fixture for argv ${JSON.stringify(argv)} (a replay host answers only its recorded examples)`,
     );
+  }
+
+  private pick(argv: string[]): Fixture | undefined {
+    const k = key(argv);
+    // when the change it follows answered (0: no `after`, -1: not yet)
+    const since = (f: Fixture) => (f.after === undefined ? 0 : (this.answered.get(f.after) ?? -1));
+    let best = -1;
+    let onceAt = -1;
+    this.once.forEach((f, i) => {
+      const t = key(f.argv) === k ? since(f) : -1;
+      if (t > best) [best, onceAt] = [t, i];
+    });
+    let state: Fixture | undefined;
+    for (const f of this.states.get(k) ?? []) {
+      const t = since(f);
+      if (t > best) [best, onceAt, state] = [t, -1, f];
+    }
+    if (onceAt >= 0) return this.once.splice(onceAt, 1)[0];
+    return state ?? this.sticky.get(k);
   }
 
   async exec(argv: string[], opts: ExecOptions): Promise<ExecResult> {
