@@ -35,15 +35,16 @@ export interface StepRun<R extends ExampleRequest = ExampleRequest> {
 /**
  * Whether `actual` contains `pattern`: a primitive equals it; an object has each of the pattern's
  * keys with a matching value (other keys are free); an array has, for each pattern element, some
- * element matching it.
+ * element matching it. A text answer (a string at the top) contains a string pattern.
  */
-export function shows(actual: unknown, pattern: unknown): boolean {
+export function shows(actual: unknown, pattern: unknown, top = true): boolean {
+  if (top && typeof actual === 'string' && typeof pattern === 'string') return actual.includes(pattern);
   if (Array.isArray(pattern))
-    return Array.isArray(actual) && pattern.every((p) => actual.some((a: unknown) => shows(a, p)));
+    return Array.isArray(actual) && pattern.every((p) => actual.some((a: unknown) => shows(a, p, false)));
   if (pattern !== null && typeof pattern === 'object') {
     if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return false;
     const a = actual as Record<string, unknown>;
-    return Object.entries(pattern).every(([k, v]) => k in a && shows(a[k], v));
+    return Object.entries(pattern).every(([k, v]) => k in a && shows(a[k], v, false));
   }
   return Object.is(actual, pattern);
 }

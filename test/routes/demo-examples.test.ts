@@ -110,6 +110,8 @@ describe('demo sequences', () => {
     expect(shows({ a: 1 }, { b: undefined })).toBe(false);
     expect(shows([1, 2], [2, 1])).toBe(true);
     expect(shows('1', 1)).toBe(false);
+    expect(shows('a\nuser:x:rwx\nb', 'user:x:rwx\n')).toBe(true);
+    expect(shows({ s: 'update' }, { s: 'up' })).toBe(false);
   });
 
   it('replay: an `after` fixture answers once its change answered; the latest change wins', async () => {
