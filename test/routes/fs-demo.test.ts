@@ -38,13 +38,11 @@ const ROUTES = [
 let host: Host;
 let token: string;
 let state: string;
-let root: string;
 
 beforeAll(async () => {
   state = mkdtempSync(join(tmpdir(), 'ballast-demo-fs-'));
   const config = demoConfig(repo, 0, state);
   seedDemo(repo, config);
-  root = join(state, 'root');
   host = await createHost({ config, distDir, routes: ROUTES, log: () => undefined });
   token = (await createToken(host.db, 'admin', ['*'])).token;
 });
