@@ -73,8 +73,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Check and swap in new TLS pieces, reload TLS; unless committed within confirmationTimeout seconds the previous…
-         * @description Check and swap in new TLS pieces, reload TLS; unless committed within confirmationTimeout seconds the previous pieces come back. Needs the `certificate:manage` permission. Examples (each answers as shown on the demo appliance): a new chain and key (commit it within the window) (200).
+         * Check and swap in new TLS pieces, reload TLS; unless committed within the answer's confirmationTimeout seconds…
+         * @description Check and swap in new TLS pieces, reload TLS; unless committed within the answer's confirmationTimeout seconds (settings.certificate.commitWindowSeconds) the previous pieces come back. Needs the `certificate:manage` permission. Examples (each answers as shown on the demo appliance): a new chain and key (commit it within the window) (200).
          */
         post: operations["certificate_ingest"];
         delete?: never;
@@ -693,8 +693,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a filesystem on a free block device (mkfs -t <type> [options] -- <device>); answers the tool output
-         * @description Create a filesystem on a free block device (mkfs -t <type> [options] -- <device>); answers the tool output. Needs the `fs:manage` permission. Examples (each answers as shown on the demo appliance): ext4 on the blank disk sdc (200); xfs with a label on sdc (200); sdb is mounted at /srv/data (409).
+         * Create a filesystem on a free block device (mkfs -t <type> [-F|-f when force overrides an old signature] [options]…
+         * @description Create a filesystem on a free block device (mkfs -t <type> [-F|-f when force overrides an old signature] [options] -- <device>); answers the tool output. Needs the `fs:manage` permission. Examples (each answers as shown on the demo appliance): ext4 on the blank disk sdc (200); xfs with a label on sdc (200); sdb is mounted at /srv/data (409).
          */
         post: operations["fs_makeFilesystem"];
         delete?: never;
@@ -1755,8 +1755,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * S3 shares keyed by name: path, port, user, access key, masked secret key, unit text, enabled (systemctl is-enabled)
-         * @description S3 shares keyed by name: path, port, user, access key, masked secret key, unit text, enabled (systemctl is-enabled). Needs the `s3:read` permission. Examples (each answers as shown on the demo appliance): the demo appliance has two shares, media and backup (200).
+         * S3 shares keyed by name: path, port, user, rootUser (access key), rootPassword masked (secret key), unit text,…
+         * @description S3 shares keyed by name: path, port, user, rootUser (access key), rootPassword masked (secret key), unit text, enabled (systemctl is-enabled). Needs the `s3:read` permission. Examples (each answers as shown on the demo appliance): the demo appliance has two shares, media and backup (200).
          */
         get: operations["s3_list"];
         put?: never;
