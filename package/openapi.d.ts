@@ -1234,7 +1234,7 @@ export interface paths {
         put?: never;
         /**
          * Remove an interface configuration and leave it down (a bond is deleted, its ports released)
-         * @description Remove an interface configuration and leave it down (a bond is deleted, its ports released). Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): remove the configuration of eno2 (200).
+         * @description Remove an interface configuration and leave it down (a bond is deleted, its ports released). Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): remove the configuration of eno2 (200; then GET /network/interface shows it).
          */
         post: operations["network_interfaceUnconfigure"];
         delete?: never;
@@ -1254,7 +1254,7 @@ export interface paths {
         put?: never;
         /**
          * Bring a configured interface up or down
-         * @description Bring a configured interface up or down. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): take eno2 down (200).
+         * @description Bring a configured interface up or down. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): take eno2 down (200; then GET /network/interface/eno2/details shows it).
          */
         post: operations["network_interfaceUpdate"];
         delete?: never;

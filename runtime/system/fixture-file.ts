@@ -18,11 +18,12 @@ export interface Fixture {
   /** replay only: the scenario this fixture belongs to; absent = always loaded */
   scenario?: string;
   /**
-   * replay only: the `name` of another fixture; this one answers only once that one has answered a
-   * call (the state after a change: `ip -j addr show` after `ip addr add`). When several are ready,
-   * the one whose change answered last wins over the others and over a fixture without `after`.
+   * replay only: the `name` of another fixture (or several); this one answers only once that one
+   * (each of them) has answered a call (the state after a change: `ip -j addr show` after
+   * `ip addr add`). When several are ready, the one whose change answered last wins over the
+   * others and over a fixture without `after`; on a tie, the one naming more changes.
    */
-  after?: string;
+  after?: string | string[];
   /** Its path below the fixture directory it was loaded from, without `.yaml` (`network/ip/addr-add-eno5`). */
   name?: string;
   file?: string;
@@ -44,9 +45,16 @@ export function readFixture(file: string): Fixture {
     stderr: typeof doc.stderr === 'string' ? doc.stderr : '',
     once: doc.once === true,
     scenario: typeof doc.scenario === 'string' ? doc.scenario : undefined,
-    after: typeof doc.after === 'string' ? doc.after : undefined,
+    after: afterOf(file, doc.after),
     file,
   };
+}
+
+function afterOf(file: string, v: unknown): string | string[] | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string')) return v as string[];
+  throw new Error(`fixture ${file}: after must be a fixture name or a list of them`);
 }
 
 export function writeFixture(file: string, f: Fixture): void {

@@ -6,8 +6,9 @@ import { SystemRefusal } from './types';
  * Answers commands from recorded fixtures. Matching is on the exact argv. A fixture marked
  * `once` is used by the first matching call and then retired (for before/after sequences);
  * otherwise the last loaded fixture for an argv wins, so a scenario can override the base set.
- * A fixture with `after: <name>` answers only once the fixture of that name has answered (the
- * state a change leaves: the demo's `configure` → `list`); the most recent such change wins.
+ * A fixture with `after: <name>` (or a list of names) answers only once the fixture(s) of that
+ * name have answered (the state a change leaves: the demo's `configure` → `list`); the most recent
+ * such change wins, and on a tie the fixture naming more changes.
  * An argv with no fixture is a loud error naming it, never a silent empty success.
  */
 export class ReplayBackend implements CommandBackend {
@@ -58,8 +59,18 @@ export class ReplayBackend implements CommandBackend {
 
   private pick(argv: string[]): Fixture | undefined {
     const k = key(argv);
-    // when the change it follows answered (0: no `after`, -1: not yet)
-    const since = (f: Fixture) => (f.after === undefined ? 0 : (this.answered.get(f.after) ?? -1));
+    // when the last of the changes it follows answered (0: no `after`, -1: not all yet), and a
+    // fraction per change named, so that on a tie the fixture naming more changes wins
+    const since = (f: Fixture) => {
+      const names = f.after === undefined ? [] : Array.isArray(f.after) ? f.after : [f.after];
+      let t = 0;
+      for (const n of names) {
+        const at = this.answered.get(n);
+        if (at === undefined) return -1;
+        t = Math.max(t, at);
+      }
+      return t + names.length / 1000;
+    };
     let best = -1;
     let onceAt = -1;
     this.once.forEach((f, i) => {

@@ -92,7 +92,8 @@ describe('demo sequences', () => {
     const names = new Set(fixtures.map((f) => f.name));
     const afters = fixtures.filter((f) => f.after !== undefined);
     expect(afters.length).toBeGreaterThan(0);
-    for (const f of afters) expect(names.has(f.after), `${f.name}: after ${f.after}`).toBe(true);
+    for (const f of afters)
+      for (const a of ([] as string[]).concat(f.after ?? [])) expect(names.has(a), `${f.name}: after ${a}`).toBe(true);
   });
 
   it('these changes are shown by a later read (at least one per area that has such a read)', () => {
@@ -141,6 +142,40 @@ describe('demo sequences', () => {
     await out(['/bin/add', 'x']);
     expect(await out(['/bin/list'])).toBe('with x');
     await expect(out(['/bin/remove', 'x'])).rejects.toThrow(/no recorded fixture/);
+  });
+
+  it('replay: an `after` list needs every change; on a tie the fixture naming more changes wins', async () => {
+    const f = (name: string, argv: string[], stdout: string, after?: string | string[]): Fixture => ({
+      source: 'test',
+      name,
+      argv,
+      code: 0,
+      stdout,
+      stderr: '',
+      after,
+    });
+    const make = () =>
+      new ReplayBackend([
+        f('show', ['/bin/show'], 'up, with address'),
+        f('show-down', ['/bin/show'], 'down, with address', 'down'),
+        f('show-unconfigured', ['/bin/show'], 'down, no address', ['flush', 'down']),
+        f('flush', ['/bin/flush'], ''),
+        f('down', ['/bin/down'], ''),
+      ]);
+    // update: down alone keeps the address; a later flush takes it
+    let r = make();
+    const out = async (argv: string[]) => (await r.exec(argv, {})).stdout;
+    expect(await out(['/bin/show'])).toBe('up, with address');
+    await out(['/bin/down']);
+    expect(await out(['/bin/show'])).toBe('down, with address');
+    await out(['/bin/flush']);
+    expect(await out(['/bin/show'])).toBe('down, no address');
+    // unconfigure: flush then down; both fixtures are ready at the same change, the one naming two wins
+    r = make();
+    await out(['/bin/flush']);
+    expect(await out(['/bin/show'])).toBe('up, with address');
+    await out(['/bin/down']);
+    expect(await out(['/bin/show'])).toBe('down, no address');
   });
 });
 
