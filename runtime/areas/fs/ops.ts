@@ -47,7 +47,7 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
   const s = o.settings;
   const roots = realRoots(s.readRoots);
   // the requested path as seen from pathRoot; refusals name the path as the client gave it
-  const under = s.pathRoot === '/' ? undefined : s.pathRoot.replace(/\/+$/, '');
+  const under = !s.pathRoot || s.pathRoot === '/' ? undefined : s.pathRoot.replace(/\/+$/, '');
   // normalize first: an absolute path cannot climb above its own / (so never above pathRoot)
   const seen = (p: string) => (under === undefined ? p : join(under, normalize(p)));
   const unseen = (p: string) =>
