@@ -1134,7 +1134,7 @@ export interface paths {
         put?: never;
         /**
          * Create the next free bondN from the given ports (802.3ad by default), configure and bring it up
-         * @description Create the next free bondN from the given ports (802.3ad by default), configure and bring it up. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): a bond over eno5 with a static address (200).
+         * @description Create the next free bondN from the given ports (802.3ad by default), configure and bring it up. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): a bond over eno5 with a static address (200; then GET /network/interface shows it).
          */
         post: operations["network_interfaceBind"];
         delete?: never;
