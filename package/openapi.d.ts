@@ -14,7 +14,7 @@ export interface paths {
         put?: never;
         /**
          * Add a CA certificate to the trust store as <name>.crt and run update-ca-certificates
-         * @description Add a CA certificate to the trust store as <name>.crt and run update-ca-certificates. Needs the `certificate:manage` permission. Examples (each answers as shown on the demo appliance): trust the lab CA (200).
+         * @description Add a CA certificate to the trust store as <name>.crt and run update-ca-certificates. Needs the `certificate:manage` permission. Examples (each answers as shown on the demo appliance): trust the lab CA (200; then GET /certificate shows it).
          */
         post: operations["certificate_add"];
         delete?: never;
@@ -73,8 +73,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Check and swap in new TLS pieces, reload TLS; unless committed within confirmationTimeout seconds the previous…
-         * @description Check and swap in new TLS pieces, reload TLS; unless committed within confirmationTimeout seconds the previous pieces come back. Needs the `certificate:manage` permission. Examples (each answers as shown on the demo appliance): a new chain and key (commit it within the window) (200).
+         * Check and swap in new TLS pieces, reload TLS; unless committed within the answer's confirmationTimeout seconds…
+         * @description Check and swap in new TLS pieces, reload TLS; unless committed within the answer's confirmationTimeout seconds (settings.certificate.commitWindowSeconds) the previous pieces come back. Needs the `certificate:manage` permission. Examples (each answers as shown on the demo appliance): a new chain and key (commit it within the window) (200).
          */
         post: operations["certificate_ingest"];
         delete?: never;
@@ -414,7 +414,7 @@ export interface paths {
         put?: never;
         /**
          * Add an LNet network on a physical interface (lnetctl net add --net <lnetName> --if <faceName>); answers lnetctl net…
-         * @description Add an LNet network on a physical interface (lnetctl net add --net <lnetName> --if <faceName>); answers lnetctl net show --net <lnetName>. Needs the `dfs:manage` permission. Examples (each answers as shown on the demo appliance): tcp1 on eth2 (200).
+         * @description Add an LNet network on a physical interface (lnetctl net add --net <lnetName> --if <faceName>); answers lnetctl net show --net <lnetName>. Needs the `dfs:manage` permission. Examples (each answers as shown on the demo appliance): tcp1 on eth2 (200; then GET /dfs/lnet shows it).
          */
         post: operations["dfs_lnetAdd"];
         delete?: never;
@@ -574,7 +574,7 @@ export interface paths {
         put?: never;
         /**
          * Remove an LNet network from an interface (lnetctl net del --net <lnetName> --if <faceName>); answers lnetctl net…
-         * @description Remove an LNet network from an interface (lnetctl net del --net <lnetName> --if <faceName>); answers lnetctl net show. POST: the spec leaves the method open. Needs the `dfs:manage` permission. Examples (each answers as shown on the demo appliance): remove tcp1 from eth2 (200).
+         * @description Remove an LNet network from an interface (lnetctl net del --net <lnetName> --if <faceName>); answers lnetctl net show. POST: the spec leaves the method open. Needs the `dfs:manage` permission. Examples (each answers as shown on the demo appliance): remove tcp1 from eth2, once the add example put it there (200, after POST /dfs/lnet/add).
          */
         post: operations["dfs_lnetRemove"];
         delete?: never;
@@ -654,7 +654,7 @@ export interface paths {
         put?: never;
         /**
          * The entries below fs_path (stat fields, recursive children, file_num), bounded by depth and an entry cap
-         * @description The entries below fs_path (stat fields, recursive children, file_num), bounded by depth and an entry cap. Needs the `fs:read` permission. Examples (each answers as shown on the demo appliance): outside the configured read roots (403).
+         * @description The entries below fs_path (stat fields, recursive children, file_num), bounded by depth and an entry cap. Needs the `fs:read` permission. Examples (each answers as shown on the demo appliance): the data filesystem, two levels deep (200); outside the configured read roots (403).
          */
         post: operations["fs_explore"];
         delete?: never;
@@ -693,8 +693,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a filesystem on a free block device (mkfs -t <type> [options] -- <device>); answers the tool output
-         * @description Create a filesystem on a free block device (mkfs -t <type> [options] -- <device>); answers the tool output. Needs the `fs:manage` permission. Examples (each answers as shown on the demo appliance): ext4 on the blank disk sdc (200); xfs with a label on sdc (200); sdb is mounted at /srv/data (409).
+         * Create a filesystem on a free block device (mkfs -t <type> [-F|-f when force overrides an old signature] [options]…
+         * @description Create a filesystem on a free block device (mkfs -t <type> [-F|-f when force overrides an old signature] [options] -- <device>); answers the tool output. Needs the `fs:manage` permission. Examples (each answers as shown on the demo appliance): ext4 on the blank disk sdc (200); xfs with a label on sdc (200); sdb is mounted at /srv/data (409).
          */
         post: operations["fs_makeFilesystem"];
         delete?: never;
@@ -734,7 +734,7 @@ export interface paths {
         put?: never;
         /**
          * Set POSIX ACL entries (setfacl [--test] [-R] [-d] -m <entries> -- <path>); with test, answers the resulting ACLs
-         * @description Set POSIX ACL entries (setfacl [--test] [-R] [-d] -m <entries> -- <path>); with test, answers the resulting ACLs. Needs the `fs:manage` permission. Examples (each answers as shown on the demo appliance): ACL entries for backup and staff (200); test the ACL without setting it (200).
+         * @description Set POSIX ACL entries (setfacl [--test] [-R] [-d] -m <entries> -- <path>); with test, answers the resulting ACLs. Needs the `fs:manage` permission. Examples (each answers as shown on the demo appliance): ACL entries for backup and staff (200; then POST /fs/set_permissions shows it); test the ACL without setting it (200).
          */
         post: operations["fs_setPermissions"];
         delete?: never;
@@ -774,7 +774,7 @@ export interface paths {
         put?: never;
         /**
          * Check files against an xxHash checksum file whose names are absolute (xxhsum -c); a mismatch or missing file is a result
-         * @description Check files against an xxHash checksum file whose names are absolute (xxhsum -c); a mismatch or missing file is a result. Needs the `fs:manage` permission. Examples (each answers as shown on the demo appliance): a checksum file outside the read roots (403).
+         * @description Check files against an xxHash checksum file whose names are absolute (xxhsum -c); a mismatch or missing file is a result. Needs the `fs:manage` permission. Examples (each answers as shown on the demo appliance): the project files against their checksum file: the meeting notes changed since (verified false) (200); a file outside the read roots (the demo krb5.conf) (403).
          */
         post: operations["fs_xxhashVerify"];
         delete?: never;
@@ -874,7 +874,7 @@ export interface paths {
         put?: never;
         /**
          * Create <name>.conf (or <name> when it ends in .conf; the realm itself, e.g. CORP.EXAMPLE.COM, is a good name) in the…
-         * @description Create <name>.conf (or <name> when it ends in .conf; the realm itself, e.g. CORP.EXAMPLE.COM, is a good name) in the include directory from raw text or an object (rendered to krb5.conf syntax). Needs the `kerberos:manage` permission. Examples (each answers as shown on the demo appliance): a realm file for TEST.EXAMPLE.COM (200); lab exists already (409).
+         * @description Create <name>.conf (or <name> when it ends in .conf; the realm itself, e.g. CORP.EXAMPLE.COM, is a good name) in the include directory from raw text or an object (rendered to krb5.conf syntax). Needs the `kerberos:manage` permission. Examples (each answers as shown on the demo appliance): a realm file for TEST.EXAMPLE.COM (200; then GET /kerberos/realm shows it); lab exists already (409).
          */
         post: operations["kerberos_realmCreate"];
         delete?: never;
@@ -894,7 +894,7 @@ export interface paths {
         put?: never;
         /**
          * Delete a realm file (<name>.conf, or the listed file <name>); the answer names the deleted file
-         * @description Delete a realm file (<name>.conf, or the listed file <name>); the answer names the deleted file. Needs the `kerberos:manage` permission. Examples (each answers as shown on the demo appliance): delete lab.conf (200); an unknown realm file (404).
+         * @description Delete a realm file (<name>.conf, or the listed file <name>); the answer names the deleted file. Needs the `kerberos:manage` permission. Examples (each answers as shown on the demo appliance): delete lab.conf (200; then GET /kerberos/realm/lab/details answers 404); an unknown realm file (404).
          */
         post: operations["kerberos_realmDelete"];
         delete?: never;
@@ -1034,7 +1034,7 @@ export interface paths {
         put?: never;
         /**
          * Append a key line to the API user's (or `user`'s) ~/.ssh/authorized_keys; a key already there (same fingerprint) is…
-         * @description Append a key line to the API user's (or `user`'s) ~/.ssh/authorized_keys; a key already there (same fingerprint) is a 409. Needs the `keys:manage` permission. Examples (each answers as shown on the demo appliance): Authorize a backup host for alice, restricted to one command from one network (200).
+         * @description Append a key line to the API user's (or `user`'s) ~/.ssh/authorized_keys; a key already there (same fingerprint) is a 409. Needs the `keys:manage` permission. Examples (each answers as shown on the demo appliance): Authorize a backup host for alice, restricted to one command from one network (200; then GET /system/keys/auth?user=alice shows it).
          */
         post: operations["keys_authAdd"];
         delete?: never;
@@ -1134,7 +1134,7 @@ export interface paths {
         put?: never;
         /**
          * Create the next free bondN from the given ports (802.3ad by default), configure and bring it up
-         * @description Create the next free bondN from the given ports (802.3ad by default), configure and bring it up. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): a bond over eno5 with a static address (200).
+         * @description Create the next free bondN from the given ports (802.3ad by default), configure and bring it up. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): a bond over eno5 with a static address (200; then GET /network/interface shows it).
          */
         post: operations["network_interfaceBind"];
         delete?: never;
@@ -1154,7 +1154,7 @@ export interface paths {
         put?: never;
         /**
          * Configure an interface for DHCP or a static address: writes its ifupdown stanza and applies it now
-         * @description Configure an interface for DHCP or a static address: writes its ifupdown stanza and applies it now. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): a static address on the spare port eno5 (200).
+         * @description Configure an interface for DHCP or a static address: writes its ifupdown stanza and applies it now. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): a static address on the spare port eno5 (200; then GET /network/interface shows it).
          */
         post: operations["network_interfaceConfigure"];
         delete?: never;
@@ -1234,7 +1234,7 @@ export interface paths {
         put?: never;
         /**
          * Remove an interface configuration and leave it down (a bond is deleted, its ports released)
-         * @description Remove an interface configuration and leave it down (a bond is deleted, its ports released). Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): remove the configuration of eno2 (200).
+         * @description Remove an interface configuration and leave it down (a bond is deleted, its ports released). Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): remove the configuration of eno2 (200; then GET /network/interface shows it).
          */
         post: operations["network_interfaceUnconfigure"];
         delete?: never;
@@ -1254,7 +1254,7 @@ export interface paths {
         put?: never;
         /**
          * Bring a configured interface up or down
-         * @description Bring a configured interface up or down. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): take eno2 down (200).
+         * @description Bring a configured interface up or down. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): take eno2 down (200; then GET /network/interface/eno2/details shows it).
          */
         post: operations["network_interfaceUpdate"];
         delete?: never;
@@ -1274,7 +1274,7 @@ export interface paths {
         put?: never;
         /**
          * Create a notification agent (sms, smtp or webhook); answers an array with it
-         * @description Create a notification agent (sms, smtp or webhook); answers an array with it. Needs the `notification:manage` permission. Examples (each answers as shown on the demo appliance): a webhook agent (200).
+         * @description Create a notification agent (sms, smtp or webhook); answers an array with it. Needs the `notification:manage` permission. Examples (each answers as shown on the demo appliance): a webhook agent (200; then GET /notification/agent shows it).
          */
         post: operations["notification_agentCreate"];
         delete?: never;
@@ -1294,7 +1294,7 @@ export interface paths {
         put?: never;
         /**
          * Remove a notification agent; its undelivered notifications are cancelled
-         * @description Remove a notification agent; its undelivered notifications are cancelled. Needs the `notification:manage` permission. Examples (each answers as shown on the demo appliance): no agent 999 on a fresh demo (404).
+         * @description Remove a notification agent; its undelivered notifications are cancelled. Needs the `notification:manage` permission. Examples (each answers as shown on the demo appliance): destroy agent 1 (200, after POST /notification/agent/create; then GET /notification/agent/1/details answers 404); no agent 999 on a fresh demo (404).
          */
         post: operations["notification_agentDestroy"];
         delete?: never;
@@ -1312,7 +1312,7 @@ export interface paths {
         };
         /**
          * One notification agent (an array of one), secrets masked
-         * @description One notification agent (an array of one), secrets masked. Needs the `notification:read` permission. Examples (each answers as shown on the demo appliance): no agent 999 on a fresh demo (404).
+         * @description One notification agent (an array of one), secrets masked. Needs the `notification:read` permission. Examples (each answers as shown on the demo appliance): agent 1, once the create example made it (a disabled webhook) (200, after POST /notification/agent/create); no agent 999 on a fresh demo (404).
          */
         get: operations["notification_agentDetails"];
         put?: never;
@@ -1352,7 +1352,7 @@ export interface paths {
         };
         /**
          * Send one test message through the agent now (enabled or not); answers [{id}]
-         * @description Send one test message through the agent now (enabled or not); answers [{id}]. Needs the `notification:manage` permission. This GET has side effects: HEAD is refused. Examples (each answers as shown on the demo appliance): no agent 999 on a fresh demo (404).
+         * @description Send one test message through the agent now (enabled or not); answers [{id}]. Needs the `notification:manage` permission. This GET has side effects: HEAD is refused. Examples (each answers as shown on the demo appliance): agent 1 whose destination does not resolve: 502 saying why (a reachable one answers [{id: 1}]) (502, after POST /notification/agent/create); no agent 999 on a fresh demo (404).
          */
         get: operations["notification_agentTest"];
         put?: never;
@@ -1374,7 +1374,7 @@ export interface paths {
         put?: never;
         /**
          * Change the type, enabled flag and/or configuration of an agent (every field optional; a partial json is merged when…
-         * @description Change the type, enabled flag and/or configuration of an agent (every field optional; a partial json is merged when the type is unchanged); omitted secrets are kept. Needs the `notification:manage` permission. Examples (each answers as shown on the demo appliance): no agent 999 on a fresh demo (404).
+         * @description Change the type, enabled flag and/or configuration of an agent (every field optional; a partial json is merged when the type is unchanged); omitted secrets are kept. Needs the `notification:manage` permission. Examples (each answers as shown on the demo appliance): point agent 1 at another URL (200, after POST /notification/agent/create; then GET /notification/agent/1/details shows it); no agent 999 on a fresh demo (404).
          */
         post: operations["notification_agentUpdate"];
         delete?: never;
@@ -1438,7 +1438,7 @@ export interface paths {
         put?: never;
         /**
          * Stop and disable the pod's unit, `compose down` its containers and network, remove the unit file and the pod directory
-         * @description Stop and disable the pod's unit, `compose down` its containers and network, remove the unit file and the pod directory. Needs the `pod:manage` permission. Examples (each answers as shown on the demo appliance): destroy the disabled pod (200); an unknown pod (404).
+         * @description Stop and disable the pod's unit, `compose down` its containers and network, remove the unit file and the pod directory. Needs the `pod:manage` permission. Examples (each answers as shown on the demo appliance): destroy the disabled pod (200; then GET /pod/backup/details answers 404); an unknown pod (404).
          */
         post: operations["pod_destroy"];
         delete?: never;
@@ -1578,7 +1578,7 @@ export interface paths {
         put?: never;
         /**
          * Create a pod: validate the compose file (Compose Specification + the appliance limits), write it and the pod's…
-         * @description Create a pod: validate the compose file (Compose Specification + the appliance limits), write it and the pod's systemd unit (disabled, not started). Needs the `pod:manage` permission. Examples (each answers as shown on the demo appliance): a pod from the web-server recipe plus a small sidecar (200); an existing pod (409); a privileged service is refused (400).
+         * @description Create a pod: validate the compose file (Compose Specification + the appliance limits), write it and the pod's systemd unit (disabled, not started). Needs the `pod:manage` permission. Examples (each answers as shown on the demo appliance): a pod from the web-server recipe plus a small sidecar (200; then GET /pod shows it); an existing pod (409); a privileged service is refused (400).
          */
         post: operations["pod_set"];
         delete?: never;
@@ -1698,7 +1698,7 @@ export interface paths {
         put?: never;
         /**
          * Create an S3 share: its environment file (0600) and unit s3-<shareName>.service, then daemon-reload, enable and start
-         * @description Create an S3 share: its environment file (0600) and unit s3-<shareName>.service, then daemon-reload, enable and start. Needs the `s3:manage` permission. Examples (each answers as shown on the demo appliance): share /srv/projects on port 9200 (200); weak credentials: created, with warnings that the service will not start (200); port 9000 is the media share's (409).
+         * @description Create an S3 share: its environment file (0600) and unit s3-<shareName>.service, then daemon-reload, enable and start. Needs the `s3:manage` permission. Examples (each answers as shown on the demo appliance): share /srv/projects on port 9200 (200; then GET /s3/list shows it); weak credentials: created, with warnings that the service will not start (200); port 9000 is the media share's (409).
          */
         post: operations["s3_create"];
         delete?: never;
@@ -1718,7 +1718,7 @@ export interface paths {
         put?: never;
         /**
          * Delete an S3 share: stop and disable its service, remove the unit and the environment file, daemon-reload; the…
-         * @description Delete an S3 share: stop and disable its service, remove the unit and the environment file, daemon-reload; the exported directory is untouched. Only version v2 exists. Needs the `s3:manage` permission. Examples (each answers as shown on the demo appliance): delete the demo share media (200); version v1 does not exist (404).
+         * @description Delete an S3 share: stop and disable its service, remove the unit and the environment file, daemon-reload; the exported directory is untouched. Only version v2 exists. Needs the `s3:manage` permission. Examples (each answers as shown on the demo appliance): delete the demo share media (200; then GET /s3/media/details answers 404); version v1 does not exist (404).
          */
         post: operations["s3_delete"];
         delete?: never;
@@ -1755,8 +1755,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * S3 shares keyed by name: path, port, user, access key, masked secret key, unit text, enabled (systemctl is-enabled)
-         * @description S3 shares keyed by name: path, port, user, access key, masked secret key, unit text, enabled (systemctl is-enabled). Needs the `s3:read` permission. Examples (each answers as shown on the demo appliance): the demo appliance has two shares, media and backup (200).
+         * S3 shares keyed by name: path, port, user, rootUser (access key), rootPassword masked (secret key), unit text,…
+         * @description S3 shares keyed by name: path, port, user, rootUser (access key), rootPassword masked (secret key), unit text, enabled (systemctl is-enabled). Needs the `s3:read` permission. Examples (each answers as shown on the demo appliance): the demo appliance has two shares, media and backup (200).
          */
         get: operations["s3_list"];
         put?: never;
@@ -1798,7 +1798,7 @@ export interface paths {
         put?: never;
         /**
          * Create a traffic control rule: cap what this box sends to one IPv4 address on a device
-         * @description Create a traffic control rule: cap what this box sends to one IPv4 address on a device. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): cap what eno1 sends to 192.168.10.50 at 10 MB/s (200).
+         * @description Create a traffic control rule: cap what this box sends to one IPv4 address on a device. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): cap what eno1 sends to 192.168.10.50 at 10 MB/s (200; then GET /network/traffic/control shows it).
          */
         post: operations["traffic_controlCreate"];
         delete?: never;
@@ -1818,7 +1818,7 @@ export interface paths {
         put?: never;
         /**
          * Destroy a traffic control rule; answers the id it occupied
-         * @description Destroy a traffic control rule; answers the id it occupied. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): a fresh demo has no rule named backup-link (404).
+         * @description Destroy a traffic control rule; answers the id it occupied. Needs the `network:manage` permission. Examples (each answers as shown on the demo appliance): remove the rule backup-link, once the create example made it (200, after POST /network/traffic/control/create; then GET /network/traffic/control shows it); a fresh demo has no rule named backup-link (404).
          */
         post: operations["traffic_controlDestroy"];
         delete?: never;

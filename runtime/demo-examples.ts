@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { demoConfig, seedDemo } from './demo';
 import { createHost, readManifest, type ManifestEntry } from './host';
 import { createToken } from './tokens';
-import type { RouteExample } from '../handlers/core/route';
+import type { ExampleRequest, RouteExample } from '../handlers/core/route';
+import type { Host } from './host';
 
 export interface ExampleRun {
   route: ManifestEntry & { operationId?: string; examples?: RouteExample[] };
@@ -16,7 +17,56 @@ export interface ExampleRun {
   contentType: string;
   /** The answer: parsed JSON when it is JSON, else the text. */
   body: unknown;
+  /** The example's `before` requests, in order. */
+  before: StepRun[];
+  /** Its `then` reads: run before the example (`shownBefore`) and after it. */
+  then: (StepRun<ExampleRead> & { shownBefore: boolean; shown: boolean })[];
 }
+
+type ExampleRead = NonNullable<RouteExample['then']>[number];
+
+export interface StepRun<R extends ExampleRequest = ExampleRequest> {
+  request: R;
+  expected: number;
+  status: number;
+  body: unknown;
+}
+
+/**
+ * Whether `actual` contains `pattern`: a primitive equals it; an object has each of the pattern's
+ * keys with a matching value (other keys are free); an array has, for each pattern element, some
+ * element matching it. A text answer (a string at the top) contains a string pattern.
+ */
+export function shows(actual: unknown, pattern: unknown, top = true): boolean {
+  if (top && typeof actual === 'string' && typeof pattern === 'string') return actual.includes(pattern);
+  if (Array.isArray(pattern))
+    return Array.isArray(actual) && pattern.every((p) => actual.some((a: unknown) => shows(a, p, false)));
+  if (pattern !== null && typeof pattern === 'object') {
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return false;
+    const a = actual as Record<string, unknown>;
+    return Object.entries(pattern).every(([k, v]) => k in a && shows(a[k], v, false));
+  }
+  return Object.is(actual, pattern);
+}
+
+async function call(host: Host, token: string, method: string, url: string, body: unknown) {
+  const init: RequestInit = { method, headers: { token, 'content-type': 'application/json' } };
+  if (method !== 'GET') init.body = JSON.stringify(body ?? {});
+  const res = await host.app.fetch(new Request(url, init), host.env);
+  const text = await res.text();
+  const contentType = res.headers.get('content-type') ?? '';
+  let parsed: unknown = text;
+  if (contentType.includes('json') || contentType.startsWith('application/string')) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+  }
+  return { status: res.status, contentType, body: parsed };
+}
+
+const stepUrl = (r: ExampleRequest) => `http://demo.local/api/v2${r.path}`;
 
 /** `/api/v2/x/:name/y` with the example's params filled in (URL-encoded) and its query appended. */
 export function exampleUrl(path: string, e: RouteExample): string {
@@ -32,7 +82,8 @@ export function exampleUrl(path: string, e: RouteExample): string {
 /**
  * Runs every example of every route of the manifest, each on a FRESH demo appliance (demoConfig +
  * seedDemo in a private directory, the built route bundles), as an admin token: what a user of
- * `npm start` meets when they try that example first.
+ * `npm start` meets when they try that example first (after its `before` requests). Its `then`
+ * reads run on the same demo just before and just after it.
  */
 export async function runDemoExamples(
   repo: string,
@@ -53,20 +104,32 @@ export async function runDemoExamples(
       });
       try {
         const { token } = await createToken(host.db, 'admin', ['*']);
-        const init: RequestInit = { method: route.method, headers: { token, 'content-type': 'application/json' } };
-        if (route.method !== 'GET') init.body = JSON.stringify(example.body ?? {});
-        const res = await host.app.fetch(new Request(exampleUrl(route.path, example), init), host.env);
-        const text = await res.text();
-        const contentType = res.headers.get('content-type') ?? '';
-        let body: unknown = text;
-        if (contentType.includes('json') || contentType.startsWith('application/string')) {
-          try {
-            body = JSON.parse(text);
-          } catch {
-            body = text;
-          }
+        const step = async <R extends ExampleRequest>(request: R): Promise<StepRun<R>> => {
+          const r = await call(host, token, request.method, stepUrl(request), request.body);
+          return { request, expected: request.status ?? 200, status: r.status, body: r.body };
+        };
+        const before: StepRun[] = [];
+        for (const b of example.before ?? []) before.push(await step(b));
+        const reads = example.then ?? [];
+        const shownBefore: boolean[] = [];
+        for (const t of reads) shownBefore.push(shows((await step(t)).body, t.shows));
+        const r = await call(host, token, route.method, exampleUrl(route.path, example), example.body);
+        const then: ExampleRun['then'] = [];
+        for (const [i, t] of reads.entries()) {
+          const s = await step(t);
+          then.push({ ...s, shownBefore: shownBefore[i], shown: shows(s.body, t.shows) });
         }
-        runs.push({ route, index, example, expected: example.status ?? 200, status: res.status, contentType, body });
+        runs.push({
+          route,
+          index,
+          example,
+          expected: example.status ?? 200,
+          status: r.status,
+          contentType: r.contentType,
+          body: r.body,
+          before,
+          then,
+        });
       } finally {
         await host.close();
         rmSync(state, { recursive: true, force: true });

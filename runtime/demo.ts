@@ -28,8 +28,10 @@ export function demoConfig(repo: string, port: number, stateDir = process.env.BA
     },
     settings: {
       demo: true,
-      // explore stays in the demo's own files; the replayed checksums name /srv/data
-      fs: { readRoots: [root, '/srv/data'] },
+      // explore and the checksum-file reader see / from the demo root (`/srv/data` is
+      // var/demo/root/srv/data) and read only below its srv/ (`/etc` is outside: 403); commands
+      // are replayed and name /srv/data as on a real box
+      fs: { readRoots: [join(root, 'srv'), '/srv/data'], pathRoot: root },
       // S3 share paths are seen from the demo root (`/srv/media` is var/demo/root/srv/media)
       s3: { pathRoot: root },
       // homes from the (replayed) user database live under the demo root; files keep the demo's owner

@@ -1,6 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Reply } from '../handlers/core/pipeline';
+import { basePathOf } from '../handlers/core/app';
+import type { Env } from '../handlers/core/bindings';
+import type { Vars } from '../handlers/core/vars';
+import type { FetchHandler } from './http/server';
 
 /**
  * The docs page (`<basePath>/docs`): Swagger UI (swagger-ui-dist, copied to dist/docs by
@@ -58,5 +62,25 @@ export function docsPages(distDir: string, title: string, basePath: () => string
     const type = ASSETS[name];
     if (!type) return undefined;
     return { status: 200, headers: headers(type), body: read(name) };
+  };
+}
+
+/**
+ * `serve --isolate`: the isolate runs the routes (dist/app.mjs has no docs assets and no file
+ * access), so the host app answers the unauthenticated pages itself — `<basePath>/openapi.json`
+ * and `<basePath>/docs[/asset]` — and forwards everything else to the isolate.
+ */
+export function withHostPages(host: { app: FetchHandler; vars: Vars; env: Env }, isolate: FetchHandler): FetchHandler {
+  const isPage = (request: Request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+    const base = basePathOf(host.vars);
+    const path = new URL(request.url).pathname;
+    if (base && path !== base && !path.startsWith(`${base}/`)) return false;
+    const sub = path.slice(base.length);
+    return sub === '/openapi.json' || sub === '/docs' || sub.startsWith('/docs/');
+  };
+  return {
+    fetch: (request, env, ctx) =>
+      isPage(request) ? host.app.fetch(request, host.env, ctx) : isolate.fetch(request, env, ctx),
   };
 }

@@ -1,6 +1,7 @@
 import { createHost, type Host, type HostOptions } from './host';
 import { startServer, type RunningServer, type FetchHandler } from './http/server';
 import { bufferedAccessLog } from './http/access-log';
+import { withHostPages } from './docs-page';
 import type { SqliteDb } from './db/database';
 
 export interface ServeOptions extends HostOptions {
@@ -27,7 +28,8 @@ export async function serve(o: ServeOptions): Promise<Serving> {
     // Loaded only when asked for: Miniflare is large and the default mode never needs it.
     const { startIsolated } = await import('./isolate');
     const iso = await startIsolated(host, o.distDir);
-    handler = iso;
+    // the docs page and openapi.json come from the host (the isolate has no docs assets)
+    handler = withHostPages(host, iso);
     closeIsolate = iso.close;
   }
   const accessLog = o.accessLog === false ? undefined : bufferedAccessLog((chunk) => process.stdout.write(chunk));

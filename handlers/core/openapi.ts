@@ -257,7 +257,7 @@ export function openapi(routes: (OpenApiRoute | RouteModule)[], info: OpenApiInf
       `Needs the \`${meta.permission}\` permission.`,
       meta.sideEffects ? 'This GET has side effects: HEAD is refused.' : '',
       examples.length
-        ? `Examples (each answers as shown on the demo appliance): ${examples.map((e) => `${e.summary} (${e.status ?? 200})`).join('; ')}.`
+        ? `Examples (each answers as shown on the demo appliance): ${examples.map((e) => `${e.summary} (${e.status ?? 200}${e.before?.length ? `, after ${e.before.map((b) => `${b.method} ${b.path}`).join(', ')}` : ''}${e.then?.length ? `; then ${e.then.map((t) => `${t.method} ${t.path} ${(t.status ?? 200) === 200 ? 'shows it' : `answers ${t.status}`}`).join(', ')}` : ''})`).join('; ')}.`
         : '',
     ]
       .filter(Boolean)

@@ -57,6 +57,25 @@ export interface RouteExample {
   body?: unknown;
   /** The expected status (default 200). */
   status?: number;
+  /**
+   * Requests the example needs first, run in order on the same fresh demo (a create before the
+   * by-id routes of what it created); each must answer its `status` (default 200).
+   */
+  before?: ExampleRequest[];
+  /**
+   * Reads that show the change: run on the same demo before the example (they must NOT show it
+   * then) and after it (200, and the answer must contain `shows`: objects by their listed keys,
+   * arrays by an element matching each listed element).
+   */
+  then?: (ExampleRequest & { shows: unknown })[];
+}
+
+/** A request of a demo sequence: `path` relative to /api/v2 with its values in (`/notification/agent/1/details`). */
+export interface ExampleRequest {
+  method: Method;
+  path: string;
+  body?: unknown;
+  status?: number;
 }
 
 export interface RouteSpec<P extends AnySchema, Q extends AnySchema, B extends AnySchema, R extends AnySchema> {

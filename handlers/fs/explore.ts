@@ -48,6 +48,11 @@ export const fsSettingsSchema = z
     writeRoots: z.array(absolutePath).min(1).optional(),
     readRoots: z.array(absolutePath).min(1).optional(),
     exploreMaxEntries: z.number().int().min(1).max(EXPLORE_ABSOLUTE_MAX_ENTRIES).default(EXPLORE_ENTRY_CEILING),
+    /**
+     * Where explore and the checksum-file reader see `/` from (`/` on a real box; the demo's root
+     * in the demo, so `/srv/data` there is var/demo/root/srv/data). Commands are not affected.
+     */
+    pathRoot: absolutePath.default('/'),
   })
   .transform((s) => ({ ...s, writeRoots: s.writeRoots ?? s.mountRoots, readRoots: s.readRoots ?? s.mountRoots }));
 export type FsSettings = z.infer<typeof fsSettingsSchema>;

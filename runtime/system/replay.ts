@@ -6,11 +6,19 @@ import { SystemRefusal } from './types';
  * Answers commands from recorded fixtures. Matching is on the exact argv. A fixture marked
  * `once` is used by the first matching call and then retired (for before/after sequences);
  * otherwise the last loaded fixture for an argv wins, so a scenario can override the base set.
+ * A fixture with `after: <name>` (or a list of names) answers only once the fixture(s) of that
+ * name have answered (the state a change leaves: the demo's `configure` → `list`); the most recent
+ * such change wins, and on a tie the fixture naming more changes.
  * An argv with no fixture is a loud error naming it, never a silent empty success.
  */
 export class ReplayBackend implements CommandBackend {
   private readonly once: Fixture[] = [];
   private readonly sticky = new Map<string, Fixture>();
+  /** `after` fixtures (sticky ones), by argv */
+  private readonly states = new Map<string, Fixture[]>();
+  /** fixture name → when it last answered (a counter) */
+  private readonly answered = new Map<string, number>();
+  private tick = 0;
   readonly calls: { argv: string[]; stdin?: string; env?: Record<string, string> }[] = [];
 
   /**
@@ -28,6 +36,7 @@ export class ReplayBackend implements CommandBackend {
     for (const f0 of fixtures) {
       const f = { ...f0, argv: f0.argv.map((a) => this.expand(a)) };
       if (f.once) this.once.push(f);
+      else if (f.after) this.states.set(key(f.argv), [...(this.states.get(key(f.argv)) ?? []), f]);
       else this.sticky.set(key(f.argv), f);
     }
   }
@@ -39,15 +48,42 @@ export class ReplayBackend implements CommandBackend {
   }
 
   private take(argv: string[]): Fixture {
-    const k = key(argv);
-    const i = this.once.findIndex((f) => key(f.argv) === k);
-    if (i >= 0) return this.once.splice(i, 1)[0];
-    const f = this.sticky.get(k);
+    const f = this.pick(argv);
+    if (f?.name) this.answered.set(f.name, ++this.tick);
     if (f) return f;
     throw new SystemRefusal(
       'not_recorded',
       `replay: no recorded fixture for argv ${JSON.stringify(argv)} (a replay host answers only its recorded examples)`,
     );
+  }
+
+  private pick(argv: string[]): Fixture | undefined {
+    const k = key(argv);
+    // when the last of the changes it follows answered (0: no `after`, -1: not all yet), and a
+    // fraction per change named, so that on a tie the fixture naming more changes wins
+    const since = (f: Fixture) => {
+      const names = f.after === undefined ? [] : Array.isArray(f.after) ? f.after : [f.after];
+      let t = 0;
+      for (const n of names) {
+        const at = this.answered.get(n);
+        if (at === undefined) return -1;
+        t = Math.max(t, at);
+      }
+      return t + names.length / 1000;
+    };
+    let best = -1;
+    let onceAt = -1;
+    this.once.forEach((f, i) => {
+      const t = key(f.argv) === k ? since(f) : -1;
+      if (t > best) [best, onceAt] = [t, i];
+    });
+    let state: Fixture | undefined;
+    for (const f of this.states.get(k) ?? []) {
+      const t = since(f);
+      if (t > best) [best, onceAt, state] = [t, -1, f];
+    }
+    if (onceAt >= 0) return this.once.splice(onceAt, 1)[0];
+    return state ?? this.sticky.get(k);
   }
 
   async exec(argv: string[], opts: ExecOptions): Promise<ExecResult> {

@@ -2,9 +2,13 @@
  * The docs page (`/api/v2/docs`): Swagger UI rendering the appliance's own OpenAPI document,
  * served by the demo host with a strict Content-Security-Policy and nothing remote. Headless
  * Chromium (Debian's `chromium`, in .ci/run) loads it with every non-local host unresolvable,
- * and must see every area's tag and a few operations; it also saves docs/docs-page.png.
+ * and must see every area's tag and a few operations; it also saves docs/docs-page.png. Then, driven
+ * over the DevTools protocol (`--remote-debugging-pipe`, no extra npm package), it does what a user
+ * does: Authorize with a token, open GET /kerberos/conf, "Try it out", "Execute", and reads the
+ * answer Swagger UI shows (status 200 and the demo's realm) — one authorised request from the page.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfig, seedDemo } from '../../runtime/demo';
 import { serve, type Serving } from '../../runtime/serve';
 import { DOCS_CSP } from '../../runtime/docs-page';
+import { createToken } from '../../runtime/tokens';
 
 const repo = resolve(import.meta.dirname, '../..');
 const dist = join(repo, 'dist');
@@ -45,6 +50,130 @@ async function chromium(args: string[]): Promise<{ stdout: string; stderr: strin
     { encoding: 'utf8', timeout: 90_000, maxBuffer: 64 * 1024 * 1024 },
   );
 }
+
+type CdpMessage = { id?: number; method?: string; sessionId?: string; result?: unknown; error?: { message: string } };
+
+/**
+ * Chromium driven over the DevTools protocol on a pipe (fd 3: commands in, fd 4: events and answers
+ * out, each message JSON ending in NUL): enough to evaluate scripts in a page and type into it.
+ */
+class Browser {
+  private next = 1;
+  private pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private buf = '';
+  private waiters: ((m: CdpMessage) => boolean)[] = [];
+  private readonly exited: Promise<void>;
+  readonly stderr: string[] = [];
+  private constructor(private readonly proc: ChildProcess) {
+    const out = proc.stdio[4] as Readable;
+    out.setEncoding('utf8');
+    out.on('data', (chunk: string) => {
+      this.buf += chunk;
+      let nul: number;
+      while ((nul = this.buf.indexOf('\0')) >= 0) {
+        const msg = JSON.parse(this.buf.slice(0, nul)) as CdpMessage;
+        this.buf = this.buf.slice(nul + 1);
+        if (msg.method) for (const w of this.waiters.splice(0)) if (!w(msg)) this.waiters.push(w);
+        const p = msg.id === undefined ? undefined : this.pending.get(msg.id);
+        if (!p || msg.id === undefined) continue;
+        this.pending.delete(msg.id);
+        if (msg.error) p.reject(new Error(`CDP: ${msg.error.message}`));
+        else p.resolve(msg.result);
+      }
+    });
+    proc.stderr?.setEncoding('utf8');
+    proc.stderr?.on('data', (c: string) => this.stderr.push(c));
+    this.exited = new Promise((resolve) => proc.once('exit', () => resolve()));
+    void this.exited.then(() => {
+      for (const p of this.pending.values())
+        p.reject(new Error(`chromium exited: ${this.stderr.join('').slice(-2000)}`));
+      this.pending.clear();
+    });
+  }
+
+  static launch(): Browser {
+    if (!CHROMIUM) throw new Error('chromium is missing: apt-get install chromium (Debian package, listed in .ci/run)');
+    const proc = spawn(
+      CHROMIUM,
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        `--user-data-dir=${profile}-cdp`,
+        '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+        '--remote-debugging-pipe',
+        '--enable-logging=stderr',
+        '--v=0',
+        '--window-size=1280,1400',
+        'about:blank',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] },
+    );
+    return new Browser(proc);
+  }
+
+  send(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<unknown> {
+    const id = this.next++;
+    const p = new Promise<unknown>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    (this.proc.stdio[3] as Writable).write(`${JSON.stringify({ id, method, params, sessionId })}\0`);
+    return p;
+  }
+
+  /** Resolves on the next event `method` of `sessionId`. */
+  event(method: string, sessionId: string): Promise<void> {
+    return new Promise((resolve) =>
+      this.waiters.push((m) => {
+        if (m.method !== method || m.sessionId !== sessionId) return false;
+        resolve();
+        return true;
+      }),
+    );
+  }
+
+  /** A new tab, loaded with `url` (its load event fired); returns the session to talk to it. */
+  async open(url: string): Promise<string> {
+    const { targetId } = (await this.send('Target.createTarget', { url: 'about:blank' })) as { targetId: string };
+    const { sessionId } = (await this.send('Target.attachToTarget', { targetId, flatten: true })) as {
+      sessionId: string;
+    };
+    await this.send('Page.enable', {}, sessionId);
+    const loaded = this.event('Page.loadEventFired', sessionId);
+    await this.send('Page.navigate', { url }, sessionId);
+    await loaded;
+    return sessionId;
+  }
+
+  /** Evaluates `expression` (may be a promise) in the page and returns its JSON value. */
+  async eval(sessionId: string, expression: string): Promise<unknown> {
+    const r = (await this.send(
+      'Runtime.evaluate',
+      { expression, awaitPromise: true, returnByValue: true, timeout: 30_000 },
+      sessionId,
+    )) as { result: { value?: unknown }; exceptionDetails?: { exception?: { description?: string }; text: string } };
+    if (r.exceptionDetails)
+      throw new Error(`in page: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
+    return r.result.value;
+  }
+
+  async close(): Promise<void> {
+    this.proc.kill('SIGTERM');
+    await this.exited;
+    rmSync(`${profile}-cdp`, { recursive: true, force: true });
+  }
+}
+
+/**
+ * In-page: resolves with the first element matching `selector` (and `text`, if given) once it is in
+ * the DOM, watching mutations rather than polling; the CDP evaluate timeout bounds the wait.
+ */
+const WAIT_FOR = `window.__waitFor = (selector, text) => new Promise((resolve) => {
+  const find = () => [...document.querySelectorAll(selector)].find((e) => !text || e.textContent.includes(text));
+  const now = find();
+  if (now) return resolve(now);
+  const mo = new MutationObserver(() => { const e = find(); if (e) { mo.disconnect(); resolve(e); } });
+  mo.observe(document.documentElement, { childList: true, subtree: true, characterData: true, attributes: true });
+});`;
 
 beforeAll(async () => {
   execFileSync(process.execPath, ['build.mjs', '--if-stale'], { cwd: repo, stdio: 'ignore' });
@@ -93,5 +222,58 @@ describe('GET /api/v2/docs', () => {
     const out = join(repo, 'docs/docs-page.png');
     await chromium([`--screenshot=${out}`, '--window-size=1280,1400', '--hide-scrollbars', `${base}/docs`]);
     expect(existsSync(out)).toBe(true);
+  }, 120_000);
+
+  it('sends one authorised request from "Try it out": GET /kerberos/conf answers 200 with the realm', async () => {
+    const { token } = await createToken(serving.host.db, 'docs-page-try-it', ['*']);
+    const direct: unknown = await (await fetch(`${base}/kerberos/conf`, { headers: { token } })).json();
+    const realm = 'CORP.EXAMPLE.COM';
+    expect(JSON.stringify(direct)).toContain(`default_realm = ${realm}`);
+    const browser = Browser.launch();
+    try {
+      const s = await browser.open(`${base}/docs`);
+      await browser.eval(s, WAIT_FOR);
+      const click = (selector: string, text?: string) =>
+        browser.eval(
+          s,
+          `window.__waitFor(${JSON.stringify(selector)}, ${JSON.stringify(text ?? '')}).then((e) => { e.scrollIntoView(); e.click(); return e.textContent; })`,
+        );
+      // Authorize: the `token` apiKey scheme, typed into its field as a user would.
+      await click('.scheme-container button.authorize');
+      await browser.eval(
+        s,
+        `window.__waitFor('.modal-ux input').then((e) => { e.focus(); return e.getAttribute('aria-label') ?? e.type; })`,
+      );
+      await browser.send('Input.insertText', { text: token }, s);
+      await click('.modal-ux .auth-btn-wrapper button.authorize');
+      await browser.eval(s, `window.__waitFor('.modal-ux .auth-btn-wrapper button', 'Logout').then(() => true)`);
+      await click('.modal-ux button.close-modal');
+      // GET /kerberos/conf → Try it out → Execute
+      await click('#operations-kerberos-kerberos_confGet .opblock-summary-control');
+      await click('#operations-kerberos-kerberos_confGet button.try-out__btn');
+      await click('#operations-kerberos-kerberos_confGet button.execute');
+      const shown = (await browser.eval(
+        s,
+        `window.__waitFor('#operations-kerberos-kerberos_confGet .live-responses-table tr.response td.response-col_status').then((st) => {
+          const op = document.getElementById('operations-kerberos-kerberos_confGet');
+          return {
+            status: st.textContent.trim(),
+            body: op.querySelector('.live-responses-table .response-col_description pre')?.textContent ?? '',
+            curl: op.querySelector('.curl-command')?.textContent ?? '',
+            url: op.querySelector('.request-url')?.textContent ?? '',
+          };
+        })`,
+      )) as { status: string; body: string; curl: string; url: string };
+      expect(shown.status).toBe('200');
+      expect(shown.url.replace(/^Request URL/, '').trim()).toBe(`${base}/kerberos/conf`);
+      // the request carried the token the user typed
+      expect(shown.curl).toContain(`token: ${token}`);
+      // the answer as the page shows it: the demo's krb5.conf (its realm), the same JSON as a direct call
+      expect(shown.body).toContain(realm);
+      expect(JSON.parse(shown.body)).toEqual(direct);
+      expect(browser.stderr.join('')).not.toMatch(/Content Security Policy/i);
+    } finally {
+      await browser.close();
+    }
   }, 120_000);
 });

@@ -3,7 +3,7 @@
  * fixtures/demo/fs/README.md's table gets the documented answer, so the fixtures match, argv for
  * argv, what the routes run. explore and the checksum reader stay inside the demo root.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,13 +38,11 @@ const ROUTES = [
 let host: Host;
 let token: string;
 let state: string;
-let root: string;
 
 beforeAll(async () => {
   state = mkdtempSync(join(tmpdir(), 'ballast-demo-fs-'));
   const config = demoConfig(repo, 0, state);
   seedDemo(repo, config);
-  root = join(state, 'root');
   host = await createHost({ config, distDir, routes: ROUTES, log: () => undefined });
   token = (await createToken(host.db, 'admin', ['*'])).token;
 });
@@ -111,8 +109,8 @@ describe('the demo appliance', () => {
         { hash: '1e5a9c3f7d2b8046', fileName: files[1] },
       ],
     });
-    writeFileSync(join(root, 'projects.xxh'), `8f2c1d9e4b7a6035  ${files[0]}\n1e5a9c3f7d2b8046  ${files[1]}\n`);
-    expect((await post('xxhash_verify', { checksumFile: join(root, 'projects.xxh') })).json).toEqual({
+    // the seeded checksum file, at /srv/data/projects.xxh as the demo sees it (var/demo/root/srv/data)
+    expect((await post('xxhash_verify', { checksumFile: '/srv/data/projects.xxh' })).json).toEqual({
       results: [
         { fileName: files[0], result: 'OK' },
         { fileName: files[1], result: 'FAILED' },
@@ -121,12 +119,25 @@ describe('the demo appliance', () => {
     });
   });
 
-  it('explores its own root, and nothing outside it', async () => {
-    const r = await post<{ files: ExploreEntry[] }>('explore', { fs_path: root, depth: 2 });
+  it('explores its own /srv/data (var/demo/root/srv/data), and nothing outside its srv/', async () => {
+    const r = await post<{ files: ExploreEntry[] }>('explore', { fs_path: '/srv/data', depth: 2 });
     expect(r.status).toBe(200);
-    const names = r.json.files.map((f) => f.name);
-    expect(names).toEqual(expect.arrayContaining(['etc', 'usr']));
-    expect((await post('explore', { fs_path: '/etc' })).status).toBe(403);
-    expect((await post('xxhash_verify', { checksumFile: '/etc/passwd' })).status).toBe(403);
+    const projects = r.json.files.find((f) => f.name === 'projects');
+    expect(projects?.path).toBe('/srv/data/projects');
+    expect(projects?.children.map((c) => [c.name, c.path, c.size]).sort()).toEqual([
+      ['meeting notes.txt', '/srv/data/projects/meeting notes.txt', 93],
+      ['report.pdf', '/srv/data/projects/report.pdf', 63],
+    ]);
+    // the demo's /etc exists (var/demo/root/etc) but is outside the read roots; names as requested
+    const etc = await post<{ error: { message: string } }>('explore', { fs_path: '/etc' });
+    expect([etc.status, etc.json.error.message]).toEqual([
+      403,
+      '/etc is outside the directories explore may read (settings.fs.readRoots)',
+    ]);
+    expect((await post('xxhash_verify', { checksumFile: '/etc/krb5.conf' })).status).toBe(403);
+    // `..` is refused by the schema; a missing path is named as requested, not as the demo's real path
+    expect((await post('explore', { fs_path: '/../../../../etc' })).status).toBe(400);
+    const missing = await post<{ error: { message: string } }>('explore', { fs_path: '/srv/data/nosuch' });
+    expect([missing.status, missing.json.error.message]).toEqual([404, '/srv/data/nosuch does not exist']);
   });
 });

@@ -38,12 +38,19 @@ const refusal = (p: Promise<unknown>) =>
 describe('settings.fs', () => {
   it('defaults: the data roots for mounting, writing and reading, 100 000 entries at most', () => {
     const data = ['/mnt', '/srv', '/media', '/data'];
-    expect(fsSettings({})).toEqual({ mountRoots: data, writeRoots: data, readRoots: data, exploreMaxEntries: 100_000 });
+    expect(fsSettings({})).toEqual({
+      mountRoots: data,
+      writeRoots: data,
+      readRoots: data,
+      exploreMaxEntries: 100_000,
+      pathRoot: '/',
+    });
     expect(fsSettings({ fs: { mountRoots: ['/tank'] } })).toEqual({
       mountRoots: ['/tank'],
       writeRoots: ['/tank'],
       readRoots: ['/tank'],
       exploreMaxEntries: 100_000,
+      pathRoot: '/',
     });
   });
 

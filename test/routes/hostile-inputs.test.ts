@@ -126,7 +126,7 @@ const EXTRA_KEYS = ['extra', '-rf', '../x', 'constructor', 'prototype', 'x'.repe
 const DEMO_ROOT = '$DEMO_ROOT';
 /** Base requests of the routes that have no example. */
 const BASES: Record<string, { params?: Record<string, string>; query?: Record<string, string>; body?: unknown }> = {
-  'POST /api/v2/fs/explore': { body: { fs_path: DEMO_ROOT, depth: 2 } },
+  'POST /api/v2/fs/explore': { body: { fs_path: '/srv/data', depth: 2 } },
   'POST /api/v2/fs/make_directory': {
     body: { destination: '/srv/data/projects', options: ['-m', '2770', '-g', 'staff'] },
   },
@@ -134,7 +134,7 @@ const BASES: Record<string, { params?: Record<string, string>; query?: Record<st
   'POST /api/v2/fs/mount': { body: { device: '/dev/sdc', mountpoint: '/srv/scratch' } },
   'POST /api/v2/fs/set_permissions': { body: { path: '/srv/data/projects', acls: ['u:backup:rwx', 'g:staff:rwx'] } },
   'POST /api/v2/fs/unmount': { body: { mountpoint: '/srv/data' } },
-  'POST /api/v2/fs/xxhash_verify': { body: { checksumFile: `${DEMO_ROOT}/projects.xxh` } },
+  'POST /api/v2/fs/xxhash_verify': { body: { checksumFile: '/srv/data/projects.xxh' } },
   'POST /api/v2/fs/xxhash': {
     body: { fileNames: ['/srv/data/projects/report.pdf', '/srv/data/projects/meeting notes.txt'] },
   },

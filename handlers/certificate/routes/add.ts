@@ -14,7 +14,13 @@ export default route({
   body: TrustAddBodySchema,
   response: TrustUpdateResponse,
   lock: 'certificate-trust',
-  examples: [{ summary: 'trust the lab CA', body: { name: 'lab-ca', certificate: DEMO_LAB_CA } }],
+  examples: [
+    {
+      summary: 'trust the lab CA',
+      body: { name: 'lab-ca', certificate: DEMO_LAB_CA },
+      then: [{ method: 'GET', path: '/certificate', shows: ['lab-ca.crt'] }],
+    },
+  ],
   async handler({ body, system, vars, events }) {
     const info = await system.op<InspectResult>(INSPECT_OP, { pem: body.certificate });
     if (info.error) throw validationFailed('body.certificate', info.error);

@@ -10,7 +10,7 @@ export default route({
   path: '/certificate/ingest',
   permission: 'certificate:manage',
   summary:
-    'Check and swap in new TLS pieces, reload TLS; unless committed within confirmationTimeout seconds the previous pieces come back',
+    "Check and swap in new TLS pieces, reload TLS; unless committed within the answer's confirmationTimeout seconds (settings.certificate.commitWindowSeconds) the previous pieces come back",
   body: IngestBodySchema,
   response: IngestResponse,
   examples: [{ summary: 'a new chain and key (commit it within the window)', body: { pieces: DEMO_NEW_CHAIN } }],

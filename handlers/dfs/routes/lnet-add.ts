@@ -17,7 +17,19 @@ export default route({
     faceName: z.string(),
   }),
   lock: 'dfs-lnet',
-  examples: [{ summary: 'tcp1 on eth2', body: { lnetName: 'tcp1', faceName: 'eth2' } }],
+  examples: [
+    {
+      summary: 'tcp1 on eth2',
+      body: { lnetName: 'tcp1', faceName: 'eth2' },
+      then: [
+        {
+          method: 'GET',
+          path: '/dfs/lnet',
+          shows: [{ net_type: 'tcp1', local_ni_s: [{ nid: '10.20.0.11@tcp1', interfaces: { '0': 'eth2' } }] }],
+        },
+      ],
+    },
+  ],
   async handler({ body, system, vars, events }) {
     await runLnetctl(
       system,

@@ -18,7 +18,13 @@ export default route({
     faceName: z.string(),
   }),
   lock: 'dfs-lnet',
-  examples: [{ summary: 'remove tcp1 from eth2', body: { lnetName: 'tcp1', faceName: 'eth2' } }],
+  examples: [
+    {
+      summary: 'remove tcp1 from eth2, once the add example put it there',
+      body: { lnetName: 'tcp1', faceName: 'eth2' },
+      before: [{ method: 'POST', path: '/dfs/lnet/add', body: { lnetName: 'tcp1', faceName: 'eth2' } }],
+    },
+  ],
   async handler({ body, system, vars, events }) {
     await runLnetctl(
       system,

@@ -10,7 +10,10 @@ export default route({
   method: 'POST',
   path: '/fs/explore',
   permission: 'fs:read',
-  examples: [{ summary: 'outside the configured read roots', body: { fs_path: '/etc' }, status: 403 }],
+  examples: [
+    { summary: 'the data filesystem, two levels deep', body: { fs_path: '/srv/data', depth: 2 } },
+    { summary: 'outside the configured read roots', body: { fs_path: '/etc' }, status: 403 },
+  ],
   summary: 'The entries below fs_path (stat fields, recursive children, file_num), bounded by depth and an entry cap',
   body: exploreBody,
   response: exploreResultSchema,

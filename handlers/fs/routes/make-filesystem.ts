@@ -61,7 +61,8 @@ export default route({
     { summary: 'xfs with a label on sdc', body: { device: '/dev/sdc', type: 'xfs', options: ['-L', 'archive'] } },
     { summary: 'sdb is mounted at /srv/data', body: { device: '/dev/sdb', type: 'ext4' }, status: 409 },
   ],
-  summary: 'Create a filesystem on a free block device (mkfs -t <type> [options] -- <device>); answers the tool output',
+  summary:
+    'Create a filesystem on a free block device (mkfs -t <type> [-F|-f when force overrides an old signature] [options] -- <device>); answers the tool output',
   body,
   response: z.string(),
   async handler({ body, system, vars, events }) {

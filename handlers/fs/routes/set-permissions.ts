@@ -63,6 +63,14 @@ export default route({
     {
       summary: 'ACL entries for backup and staff',
       body: { path: '/srv/data/projects', acls: ['u:backup:rwx', 'g:staff:rwx'] },
+      then: [
+        {
+          method: 'POST',
+          path: '/fs/set_permissions',
+          body: { path: '/srv/data/projects', test: true },
+          shows: 'user:backup:rwx\ngroup::rwx\ngroup:staff:rwx\nmask::rwx\n',
+        },
+      ],
     },
     {
       summary: 'test the ACL without setting it',

@@ -37,7 +37,17 @@ export default route({
   method: 'POST',
   path: '/fs/xxhash_verify',
   permission: 'fs:manage',
-  examples: [{ summary: 'a checksum file outside the read roots', body: { checksumFile: '/etc/passwd' }, status: 403 }],
+  examples: [
+    {
+      summary: 'the project files against their checksum file: the meeting notes changed since (verified false)',
+      body: { checksumFile: '/srv/data/projects.xxh' },
+    },
+    {
+      summary: 'a file outside the read roots (the demo krb5.conf)',
+      body: { checksumFile: '/etc/krb5.conf' },
+      status: 403,
+    },
+  ],
   summary:
     'Check files against an xxHash checksum file whose names are absolute (xxhsum -c); a mismatch or missing file is a result',
   body,

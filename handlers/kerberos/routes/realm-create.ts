@@ -12,6 +12,17 @@ export default route({
     {
       summary: 'a realm file for TEST.EXAMPLE.COM',
       body: { name: 'test', conf: '[realms]\n\tTEST.EXAMPLE.COM = {\n\t\tkdc = kdc.test.example.com:88\n\t}\n' },
+      then: [
+        {
+          method: 'GET',
+          path: '/kerberos/realm',
+          shows: {
+            'test.conf': {
+              json: { sections: { realms: { 'TEST.EXAMPLE.COM': { kdc: ['kdc.test.example.com:88'] } } } },
+            },
+          },
+        },
+      ],
     },
     {
       summary: 'lab exists already',

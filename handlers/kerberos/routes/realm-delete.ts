@@ -8,7 +8,13 @@ export default route({
   path: '/kerberos/realm/:name/delete',
   permission: 'kerberos:manage',
   examples: [
-    { summary: 'delete lab.conf', params: { name: 'lab' } },
+    {
+      summary: 'delete lab.conf',
+      params: { name: 'lab' },
+      then: [
+        { method: 'GET', path: '/kerberos/realm/lab/details', status: 404, shows: { error: { code: 'not_found' } } },
+      ],
+    },
     { summary: 'an unknown realm file', params: { name: 'nosuch' }, status: 404 },
   ],
   summary: 'Delete a realm file (<name>.conf, or the listed file <name>); the answer names the deleted file',

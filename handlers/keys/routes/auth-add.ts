@@ -45,6 +45,13 @@ export default route({
         user: 'alice',
         key: 'from="10.0.8.0/24",command="/usr/local/bin/backup-receive",restrict ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK1VARsg9gxZaq6VedNAqHTI4N2EARHphOP5q9n6zqpH backup@vault01',
       },
+      then: [
+        {
+          method: 'GET',
+          path: '/system/keys/auth?user=alice',
+          shows: [{ algo: 'ssh-ed25519', comment: 'backup@vault01' }],
+        },
+      ],
     },
   ],
   async handler({ body, system, events }) {

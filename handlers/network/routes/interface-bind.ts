@@ -19,6 +19,16 @@ export default route({
     {
       summary: 'a bond over eno5 with a static address',
       body: { isdhcp: false, address: '10.30.0.10', netmask: '255.255.255.0', slaves: 'eno5' },
+      then: [
+        {
+          method: 'GET',
+          path: '/network/interface',
+          shows: [
+            { link: 'bond1', config: { slaves: 'eno5' }, ipv4: { address: '10.30.0.10/24' } },
+            { link: 'eno5', config: { 'bond-master': 'bond1' } },
+          ],
+        },
+      ],
     },
   ],
   // one change to the interfaces files and links at a time: each plans from what it read

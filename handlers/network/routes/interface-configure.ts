@@ -18,6 +18,20 @@ export default route({
     {
       summary: 'a static address on the spare port eno5',
       body: { device: 'eno5', isdhcp: false, address: '192.168.50.10', netmask: '255.255.255.0' },
+      then: [
+        {
+          method: 'GET',
+          path: '/network/interface',
+          shows: [
+            {
+              link: 'eno5',
+              state: 'up',
+              config: { mode: 'static', address: '192.168.50.10' },
+              ipv4: { type: 'static', address: '192.168.50.10/24' },
+            },
+          ],
+        },
+      ],
     },
   ],
   // one change to the interfaces files and links at a time: each plans from what it read

@@ -31,7 +31,20 @@ export default route({
   method: 'POST',
   path: '/network/interface/:device_name/unconfigure',
   permission: 'network:manage',
-  examples: [{ summary: 'remove the configuration of eno2', params: { device_name: 'eno2' }, body: {} }],
+  examples: [
+    {
+      summary: 'remove the configuration of eno2',
+      params: { device_name: 'eno2' },
+      body: {},
+      then: [
+        {
+          method: 'GET',
+          path: '/network/interface',
+          shows: [{ link: 'eno2', state: 'down', config: null, ipv4: null }],
+        },
+      ],
+    },
+  ],
   // one change to the interfaces files and links at a time: each plans from what it read
   lock: 'network-config',
   summary: 'Remove an interface configuration and leave it down (a bond is deleted, its ports released)',

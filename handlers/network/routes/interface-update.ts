@@ -18,7 +18,21 @@ export default route({
   method: 'POST',
   path: '/network/interface/:device_name/update',
   permission: 'network:manage',
-  examples: [{ summary: 'take eno2 down', params: { device_name: 'eno2' }, body: { state: 'down' } }],
+  examples: [
+    {
+      summary: 'take eno2 down',
+      params: { device_name: 'eno2' },
+      body: { state: 'down' },
+      // down, its DHCP lease still on it
+      then: [
+        {
+          method: 'GET',
+          path: '/network/interface/eno2/details',
+          shows: [{ link: 'eno2', state: 'down', ipv4: { address: '10.1.2.50/24' } }],
+        },
+      ],
+    },
+  ],
   // one change to the interfaces files and links at a time: each plans from what it read
   lock: 'network-config',
   summary: 'Bring a configured interface up or down',

@@ -11,6 +11,13 @@ export default route({
     {
       summary: 'a webhook agent',
       body: { type: 'webhook', enabled: true, json: { url: 'https://hooks.example.com/ballast' } },
+      then: [
+        {
+          method: 'GET',
+          path: '/notification/agent',
+          shows: [{ type: 'webhook', enabled: true, json: { url: 'https://hooks.example.com/ballast' } }],
+        },
+      ],
     },
   ],
   summary: 'Create a notification agent (sms, smtp or webhook); answers an array with it',

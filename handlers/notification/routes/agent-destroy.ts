@@ -7,7 +7,28 @@ export default route({
   method: 'POST',
   path: '/notification/agent/:id/destroy',
   permission: 'notification:manage',
-  examples: [{ summary: 'no agent 999 on a fresh demo', params: { id: '999' }, status: 404 }],
+  examples: [
+    {
+      summary: 'destroy agent 1',
+      params: { id: '1' },
+      before: [
+        {
+          method: 'POST',
+          path: '/notification/agent/create',
+          body: { type: 'webhook', enabled: false, json: { url: 'https://hooks.example.com/ballast' } },
+        },
+      ],
+      then: [
+        {
+          method: 'GET',
+          path: '/notification/agent/1/details',
+          status: 404,
+          shows: { error: { code: 'not_found' } },
+        },
+      ],
+    },
+    { summary: 'no agent 999 on a fresh demo', params: { id: '999' }, status: 404 },
+  ],
   summary: 'Remove a notification agent; its undelivered notifications are cancelled',
   params: agentIdParams,
   response: z.array(z.number().int()).length(1),

@@ -7,7 +7,20 @@ export default route({
   method: 'GET',
   path: '/notification/agent/:id/details',
   permission: 'notification:read',
-  examples: [{ summary: 'no agent 999 on a fresh demo', params: { id: '999' }, status: 404 }],
+  examples: [
+    {
+      summary: 'agent 1, once the create example made it (a disabled webhook)',
+      params: { id: '1' },
+      before: [
+        {
+          method: 'POST',
+          path: '/notification/agent/create',
+          body: { type: 'webhook', enabled: false, json: { url: 'https://hooks.example.com/ballast' } },
+        },
+      ],
+    },
+    { summary: 'no agent 999 on a fresh demo', params: { id: '999' }, status: 404 },
+  ],
   summary: 'One notification agent (an array of one), secrets masked',
   params: agentIdParams,
   response: z.array(agentSchema).length(1),

@@ -10,7 +10,22 @@ export default route({
   path: '/notification/agent/:id/test',
   // manage, not read: it makes the appliance send a message to an outside destination.
   permission: 'notification:manage',
-  examples: [{ summary: 'no agent 999 on a fresh demo', params: { id: '999' }, status: 404 }],
+  examples: [
+    {
+      // the demo sends for real: a .invalid name (RFC 6761) never resolves, so the answer says why
+      summary: 'agent 1 whose destination does not resolve: 502 saying why (a reachable one answers [{id: 1}])',
+      params: { id: '1' },
+      before: [
+        {
+          method: 'POST',
+          path: '/notification/agent/create',
+          body: { type: 'webhook', enabled: false, json: { url: 'https://hooks.example.invalid/ballast' } },
+        },
+      ],
+      status: 502,
+    },
+    { summary: 'no agent 999 on a fresh demo', params: { id: '999' }, status: 404 },
+  ],
   summary: 'Send one test message through the agent now (enabled or not); answers [{id}]',
   sideEffects: true,
   params: agentIdParams,

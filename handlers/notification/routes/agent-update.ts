@@ -16,7 +16,28 @@ export default route({
   method: 'POST',
   path: '/notification/agent/:id/update',
   permission: 'notification:manage',
-  examples: [{ summary: 'no agent 999 on a fresh demo', params: { id: '999' }, body: { enabled: false }, status: 404 }],
+  examples: [
+    {
+      summary: 'point agent 1 at another URL',
+      params: { id: '1' },
+      body: { json: { url: 'https://hooks.example.com/ballast-v2' } },
+      before: [
+        {
+          method: 'POST',
+          path: '/notification/agent/create',
+          body: { type: 'webhook', enabled: false, json: { url: 'https://hooks.example.com/ballast' } },
+        },
+      ],
+      then: [
+        {
+          method: 'GET',
+          path: '/notification/agent/1/details',
+          shows: [{ id: 1, json: { url: 'https://hooks.example.com/ballast-v2' } }],
+        },
+      ],
+    },
+    { summary: 'no agent 999 on a fresh demo', params: { id: '999' }, body: { enabled: false }, status: 404 },
+  ],
   summary:
     'Change the type, enabled flag and/or configuration of an agent (every field optional; a partial json is merged when the type is unchanged); omitted secrets are kept',
   params: agentIdParams,

@@ -17,7 +17,11 @@ export default route({
   response: DestroySchema,
   lock: 'pod',
   examples: [
-    { summary: 'destroy the disabled pod', params: { name: 'backup' } },
+    {
+      summary: 'destroy the disabled pod',
+      params: { name: 'backup' },
+      then: [{ method: 'GET', path: '/pod/backup/details', status: 404, shows: { error: { code: 'not_found' } } }],
+    },
     { summary: 'an unknown pod', params: { name: 'nosuchpod' }, status: 404 },
   ],
   async handler({ params, system, vars, events }) {

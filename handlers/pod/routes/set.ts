@@ -36,6 +36,7 @@ export default route({
         },
         recipes: ['web-server'],
       },
+      then: [{ method: 'GET', path: '/pod', shows: [{ name: 'ballast-pod-site' }] }],
     },
     {
       summary: 'an existing pod',

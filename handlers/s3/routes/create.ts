@@ -32,6 +32,13 @@ export default route({
         rootUser: 'projects-admin',
         rootPassword: 'Sup3r-Secret-Key',
       },
+      then: [
+        {
+          method: 'GET',
+          path: '/s3/list',
+          shows: { projects: { shareName: 'projects', path: '/srv/projects', port: '9200', enabled: true } },
+        },
+      ],
     },
     {
       summary: 'weak credentials: created, with warnings that the service will not start',

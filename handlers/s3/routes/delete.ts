@@ -24,7 +24,11 @@ export default route({
   response: DeletedSchema,
   lock: 's3',
   examples: [
-    { summary: 'delete the demo share media', params: { version: 'v2', share_name: 'media' } },
+    {
+      summary: 'delete the demo share media',
+      params: { version: 'v2', share_name: 'media' },
+      then: [{ method: 'GET', path: '/s3/media/details', status: 404, shows: { error: { code: 'not_found' } } }],
+    },
     { summary: 'version v1 does not exist', params: { version: 'v1', share_name: 'backup' }, status: 404 },
   ],
   async handler({ params, system, vars, db, events, requestId }) {

@@ -8,7 +8,7 @@ export default route({
   path: '/s3/list',
   permission: 's3:read',
   summary:
-    'S3 shares keyed by name: path, port, user, access key, masked secret key, unit text, enabled (systemctl is-enabled)',
+    'S3 shares keyed by name: path, port, user, rootUser (access key), rootPassword masked (secret key), unit text, enabled (systemctl is-enabled)',
   style: S3_STYLE,
   response: ShareListSchema,
   examples: [{ summary: 'the demo appliance has two shares, media and backup' }],

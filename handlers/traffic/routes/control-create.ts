@@ -44,6 +44,13 @@ export default route({
     {
       summary: 'cap what eno1 sends to 192.168.10.50 at 10 MB/s',
       body: { name: 'backup-link', device: 'eno1', ip: '192.168.10.50', rate: 10 },
+      then: [
+        {
+          method: 'GET',
+          path: '/network/traffic/control',
+          shows: { rules: [{ name: 'backup-link', ip: '192.168.10.50', rate: 10, qtype: 'htb' }] },
+        },
+      ],
     },
   ],
   summary: 'Create a traffic control rule: cap what this box sends to one IPv4 address on a device',

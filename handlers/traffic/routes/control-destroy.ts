@@ -27,6 +27,25 @@ export default route({
   path: '/network/traffic/control/:rule_name/destroy',
   permission: 'network:manage',
   examples: [
+    {
+      summary: 'remove the rule backup-link, once the create example made it',
+      params: { rule_name: 'backup-link' },
+      before: [
+        {
+          method: 'POST',
+          path: '/network/traffic/control/create',
+          body: { name: 'backup-link', device: 'eno1', ip: '192.168.10.50', rate: 10 },
+        },
+      ],
+      // eno1 is back to its fresh-demo queue: the default mq root
+      then: [
+        {
+          method: 'GET',
+          path: '/network/traffic/control',
+          shows: { devices: { eno1: { queue: [{ qtype: 'mq', owner: 'root' }] } } },
+        },
+      ],
+    },
     { summary: 'a fresh demo has no rule named backup-link', params: { rule_name: 'backup-link' }, status: 404 },
   ],
   summary: 'Destroy a traffic control rule; answers the id it occupied',

@@ -3,10 +3,12 @@
  *   fs/explore    bounded, read-only tree walk (fs-explore.ts)
  *   fs/read-text  one regular file's text, for xxhash_verify's checksum file
  * Both read only below `settings.fs.readRoots`, checked on the real path (symlinks resolved),
- * and are audited (path, entry count or size; never file content).
+ * and are audited (path, entry count or size; never file content). A requested path is seen from
+ * `settings.fs.pathRoot` (`/`, or the demo's root), and answers name it as requested.
  */
 import { issuesOf, issuesText } from '../../../handlers/core/errors';
 import { realpathSync } from 'node:fs';
+import { join, normalize } from 'node:path';
 import type * as z from 'zod';
 import { constants } from 'node:fs';
 import { lstat, open, realpath } from 'node:fs/promises';
@@ -44,6 +46,19 @@ export interface FsOpsOptions {
 export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
   const s = o.settings;
   const roots = realRoots(s.readRoots);
+  // the requested path as seen from pathRoot; refusals name the path as the client gave it
+  const under = !s.pathRoot || s.pathRoot === '/' ? undefined : s.pathRoot.replace(/\/+$/, '');
+  // normalize first: an absolute path cannot climb above its own / (so never above pathRoot)
+  const seen = (p: string) => (under === undefined ? p : join(under, normalize(p)));
+  const unseen = (p: string) =>
+    under !== undefined && (p === under || p.startsWith(`${under}/`)) ? p.slice(under.length) || '/' : p;
+  const asRequested = <T>(run: () => Promise<T>): Promise<T> =>
+    under === undefined
+      ? run()
+      : run().catch((e: unknown) => {
+          if (e instanceof SystemRefusal) throw new SystemRefusal(e.code, e.message.split(`${under}/`).join('/'));
+          throw e;
+        });
   const audit = o.db.prepare(
     'INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, ?, ?)',
   );
@@ -52,7 +67,13 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
     [EXPLORE_OP]: async (payload, requestId) => {
       const req = payloadOf(exploreOpPayload, EXPLORE_OP, payload);
       const started = performance.now();
-      const result = await exploreTree(req, { roots, maxEntriesCeiling: s.exploreMaxEntries });
+      const result = await asRequested(() =>
+        exploreTree({ ...req, path: seen(req.path) }, { roots, maxEntriesCeiling: s.exploreMaxEntries }),
+      );
+      if (under !== undefined) {
+        result.path = unseen(result.path);
+        for (const e of result.errors) e.path = unseen(e.path);
+      }
       const note = `${result.total} entries${result.truncated ? `, truncated by ${result.truncatedBy.join('+')}` : ''}`;
       audit.run(
         Date.now(),
@@ -65,48 +86,51 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
       return result;
     },
 
-    [READ_TEXT_OP]: async (payload, requestId): Promise<ReadTextResult> => {
-      const req = payloadOf(readTextPayload, READ_TEXT_OP, payload);
-      const max = req.maxBytes ?? READ_TEXT_MAX_BYTES;
-      let real: string;
-      try {
-        real = await realpath(req.path);
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT' || code === 'ENOTDIR') throw new SystemRefusal('not_found', `${req.path} does not exist`);
-        throw e;
-      }
-      if (!roots.some((r) => isInside(real, r))) {
-        throw new SystemRefusal(
-          'forbidden',
-          `${req.path} is outside the directories this host may read (settings.fs.readRoots)`,
-        );
-      }
-      // a FIFO, device or socket would block a thread-pool thread forever: refuse it before
-      // opening, open without blocking or following a last-moment link, and check the inode
-      const before = await lstat(real);
-      if (!before.isFile()) throw new SystemRefusal('bad_request', `${req.path} is not a regular file`);
-      const fh = await open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-      try {
-        const st = await fh.stat();
-        if (!st.isFile() || st.ino !== before.ino || st.dev !== before.dev)
-          throw new SystemRefusal('conflict', `${req.path} changed while it was being read`);
-        if (st.size > max) throw new SystemRefusal('payload_too_large', `${req.path} is larger than ${max} bytes`);
-        // one byte more than allowed, to notice a file that grew past the limit after the stat
-        const buf = Buffer.alloc(Math.min(st.size, max) + 1);
-        let bytesRead = 0;
-        for (;;) {
-          const r = await fh.read(buf, bytesRead, buf.length - bytesRead, bytesRead);
-          if (r.bytesRead === 0) break;
-          bytesRead += r.bytesRead;
-          if (bytesRead === buf.length) break;
-        }
-        if (bytesRead > max) throw new SystemRefusal('payload_too_large', `${req.path} is larger than ${max} bytes`);
-        audit.run(Date.now(), requestId ?? null, READ_TEXT_OP, JSON.stringify([req.path]), null, `${bytesRead} bytes`);
-        return { content: buf.subarray(0, bytesRead).toString('utf8') };
-      } finally {
-        await fh.close();
-      }
-    },
+    [READ_TEXT_OP]: (payload, requestId) => asRequested(() => readText(payload, requestId)),
   };
+
+  async function readText(payload: unknown, requestId: string | undefined): Promise<ReadTextResult> {
+    const req0 = payloadOf(readTextPayload, READ_TEXT_OP, payload);
+    const req = { ...req0, path: seen(req0.path) };
+    const max = req.maxBytes ?? READ_TEXT_MAX_BYTES;
+    let real: string;
+    try {
+      real = await realpath(req.path);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') throw new SystemRefusal('not_found', `${req.path} does not exist`);
+      throw e;
+    }
+    if (!roots.some((r) => isInside(real, r))) {
+      throw new SystemRefusal(
+        'forbidden',
+        `${req.path} is outside the directories this host may read (settings.fs.readRoots)`,
+      );
+    }
+    // a FIFO, device or socket would block a thread-pool thread forever: refuse it before
+    // opening, open without blocking or following a last-moment link, and check the inode
+    const before = await lstat(real);
+    if (!before.isFile()) throw new SystemRefusal('bad_request', `${req.path} is not a regular file`);
+    const fh = await open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    try {
+      const st = await fh.stat();
+      if (!st.isFile() || st.ino !== before.ino || st.dev !== before.dev)
+        throw new SystemRefusal('conflict', `${req.path} changed while it was being read`);
+      if (st.size > max) throw new SystemRefusal('payload_too_large', `${req.path} is larger than ${max} bytes`);
+      // one byte more than allowed, to notice a file that grew past the limit after the stat
+      const buf = Buffer.alloc(Math.min(st.size, max) + 1);
+      let bytesRead = 0;
+      for (;;) {
+        const r = await fh.read(buf, bytesRead, buf.length - bytesRead, bytesRead);
+        if (r.bytesRead === 0) break;
+        bytesRead += r.bytesRead;
+        if (bytesRead === buf.length) break;
+      }
+      if (bytesRead > max) throw new SystemRefusal('payload_too_large', `${req.path} is larger than ${max} bytes`);
+      audit.run(Date.now(), requestId ?? null, READ_TEXT_OP, JSON.stringify([req.path]), null, `${bytesRead} bytes`);
+      return { content: buf.subarray(0, bytesRead).toString('utf8') };
+    } finally {
+      await fh.close();
+    }
+  }
 }
