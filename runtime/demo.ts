@@ -43,6 +43,8 @@ export function demoConfig(repo: string, port: number, stateDir = process.env.BA
       },
       // dfs: the demo MGS runs at /lustre/MGS (its recorded mount table), outside the demo root
       dfs: { extraMountRoots: ['/lustre'] },
+      // notifications go to a file instead of the network (the demo has no destination to reach)
+      notification: { sinkFile: join(state, 'notifications.jsonl') },
       // certificate: a short commit window to try ingest → rollback; regenerate's fixed names
       certificate: { commitWindowSeconds: 30, hostName: 'demo-appliance', addresses: ['192.0.2.10'] },
     },

@@ -1,5 +1,6 @@
 import { route } from '../../core/route';
 import { COMMIT_OP } from '../contract';
+import { DEMO_NEW_CHAIN } from '../examples';
 import { CommitResponse } from '../schemas';
 
 export default route({
@@ -8,11 +9,13 @@ export default route({
   permission: 'certificate:manage',
   summary: 'Keep the ingested TLS pieces (409 when nothing is waiting for a commit)',
   response: CommitResponse,
-  // On a fresh demo nothing waits for a commit (the manifest lists commit before ingest): 409.
-  // After the ingest example, within the demo's 30 s window, the same request answers {}.
   examples: [
     {
-      summary: 'nothing is waiting for a commit on a fresh demo (run the ingest example first, then this answers {})',
+      summary: 'after an ingest, within its window: the new pieces are kept',
+      before: [{ method: 'POST', path: '/certificate/ingest', body: { pieces: DEMO_NEW_CHAIN } }],
+    },
+    {
+      summary: 'nothing is waiting for a commit on a fresh demo',
       status: 409,
     },
   ],

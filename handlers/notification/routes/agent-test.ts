@@ -12,17 +12,16 @@ export default route({
   permission: 'notification:manage',
   examples: [
     {
-      // the demo sends for real: a .invalid name (RFC 6761) never resolves, so the answer says why
-      summary: 'agent 1 whose destination does not resolve: 502 saying why (a reachable one answers [{id: 1}])',
+      // the demo delivers into var/demo/notifications.jsonl (settings.notification.sinkFile)
+      summary: 'agent 1 (after a create): the test message goes out; the demo appends it to its notification sink',
       params: { id: '1' },
       before: [
         {
           method: 'POST',
           path: '/notification/agent/create',
-          body: { type: 'webhook', enabled: false, json: { url: 'https://hooks.example.invalid/ballast' } },
+          body: { type: 'webhook', enabled: false, json: { url: 'https://hooks.example.com/ballast' } },
         },
       ],
-      status: 502,
     },
     { summary: 'no agent 999 on a fresh demo', params: { id: '999' }, status: 404 },
   ],

@@ -6,6 +6,7 @@ import {
   type WebhookConfig,
   SECRET_FIELDS,
 } from '../../../handlers/notification/contract';
+import { appendFile } from 'node:fs/promises';
 import type { Notification } from './payload';
 import { redact } from './redact';
 import { SendError } from './send-error';
@@ -73,6 +74,7 @@ function secretsOf(a: DeliveryAgent): { secrets: string[]; users: string[] } {
 
 /** Sends one notification through one agent. Rejects with a SendError whose message is redacted. */
 export async function sendThrough(agent: DeliveryAgent, n: Notification, ctx: SendContext): Promise<void> {
+  if (ctx.settings.sinkFile !== undefined) return sink(ctx.settings.sinkFile, agent, n);
   try {
     switch (agent.type) {
       case 'sms':
@@ -87,5 +89,17 @@ export async function sendThrough(agent: DeliveryAgent, n: Notification, ctx: Se
     const err = e instanceof SendError ? e : new SendError((e as Error)?.message ?? String(e));
     const message = redact(err.message, secrets, users);
     throw new SendError(message, { permanent: err.permanent, retryAfterMs: err.retryAfterMs });
+  }
+}
+
+/** settings.notification.sinkFile: one JSON line per notification; the agent's configuration stays out. */
+async function sink(file: string, agent: DeliveryAgent, n: Notification): Promise<void> {
+  const line = JSON.stringify({ at: new Date().toISOString(), agentId: agent.id, type: agent.type, notification: n });
+  try {
+    await appendFile(file, `${line}\n`, { mode: 0o600 });
+  } catch (e) {
+    throw new SendError(
+      `the notification sink ${file} cannot be written: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+    );
   }
 }

@@ -30,6 +30,16 @@ export const deliverySettingsSchema = z.strictObject({
    * metadata services); off by default (handlers/notification/local-target.ts).
    */
   allowLocalTargets: z.boolean().default(false),
+  /**
+   * Deliver into this file instead of the network: every notification (and test message) an agent
+   * would send is appended as one JSON line `{at, agentId, type, notification}` and counts as
+   * delivered. For the embedded demo and offline trials, which have no destination to reach; unset
+   * (the default) on a real box. The agent's configuration (and so its secrets) is never written.
+   */
+  sinkFile: z
+    .string()
+    .regex(/^\/[^\0]*$/, 'must be an absolute path')
+    .optional(),
   /** Keep this many most recent events; older ones go once none of their deliveries is pending. */
   retainEvents: z.number().int().min(10).default(10_000),
 });
