@@ -31,8 +31,8 @@ const CONFIG_OPTIONS = {
 /** Each command, its options (strict: anything else is an error) and its usage text. */
 const COMMANDS = {
   serve: {
-    usage: 'ballast serve [--config FILE | --demo] [--isolate] [--port N] [--host ADDR]',
-    options: { ...CONFIG_OPTIONS, isolate: { type: 'boolean' }, port: { type: 'string' }, host: { type: 'string' } },
+    usage: 'ballast serve [--config FILE | --demo] [--isolate [workerd|deno]] [--port N] [--host ADDR]',
+    options: { ...CONFIG_OPTIONS, isolate: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } },
     positionals: 0,
   },
   token: {
@@ -67,7 +67,7 @@ interface Parsed {
     config?: string;
     demo?: boolean;
     help?: boolean;
-    isolate?: boolean;
+    isolate?: string;
     port?: string;
     host?: string;
     perm?: string[];
@@ -87,8 +87,15 @@ function parseCommandLine(argv: string[]): Parsed | 'help' {
   const command = first as Command;
   const spec = COMMANDS[command];
   let parsed;
+  // `--isolate` alone is the old spelling of `--isolate workerd`
+  const args =
+    command === 'serve'
+      ? rest.map((a, i) =>
+          a === '--isolate' && !['workerd', 'deno'].includes(rest[i + 1] ?? '') ? '--isolate=workerd' : a,
+        )
+      : rest;
   try {
-    parsed = parseArgs({ args: rest, options: spec.options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options: spec.options, allowPositionals: true, strict: true });
   } catch (e) {
     // node's messages are long and multi-line; the first line says which flag
     throw new UsageError(
@@ -121,7 +128,11 @@ function configFrom(v: Parsed['values']): HostConfig {
     cfg.listen.port = Number(v.port);
   }
   if (v.host !== undefined) cfg.listen.host = v.host;
-  if (v.isolate) cfg.isolate = true;
+  if (v.isolate !== undefined) {
+    if (v.isolate !== 'workerd' && v.isolate !== 'deno')
+      throw new UsageError(`--isolate takes workerd or deno (got ${JSON.stringify(v.isolate)})`);
+    cfg.isolate = v.isolate;
+  }
   validateConfig(cfg);
   return cfg;
 }

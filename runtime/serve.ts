@@ -2,17 +2,23 @@ import { createHost, type Host, type HostOptions } from './host';
 import { startServer, type RunningServer, type FetchHandler } from './http/server';
 import { bufferedAccessLog } from './http/access-log';
 import type { SqliteDb } from './db/database';
+import { isolateRuntime } from './isolate/index';
+import type { Isolated } from './isolate/types';
 
 export interface ServeOptions extends HostOptions {
   announceToken?: (db: SqliteDb) => Promise<void>;
   /** install SIGTERM/SIGINT/SIGHUP handlers (off in tests) */
   signals?: boolean;
   accessLog?: boolean;
+  /** The isolate process died (default: exit 1 after stopping). */
+  onIsolateDeath?: (why: string) => void;
 }
 
 export interface Serving {
   host: Host;
   server: RunningServer;
+  /** isolation mode: the runtime, its process id (deno) and its cold start */
+  isolate?: Pick<Isolated, 'runtime' | 'pid' | 'coldStartMs'>;
   stop(): Promise<void>;
 }
 
@@ -23,12 +29,15 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   await o.announceToken?.(host.db);
   let handler: FetchHandler = host.app;
   let closeIsolate: (() => Promise<void>) | undefined;
-  if (o.config.isolate) {
-    // Loaded only when asked for: Miniflare is large and the default mode never needs it.
-    const { startIsolated } = await import('./isolate');
-    const iso = await startIsolated(host, o.distDir);
-    handler = iso;
-    closeIsolate = iso.close;
+  let onIsolateDeath: ((why: string) => void) | undefined;
+  const runtime = isolateRuntime(o.config);
+  let isolated: Isolated | undefined;
+  if (runtime) {
+    // Loaded only when asked for: the isolates (Miniflare) are large and the default mode never needs them.
+    const { startIsolated } = await import('./isolate/index');
+    isolated = await startIsolated(host, o.distDir, runtime, { onExit: (why) => onIsolateDeath?.(why), log: o.log });
+    handler = isolated;
+    closeIsolate = isolated.close;
   }
   const accessLog = o.accessLog === false ? undefined : bufferedAccessLog((chunk) => process.stdout.write(chunk));
   const server = await startServer({
@@ -41,7 +50,7 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   // Area start-up tasks (outbox delivery, stored traffic rules back into tc): not awaited, log only.
   host.startAreas();
   process.stdout.write(
-    `${o.config.productName} API listening on ${server.url}${o.config.basePath === '/' ? '' : (o.config.basePath ?? '/api/v2')} (${o.config.system.mode} system${o.config.isolate ? ', isolated routes' : ''}; ready in ${Math.round(performance.now() - started)} ms)\n`,
+    `${o.config.productName} API listening on ${server.url}${o.config.basePath === '/' ? '' : (o.config.basePath ?? '/api/v2')} (${o.config.system.mode} system${runtime ? `, routes in ${runtime}` : ''}; ready in ${Math.round(performance.now() - started)} ms)\n`,
   );
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -51,6 +60,13 @@ export async function serve(o: ServeOptions): Promise<Serving> {
       await closeIsolate?.();
       await host.close();
     })());
+  // The isolate died under us: the host exits non-zero (its supervisor restarts it) rather than answer 502s.
+  onIsolateDeath = (why) => {
+    process.stderr.write(`isolate ${why}: stopping the host\n`);
+    void stop()
+      .catch((e: unknown) => process.stderr.write(`shutdown failed: ${String(e)}\n`))
+      .finally(() => (o.onIsolateDeath ? o.onIsolateDeath(why) : process.exit(1)));
+  };
   if (o.signals !== false) {
     const onSignal = (sig: string) => {
       process.stdout.write(`${sig}: finishing in-flight requests\n`);
@@ -69,5 +85,10 @@ export async function serve(o: ServeOptions): Promise<Serving> {
       process.stdout.write('SIGHUP: TLS certificate reloaded\n');
     });
   }
-  return { host, server, stop };
+  return {
+    host,
+    server,
+    stop,
+    isolate: isolated && { runtime: isolated.runtime, pid: isolated.pid, coldStartMs: isolated.coldStartMs },
+  };
 }
