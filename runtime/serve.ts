@@ -29,13 +29,14 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   await o.announceToken?.(host.db);
   let handler: FetchHandler = host.app;
   let closeIsolate: (() => Promise<void>) | undefined;
-  let onIsolateDeath: ((why: string) => void) | undefined;
+  // set once stop() exists (below): an isolate that dies stops the host
+  const death: { handle?: (why: string) => void } = {};
   const runtime = isolateRuntime(o.config);
   let isolated: Isolated | undefined;
   if (runtime) {
     // Loaded only when asked for: the isolates (Miniflare) are large and the default mode never needs them.
     const { startIsolated } = await import('./isolate/index');
-    isolated = await startIsolated(host, o.distDir, runtime, { onExit: (why) => onIsolateDeath?.(why), log: o.log });
+    isolated = await startIsolated(host, o.distDir, runtime, { onExit: (why) => death.handle?.(why), log: o.log });
     handler = isolated;
     closeIsolate = isolated.close;
   }
@@ -61,7 +62,7 @@ export async function serve(o: ServeOptions): Promise<Serving> {
       await host.close();
     })());
   // The isolate died under us: the host exits non-zero (its supervisor restarts it) rather than answer 502s.
-  onIsolateDeath = (why) => {
+  death.handle = (why) => {
     process.stderr.write(`isolate ${why}: stopping the host\n`);
     void stop()
       .catch((e: unknown) => process.stderr.write(`shutdown failed: ${String(e)}\n`))

@@ -87,14 +87,14 @@ export async function startDeno(o: IsolateOptions): Promise<Isolated> {
     };
     child.stdout.on('data', onData);
     child.once('error', (e) => reject(new Error(`isolate deno: cannot start ${bin}: ${e.message}`)));
-    exited.then(({ code, signal }) =>
+    void exited.then(({ code, signal }) =>
       reject(new Error(`isolate deno exited before serving (${signal ?? `exit ${code}`}): ${stderrTail.trim()}`)),
     );
   });
   // only the host may talk to the isolate (it alone sets the connection header the app trusts)
   chmodSync(listen, 0o600);
   const coldStartMs = performance.now() - started;
-  exited.then(({ code, signal }) => {
+  void exited.then(({ code, signal }) => {
     if (closing) return;
     o.log(`isolate deno (pid ${child.pid}) died: ${signal ?? `exit ${code}`}`);
     o.onExit?.(`deno ${signal ?? `exit ${code}`}`);
