@@ -176,7 +176,8 @@ async function writeSqlMigrations() {
       .slice(0, 48)
       .replace(/_$/, '');
     const file = `${String(m.version).padStart(4, '0')}_${slug}.sql`;
-    const body = m.sql.replace(/^\n/, '').replace(/^ {6}/gm, '').trimEnd();
+    // verbatim (indentation included): sqlite_master keeps the text, so the schemas compare equal
+    const body = m.sql.replace(/^\n/, '').trimEnd();
     const name = m.name.replace(/'/g, "''");
     writeFileSync(
       join(dir, file),

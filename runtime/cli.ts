@@ -37,15 +37,17 @@ const COMMANDS = {
   },
   token: {
     usage: [
-      'ballast token create NAME --perm PERM [--perm PERM ...] [--expires 30d|ISO-DATE] [--config FILE | --demo]',
-      'ballast token list [--json] [--config FILE | --demo]',
-      'ballast token revoke ID-OR-NAME [--config FILE | --demo]',
+      'ballast token create NAME --perm PERM [--perm PERM ...] [--expires 30d|ISO-DATE] [--config FILE | --demo | --db FILE]',
+      'ballast token list [--json] [--config FILE | --demo | --db FILE]',
+      'ballast token revoke ID-OR-NAME [--config FILE | --demo | --db FILE]',
     ].join('\n  '),
     options: {
       ...CONFIG_OPTIONS,
       perm: { type: 'string', multiple: true },
       expires: { type: 'string' },
       json: { type: 'boolean' },
+      // any SQLite file (a D1 export, a Deno deployment's database): the schema is created if missing
+      db: { type: 'string' },
     },
     positionals: 2,
   },
@@ -74,6 +76,7 @@ interface Parsed {
     expires?: string;
     json?: boolean;
     dir?: string;
+    db?: string;
   };
   positionals: string[];
 }
@@ -182,8 +185,9 @@ async function main(argv: string[]): Promise<number> {
       if (sub === 'create' && !name) throw new UsageError('token create needs a NAME');
       if (sub === 'revoke' && !name) throw new UsageError('token revoke needs an ID or NAME');
       if (sub === 'list' && name) throw new UsageError(`token list: unexpected operand ${JSON.stringify(name)}`);
-      const cfg = configFrom(v);
-      const db = openDatabase(dbFile(cfg));
+      if (v.db !== undefined && (v.config !== undefined || v.demo))
+        throw new UsageError('--db excludes --config and --demo');
+      const db = openDatabase(v.db !== undefined ? resolve(v.db) : dbFile(configFrom(v)));
       try {
         if (sub === 'create') {
           const { id, token } = await createToken(db, name, v.perm ?? [], v.expires ? parseExpiry(v.expires) : null);
