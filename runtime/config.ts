@@ -164,7 +164,9 @@ const sections = {
     demo: z.boolean().optional(),
     ...Object.fromEntries(AREAS.map((a) => [a.name, a.settings ? a.settings.optional() : z.unknown()])),
   }),
-  isolate: z.union([z.boolean(), z.enum(['workerd', 'deno'])]),
+  isolate: z.union([z.boolean(), z.enum(['workerd', 'deno'])], {
+    error: 'must be false, true (= workerd), workerd or deno',
+  }),
 };
 
 /** The config file: every section optional, each section's keys optional, nothing unknown. */
