@@ -20,7 +20,9 @@ export function forwarder(address: IsolateAddress): {
       const u = new URL(request.url);
       const headers: Record<string, string> = {};
       request.headers.forEach((v, k) => {
-        if (!HOP.has(k)) headers[k] = v;
+        // accept-encoding stays behind: the host's server writes the answer as it is, so the
+        // isolate must not compress it (Deno.serve and workerd would, for a gzip-accepting client)
+        if (!HOP.has(k) && k !== 'accept-encoding') headers[k] = v;
       });
       headers.host = u.host;
       const body =

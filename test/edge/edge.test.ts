@@ -40,7 +40,8 @@ async function onEach(method: string, path: string, who: Who, body?: string) {
   const id = `edge-${String(++seq).padStart(4, '0')}`;
   const answers: Record<string, RawAnswer> = {};
   for (const [name, r] of running) {
-    const headers: Record<string, string> = { 'x-request-id': id };
+    // as browsers and fetch() send it: the isolates must still answer uncompressed, as the host does
+    const headers: Record<string, string> = { 'x-request-id': id, 'accept-encoding': 'gzip, deflate, br' };
     if (who === 'admin') headers.token = r.admin;
     if (who === 'reader') headers.token = r.reader;
     if (who === 'forged') headers.token = 'blt_000000000000_notatoken';
