@@ -84,14 +84,7 @@ export async function startBindingSocket(o: BindingSocketOptions): Promise<Bindi
     }
     // Deno's unix proxy sends the absolute form (http://binding.internal/db/all); workerd the origin form.
     const path = (req.url ?? '/').replace(/^[a-z]+:\/\/[^/]*/i, '').replace(/\?.*$/, '');
-    const target = path.startsWith('/system/')
-      ? bindings.fetchSystem
-      : path.startsWith('/db/')
-        ? bindings.fetchDb
-        : path === '/events/send'
-          ? bindings.fetchEvents
-          : undefined;
-    if (!target) {
+    if (!path.startsWith('/system/') && !path.startsWith('/db/') && path !== '/events/send') {
       req.resume();
       return json(res, 404, { error: { code: 'not_found', message: `unknown binding operation ${path}` } });
     }
@@ -108,25 +101,22 @@ export async function startBindingSocket(o: BindingSocketOptions): Promise<Bindi
         return json(res, 413, {
           error: { code: 'payload_too_large', message: `binding payload exceeds ${BINDING_BODY_LIMIT} bytes` },
         });
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
       const rid = req.headers['x-request-id'];
-      if (typeof rid === 'string') headers['x-request-id'] = rid;
-      const request = new Request(`http://binding.internal${path}`, {
-        method: 'POST',
-        headers,
-        body: Buffer.concat(chunks),
-      });
-      target(request).then(
-        async (r) => {
-          const text = await r.text();
-          res.writeHead(r.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-          res.end(text);
-        },
-        (e: unknown) => {
-          o.log?.(`binding ${path} failed: ${(e as Error)?.stack ?? String(e)}`);
-          json(res, 500, { error: { code: 'internal', message: `binding ${path} failed` } });
-        },
-      );
+      bindings
+        .call(path, Buffer.concat(chunks).toString('utf8'), typeof rid === 'string' ? rid : undefined, o.log)
+        .then(
+          (a) => {
+            res.writeHead(a.status, {
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(a.body),
+            });
+            res.end(a.body);
+          },
+          (e: unknown) => {
+            o.log?.(`binding ${path} failed: ${(e as Error)?.stack ?? String(e)}`);
+            json(res, 500, { error: { code: 'internal', message: `binding ${path} failed` } });
+          },
+        );
     });
   });
   server.keepAliveTimeout = 60_000;

@@ -45,7 +45,7 @@ export function forwarder(address: IsolateAddress): {
               }
               const status = res.statusCode ?? 502;
               const nullBody = request.method === 'HEAD' || status === 204 || status === 304;
-              resolve(new Response(nullBody ? null : Buffer.concat(chunks), { status, headers: h }));
+              resolve(new ForwardedResponse(status, h, nullBody ? null : Buffer.concat(chunks)));
             });
           },
         );
@@ -55,4 +55,37 @@ export function forwarder(address: IsolateAddress): {
     },
     close: () => agent.destroy(),
   };
+}
+
+/**
+ * The isolate's answer: a real Response (headers, status) whose body stays the Buffer read from
+ * the socket. An undici Response built on the bytes and then read back through its stream costs
+ * more than the rest of the hop; here text()/arrayBuffer()/json() read the Buffer, and the body
+ * stream is made only if someone asks for it.
+ */
+class ForwardedResponse extends Response {
+  readonly #bytes: Buffer | null;
+  #stream: ReadableStream<Uint8Array<ArrayBuffer>> | null | undefined;
+  constructor(status: number, headers: Headers, bytes: Buffer | null) {
+    super(null, { status, headers });
+    this.#bytes = bytes;
+  }
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
+    if (this.#stream === undefined)
+      this.#stream = this.#bytes ? new Blob([new Uint8Array(this.#bytes)]).stream() : null;
+    return this.#stream;
+  }
+  override get bodyUsed(): boolean {
+    return false;
+  }
+  override async text(): Promise<string> {
+    return this.#bytes ? this.#bytes.toString('utf8') : '';
+  }
+  override async arrayBuffer(): Promise<ArrayBuffer> {
+    const b = this.#bytes ?? Buffer.alloc(0);
+    return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+  }
+  override async json(): Promise<unknown> {
+    return JSON.parse(await this.text()) as unknown;
+  }
 }
