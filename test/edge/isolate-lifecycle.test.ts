@@ -140,6 +140,35 @@ console.log(JSON.stringify(out));
   });
 });
 
+describe('the workerd process', () => {
+  it('serves on 0600 sockets, leaves no config (it holds the secret) on disk, and its death stops the host', async () => {
+    const { config } = makeTestConfig({ isolate: 'workerd' });
+    let died!: (why: string) => void;
+    const death = new Promise<string>((r) => (died = r));
+    const s = await serve({
+      config,
+      distDir,
+      signals: false,
+      accessLog: false,
+      log: () => undefined,
+      onIsolateDeath: died,
+    });
+    expect(s.isolate?.runtime).toBe('workerd');
+    for (const f of ['bindings.sock', 'isolate-workerd.sock']) {
+      const st = lstatSync(join(config.stateDir, f));
+      expect([f, st.isSocket(), st.mode & 0o777]).toEqual([f, true, 0o600]);
+    }
+    expect(existsSync(join(config.stateDir, 'isolate-workerd.capnp'))).toBe(false);
+    const token = (await createToken(s.host.db, 'a', ['*'])).token;
+    const r = await fetch(`${s.server.url}/api/v2/notification/agent`, { headers: { token } });
+    expect([r.status, await r.text()]).toEqual([200, '[]']);
+    process.kill(s.isolate?.pid ?? 0, 'SIGKILL');
+    expect(await death).toBe('workerd SIGKILL');
+    expect(existsSync(join(config.stateDir, 'bindings.sock'))).toBe(false);
+    expect(existsSync(join(config.stateDir, 'isolate-workerd.sock'))).toBe(false);
+  });
+});
+
 describe('ballast serve --isolate on the command line', () => {
   const cli = join(distDir, 'host', 'cli.mjs');
 
