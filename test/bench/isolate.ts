@@ -28,7 +28,7 @@ export interface IsolateBenchRow {
   errors: number;
   /** rps / the in-process host's rps on the same route (1 for the host itself) */
   ratio: number;
-  /** spawn of `ballast serve` to the first 200 of the DB route, ms */
+  /** spawn of `ballast serve` to the first 200 of the DB route (the three start one after the other), ms */
   coldStartMs: number;
   /** the host process's RSS after the load, MB (the isolate's own process not included) */
   hostRssMb: number;
@@ -54,10 +54,16 @@ const KLIST = {
   stderr: '',
 };
 
-async function one(
-  runtime: IsolateBenchRuntime,
-  o: { duration: number; connections: number },
-): Promise<{ loads: Record<string, Load>; coldStartMs: number; hostRssMb: number }> {
+interface Started {
+  url: string;
+  headers: Record<string, string>;
+  coldStartMs: number;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** One `ballast serve` process with the routes in `runtime`; cold start = spawn to first 200. */
+async function start(runtime: IsolateBenchRuntime): Promise<Started> {
   const port = await freePort();
   // the replayed klist for the SYSTEM-hop route
   const fx = mkdtempSync(join(tmpdir(), 'ballast-bench-klist-'));
@@ -66,58 +72,87 @@ async function one(
     ...(runtime === 'host' ? {} : { isolate: runtime }),
     system: { mode: 'replay', fixtures: [fx] },
   });
-  const token = createTokenVia(config.file);
-  const headers = { token };
-  const t0 = performance.now();
-  const host = startHostProcess(config.file);
-  try {
-    await waitFor(`http://127.0.0.1:${port}${DB_ROUTE}`, headers, 60_000);
-    const coldStartMs = performance.now() - t0;
-    const sys = await fetch(`http://127.0.0.1:${port}${SYSTEM_ROUTE}`, { headers });
-    if (sys.status !== 200) throw new Error(`${runtime}: ${SYSTEM_ROUTE} answered ${sys.status}: ${await sys.text()}`);
-    const loads: Record<string, Load> = {};
-    for (const route of [DB_ROUTE, SYSTEM_ROUTE]) {
-      await load(`http://127.0.0.1:${port}${route}`, headers, { duration: 1, connections: o.connections });
-      loads[route] = await load(`http://127.0.0.1:${port}${route}`, headers, o);
-    }
-    return { loads, coldStartMs, hostRssMb: rssKb(host.pid ?? 0) / 1024 };
-  } finally {
-    await stop(host);
+  const cleanup = () => {
     rmSync(config.dir, { recursive: true, force: true });
     rmSync(fx, { recursive: true, force: true });
+  };
+  const headers = { token: createTokenVia(config.file) };
+  const url = `http://127.0.0.1:${port}`;
+  const t0 = performance.now();
+  const host = startHostProcess(config.file);
+  let coldStartMs: number;
+  try {
+    await waitFor(`${url}${DB_ROUTE}`, headers, 60_000);
+    coldStartMs = performance.now() - t0;
+    const sys = await fetch(`${url}${SYSTEM_ROUTE}`, { headers });
+    if (sys.status !== 200) throw new Error(`${runtime}: ${SYSTEM_ROUTE} answered ${sys.status}: ${await sys.text()}`);
+  } catch (e) {
+    await stop(host);
+    cleanup();
+    throw e;
   }
+  return {
+    url,
+    headers,
+    coldStartMs,
+    pid: host.pid ?? 0,
+    async stop() {
+      await stop(host);
+      cleanup();
+    },
+  };
 }
 
-/** The rows: one per runtime and route, host first. */
-export async function isolateBench(o: { duration?: number; connections?: number } = {}): Promise<IsolateBenchRow[]> {
-  const opts = { duration: o.duration ?? 5, connections: o.connections ?? 16 };
-  const measured = new Map<IsolateBenchRuntime, Awaited<ReturnType<typeof one>>>();
-  for (const r of RUNTIMES) measured.set(r, await one(r, opts));
-  const rows: IsolateBenchRow[] = [];
-  for (const r of RUNTIMES) {
-    const m = measured.get(r)!;
-    for (const route of [DB_ROUTE, SYSTEM_ROUTE]) {
-      const l = m.loads[route];
-      const base = measured.get('host')!.loads[route].rps;
-      rows.push({
-        runtime: r,
-        route,
-        rps: l.rps,
-        p50: l.p50,
-        p99: l.p99,
-        errors: l.errors + l.non2xx,
-        ratio: base > 0 ? l.rps / base : NaN,
-        coldStartMs: m.coldStartMs,
-        hostRssMb: m.hostRssMb,
-      });
-    }
+/**
+ * The rows: one per runtime and route, host first. The three hosts run side by side and are
+ * loaded in turn, round after round, so that each ratio compares runs on a similarly busy machine.
+ */
+export async function isolateBench(
+  o: { duration?: number; connections?: number; rounds?: number } = {},
+): Promise<IsolateBenchRow[]> {
+  const opts = { duration: o.duration ?? 3, connections: o.connections ?? 16 };
+  const rounds = o.rounds ?? 2;
+  const started = new Map<IsolateBenchRuntime, Started>();
+  try {
+    for (const r of RUNTIMES) started.set(r, await start(r));
+    const loads = new Map<string, Load[]>();
+    for (const s of started.values())
+      for (const route of [DB_ROUTE, SYSTEM_ROUTE])
+        await load(`${s.url}${route}`, s.headers, { duration: 1, connections: opts.connections });
+    for (let i = 0; i < rounds; i++)
+      for (const route of [DB_ROUTE, SYSTEM_ROUTE])
+        for (const [r, s] of started) {
+          const key = `${r} ${route}`;
+          loads.set(key, [...(loads.get(key) ?? []), await load(`${s.url}${route}`, s.headers, opts)]);
+        }
+    const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const rows: IsolateBenchRow[] = [];
+    for (const [r, s] of started)
+      for (const route of [DB_ROUTE, SYSTEM_ROUTE]) {
+        const l = loads.get(`${r} ${route}`) ?? [];
+        const base = avg((loads.get(`host ${route}`) ?? []).map((x) => x.rps));
+        const rps = avg(l.map((x) => x.rps));
+        rows.push({
+          runtime: r,
+          route,
+          rps,
+          p50: l.at(-1)?.p50 ?? NaN,
+          p99: l.at(-1)?.p99 ?? NaN,
+          errors: l.reduce((n, x) => n + x.errors + x.non2xx, 0),
+          ratio: base > 0 ? rps / base : NaN,
+          coldStartMs: s.coldStartMs,
+          hostRssMb: rssKb(s.pid) / 1024,
+        });
+      }
+    return rows;
+  } finally {
+    for (const s of started.values()) await s.stop();
   }
-  return rows;
 }
 
 export function formatIsolateRows(rows: IsolateBenchRow[]): string {
   const lines = [
-    'routes in-process (host) vs in workerd vs in Deno (bindings over stateDir/bindings.sock), 16 connections',
+    'routes in-process (host) vs in workerd vs in Deno (bindings over stateDir/bindings.sock), 16 connections, loaded in turn',
   ];
   for (const r of rows)
     lines.push(
