@@ -16,8 +16,7 @@ export function denoBinary(distDir: string): string {
 /**
  * The permissions the Deno process gets, and nothing else: read the bundle directory (and the
  * two sockets, which Deno checks as paths), write (connect/listen) the two sockets, net only to
- * the binding socket and the internal binding origin (never resolved: the client proxies it to
- * the socket). No --allow-run, --allow-env, --allow-ffi, --allow-sys; no prompt.
+ * those two Unix sockets. No --allow-run, --allow-env, --allow-ffi, --allow-sys; no prompt.
  */
 export function denoArgs(distDir: string, bindingSocket: string, listen: string): string[] {
   return [
@@ -29,7 +28,7 @@ export function denoArgs(distDir: string, bindingSocket: string, listen: string)
     '--no-npm',
     `--allow-read=${distDir},${bindingSocket},${listen}`,
     `--allow-write=${bindingSocket},${listen}`,
-    `--allow-net=unix:${bindingSocket},unix:${listen},binding.internal:80`,
+    `--allow-net=unix:${bindingSocket},unix:${listen}`,
     join(distDir, 'deno.mjs'),
   ];
 }

@@ -34,7 +34,7 @@ describe('the Deno process', () => {
       '--no-npm',
       '--allow-read=/opt/b/dist,/s/bindings.sock,/s/isolate-deno.sock',
       '--allow-write=/s/bindings.sock,/s/isolate-deno.sock',
-      '--allow-net=unix:/s/bindings.sock,unix:/s/isolate-deno.sock,binding.internal:80',
+      '--allow-net=unix:/s/bindings.sock,unix:/s/isolate-deno.sock',
       '/opt/b/dist/deno.mjs',
     ]);
   });
