@@ -23,6 +23,10 @@ export interface BindingSocketOptions {
   /** Default: 32 random bytes, base64url. Tests may pin it. */
   secret?: string;
   log?: (line: string) => void;
+  /** How long an idle keep-alive connection stays open (default 60 s). */
+  idleTimeoutMs?: number;
+  /** Called when a client connection ends (tests wait on it). */
+  onConnectionEnd?: () => void;
 }
 
 const json = (res: http.ServerResponse, status: number, body: unknown) => {
@@ -119,7 +123,11 @@ export async function startBindingSocket(o: BindingSocketOptions): Promise<Bindi
         );
     });
   });
-  server.keepAliveTimeout = 60_000;
+  server.keepAliveTimeout = o.idleTimeoutMs ?? 60_000;
+  if (o.onConnectionEnd) {
+    const onEnd = o.onConnectionEnd;
+    server.on('connection', (c: net.Socket) => c.once('close', onEnd));
+  }
   await clearStale(o.path);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

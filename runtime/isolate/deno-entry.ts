@@ -49,7 +49,11 @@ function indexOfHeaderEnd(b: Uint8Array): number {
 }
 
 /** The host closed an idle connection before this request got any answer byte: safe to resend. */
-class StaleConnection extends Error {}
+class StaleConnection extends Error {
+  constructor() {
+    super('the binding socket closed the connection');
+  }
+}
 
 /** One keep-alive connection to the binding socket; one request at a time. */
 class BindingConn {
@@ -72,7 +76,12 @@ class BindingConn {
     const out = new Uint8Array(h.length + body.length);
     out.set(h);
     out.set(body, h.length);
-    for (let off = 0; off < out.length;) off += await this.conn.write(out.subarray(off));
+    try {
+      for (let off = 0; off < out.length;) off += await this.conn.write(out.subarray(off));
+    } catch {
+      // the host runs an op only once the whole request arrived: nothing happened, resend it
+      throw new StaleConnection();
+    }
     let end = indexOfHeaderEnd(this.buf);
     while (end < 0) {
       await this.more();

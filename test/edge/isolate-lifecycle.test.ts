@@ -11,7 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { denoArgs, denoBinary } from '../../runtime/isolate/deno';
 import { serve } from '../../runtime/serve';
 import { createToken } from '../../runtime/tokens';
-import { distDir, makeTestConfig } from '../helpers/host';
+import { distDir, makeTestConfig, makeTestHost } from '../helpers/host';
+import { startBindingSocket } from '../../runtime/bindings/socket';
+import { launchIsolate } from '../../runtime/isolate/index';
 import { privateDir } from '../helpers/tmp';
 
 const alive = (pid: number) => {
@@ -207,4 +209,43 @@ describe('ballast serve --isolate on the command line', () => {
     expect(answers[1]).toBe(answers[0]);
     expect(JSON.parse(answers[0])).toMatchObject({ raw: expect.stringContaining('[realms]') });
   }, 60_000);
+});
+
+describe("the Deno binding client's keep-alive pool", () => {
+  it('resends a request on a fresh connection when the host closed the idle one', async () => {
+    const t = await makeTestHost();
+    let ended!: () => void;
+    let connectionEnded = new Promise<void>((r) => (ended = r));
+    const socket = await startBindingSocket({
+      bindings: t.host.bindings,
+      path: join(t.config.stateDir, 'bindings.sock'),
+      idleTimeoutMs: 50,
+      onConnectionEnd: () => ended(),
+    });
+    const iso = await launchIsolate('deno', {
+      distDir,
+      stateDir: t.config.stateDir,
+      socket,
+      vars: t.host.vars,
+      log: () => undefined,
+    });
+    try {
+      const get = async () => {
+        const r = await iso.fetch(
+          new Request('http://ballast.local/api/v2/notification/agent', { headers: { token: t.adminToken } }),
+        );
+        return [r.status, await r.text()];
+      };
+      expect(await get()).toEqual([200, '[]']);
+      // the host dropped Deno's idle connection: the next request must not fail
+      await connectionEnded;
+      connectionEnded = new Promise<void>((r) => (ended = r));
+      expect(await get()).toEqual([200, '[]']);
+      expect(await get()).toEqual([200, '[]']);
+    } finally {
+      await iso.close();
+      await socket.close();
+      await t.close();
+    }
+  });
 });
