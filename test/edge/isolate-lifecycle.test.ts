@@ -211,41 +211,44 @@ describe('ballast serve --isolate on the command line', () => {
   }, 60_000);
 });
 
-describe("the Deno binding client's keep-alive pool", () => {
-  it('resends a request on a fresh connection when the host closed the idle one', async () => {
-    const t = await makeTestHost();
-    let ended!: () => void;
-    let connectionEnded = new Promise<void>((r) => (ended = r));
-    const socket = await startBindingSocket({
-      bindings: t.host.bindings,
-      path: join(t.config.stateDir, 'bindings.sock'),
-      idleTimeoutMs: 50,
-      onConnectionEnd: () => ended(),
-    });
-    const iso = await launchIsolate('deno', {
-      distDir,
-      stateDir: t.config.stateDir,
-      socket,
-      vars: t.host.vars,
-      log: () => undefined,
-    });
-    try {
-      const get = async () => {
-        const r = await iso.fetch(
-          new Request('http://ballast.local/api/v2/notification/agent', { headers: { token: t.adminToken } }),
-        );
-        return [r.status, await r.text()];
-      };
-      expect(await get()).toEqual([200, '[]']);
-      // the host dropped Deno's idle connection: the next request must not fail
-      await connectionEnded;
-      connectionEnded = new Promise<void>((r) => (ended = r));
-      expect(await get()).toEqual([200, '[]']);
-      expect(await get()).toEqual([200, '[]']);
-    } finally {
-      await iso.close();
-      await socket.close();
-      await t.close();
-    }
-  });
+describe("the isolates' keep-alive connections to the binding socket", () => {
+  it.each(['deno', 'workerd'] as const)(
+    '%s resends a request on a fresh connection when the host closed the idle one',
+    async (runtime) => {
+      const t = await makeTestHost();
+      let ended!: () => void;
+      let connectionEnded = new Promise<void>((r) => (ended = r));
+      const socket = await startBindingSocket({
+        bindings: t.host.bindings,
+        path: join(t.config.stateDir, 'bindings.sock'),
+        idleTimeoutMs: 50,
+        onConnectionEnd: () => ended(),
+      });
+      const iso = await launchIsolate(runtime, {
+        distDir,
+        stateDir: t.config.stateDir,
+        socket,
+        vars: t.host.vars,
+        log: () => undefined,
+      });
+      try {
+        const get = async () => {
+          const r = await iso.fetch(
+            new Request('http://ballast.local/api/v2/notification/agent', { headers: { token: t.adminToken } }),
+          );
+          return [r.status, await r.text()];
+        };
+        expect(await get()).toEqual([200, '[]']);
+        // the host dropped Deno's idle connection: the next request must not fail
+        await connectionEnded;
+        connectionEnded = new Promise<void>((r) => (ended = r));
+        expect(await get()).toEqual([200, '[]']);
+        expect(await get()).toEqual([200, '[]']);
+      } finally {
+        await iso.close();
+        await socket.close();
+        await t.close();
+      }
+    },
+  );
 });
