@@ -179,6 +179,33 @@ describe('ballast serve --isolate on the command line', () => {
     expect([r.status, r.stderr]).toEqual([2, 'ballast: --isolate takes workerd or deno (got "nodejs")\n']);
   });
 
+  it('serve --isolate deno: when Deno is killed, the host logs it and exits 1', async () => {
+    const state = privateDir('edge-cli-death');
+    const child = spawn(process.execPath, [cli, 'serve', '--demo', '--isolate', 'deno'], {
+      env: { ...process.env, BALLAST_DEMO_DIR: state, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
+    const exit = new Promise<number | null>((done) => child.once('exit', (c) => done(c)));
+    await new Promise<void>((done) =>
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString('utf8');
+        if (out.includes('listening on')) done();
+      }),
+    );
+    // the host's only child is the Deno process
+    const kids = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/);
+    expect(kids).toHaveLength(1);
+    expect(readFileSync(`/proc/${kids[0]}/cmdline`, 'utf8')).toContain('deno.mjs');
+    process.kill(Number(kids[0]), 'SIGKILL');
+    expect(await exit).toBe(1);
+    expect(err).toContain(`isolate deno (pid ${kids[0]}) died: SIGKILL`);
+    expect(err).toContain('isolate deno SIGKILL: stopping the host');
+    expect(existsSync(join(state, 'bindings.sock'))).toBe(false);
+  }, 30_000);
+
   it('serve --demo --isolate deno answers GET /kerberos/conf with the plain host body; SIGTERM stops both', async () => {
     const answers: string[] = [];
     for (const flags of [[], ['--isolate', 'deno']]) {
