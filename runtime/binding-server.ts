@@ -1,10 +1,34 @@
 import type { SqliteD1 } from './db/database';
 import type { EventsProducer } from './events';
 import type { SystemService } from './system/service';
+import { SystemRefusal } from './system/types';
+
+/** A binding answer as the socket writes it: status and JSON text (docs/bindings-protocol.md). */
+export interface BindingAnswer {
+  status: number;
+  body: string;
+}
+
+const ok = (value: unknown): BindingAnswer => ({ status: 200, body: JSON.stringify(value) ?? 'null' });
+const fail = (status: number, code: string, message: string): BindingAnswer => ({
+  status,
+  body: JSON.stringify({ error: { code, message } }),
+});
+const toResponse = (a: BindingAnswer) =>
+  new Response(a.body, { status: a.status, headers: { 'content-type': 'application/json' } });
+
+interface DbPayload {
+  sql: string;
+  params?: unknown[];
+  statements?: { sql: string; params: unknown[] }[];
+}
 
 /**
- * Serves the DB and EVENTS bindings over fetch, for route code running in another isolate
- * (workerd through Miniflare). SYSTEM already speaks fetch. Same ops as handlers/core/bindings.ts.
+ * Serves the bindings to route code in another isolate, in the protocol of
+ * docs/bindings-protocol.md: `call()` for the binding socket (runtime/bindings/socket.ts; no
+ * WHATWG Request or Response per call), and the same answers as fetch functions (`fetchSystem`,
+ * `fetchDb`, `fetchEvents`: the in-process transport). test/edge/bindings-contract.test.ts runs
+ * one suite against both.
  */
 export class BindingServer {
   constructor(
@@ -15,46 +39,71 @@ export class BindingServer {
 
   readonly fetchSystem = (request: Request): Promise<Response> => this.system.fetch(request);
 
-  readonly fetchDb = async (request: Request): Promise<Response> => {
-    const op = new URL(request.url).pathname.replace(/^\/db\//, '');
+  readonly fetchDb = async (request: Request): Promise<Response> =>
+    toResponse(await this.db(new URL(request.url).pathname, await request.text()));
+
+  readonly fetchEvents = async (request: Request): Promise<Response> =>
+    toResponse(this.event(await request.text(), request.headers.get('x-request-id') ?? undefined));
+
+  /**
+   * One operation by path (`/system/<op>`, `/db/<op>`, `/events/send`), its payload as JSON text.
+   * SYSTEM answers as SystemService.fetch does: a refusal with its code, anything else logged and
+   * `500 internal` naming the op.
+   */
+  async call(
+    path: string,
+    body: string,
+    requestId: string | undefined,
+    log?: (line: string) => void,
+  ): Promise<BindingAnswer> {
+    if (path.startsWith('/system/')) {
+      const op = path.slice('/system/'.length);
+      try {
+        return ok(await this.system.handle(op, JSON.parse(body) as Record<string, unknown>, requestId));
+      } catch (e) {
+        if (e instanceof SystemRefusal) return fail(e.status, e.code, e.message);
+        log?.(`[${requestId ?? '-'}] system/${op} failed: ${(e as Error)?.stack ?? String(e)}`);
+        return fail(500, 'internal', `system operation ${op} failed`);
+      }
+    }
+    if (path.startsWith('/db/')) return this.db(path, body);
+    if (path === '/events/send') return this.event(body, requestId);
+    return fail(404, 'not_found', `unknown binding operation ${path}`);
+  }
+
+  private async db(path: string, body: string): Promise<BindingAnswer> {
+    const op = path.replace(/^\/db\//, '');
     try {
-      const p = (await request.json()) as {
-        sql: string;
-        params?: unknown[];
-        statements?: { sql: string; params: unknown[] }[];
-      };
+      const p = JSON.parse(body) as DbPayload;
       const params = p.params ?? [];
       switch (op) {
         case 'first':
-          return Response.json(this.d1.firstSync(p.sql, params));
+          return ok(this.d1.firstSync(p.sql, params));
         case 'all':
-          return Response.json(this.d1.allSync(p.sql, params));
+          return ok(this.d1.allSync(p.sql, params));
         case 'run':
-          return Response.json(this.d1.runSync(p.sql, params));
+          return ok(this.d1.runSync(p.sql, params));
         case 'raw':
-          return Response.json(this.d1.rawSync(p.sql, params));
+          return ok(this.d1.rawSync(p.sql, params));
         case 'batch':
-          return Response.json(this.d1.batchSync(p.statements ?? []));
+          return ok(this.d1.batchSync(p.statements ?? []));
         case 'exec':
-          return Response.json(await this.d1.exec(p.sql));
+          return ok(await this.d1.exec(p.sql));
         default:
-          return Response.json({ error: { code: 'not_found', message: `unknown db op ${op}` } }, { status: 404 });
+          return fail(404, 'not_found', `unknown db op ${op}`);
       }
     } catch (e) {
-      return Response.json(
-        { error: { code: 'internal', message: `db ${op} failed: ${(e as Error).message}` } },
-        { status: 500 },
-      );
+      return fail(500, 'internal', `db ${op} failed: ${(e as Error).message}`);
     }
-  };
+  }
 
-  readonly fetchEvents = async (request: Request): Promise<Response> => {
+  private event(body: string, requestId?: string): BindingAnswer {
     try {
-      const p = (await request.json()) as { kind: string; data: Record<string, unknown>; requestId?: string };
-      this.events.record(p);
-      return Response.json(null);
+      const p = JSON.parse(body) as { kind: string; data: Record<string, unknown>; requestId?: string };
+      this.events.record({ ...p, requestId: p.requestId ?? requestId });
+      return ok(null);
     } catch (e) {
-      return Response.json({ error: { code: 'bad_request', message: (e as Error).message } }, { status: 400 });
+      return fail(400, 'bad_request', (e as Error).message);
     }
-  };
+  }
 }

@@ -31,21 +31,23 @@ const CONFIG_OPTIONS = {
 /** Each command, its options (strict: anything else is an error) and its usage text. */
 const COMMANDS = {
   serve: {
-    usage: 'ballast serve [--config FILE | --demo] [--isolate] [--port N] [--host ADDR]',
-    options: { ...CONFIG_OPTIONS, isolate: { type: 'boolean' }, port: { type: 'string' }, host: { type: 'string' } },
+    usage: 'ballast serve [--config FILE | --demo] [--isolate [workerd|deno]] [--port N] [--host ADDR]',
+    options: { ...CONFIG_OPTIONS, isolate: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } },
     positionals: 0,
   },
   token: {
     usage: [
-      'ballast token create NAME --perm PERM [--perm PERM ...] [--expires 30d|ISO-DATE] [--config FILE | --demo]',
-      'ballast token list [--json] [--config FILE | --demo]',
-      'ballast token revoke ID-OR-NAME [--config FILE | --demo]',
+      'ballast token create NAME --perm PERM [--perm PERM ...] [--expires 30d|ISO-DATE] [--config FILE | --demo | --db FILE]',
+      'ballast token list [--json] [--config FILE | --demo | --db FILE]',
+      'ballast token revoke ID-OR-NAME [--config FILE | --demo | --db FILE]',
     ].join('\n  '),
     options: {
       ...CONFIG_OPTIONS,
       perm: { type: 'string', multiple: true },
       expires: { type: 'string' },
       json: { type: 'boolean' },
+      // any SQLite file (a D1 export, a Deno deployment's database): the schema is created if missing
+      db: { type: 'string' },
     },
     positionals: 2,
   },
@@ -67,13 +69,14 @@ interface Parsed {
     config?: string;
     demo?: boolean;
     help?: boolean;
-    isolate?: boolean;
+    isolate?: string;
     port?: string;
     host?: string;
     perm?: string[];
     expires?: string;
     json?: boolean;
     dir?: string;
+    db?: string;
   };
   positionals: string[];
 }
@@ -87,8 +90,15 @@ function parseCommandLine(argv: string[]): Parsed | 'help' {
   const command = first as Command;
   const spec = COMMANDS[command];
   let parsed;
+  // `--isolate` alone is the old spelling of `--isolate workerd`
+  const args =
+    command === 'serve'
+      ? rest.map((a, i) =>
+          a === '--isolate' && !['workerd', 'deno'].includes(rest[i + 1] ?? '') ? '--isolate=workerd' : a,
+        )
+      : rest;
   try {
-    parsed = parseArgs({ args: rest, options: spec.options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options: spec.options, allowPositionals: true, strict: true });
   } catch (e) {
     // node's messages are long and multi-line; the first line says which flag
     throw new UsageError(
@@ -121,7 +131,11 @@ function configFrom(v: Parsed['values']): HostConfig {
     cfg.listen.port = Number(v.port);
   }
   if (v.host !== undefined) cfg.listen.host = v.host;
-  if (v.isolate) cfg.isolate = true;
+  if (v.isolate !== undefined) {
+    if (v.isolate !== 'workerd' && v.isolate !== 'deno')
+      throw new UsageError(`--isolate takes workerd or deno (got ${JSON.stringify(v.isolate)})`);
+    cfg.isolate = v.isolate;
+  }
   validateConfig(cfg);
   return cfg;
 }
@@ -171,8 +185,9 @@ async function main(argv: string[]): Promise<number> {
       if (sub === 'create' && !name) throw new UsageError('token create needs a NAME');
       if (sub === 'revoke' && !name) throw new UsageError('token revoke needs an ID or NAME');
       if (sub === 'list' && name) throw new UsageError(`token list: unexpected operand ${JSON.stringify(name)}`);
-      const cfg = configFrom(v);
-      const db = openDatabase(dbFile(cfg));
+      if (v.db !== undefined && (v.config !== undefined || v.demo))
+        throw new UsageError('--db excludes --config and --demo');
+      const db = openDatabase(v.db !== undefined ? resolve(v.db) : dbFile(configFrom(v)));
       try {
         if (sub === 'create') {
           const { id, token } = await createToken(db, name, v.perm ?? [], v.expires ? parseExpiry(v.expires) : null);

@@ -43,7 +43,12 @@ export interface HostConfig {
     outputBytes: number;
   };
   settings: Record<string, unknown>;
-  isolate: boolean;
+  /**
+   * Where the route bundles run: false in-process; 'workerd' or 'deno' in another process that
+   * reaches SYSTEM/DB/EVENTS through the binding socket (stateDir/bindings.sock); true is the old
+   * spelling of 'workerd'.
+   */
+  isolate: boolean | 'workerd' | 'deno';
 }
 
 /** The real Debian locations of every configured path, as the areas declare them. */
@@ -159,7 +164,9 @@ const sections = {
     demo: z.boolean().optional(),
     ...Object.fromEntries(AREAS.map((a) => [a.name, a.settings ? a.settings.optional() : z.unknown()])),
   }),
-  isolate: z.boolean(),
+  isolate: z.union([z.boolean(), z.enum(['workerd', 'deno'])], {
+    error: 'must be false, true (= workerd), workerd or deno',
+  }),
 };
 
 /** The config file: every section optional, each section's keys optional, nothing unknown. */

@@ -3,17 +3,23 @@ import { startServer, type RunningServer, type FetchHandler } from './http/serve
 import { bufferedAccessLog } from './http/access-log';
 import { withHostPages } from './docs-page';
 import type { SqliteDb } from './db/database';
+import { isolateRuntime } from './isolate/index';
+import type { Isolated } from './isolate/types';
 
 export interface ServeOptions extends HostOptions {
   announceToken?: (db: SqliteDb) => Promise<void>;
   /** install SIGTERM/SIGINT/SIGHUP handlers (off in tests) */
   signals?: boolean;
   accessLog?: boolean;
+  /** The isolate process died (default: exit 1 after stopping). */
+  onIsolateDeath?: (why: string) => void;
 }
 
 export interface Serving {
   host: Host;
   server: RunningServer;
+  /** isolation mode: the runtime, its process id (deno) and its cold start */
+  isolate?: Pick<Isolated, 'runtime' | 'pid' | 'coldStartMs'>;
   stop(): Promise<void>;
 }
 
@@ -24,13 +30,17 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   await o.announceToken?.(host.db);
   let handler: FetchHandler = host.app;
   let closeIsolate: (() => Promise<void>) | undefined;
-  if (o.config.isolate) {
-    // Loaded only when asked for: Miniflare is large and the default mode never needs it.
-    const { startIsolated } = await import('./isolate');
-    const iso = await startIsolated(host, o.distDir);
+  // set once stop() exists (below): an isolate that dies stops the host
+  const death: { handle?: (why: string) => void } = {};
+  const runtime = isolateRuntime(o.config);
+  let isolated: Isolated | undefined;
+  if (runtime) {
+    // Loaded only when asked for: the isolate runners are large and the default mode never needs them.
+    const { startIsolated } = await import('./isolate/index');
+    isolated = await startIsolated(host, o.distDir, runtime, { onExit: (why) => death.handle?.(why), log: o.log });
     // the docs page and openapi.json come from the host (the isolate has no docs assets)
-    handler = withHostPages(host, iso);
-    closeIsolate = iso.close;
+    handler = withHostPages(host, isolated);
+    closeIsolate = isolated.close;
   }
   const accessLog = o.accessLog === false ? undefined : bufferedAccessLog((chunk) => process.stdout.write(chunk));
   const server = await startServer({
@@ -43,7 +53,7 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   // Area start-up tasks (outbox delivery, stored traffic rules back into tc): not awaited, log only.
   host.startAreas();
   process.stdout.write(
-    `${o.config.productName} API listening on ${server.url}${o.config.basePath === '/' ? '' : (o.config.basePath ?? '/api/v2')} (${o.config.system.mode} system${o.config.isolate ? ', isolated routes' : ''}; ready in ${Math.round(performance.now() - started)} ms)\n`,
+    `${o.config.productName} API listening on ${server.url}${o.config.basePath === '/' ? '' : (o.config.basePath ?? '/api/v2')} (${o.config.system.mode} system${runtime ? `, routes in ${runtime}` : ''}; ready in ${Math.round(performance.now() - started)} ms)\n`,
   );
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -53,6 +63,13 @@ export async function serve(o: ServeOptions): Promise<Serving> {
       await closeIsolate?.();
       await host.close();
     })());
+  // The isolate died under us: the host exits non-zero (its supervisor restarts it) rather than answer 502s.
+  death.handle = (why) => {
+    process.stderr.write(`isolate ${why}: stopping the host\n`);
+    void stop()
+      .catch((e: unknown) => process.stderr.write(`shutdown failed: ${String(e)}\n`))
+      .finally(() => (o.onIsolateDeath ? o.onIsolateDeath(why) : process.exit(1)));
+  };
   if (o.signals !== false) {
     const onSignal = (sig: string) => {
       process.stdout.write(`${sig}: finishing in-flight requests\n`);
@@ -71,5 +88,10 @@ export async function serve(o: ServeOptions): Promise<Serving> {
       process.stdout.write('SIGHUP: TLS certificate reloaded\n');
     });
   }
-  return { host, server, stop };
+  return {
+    host,
+    server,
+    stop,
+    isolate: isolated && { runtime: isolated.runtime, pid: isolated.pid, coldStartMs: isolated.coldStartMs },
+  };
 }

@@ -156,7 +156,7 @@ describe('command line and config file are strict', () => {
     const serveHelp = run(['serve', '--help']);
     expect(serveHelp.code).toBe(0);
     expect(serveHelp.out).toBe(
-      'usage:\n  ballast serve [--config FILE | --demo] [--isolate] [--port N] [--host ADDR]\n',
+      'usage:\n  ballast serve [--config FILE | --demo] [--isolate [workerd|deno]] [--port N] [--host ADDR]\n',
     );
   });
 
@@ -187,7 +187,7 @@ describe('command line and config file are strict', () => {
     ['settings: { network: { nope: 1 } }\n', 'settings.network: Unrecognized key: "nope"'],
     ['settings: { fs: { readRoots: [relative] } }\n', 'settings.fs.readRoots.0: must be an absolute path'],
     ['limits: { commandConcurrency: -1 }\n', 'limits.commandConcurrency: Too small'],
-    ['isolate: "no"\n', 'isolate: Invalid input: expected boolean'],
+    ['isolate: "no"\n', 'isolate: must be false, true (= workerd), workerd or deno'],
     ['paths: { krb5Conf: etc/krb5.conf }\n', 'paths.krb5Conf: must be an absolute path'],
     ['productName: "a\\nb"\n', 'productName: must be plain text'],
   ])('a config file with %j stops serve naming the key and the file', (yaml, message) => {

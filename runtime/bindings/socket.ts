@@ -1,0 +1,154 @@
+import http from 'node:http';
+import net from 'node:net';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
+import type { BindingServer } from '../binding-server';
+
+/** Header every request on the binding socket carries: the per-start secret (docs/bindings-protocol.md). */
+export const BINDING_SECRET_HEADER = 'x-ballast-binding-secret';
+/** A binding payload larger than this is refused (413): file writes are the largest. */
+export const BINDING_BODY_LIMIT = 64 * 1024 * 1024;
+
+export interface BindingSocket {
+  /** Absolute path of the Unix socket (mode 0600). */
+  path: string;
+  /** The per-start secret; handed only to the isolate the host spawns (never logged). */
+  secret: string;
+  close(): Promise<void>;
+}
+
+export interface BindingSocketOptions {
+  bindings: BindingServer;
+  path: string;
+  /** Default: 32 random bytes, base64url. Tests may pin it. */
+  secret?: string;
+  log?: (line: string) => void;
+  /** How long an idle keep-alive connection stays open (default 60 s). */
+  idleTimeoutMs?: number;
+  /** Called when a client connection ends (tests wait on it). */
+  onConnectionEnd?: () => void;
+}
+
+const json = (res: http.ServerResponse, status: number, body: unknown) => {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+};
+
+/** Is something answering on this Unix socket (another running host)? */
+function answering(path: string): Promise<boolean> {
+  return new Promise((done) => {
+    const s = net.connect(path);
+    s.once('connect', () => {
+      s.destroy();
+      done(true);
+    });
+    s.once('error', () => done(false));
+  });
+}
+
+/**
+ * A stale socket (left by a host that was killed) is replaced; a live one (another host) or a
+ * file that is not a socket is an error: the host refuses to start rather than take it over.
+ */
+async function clearStale(path: string): Promise<void> {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return;
+  }
+  if (!st.isSocket()) throw new Error(`${path} exists and is not a socket: refusing to replace it`);
+  if (await answering(path)) throw new Error(`${path}: another process is serving the bindings (a second host?)`);
+  unlinkSync(path);
+}
+
+/**
+ * The SYSTEM, DB and EVENTS bindings on a Unix socket, HTTP/1.1 keep-alive, for route code in
+ * another process (Deno, workerd). The protocol is the in-process fetch protocol
+ * (binding-server.ts, handlers/core/bindings.ts) plus the secret header; docs/bindings-protocol.md.
+ */
+export async function startBindingSocket(o: BindingSocketOptions): Promise<BindingSocket> {
+  const secret = o.secret ?? randomBytes(32).toString('base64url');
+  const expected = Buffer.from(secret);
+  const authorised = (given: string | string[] | undefined) => {
+    if (typeof given !== 'string') return false;
+    const g = Buffer.from(given);
+    return g.length === expected.length && timingSafeEqual(g, expected);
+  };
+  const { bindings } = o;
+  const server = http.createServer({ keepAlive: true }, (req, res) => {
+    if (!authorised(req.headers[BINDING_SECRET_HEADER])) {
+      req.resume();
+      return json(res, 401, { error: { code: 'unauthorized', message: 'missing or wrong binding secret' } });
+    }
+    if (req.method !== 'POST') {
+      req.resume();
+      return json(res, 405, { error: { code: 'method_not_allowed', message: 'binding operations are POST' } });
+    }
+    // Deno's unix proxy sends the absolute form (http://binding.internal/db/all); workerd the origin form.
+    const path = (req.url ?? '/').replace(/^[a-z]+:\/\/[^/]*/i, '').replace(/\?.*$/, '');
+    if (!path.startsWith('/system/') && !path.startsWith('/db/') && path !== '/events/send') {
+      req.resume();
+      return json(res, 404, { error: { code: 'not_found', message: `unknown binding operation ${path}` } });
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > BINDING_BODY_LIMIT) tooLarge = true;
+      else chunks.push(c);
+    });
+    req.on('end', () => {
+      if (tooLarge)
+        return json(res, 413, {
+          error: { code: 'payload_too_large', message: `binding payload exceeds ${BINDING_BODY_LIMIT} bytes` },
+        });
+      const rid = req.headers['x-request-id'];
+      bindings
+        .call(path, Buffer.concat(chunks).toString('utf8'), typeof rid === 'string' ? rid : undefined, o.log)
+        .then(
+          (a) => {
+            res.writeHead(a.status, {
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(a.body),
+            });
+            res.end(a.body);
+          },
+          (e: unknown) => {
+            o.log?.(`binding ${path} failed: ${(e as Error)?.stack ?? String(e)}`);
+            json(res, 500, { error: { code: 'internal', message: `binding ${path} failed` } });
+          },
+        );
+    });
+  });
+  server.keepAliveTimeout = o.idleTimeoutMs ?? 60_000;
+  if (o.onConnectionEnd) {
+    const onEnd = o.onConnectionEnd;
+    server.on('connection', (c: net.Socket) => c.once('close', onEnd));
+  }
+  await clearStale(o.path);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.path, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  chmodSync(o.path, 0o600);
+  return {
+    path: o.path,
+    secret,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        try {
+          unlinkSync(o.path);
+        } catch {
+          // already gone
+        }
+      }),
+  };
+}
