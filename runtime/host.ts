@@ -157,7 +157,15 @@ export async function createHost(o: HostOptions): Promise<Host> {
     settings: { ...settings, maxBodyBytes: config.limits.bodyBytes },
     basePath: config.basePath ?? '/api/v2',
   };
-  const env: Env = { SYSTEM: { fetch: system.fetch }, DB: d1, EVENTS: events, VARS: vars };
+  // SYSTEM_DIRECT: handlers in this process call the service as a method (bindings.ts Env);
+  // SYSTEM keeps the fetch protocol for anything that only has a Fetcher (isolates, old callers)
+  const env: Env = {
+    SYSTEM: { fetch: system.fetch },
+    SYSTEM_DIRECT: system.direct,
+    DB: d1,
+    EVENTS: events,
+    VARS: vars,
+  };
   const bindings = new BindingServer(system, d1, events);
 
   let reloadTls = () => undefined as void;

@@ -1,4 +1,5 @@
 import type { SqliteDb } from '../db/database';
+import { BindingError, type SystemDirect } from '../../handlers/core/bindings';
 import type { CommandBackend } from './types';
 import { SystemRefusal } from './types';
 import type { ConfinedFiles } from './files';
@@ -41,7 +42,8 @@ export interface SystemServiceOptions {
 }
 
 /**
- * The SYSTEM binding, host side. Routes reach it with `env.SYSTEM.fetch(POST /system/<op>)`.
+ * The SYSTEM binding, host side. Routes in an isolate reach it with `env.SYSTEM.fetch(POST
+ * /system/<op>)`, routes in the host's process with `env.SYSTEM_DIRECT.call(op, payload)`.
  * Every command is audited (argv, exit code, duration; never stdin or pty answers).
  */
 export class SystemService {
@@ -65,6 +67,24 @@ export class SystemService {
       this.ops.set(name, op);
     }
   }
+
+  /**
+   * The same service for handlers in this process (env.SYSTEM_DIRECT): the payload and the
+   * result are structured-cloned (neither side keeps a reference into the other's objects), and
+   * errors are the BindingErrors the fetch protocol would have produced.
+   */
+  readonly direct: SystemDirect = {
+    call: async (op, payload, requestId) => {
+      try {
+        const p = structuredClone(payload) as Record<string, unknown>;
+        return structuredClone(await this.handle(op, p, requestId));
+      } catch (e) {
+        if (e instanceof SystemRefusal) throw new BindingError(`system/${op}`, e.status, e.code, e.message);
+        this.o.log?.(`[${requestId ?? '-'}] system/${op} failed: ${(e as Error)?.stack ?? String(e)}`);
+        throw new BindingError(`system/${op}`, 500, 'internal', `system operation ${op} failed`);
+      }
+    },
+  };
 
   readonly fetch = async (input: Request | string, init?: RequestInit): Promise<Response> => {
     const request = typeof input === 'string' ? new Request(input, init) : input;
