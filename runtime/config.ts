@@ -41,6 +41,12 @@ export interface HostConfig {
     commandConcurrency: number;
     commandQueue: number;
     outputBytes: number;
+    /** audit_log keeps rows at most this many days (pruned in the background). */
+    auditMaxAgeDays: number;
+    /** …and at most this many rows, the newest. */
+    auditMaxRows: number;
+    /** How long a token row is reused without a query; a revocation still applies at once. 0: no cache. */
+    tokenCacheMs: number;
   };
   settings: Record<string, unknown>;
   isolate: boolean;
@@ -85,6 +91,9 @@ export function defaultConfig(): HostConfig {
       commandConcurrency: 8,
       commandQueue: 64,
       outputBytes: 16 * 1024 * 1024,
+      auditMaxAgeDays: 90,
+      auditMaxRows: 200_000,
+      tokenCacheMs: 5_000,
     },
     settings: {},
     isolate: false,
@@ -153,6 +162,9 @@ const sections = {
     commandConcurrency: positiveInt,
     commandQueue: z.number().int().min(0),
     outputBytes: positiveInt,
+    auditMaxAgeDays: positiveInt,
+    auditMaxRows: positiveInt,
+    tokenCacheMs: z.number().int().min(0).max(60_000),
   }),
   // each area checks its own `settings.<area>` (runtime/areas); `demo` marks the demo appliance
   settings: z.strictObject({

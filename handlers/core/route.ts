@@ -210,7 +210,7 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
     const isHead = call.method === 'HEAD';
     try {
       const db = database(env);
-      const principal = await authenticate(db, call.header('token'));
+      const principal = await authenticate(db, call.header('token'), Date.now(), env?.TOKENS_DIRECT);
       authorize(principal, spec.permission);
 
       const params = validate('params', spec.params, decodeParams(rawParams));

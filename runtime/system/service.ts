@@ -1,4 +1,5 @@
 import type { SqliteDb } from '../db/database';
+import { immediateAudit, type AuditWriter } from '../db/audit';
 import { BindingError, type SystemDirect } from '../../handlers/core/bindings';
 import type { CommandBackend } from './types';
 import { SystemRefusal } from './types';
@@ -36,6 +37,8 @@ export interface SystemServiceOptions {
   /** Seals secrets the routes store (secret-box.ts). */
   secrets?: SecretBox;
   db: SqliteDb;
+  /** Where audit rows go (the host batches them: db/audit.ts); default one INSERT each, at once. */
+  audit?: AuditWriter;
   concurrency: number;
   queue: number;
   log?: (line: string) => void;
@@ -48,15 +51,32 @@ export interface SystemServiceOptions {
  */
 export class SystemService {
   private readonly sem: Semaphore;
-  private readonly audit;
+  private readonly auditLog: AuditWriter;
   /** Area-specific host capabilities (e.g. fs/explore), keyed by op name. */
   private readonly ops = new Map<string, HostOp>();
 
   constructor(private readonly o: SystemServiceOptions) {
     this.sem = new Semaphore(o.concurrency, o.queue);
-    this.audit = o.db.prepare(
-      'INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
+    this.auditLog = o.audit ?? immediateAudit(o.db);
+  }
+
+  private audit(
+    requestId: string | undefined,
+    kind: string,
+    argv: unknown[],
+    exitCode: number | null,
+    durationMs: number | null,
+    note: string | null,
+  ): void {
+    this.auditLog.write({
+      at: Date.now(),
+      requestId: requestId ?? null,
+      kind,
+      argv: JSON.stringify(argv),
+      exitCode,
+      durationMs,
+      note,
+    });
   }
 
   /** Adds an area's ops; a name taken twice is a programming error that stops the host. */
@@ -135,15 +155,7 @@ export class SystemService {
             env: p.env as Record<string, string> | undefined,
             maxOutputBytes: p.maxOutputBytes as number | undefined,
           });
-          this.audit.run(
-            Date.now(),
-            requestId ?? null,
-            'exec',
-            JSON.stringify(argv),
-            r.code,
-            r.durationMs,
-            r.timedOut ? 'timeout' : null,
-          );
+          this.audit(requestId, 'exec', argv, r.code, r.durationMs, r.timedOut ? 'timeout' : null);
           return r;
         });
       }
@@ -157,15 +169,7 @@ export class SystemService {
             timeoutMs: p.timeoutMs as number | undefined,
             env: p.env as Record<string, string> | undefined,
           });
-          this.audit.run(
-            Date.now(),
-            requestId ?? null,
-            'pty',
-            JSON.stringify(argv),
-            r.code,
-            r.durationMs,
-            r.timedOut ? 'timeout' : null,
-          );
+          this.audit(requestId, 'pty', argv, r.code, r.durationMs, r.timedOut ? 'timeout' : null);
           return r;
         });
       }
@@ -199,33 +203,17 @@ export class SystemService {
           backup: p.backup === true,
           exclusive: p.exclusive === true,
         });
-        this.audit.run(Date.now(), requestId ?? null, 'file/write', JSON.stringify([r.path]), null, null, null);
+        this.audit(requestId, 'file/write', [r.path], null, null, null);
         return r;
       }
       case 'file/restore': {
         const r = await f.restore(p.path);
-        this.audit.run(
-          Date.now(),
-          requestId ?? null,
-          'file/restore',
-          JSON.stringify([p.path]),
-          null,
-          null,
-          r.restored ? null : 'nothing to restore',
-        );
+        this.audit(requestId, 'file/restore', [p.path], null, null, r.restored ? null : 'nothing to restore');
         return r;
       }
       case 'file/remove': {
         const r = await f.remove(p.path, { backup: p.backup === true });
-        this.audit.run(
-          Date.now(),
-          requestId ?? null,
-          'file/remove',
-          JSON.stringify([p.path]),
-          null,
-          null,
-          r.removed ? null : 'absent',
-        );
+        this.audit(requestId, 'file/remove', [p.path], null, null, r.removed ? null : 'absent');
         return r;
       }
       case 'file/list':
