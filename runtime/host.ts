@@ -91,6 +91,8 @@ export function backendFor(config: HostConfig, areas: readonly AreaModule<unknow
     case 'record':
       return new RecordBackend(live(), resolve(config.system.recordDir ?? join(config.stateDir, 'recorded')));
     case 'replay': {
+      // a configured replay host (the demo, the bench) may answer for days: its record of calls
+      // is bounded (REPLAY_CALLS_KEPT), so memory stays flat
       const r = new ReplayBackend([], config.system.fixtureAliases ?? {});
       for (const dir of config.system.fixtures) r.load(loadFixtureDir(dir));
       return r;
