@@ -9,6 +9,32 @@ import type { IntentJournal } from './journal';
 import type { SecretBox } from './secret-box';
 import { Semaphore } from './semaphore';
 
+/**
+ * A deep copy of plain data (what the fetch protocol could carry: primitives, arrays, plain
+ * objects), with structuredClone for anything else. Not structuredClone for everything: on
+ * Node 20 each call leaves native memory behind (measured: +100 MB of malloc heap over 90k
+ * SYSTEM calls), and a walk over plain objects is also faster for the small payloads routes send.
+ */
+export function copyPlain<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copyPlain(value[i]);
+    return out as T;
+  }
+  const proto = Object.getPrototypeOf(value) as object | null;
+  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value)) {
+    const v = copyPlain((value as Record<string, unknown>)[k]);
+    // an own "__proto__" key (JSON.parse makes them) stays data, never the copy's prototype
+    if (k === '__proto__')
+      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[k] = v;
+  }
+  return out as T;
+}
+
 export type HostOp = (payload: Record<string, unknown>, requestId: string | undefined) => Promise<unknown>;
 
 const BUILT_IN_OPS = new Set([
@@ -90,14 +116,14 @@ export class SystemService {
 
   /**
    * The same service for handlers in this process (env.SYSTEM_DIRECT): the payload and the
-   * result are structured-cloned (neither side keeps a reference into the other's objects), and
+   * result are deep-copied (copyPlain: neither side keeps a reference into the other's objects), and
    * errors are the BindingErrors the fetch protocol would have produced.
    */
   readonly direct: SystemDirect = {
     call: async (op, payload, requestId) => {
       try {
-        const p = structuredClone(payload) as Record<string, unknown>;
-        return structuredClone(await this.handle(op, p, requestId));
+        const p = copyPlain(payload) as Record<string, unknown>;
+        return copyPlain(await this.handle(op, p, requestId));
       } catch (e) {
         if (e instanceof SystemRefusal) throw new BindingError(`system/${op}`, e.status, e.code, e.message);
         this.o.log?.(`[${requestId ?? '-'}] system/${op} failed: ${(e as Error)?.stack ?? String(e)}`);

@@ -10,6 +10,7 @@ import { SystemClient, system } from '../../handlers/core/system';
 import { ApiError } from '../../handlers/core/errors';
 import type { Env, Fetcher } from '../../handlers/core/bindings';
 import { SystemRefusal } from '../../runtime/system/types';
+import { copyPlain } from '../../runtime/system/service';
 import { makeTestHost, fixture, type TestHost } from '../helpers/host';
 
 const echo = route({
@@ -134,5 +135,29 @@ describe('SYSTEM binding in-process', () => {
       const unknown = await client.op('test/none', {}).catch((e: unknown) => e);
       expect((unknown as ApiError).code).toBe('not_found');
     }
+  });
+});
+
+describe('copyPlain, the copy of the direct binding', () => {
+  it('copies plain data deeply, keeps undefined, keeps an own __proto__ key as data', () => {
+    const src = { a: [1, { b: 'x' }], u: undefined, n: null, nested: { deep: [true] } };
+    const copy = copyPlain(src);
+    expect(copy).toEqual(src);
+    expect(copy).not.toBe(src);
+    expect(copy.a[1]).not.toBe(src.a[1]);
+    expect('u' in copy).toBe(true);
+    const hostile = JSON.parse('{"__proto__": {"polluted": 1}, "ok": 2}') as Record<string, unknown>;
+    const c2 = copyPlain(hostile);
+    expect(Object.getPrototypeOf(c2)).toBe(Object.prototype);
+    expect(Object.keys(c2)).toEqual(['__proto__', 'ok']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('anything not plain is structured-cloned', () => {
+    const d = new Date(5);
+    const c = copyPlain({ d });
+    expect(c.d).toBeInstanceOf(Date);
+    expect(c.d).not.toBe(d);
+    expect(c.d.getTime()).toBe(5);
   });
 });
