@@ -40,13 +40,15 @@ export interface EventsBinding {
 
 /**
  * The SYSTEM service called as a method, when the host and the handlers share a process: no
- * Request, Response or JSON text in between. The host copies the payload and the result
- * (structuredClone), so neither side can change what the other holds. It throws BindingError
- * exactly as the fetch protocol answers (a refusal's status and code, or 500 `internal`).
+ * Request, Response or JSON text in between. The host copies the payload and the result, so
+ * neither side can change what the other holds. A refusal or failure comes back as data (what
+ * the fetch protocol's error answer says), never as a thrown class: route bundles carry their own
+ * copy of BindingError, so `instanceof` across the host/bundle line would not hold.
  */
 export interface SystemDirect {
-  call(op: string, payload: unknown, requestId?: string): Promise<unknown>;
+  call(op: string, payload: unknown, requestId?: string): Promise<DirectAnswer>;
 }
+export type DirectAnswer = { ok: true; value: unknown } | { ok: false; status: number; code: string; message: string };
 
 /**
  * A token row by id, for a host that can look it up without a query per request (a short-lived

@@ -80,7 +80,10 @@ export class SystemClient {
 
   private call<T>(op: string, payload: unknown): Promise<T> {
     const answer = this.direct
-      ? (this.direct.call(op, payload, this.requestId) as Promise<T>)
+      ? this.direct.call(op, payload, this.requestId).then((a) => {
+          if (a.ok) return a.value as T;
+          throw new BindingError(`system/${op}`, a.status, a.code, a.message);
+        })
       : bindingRpc<T>(this.binding, `system/${op}`, payload, this.requestId);
     return answer.catch(mapBindingError);
   }

@@ -1,6 +1,6 @@
 import type { SqliteDb } from '../db/database';
 import { immediateAudit, type AuditWriter } from '../db/audit';
-import { BindingError, type SystemDirect } from '../../handlers/core/bindings';
+import type { SystemDirect } from '../../handlers/core/bindings';
 import type { CommandBackend } from './types';
 import { SystemRefusal } from './types';
 import type { ConfinedFiles } from './files';
@@ -117,17 +117,18 @@ export class SystemService {
   /**
    * The same service for handlers in this process (env.SYSTEM_DIRECT): the payload and the
    * result are deep-copied (copyPlain: neither side keeps a reference into the other's objects), and
-   * errors are the BindingErrors the fetch protocol would have produced.
+   * a refusal or failure is answered as data with the status, code and message the fetch
+   * protocol would have sent.
    */
   readonly direct: SystemDirect = {
     call: async (op, payload, requestId) => {
       try {
         const p = copyPlain(payload) as Record<string, unknown>;
-        return copyPlain(await this.handle(op, p, requestId));
+        return { ok: true, value: copyPlain(await this.handle(op, p, requestId)) };
       } catch (e) {
-        if (e instanceof SystemRefusal) throw new BindingError(`system/${op}`, e.status, e.code, e.message);
+        if (e instanceof SystemRefusal) return { ok: false, status: e.status, code: e.code, message: e.message };
         this.o.log?.(`[${requestId ?? '-'}] system/${op} failed: ${(e as Error)?.stack ?? String(e)}`);
-        throw new BindingError(`system/${op}`, 500, 'internal', `system operation ${op} failed`);
+        return { ok: false, status: 500, code: 'internal', message: `system operation ${op} failed` };
       }
     },
   };

@@ -138,6 +138,19 @@ describe('SYSTEM binding in-process', () => {
   });
 });
 
+describe('built route bundles over the direct binding', () => {
+  it('a host refusal reaches a bundled route as its status (the bundle has its own error classes)', async () => {
+    const h = await makeTestHost({ config: { settings: { fs: { readRoots: ['/srv'] } } } as never });
+    try {
+      const r = await h.call('POST', '/api/v2/fs/explore', { body: { fs_path: '/etc' } });
+      expect(r.status).toBe(403);
+      expect(r.text).toContain('outside the directories explore may read');
+    } finally {
+      await h.close();
+    }
+  });
+});
+
 describe('copyPlain, the copy of the direct binding', () => {
   it('copies plain data deeply, keeps undefined, keeps an own __proto__ key as data', () => {
     const src = { a: [1, { b: 'x' }], u: undefined, n: null, nested: { deep: [true] } };
