@@ -35,6 +35,16 @@ export function copyPlain<T>(value: T): T {
   return out as T;
 }
 
+const freshOps = new WeakSet<HostOp>();
+/**
+ * Marks a host op whose every result is built for that call and never kept by the host (the
+ * explore walk's tree): the direct binding hands it over without a copy.
+ */
+export function freshResult(op: HostOp): HostOp {
+  freshOps.add(op);
+  return op;
+}
+
 export type HostOp = (payload: Record<string, unknown>, requestId: string | undefined) => Promise<unknown>;
 
 const BUILT_IN_OPS = new Set([
@@ -124,7 +134,9 @@ export class SystemService {
     call: async (op, payload, requestId) => {
       try {
         const p = copyPlain(payload) as Record<string, unknown>;
-        return { ok: true, value: copyPlain(await this.handle(op, p, requestId)) };
+        const value = await this.handle(op, p, requestId);
+        const extra = this.ops.get(op);
+        return { ok: true, value: extra && freshOps.has(extra) ? value : copyPlain(value) };
       } catch (e) {
         if (e instanceof SystemRefusal) return { ok: false, status: e.status, code: e.code, message: e.message };
         this.o.log?.(`[${requestId ?? '-'}] system/${op} failed: ${(e as Error)?.stack ?? String(e)}`);

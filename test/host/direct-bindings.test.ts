@@ -10,7 +10,7 @@ import { SystemClient, system } from '../../handlers/core/system';
 import { ApiError } from '../../handlers/core/errors';
 import type { Env, Fetcher } from '../../handlers/core/bindings';
 import { SystemRefusal } from '../../runtime/system/types';
-import { copyPlain } from '../../runtime/system/service';
+import { copyPlain, freshResult } from '../../runtime/system/service';
 import { makeTestHost, fixture, type TestHost } from '../helpers/host';
 
 const echo = route({
@@ -47,6 +47,7 @@ function rpcStub(target: Fetcher, counter: { n: number }): Fetcher {
 
 let t: TestHost;
 let opPayloads: unknown[];
+const kept = { list: [1, 2] };
 beforeAll(async () => {
   opPayloads = [];
   t = await makeTestHost({
@@ -60,6 +61,8 @@ beforeAll(async () => {
       'test/refuse': async () => {
         throw new SystemRefusal('conflict', 'busy with something else');
       },
+      'test/kept': async () => kept,
+      'test/fresh': freshResult(async () => kept),
       'test/crash': async () => {
         throw new Error('secret internals');
       },
@@ -119,6 +122,14 @@ describe('SYSTEM binding in-process', () => {
     payload.word = 'changed';
     expect(opPayloads.at(-1)).toEqual({ word: 'kept' });
     expect(opPayloads.at(-1)).not.toBe(payload);
+  });
+
+  it('results are copied, except from an op marked freshResult', async () => {
+    const client = system(t.host.env, 'req-copy-2');
+    const copied = await client.op<typeof kept>('test/kept', {});
+    expect(copied).toEqual(kept);
+    expect(copied).not.toBe(kept);
+    expect(await client.op('test/fresh', {})).toBe(kept);
   });
 
   it('refusals and crashes become the same errors on both paths', async () => {

@@ -13,7 +13,7 @@ import { lstat, open, realpath } from 'node:fs/promises';
 import { EXPLORE_OP, exploreOpPayload, type FsSettings } from '../../../handlers/fs/contract';
 import { READ_TEXT_MAX_BYTES, READ_TEXT_OP, readTextPayload, type ReadTextResult } from '../../../handlers/fs/contract';
 import type { SqliteDb } from '../../db/database';
-import type { HostOp } from '../../system/service';
+import { freshResult, type HostOp } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
 import { exploreTree, isInside } from './explore';
 
@@ -49,7 +49,8 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
   );
 
   return {
-    [EXPLORE_OP]: async (payload, requestId) => {
+    // the tree is built for this call and dropped: the direct binding need not copy it
+    [EXPLORE_OP]: freshResult(async (payload, requestId) => {
       const req = payloadOf(exploreOpPayload, EXPLORE_OP, payload);
       const started = performance.now();
       const result = await exploreTree(req, { roots, maxEntriesCeiling: s.exploreMaxEntries });
@@ -63,7 +64,7 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
         note,
       );
       return result;
-    },
+    }),
 
     [READ_TEXT_OP]: async (payload, requestId): Promise<ReadTextResult> => {
       const req = payloadOf(readTextPayload, READ_TEXT_OP, payload);
