@@ -16,6 +16,9 @@ import { makeTestConfig, makeTestHost, fixture, distDir, type TestHost } from '.
 import { createToken } from '../../runtime/tokens';
 import { privateDir } from '../helpers/tmp';
 import { errorOf } from '../helpers/answers';
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { stringify } from 'yaml';
 
 const ping = route({
   method: 'GET',
@@ -96,6 +99,40 @@ describe('token cache', () => {
       expect((await u.call('GET', '/api/v2/speedtest/ping', { token: tok })).status).toBe(401);
     } finally {
       await u.close();
+    }
+  });
+});
+
+describe('token revoke from the real CLI while the host serves', () => {
+  it('the next request over HTTP is 401', async () => {
+    const { config, state } = makeTestConfig();
+    const configFile = join(state, 'config.yaml');
+    writeFileSync(configFile, stringify(config));
+    const s: Serving = await serve({
+      config,
+      distDir,
+      routes: [ping],
+      signals: false,
+      accessLog: false,
+      log: () => undefined,
+    });
+    try {
+      const { token } = await createToken(s.host.db, 'cli-revoked', ['*']);
+      const get = () => fetch(`${s.server.url}/api/v2/speedtest/ping`, { headers: { token } });
+      for (let i = 0; i < 2; i++) expect((await get()).status).toBe(200);
+      execFileSync(process.execPath, [
+        join(distDir, 'host/cli.mjs'),
+        'token',
+        'revoke',
+        'cli-revoked',
+        '--config',
+        configFile,
+      ]);
+      const r = await get();
+      expect(r.status).toBe(401);
+      expect(((await r.json()) as { error: { message: string } }).error.message).toBe('token revoked');
+    } finally {
+      await s.stop();
     }
   });
 });
