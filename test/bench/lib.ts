@@ -67,7 +67,7 @@ export async function waitFor(url: string, headers: Record<string, string>, time
       /* not listening yet */
     }
     if (performance.now() - t0 > timeoutMs) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 2));
   }
 }
 
