@@ -249,10 +249,14 @@ export async function createHost(o: HostOptions): Promise<Host> {
   if (!routeModules) options.pages = docsPages(o.distDir, config.productName, () => basePathOf(vars));
   const inner = createApp(entries, options);
   // The WHATWG entry (in-process callers, embedders' tests) writes the audit rows of its request
-  // before answering, so whoever reads audit_log after the answer sees them; the Node server
-  // uses handle(), whose rows go out in the turn's batch before the reply reaches the peer.
+  // before answering, so whoever reads audit_log after the answer sees them; handle() (the Node
+  // server) waits for the turn's batch to be committed, so requests ending together share it.
   const app: App = {
-    handle: inner.handle,
+    async handle(call, e, ctx) {
+      const reply = await inner.handle(call, e, ctx);
+      await audit.whenWritten();
+      return reply;
+    },
     async fetch(request, e, ctx) {
       const res = await inner.fetch(request, e, ctx);
       audit.flush();

@@ -46,8 +46,8 @@ const PRUNE_INTERVAL_MS = 3_600_000;
  * The host's audit writer: rows wait until the end of the event-loop turn (setImmediate) and
  * are written in one transaction, like the access log's lines; under load that is one commit
  * (one WAL append, one lock round) for every request answered in that turn instead of one each.
- * A row is written before the answer of its request reaches the socket's peer, since the reply
- * leaves in the same turn and the peer reads it in a later one.
+ * The host's handle() waits for whenWritten() before answering, so a request's rows are
+ * committed before its answer is written.
  *
  * Retention: at start, after every 1% of maxRows new rows, and hourly, rows older than
  * maxAgeDays are deleted, then all but the newest maxRows.
@@ -55,6 +55,9 @@ const PRUNE_INTERVAL_MS = 3_600_000;
 export class BatchedAudit implements AuditWriter {
   private pending: AuditRow[] = [];
   private scheduled: NodeJS.Immediate | undefined;
+  /** resolves when the waiting rows are written (or failed and were logged) */
+  private written: Promise<void> | undefined;
+  private resolveWritten: (() => void) | undefined;
   private sincePrune = 0;
   private readonly pruneEvery: number;
   private readonly writeAll: (rows: AuditRow[]) => void;
@@ -85,10 +88,27 @@ export class BatchedAudit implements AuditWriter {
     this.scheduled ??= setImmediate(this.flush);
   }
 
+  /**
+   * When rows are waiting: a promise of their commit (the host answers after it, so a row is in
+   * the DB before the client sees the answer, whatever phase of the event loop wrote the reply).
+   * Every request that ends in the same turn waits for the same commit.
+   */
+  whenWritten(): Promise<void> | undefined {
+    if (this.pending.length === 0) return undefined;
+    this.written ??= new Promise<void>((resolve) => (this.resolveWritten = resolve));
+    return this.written;
+  }
+
   readonly flush = (): void => {
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = undefined;
-    if (this.pending.length === 0) return;
+    const resolve = this.resolveWritten;
+    this.written = undefined;
+    this.resolveWritten = undefined;
+    if (this.pending.length === 0) {
+      resolve?.();
+      return;
+    }
     const rows = this.pending;
     this.pending = [];
     try {
@@ -99,6 +119,7 @@ export class BatchedAudit implements AuditWriter {
       // never a crash of the host from a timer: say what was lost
       this.log(`audit: ${rows.length} row(s) not written: ${String(e)}`);
     }
+    resolve?.();
   };
 
   /** Deletes what retention no longer keeps; returns how many rows went. */

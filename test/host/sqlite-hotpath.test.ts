@@ -158,9 +158,16 @@ describe('audit batching and retention', () => {
       expect(count(db)).toBe(0);
       await new Promise<void>((r) => setImmediate(r));
       expect(count(db)).toBe(5);
+      expect(audit.whenWritten()).toBeUndefined();
+      audit.write(row(Date.now(), 'pty'));
+      const written = audit.whenWritten();
+      expect(audit.whenWritten()).toBe(written);
+      expect(count(db)).toBe(5);
+      await written; // the host answers only after this
+      expect(count(db)).toBe(6);
       audit.write(row(Date.now(), 'pty'));
       audit.close(); // close writes what waits
-      expect(count(db)).toBe(6);
+      expect(count(db)).toBe(7);
     } finally {
       db.close();
     }
