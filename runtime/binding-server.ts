@@ -59,7 +59,9 @@ export class BindingServer {
     if (path.startsWith('/system/')) {
       const op = path.slice('/system/'.length);
       try {
-        return ok(await this.system.handle(op, JSON.parse(body) as Record<string, unknown>, requestId));
+        const result = await this.system.handle(op, JSON.parse(body) as Record<string, unknown>, requestId);
+        await this.system.auditWritten();
+        return ok(result);
       } catch (e) {
         if (e instanceof SystemRefusal) return fail(e.status, e.code, e.message);
         log?.(`[${requestId ?? '-'}] system/${op} failed: ${(e as Error)?.stack ?? String(e)}`);

@@ -41,6 +41,12 @@ export interface HostConfig {
     commandConcurrency: number;
     commandQueue: number;
     outputBytes: number;
+    /** audit_log keeps rows at most this many days (pruned in the background). */
+    auditMaxAgeDays: number;
+    /** …and at most this many rows, the newest. */
+    auditMaxRows: number;
+    /** How long a token row is reused without a query; a revocation still applies at once. 0: no cache. */
+    tokenCacheMs: number;
   };
   settings: Record<string, unknown>;
   /**
@@ -90,6 +96,9 @@ export function defaultConfig(): HostConfig {
       commandConcurrency: 8,
       commandQueue: 64,
       outputBytes: 16 * 1024 * 1024,
+      auditMaxAgeDays: 90,
+      auditMaxRows: 200_000,
+      tokenCacheMs: 5_000,
     },
     settings: {},
     isolate: false,
@@ -158,6 +167,9 @@ const sections = {
     commandConcurrency: positiveInt,
     commandQueue: z.number().int().min(0),
     outputBytes: positiveInt,
+    auditMaxAgeDays: positiveInt,
+    auditMaxRows: positiveInt,
+    tokenCacheMs: z.number().int().min(0).max(60_000),
   }),
   // each area checks its own `settings.<area>` (runtime/areas); `demo` marks the demo appliance
   settings: z.strictObject({

@@ -51,6 +51,8 @@ export function docsPages(distDir: string, title: string, basePath: () => string
     'cache-control': 'no-cache',
   });
   return (sub) => {
+    // every GET asks: only the docs' own paths cost a look at the disk
+    if (sub !== '/docs' && !sub.startsWith('/docs/')) return undefined;
     if (!existsSync(join(dir, 'index.html'))) return undefined;
     if (sub === '/docs' || sub === '/docs/') {
       const html = read('index.html')

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { PERMISSION_PATTERN, sha256Hex } from '../handlers/core/auth';
-import type { SqliteDb } from './db/database';
+import type { TokenLookup, TokenRecord } from '../handlers/core/bindings';
+import type { Database, SqliteDb } from './db/database';
 
 export interface TokenInfo {
   id: string;
@@ -71,7 +72,72 @@ export function revokeToken(db: SqliteDb, idOrName: string): boolean {
   const r = db
     .prepare('UPDATE api_tokens SET revoked_at = ? WHERE (id = ? OR name = ?) AND revoked_at IS NULL')
     .run(Date.now(), idOrName, idOrName);
+  // a revocation through this very connection (data_version does not see it): forget at once
+  caches.get(db)?.forget();
   return r.changes > 0;
+}
+
+/** The token cache of each open connection, so a revocation in this process empties it. */
+const caches = new WeakMap<SqliteDb, TokenCache>();
+/** Unknown ids are remembered too (a miss costs a query); past this many rows the cache starts over. */
+const TOKEN_CACHE_MAX_ROWS = 1024;
+
+/**
+ * Token rows for the request path (env.TOKENS_DIRECT): a row is reused for `ttlMs` without a
+ * query. A revocation takes effect at the next request all the same:
+ * - from another process (`ballast token revoke` opens its own connection), through SQLite's
+ *   `PRAGMA data_version`, which changes exactly when another connection committed a write and
+ *   costs no table read: any such change empties the cache;
+ * - from this process, through revokeToken(), which empties it directly.
+ * A raw UPDATE of api_tokens on the host's own connection is neither (no product path does it):
+ * it is seen after at most ttlMs.
+ */
+export class TokenCache implements TokenLookup {
+  private readonly rows = new Map<string, { row: TokenRecord | null; at: number }>();
+  private readonly select: Database.Statement;
+  private readonly version: Database.Statement;
+  private readonly touchStmt: Database.Statement;
+  private seen: number;
+
+  constructor(
+    db: SqliteDb,
+    private readonly ttlMs: number,
+  ) {
+    this.select = db.prepare(
+      'SELECT id, name, hash, permissions, expires_at, revoked_at, last_used_at FROM api_tokens WHERE id = ?',
+    );
+    this.version = db.prepare('PRAGMA data_version').pluck();
+    this.touchStmt = db.prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?');
+    this.seen = this.version.get() as number;
+    caches.set(db, this);
+  }
+
+  token(id: string): TokenRecord | null {
+    const version = this.version.get() as number;
+    if (version !== this.seen) {
+      this.rows.clear();
+      this.seen = version;
+    }
+    const now = Date.now();
+    const hit = this.rows.get(id);
+    if (hit && now - hit.at < this.ttlMs) return hit.row;
+    const row = (this.select.get(id) as TokenRecord | undefined) ?? null;
+    if (this.ttlMs > 0) {
+      if (this.rows.size >= TOKEN_CACHE_MAX_ROWS) this.rows.clear();
+      this.rows.set(id, { row, at: now });
+    }
+    return row;
+  }
+
+  touch(id: string, at: number): void {
+    this.touchStmt.run(at, id);
+    const hit = this.rows.get(id);
+    if (hit?.row) hit.row = { ...hit.row, last_used_at: at };
+  }
+
+  forget(): void {
+    this.rows.clear();
+  }
 }
 
 export function hasLiveTokens(db: SqliteDb): boolean {

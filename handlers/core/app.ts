@@ -1,4 +1,3 @@
-import { Router, type IRequest } from 'itty-router';
 import { ApiError, internalError } from './errors';
 import type { Env, ExecutionContext } from './bindings';
 import { errorReply, methodNotAllowed, preflightReply } from './http';
@@ -61,8 +60,8 @@ interface Matched {
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * One fetch handler over many routes. The path is matched once (itty-router over the manifest,
- * its match gives the raw params); 404, 405 with Allow, HEAD as GET (refused for GETs with side
+ * One fetch handler over many routes. The path is matched once (itty-router's patterns over the
+ * manifest, on the pathname the host already parsed; the match gives the raw params); 404, 405 with Allow, HEAD as GET (refused for GETs with side
  * effects) and the CORS preflight are answered here and nowhere else; the route then does auth,
  * validation and its handler. Both `dist/app.mjs` and the Node host use this, so they answer
  * identically.
@@ -81,15 +80,19 @@ export function createApp(entries: AppEntry[], options: AppOptions = {}): App {
   // the method answers OPTIONS or 405.
   const serves = (entry: PathEntry, method: string) =>
     entry.byMethod.has(method === 'HEAD' && entry.headSafe ? 'GET' : method);
-  const router = Router<IRequest, [], Matched>();
-  for (const [path, entry] of byPath) {
-    router.all(path, (req: IRequest) => {
-      const m = { entry, params: { ...req.params } };
-      if (req.method !== 'OPTIONS' && serves(entry, req.method)) return m;
-      (req as IRequest & { first?: Matched }).first ??= m;
-      return undefined;
-    });
-  }
+  const table = [...byPath].map(([path, entry]) => ({ pattern: pathPattern(path), entry }));
+  /** The path's routes and raw params, on the pathname already parsed (no second URL parse). */
+  const match = (method: string, pathname: string): Matched | undefined => {
+    let first: Matched | undefined;
+    for (const { pattern, entry } of table) {
+      const m = pattern.exec(pathname);
+      if (!m) continue;
+      const hit = { entry, params: { ...m.groups } };
+      if (method !== 'OPTIONS' && serves(entry, method)) return hit;
+      first ??= hit;
+    }
+    return first;
+  };
 
   async function handle(call: Call, env: Env, ctx?: ExecutionContext): Promise<Reply> {
     const vars = env?.VARS;
@@ -122,8 +125,7 @@ export function createApp(entries: AppEntry[], options: AppOptions = {}): App {
         const page = options.pages && routePath.startsWith(`${API_BASE}/`) ? await options.pages(sub) : undefined;
         if (page) return isHead ? { ...page, body: null } : page;
       }
-      const probe = { method: call.method, url: call.url.href } as IRequest & { first?: Matched };
-      const matched = ((await router.fetch(probe)) as Matched | undefined) ?? probe.first;
+      const matched = match(call.method, call.url.pathname);
       if (!matched) throw new ApiError('route_not_found', `no route ${call.method} ${call.url.pathname}`);
       const { entry, params } = matched;
       if (call.method === 'OPTIONS') return preflightReply(vars, call.requestId, entry.methods, entry.headSafe);
@@ -152,6 +154,22 @@ export function createApp(entries: AppEntry[], options: AppOptions = {}): App {
       return responseFromReply(await handle(call, env, ctx));
     },
   };
+}
+
+/**
+ * The pattern itty-router builds for a path (its v5 Router, kept character for character so
+ * matching is unchanged): `:name` is one segment, `:name+` the rest, `*` anything, trailing
+ * slashes allowed. The params stay raw (URL-decoded by the route).
+ */
+export function pathPattern(path: string): RegExp {
+  return RegExp(
+    `^${path
+      .replace(/\/+(\/|$)/g, '$1')
+      .replace(/(\/?\.?):(\w+)\+/g, '($1(?<$2>[^]+))')
+      .replace(/(\/?\.?):(\w+)/g, '($1(?<$2>[^$1/]+?))')
+      .replace(/\./g, '\\.')
+      .replace(/(\/?)\*/g, '($1.*)?')}/*$`,
+  );
 }
 
 function memo<T>(load: () => T | Promise<T>): () => Promise<T> {

@@ -39,13 +39,48 @@ export interface EventsBinding {
 }
 
 /**
+ * The SYSTEM service called as a method, when the host and the handlers share a process: no
+ * Request, Response or JSON text in between. The host copies the payload and the result, so
+ * neither side can change what the other holds. A refusal or failure comes back as data (what
+ * the fetch protocol's error answer says), never as a thrown class: route bundles carry their own
+ * copy of BindingError, so `instanceof` across the host/bundle line would not hold.
+ */
+export interface SystemDirect {
+  call(op: string, payload: unknown, requestId?: string): Promise<DirectAnswer>;
+}
+export type DirectAnswer = { ok: true; value: unknown } | { ok: false; status: number; code: string; message: string };
+
+/**
+ * A token row by id, for a host that can look it up without a query per request (a short-lived
+ * cache that a revocation empties at once: runtime/tokens.ts TokenCache). `touch` records a use.
+ */
+export interface TokenLookup {
+  token(id: string): TokenRecord | null;
+  touch(id: string, at: number): void;
+}
+export interface TokenRecord {
+  id: string;
+  name: string;
+  hash: string;
+  permissions: string;
+  expires_at: number | null;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
+/**
  * What every route bundle receives as `env`. DB and EVENTS come either as objects (in-process,
  * or Miniflare's real D1) or, across a process boundary, as Fetchers under `DB_FETCH` and
  * `EVENTS_FETCH`. Separate names, because a Workers service-binding stub answers `in` and
- * `typeof` checks for any property name (JS RPC), so the shape cannot be sniffed.
+ * `typeof` checks for any property name (JS RPC), so the shape cannot be sniffed. For the same
+ * reason the in-process fast paths travel under their own keys, `SYSTEM_DIRECT` and
+ * `TOKENS_DIRECT`, set only by the Node host for handlers in its own process; an isolate's env
+ * never has them, and SYSTEM is then reached with its fetch protocol.
  */
 export interface Env {
   SYSTEM: Fetcher;
+  SYSTEM_DIRECT?: SystemDirect;
+  TOKENS_DIRECT?: TokenLookup;
   DB?: D1Database;
   DB_FETCH?: Fetcher;
   EVENTS?: EventsBinding;

@@ -99,7 +99,16 @@ export interface RouteSpec<P extends AnySchema, Q extends AnySchema, B extends A
   lock?: string;
   /** Requests that work on the demo appliance (at least one per route). */
   examples?: RouteExample[];
-  handler(c: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<z.input<R> | Response>;
+  handler(c: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<z.input<R> | Response | JsonText>;
+}
+
+/**
+ * A 200 answer the handler already wrote as JSON text, for answers too large to build as
+ * objects, check and serialise again (fs/explore). It is NOT checked against `response` at run
+ * time: the route's tests must show its bytes parse with the schema.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
 }
 
 export interface RouteMeta {
@@ -229,7 +238,7 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
     const isHead = call.method === 'HEAD';
     try {
       const db = database(env);
-      const principal = await authenticate(db, call.header('token'));
+      const principal = await authenticate(db, call.header('token'), Date.now(), env?.TOKENS_DIRECT);
       authorize(principal, spec.permission);
 
       const params = validate('params', spec.params, decodeParams(rawParams));
@@ -256,6 +265,9 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
           connection: call.connection,
         });
       const result = spec.lock ? await withLock(spec.lock, run) : await run();
+      if (result instanceof JsonText) {
+        return { status: 200, headers: baseHeaders(vars, requestId, spec.style), body: isHead ? null : result.text };
+      }
       if (result instanceof Response) {
         const headers: Record<string, string> = {};
         result.headers.forEach((v, k) => (headers[k] = v));

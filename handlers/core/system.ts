@@ -1,5 +1,5 @@
 import { ApiError, codeForStatus, STATUS, type ErrorCode } from './errors';
-import { BindingError, bindingRpc, type Env, type Fetcher } from './bindings';
+import { BindingError, bindingRpc, type Env, type Fetcher, type SystemDirect } from './bindings';
 
 export interface ExecOptions {
   /** Written to the process's stdin, then closed. Never logged or audited (may hold a secret). */
@@ -67,15 +67,25 @@ function mapBindingError(e: unknown): never {
   throw e;
 }
 
-/** The routes' only way to touch the machine. Every call goes through the host's SYSTEM binding. */
+/**
+ * The routes' only way to touch the machine. Every call goes through the host's SYSTEM binding:
+ * a method call when the host put `SYSTEM_DIRECT` in env (same process), else its fetch protocol.
+ */
 export class SystemClient {
   constructor(
     private readonly binding: Fetcher,
     private readonly requestId?: string,
+    private readonly direct?: SystemDirect,
   ) {}
 
   private call<T>(op: string, payload: unknown): Promise<T> {
-    return bindingRpc<T>(this.binding, `system/${op}`, payload, this.requestId).catch(mapBindingError);
+    const answer = this.direct
+      ? this.direct.call(op, payload, this.requestId).then((a) => {
+          if (a.ok) return a.value as T;
+          throw new BindingError(`system/${op}`, a.status, a.code, a.message);
+        })
+      : bindingRpc<T>(this.binding, `system/${op}`, payload, this.requestId);
+    return answer.catch(mapBindingError);
   }
 
   exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
@@ -166,8 +176,9 @@ export class SystemClient {
   }
 }
 
+/** The SYSTEM client of a request: direct when env carries SYSTEM_DIRECT, else over SYSTEM.fetch. */
 export function system(env: Env, requestId?: string): SystemClient {
-  return new SystemClient(env.SYSTEM, requestId);
+  return new SystemClient(env.SYSTEM, requestId, env.SYSTEM_DIRECT);
 }
 
 function toolName(argv: string[]): string {

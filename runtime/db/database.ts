@@ -5,6 +5,7 @@ import type { D1Database, D1PreparedStatement, D1Result } from '../../handlers/c
 import { migrations } from './migrations';
 
 export type SqliteDb = Database.Database;
+export type { Database };
 
 /**
  * The database holds agent secrets and token hashes: its directory is 0700 and its files (the

@@ -10,6 +10,9 @@ export interface AccessLog {
 export function bufferedAccessLog(write: (chunk: string) => void, intervalMs = 50, maxBytes = 64 * 1024): AccessLog {
   let buf = '';
   let timer: NodeJS.Timeout | undefined;
+  // the ISO time is built once per millisecond, not once per line
+  let stampMs = 0;
+  let stamp = '';
   const flush = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
@@ -20,7 +23,12 @@ export function bufferedAccessLog(write: (chunk: string) => void, intervalMs = 5
   };
   return {
     line(text) {
-      buf += `${new Date().toISOString()} ${text}\n`;
+      const now = Date.now();
+      if (now !== stampMs) {
+        stampMs = now;
+        stamp = new Date(now).toISOString();
+      }
+      buf += `${stamp} ${text}\n`;
       if (buf.length >= maxBytes) flush();
       else if (!timer) timer = setTimeout(flush, intervalMs).unref();
     },

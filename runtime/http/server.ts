@@ -85,12 +85,13 @@ async function replyOf(response: Response, head: boolean): Promise<Reply> {
   return { status: response.status, headers, body: head || !response.body ? null : await response.text() };
 }
 
+/** The JSON text goes to the socket as it is (no Buffer copy), with its byte length. */
 function writeReply(res: http.ServerResponse, reply: Reply): void {
-  const body = reply.body === null ? undefined : Buffer.from(reply.body, 'utf8');
   const headers: Record<string, string> = { ...reply.headers };
-  if (body) headers['content-length'] = String(body.length);
+  if (reply.body !== null) headers['content-length'] = String(Buffer.byteLength(reply.body, 'utf8'));
   res.writeHead(reply.status, headers);
-  res.end(body);
+  if (reply.body === null) res.end();
+  else res.end(reply.body, 'utf8');
 }
 
 export function startServer(o: ServerOptions): Promise<RunningServer> {

@@ -12,30 +12,40 @@ import { SystemRefusal } from './types';
  * An argv with no fixture is a loud error naming it, never a silent empty success.
  */
 export class ReplayBackend implements CommandBackend {
-  private readonly once: Fixture[] = [];
+  /** `once` fixtures in load order, each with its argv key computed once */
+  private readonly once: { key: string; fixture: Fixture }[] = [];
   private readonly sticky = new Map<string, Fixture>();
   /** `after` fixtures (sticky ones), by argv */
   private readonly states = new Map<string, Fixture[]>();
   /** fixture name → when it last answered (a counter) */
   private readonly answered = new Map<string, number>();
   private tick = 0;
+  /**
+   * The calls answered, oldest first, for tests to assert on (argv, whether stdin was given,
+   * env). Bounded: past `maxCalls` the oldest half is dropped, so a long-running replay host
+   * (the demo, the bench) keeps flat memory; the host's own replay back end records none.
+   */
   readonly calls: { argv: string[]; stdin?: string; env?: Record<string, string> }[] = [];
+  private readonly maxCalls: number;
 
   /**
    * `aliases` maps a placeholder used in fixture argv (e.g. `$ROOT`) to the real prefix it stands
    * for on this checkout (the demo's var/demo/root), so fixtures stay valid wherever the repo lives.
+   * `maxCalls`: how many calls `calls` keeps (default REPLAY_CALLS_KEPT; 0: none).
    */
   constructor(
     fixtures: Fixture[] = [],
     private readonly aliases: Record<string, string> = {},
+    o: { maxCalls?: number } = {},
   ) {
+    this.maxCalls = o.maxCalls ?? REPLAY_CALLS_KEPT;
     this.load(fixtures);
   }
 
   load(fixtures: Fixture[]): void {
     for (const f0 of fixtures) {
       const f = { ...f0, argv: f0.argv.map((a) => this.expand(a)) };
-      if (f.once) this.once.push(f);
+      if (f.once) this.once.push({ key: key(f.argv), fixture: f });
       else if (f.after) this.states.set(key(f.argv), [...(this.states.get(key(f.argv)) ?? []), f]);
       else this.sticky.set(key(f.argv), f);
     }
@@ -45,6 +55,12 @@ export class ReplayBackend implements CommandBackend {
     let out = arg;
     for (const [placeholder, real] of Object.entries(this.aliases)) out = out.split(placeholder).join(real);
     return out;
+  }
+
+  private record(call: { argv: string[]; stdin?: string; env?: Record<string, string> }): void {
+    if (this.maxCalls <= 0) return;
+    if (this.calls.length >= this.maxCalls) this.calls.splice(0, Math.ceil(this.maxCalls / 2));
+    this.calls.push(call);
   }
 
   private take(argv: string[]): Fixture {
@@ -73,8 +89,8 @@ export class ReplayBackend implements CommandBackend {
     };
     let best = -1;
     let onceAt = -1;
-    this.once.forEach((f, i) => {
-      const t = key(f.argv) === k ? since(f) : -1;
+    this.once.forEach((o, i) => {
+      const t = o.key === k ? since(o.fixture) : -1;
       if (t > best) [best, onceAt] = [t, i];
     });
     let state: Fixture | undefined;
@@ -82,12 +98,12 @@ export class ReplayBackend implements CommandBackend {
       const t = since(f);
       if (t > best) [best, onceAt, state] = [t, -1, f];
     }
-    if (onceAt >= 0) return this.once.splice(onceAt, 1)[0];
+    if (onceAt >= 0) return this.once.splice(onceAt, 1)[0].fixture;
     return state ?? this.sticky.get(k);
   }
 
   async exec(argv: string[], opts: ExecOptions): Promise<ExecResult> {
-    this.calls.push({ argv, stdin: opts.stdin === undefined ? undefined : '<stdin>', env: opts.env });
+    this.record({ argv, stdin: opts.stdin === undefined ? undefined : '<stdin>', env: opts.env });
     const f = this.take(argv);
     return {
       code: f.code,
@@ -101,10 +117,13 @@ export class ReplayBackend implements CommandBackend {
   }
 
   async pty(argv: string[], _dialogue: PtyStep[], opts: Omit<ExecOptions, 'stdin'>): Promise<PtyResult> {
-    this.calls.push({ argv, env: opts.env });
+    this.record({ argv, env: opts.env });
     const f = this.take(argv);
     return { code: f.code, output: f.stdout + f.stderr, timedOut: false, durationMs: 0 };
   }
 }
 
 const key = (argv: string[]) => JSON.stringify(argv);
+
+/** What a ReplayBackend keeps of its calls by default (tests read them; see `calls`). */
+export const REPLAY_CALLS_KEPT = 10_000;

@@ -9,10 +9,11 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchConfig, createTokenVia, freePort, rssKb, startHostProcess, stop, waitFor } from './lib';
+import type { Row } from './report';
 
 const DIRS = 100;
 const FILES_PER_DIR = 999; // 100 directories + 99 900 files = 100 000 entries
-const RUNS = 3;
+const RUNS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** find's spelling of the explore entry's fields (rdev and blksize have no find directive) */
 const FIND_FORMAT = '%D %m %n %U %G %i %s %b %A@ %T@ %C@ %B@ %y %f %p\\n';
 
@@ -64,9 +65,8 @@ function peakRssKb(pid: number): number {
   return m ? Number(m[1]) : NaN;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-export async function exploreBench(): Promise<void> {
+/** Explore against find, RUNS alternating rounds, as Rows (report.ts). */
+export async function exploreRows(): Promise<Row[]> {
   const t0 = performance.now();
   const { base, tree } = buildTree();
   const built = performance.now() - t0;
@@ -78,32 +78,39 @@ export async function exploreBench(): Promise<void> {
   try {
     await waitFor(`http://127.0.0.1:${port}/api/v2/fs/available_fs`, { token });
     const rssBefore = rssKb(host.pid!);
-    // warm both (page cache, route bundle, JIT), then alternate so neither gets a quieter machine
+    // warm both (page cache, route bundle, JIT), then alternate which goes first
     await timeFind(tree);
     const warm = await timeRoute(url, token, tree);
     const route: number[] = [];
     const find: number[] = [];
     let findBytes = 0;
     for (let i = 0; i < RUNS; i++) {
+      if (i % 2 === 1) route.push((await timeRoute(url, token, tree)).ms);
       const f = await timeFind(tree);
       find.push(f.ms);
       findBytes = f.bytes;
-      route.push((await timeRoute(url, token, tree)).ms);
+      if (i % 2 === 0) route.push((await timeRoute(url, token, tree)).ms);
     }
-    const rssAfter = rssKb(host.pid!);
-    const r = median(route);
-    const f = median(find);
-    console.log(
-      `\nexplore: POST /fs/explore vs find -printf of the same fields, ${warm.total} entries (${DIRS} dirs x ${FILES_PER_DIR} files), median of ${RUNS}`,
-    );
-    console.log(`  find -printf   : ${f.toFixed(0).padStart(6)} ms   ${(findBytes / 1e6).toFixed(1)} MB of text`);
-    console.log(
-      `  ballast explore: ${r.toFixed(0).padStart(6)} ms   ${(warm.bytes / 1e6).toFixed(1)} MB of JSON   (runs: ${route.map((x) => x.toFixed(0)).join(', ')} ms)`,
-    );
-    console.log(`  ratio explore/find: ${(r / f).toFixed(2)}`);
-    console.log(
-      `  host RSS: ${(rssBefore / 1024).toFixed(1)} MB before, ${(rssAfter / 1024).toFixed(1)} MB after ${RUNS + 1} walks, peak ${(peakRssKb(host.pid!) / 1024).toFixed(1)} MB; tree built in ${(built / 1000).toFixed(1)} s`,
-    );
+    const peak = peakRssKb(host.pid!) / 1024;
+    return [
+      {
+        figure: `find -printf of the same fields (${(findBytes / 1e6).toFixed(1)} MB of text)`,
+        unit: 'ms',
+        samples: find,
+      },
+      {
+        figure: `POST /fs/explore, ${warm.total} entries (${(warm.bytes / 1e6).toFixed(1)} MB of JSON; tree built in ${(built / 1000).toFixed(1)} s)`,
+        unit: 'ms',
+        samples: route,
+      },
+      { figure: 'explore / find', unit: '×', samples: route.map((r, i) => r / find[i]), target: '≤ 2' },
+      {
+        figure: `host peak RSS (VmHWM) over ${RUNS + 1} walks (${(rssBefore / 1024).toFixed(0)} MB before)`,
+        unit: 'MB',
+        samples: [peak],
+        target: '≤ 250',
+      },
+    ];
   } finally {
     await stop(host);
     rmSync(cfg.dir, { recursive: true, force: true });

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { createServer } from 'node:net';
 import { stringify } from 'yaml';
-import autocannon from 'autocannon';
 import { defaultConfig } from '../../runtime/config';
 
 export const repo = join(import.meta.dirname, '../..');
@@ -68,7 +67,7 @@ export async function waitFor(url: string, headers: Record<string, string>, time
       /* not listening yet */
     }
     if (performance.now() - t0 > timeoutMs) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 2));
   }
 }
 
@@ -80,19 +79,61 @@ export interface Load {
   non2xx: number;
 }
 
+const AUTOCANNON = join(repo, 'node_modules/autocannon/autocannon.js');
+
+/**
+ * autocannon in its own process (its CPU is not the server's, and its harness shares nothing
+ * with the process that runs the bench), JSON result read from its stdout.
+ */
 export async function load(
   url: string,
   headers: Record<string, string>,
   o: { connections?: number; duration?: number; amount?: number } = {},
 ): Promise<Load> {
-  const r = await autocannon({
-    url,
-    headers,
-    connections: o.connections ?? 16,
-    pipelining: 1,
-    ...(o.amount ? { amount: o.amount } : { duration: o.duration ?? 5 }),
-  });
+  const args = [AUTOCANNON, '--json', '-c', String(o.connections ?? 50), '-p', '1'];
+  if (o.amount) args.push('-a', String(o.amount));
+  else args.push('-d', String(o.duration ?? 10));
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
+  args.push(url);
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (c: string) => (out += c));
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  if (code !== 0) throw new Error(`autocannon exited ${code}`);
+  const line = out.trim().split('\n').at(-1) ?? '';
+  const r = JSON.parse(line) as {
+    requests: { average: number };
+    latency: { p50: number; p99: number };
+    errors: number;
+    non2xx: number;
+  };
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+}
+
+/** A demo host (`serve --demo`) in its own state directory; its token is in `<dir>/admin.token`. */
+export function startDemoHost(dir: string, port: number): ChildProcess {
+  return spawn(process.execPath, [cli, 'serve', '--demo', '--port', String(port)], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, BALLAST_DEMO_DIR: dir },
+  });
+}
+
+/** Spawn to first 200 of `path` with the token the demo writes (read again at every try). */
+export async function firstOk(port: number, path: string, tokenFile: string, timeoutMs = 20_000): Promise<void> {
+  const t0 = performance.now();
+  for (;;) {
+    try {
+      const token = readFileSync(tokenFile, 'utf8').trim();
+      const r = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { token } });
+      await r.arrayBuffer();
+      if (r.status === 200) return;
+    } catch {
+      /* not listening yet, or no token file yet */
+    }
+    if (performance.now() - t0 > timeoutMs) throw new Error(`${path} did not answer 200 within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
 }
 
 export function rssKb(pid: number): number {

@@ -1,5 +1,6 @@
-import { route } from '../../core/route';
-import { EXPLORE_OP, expandExplore, exploreBody, exploreResultSchema, type ExploreOpResult } from '../explore';
+import { JsonText, route } from '../../core/route';
+import { EXPLORE_OP, exploreBody, exploreResultSchema, type ExploreOpResult } from '../explore';
+import { exploreJson } from '../explore-json';
 
 /**
  * The walk itself is a host operation (route code cannot stat): it lstat's in bounded batches,
@@ -24,8 +25,8 @@ export default route({
       maxEntries: body.maxEntries,
       oneFileSystem: body.oneFileSystem,
     });
-    // the host answers compactly (half the bytes through the binding); the spec's objects are
-    // built here, and route() checks them against exploreResultSchema like any answer
-    return expandExplore(compact);
+    // the host answers compactly; the spec's JSON is written from it directly (explore-json.ts:
+    // the same bytes as serialising expandExplore's objects, without building or checking them)
+    return new JsonText(exploreJson(compact));
   },
 });

@@ -15,7 +15,7 @@ import { lstat, open, realpath } from 'node:fs/promises';
 import { EXPLORE_OP, exploreOpPayload, type FsSettings } from '../../../handlers/fs/contract';
 import { READ_TEXT_MAX_BYTES, READ_TEXT_OP, readTextPayload, type ReadTextResult } from '../../../handlers/fs/contract';
 import type { SqliteDb } from '../../db/database';
-import type { HostOp } from '../../system/service';
+import { freshResult, type HostOp } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
 import { exploreTree, isInside } from './explore';
 
@@ -64,7 +64,8 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
   );
 
   return {
-    [EXPLORE_OP]: async (payload, requestId) => {
+    // the tree is built for this call and dropped: the direct binding need not copy it
+    [EXPLORE_OP]: freshResult(async (payload, requestId) => {
       const req = payloadOf(exploreOpPayload, EXPLORE_OP, payload);
       const started = performance.now();
       const result = await asRequested(() =>
@@ -84,7 +85,7 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
         note,
       );
       return result;
-    },
+    }),
 
     [READ_TEXT_OP]: (payload, requestId) => asRequested(() => readText(payload, requestId)),
   };
