@@ -1,5 +1,5 @@
 import { ApiError } from './errors';
-import type { D1Database, TokenLookup } from './bindings';
+import type { D1Database, TokenLookup, TokenRecord } from './bindings';
 
 /**
  * API tokens look like `blt_<id>_<secret>`: the id finds the row, the secret is compared by its
@@ -7,15 +7,8 @@ import type { D1Database, TokenLookup } from './bindings';
  */
 export const TOKEN_PATTERN = /^blt_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 
-export interface TokenRow {
-  id: string;
-  name: string;
-  hash: string;
-  permissions: string;
-  expires_at: number | null;
-  revoked_at: number | null;
-  last_used_at: number | null;
-}
+/** A row of api_tokens (the same record the in-process token lookup answers). */
+export type TokenRow = TokenRecord;
 
 export interface Principal {
   tokenId: string;

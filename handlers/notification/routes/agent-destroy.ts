@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { route } from '../../core/route';
+import { CREATE_AGENT_1 } from '../examples';
 import { agentIdParams } from '../schemas';
 import { getAgentRow } from '../store';
 
@@ -11,13 +12,7 @@ export default route({
     {
       summary: 'destroy agent 1',
       params: { id: '1' },
-      before: [
-        {
-          method: 'POST',
-          path: '/notification/agent/create',
-          body: { type: 'webhook', enabled: false, json: { url: 'https://hooks.example.com/ballast' } },
-        },
-      ],
+      before: [CREATE_AGENT_1],
       then: [
         {
           method: 'GET',

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { route } from '../../core/route';
+import { CREATE_AGENT_1 } from '../examples';
 import { agentIdParams, agentSchema } from '../schemas';
 import { getAgentRow, toAgent } from '../store';
 
@@ -11,13 +12,7 @@ export default route({
     {
       summary: 'agent 1, once the create example made it (a disabled webhook)',
       params: { id: '1' },
-      before: [
-        {
-          method: 'POST',
-          path: '/notification/agent/create',
-          body: { type: 'webhook', enabled: false, json: { url: 'https://hooks.example.com/ballast' } },
-        },
-      ],
+      before: [CREATE_AGENT_1],
     },
     { summary: 'no agent 999 on a fresh demo', params: { id: '999' }, status: 404 },
   ],

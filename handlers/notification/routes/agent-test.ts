@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { route } from '../../core/route';
+import { CREATE_AGENT_1 } from '../examples';
 import { ApiError } from '../../core/errors';
 import { agentIdParams } from '../schemas';
 import { getAgentRow } from '../store';
@@ -15,13 +16,7 @@ export default route({
       // the demo delivers into var/demo/notifications.jsonl (settings.notification.sinkFile)
       summary: 'agent 1 (after a create): the test message goes out; the demo appends it to its notification sink',
       params: { id: '1' },
-      before: [
-        {
-          method: 'POST',
-          path: '/notification/agent/create',
-          body: { type: 'webhook', enabled: false, json: { url: 'https://hooks.example.com/ballast' } },
-        },
-      ],
+      before: [CREATE_AGENT_1],
     },
     { summary: 'no agent 999 on a fresh demo', params: { id: '999' }, status: 404 },
   ],

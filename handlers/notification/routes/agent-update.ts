@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { route } from '../../core/route';
+import { CREATE_AGENT_1 } from '../examples';
 import { ApiError } from '../../core/errors';
 import { agentIdParams, agentSchema, SECRET_FIELDS, updateBody } from '../schemas';
 import {
@@ -21,13 +22,7 @@ export default route({
       summary: 'point agent 1 at another URL',
       params: { id: '1' },
       body: { json: { url: 'https://hooks.example.com/ballast-v2' } },
-      before: [
-        {
-          method: 'POST',
-          path: '/notification/agent/create',
-          body: { type: 'webhook', enabled: false, json: { url: 'https://hooks.example.com/ballast' } },
-        },
-      ],
+      before: [CREATE_AGENT_1],
       then: [
         {
           method: 'GET',
