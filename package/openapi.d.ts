@@ -34,7 +34,7 @@ export interface paths {
         put?: never;
         /**
          * Keep the ingested TLS pieces (409 when nothing is waiting for a commit)
-         * @description Keep the ingested TLS pieces (409 when nothing is waiting for a commit). Needs the `certificate:manage` permission. Examples (each answers as shown on the demo appliance): nothing is waiting for a commit on a fresh demo (run the ingest example first, then this answers {}) (409).
+         * @description Keep the ingested TLS pieces (409 when nothing is waiting for a commit). Needs the `certificate:manage` permission. Examples (each answers as shown on the demo appliance): after an ingest, within its window: the new pieces are kept (200, after POST /certificate/ingest); nothing is waiting for a commit on a fresh demo (409).
          */
         post: operations["certificate_commit"];
         delete?: never;
@@ -1352,7 +1352,7 @@ export interface paths {
         };
         /**
          * Send one test message through the agent now (enabled or not); answers [{id}]
-         * @description Send one test message through the agent now (enabled or not); answers [{id}]. Needs the `notification:manage` permission. This GET has side effects: HEAD is refused. Examples (each answers as shown on the demo appliance): agent 1 whose destination does not resolve: 502 saying why (a reachable one answers [{id: 1}]) (502, after POST /notification/agent/create); no agent 999 on a fresh demo (404).
+         * @description Send one test message through the agent now (enabled or not); answers [{id}]. Needs the `notification:manage` permission. This GET has side effects: HEAD is refused. Examples (each answers as shown on the demo appliance): agent 1 (after a create): the test message goes out; the demo appends it to its notification sink (200, after POST /notification/agent/create); no agent 999 on a fresh demo (404).
          */
         get: operations["notification_agentTest"];
         put?: never;

@@ -5,7 +5,8 @@
  * `ballast/client`, and `npx ballast --help`. Needs the npm registry (or its cache) for the
  * tarball's dependencies; installs with --ignore-scripts and links the repo's built better-sqlite3.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,27 +17,32 @@ const tsc = join(repo, 'node_modules/typescript/bin/tsc');
 let dir: string;
 let tarball: string;
 
-const run = (cmd: string, args: string[], cwd = dir) =>
-  execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
+// Not execFileSync: a build of over a minute would block this worker's event loop, and vitest's
+// own RPC with the worker times out ("Timeout calling onTaskUpdate") though every test passed.
+const execFileAsync = promisify(execFile);
+const run = async (cmd: string, args: string[], cwd = dir): Promise<string> =>
+  (await execFileAsync(cmd, args, { cwd, encoding: 'utf8', timeout: 300_000, maxBuffer: 64 * 1024 * 1024 })).stdout;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ballast-package-'));
-  run(process.execPath, ['build.mjs', '--if-stale'], repo);
+  await run(process.execPath, ['build.mjs', '--if-stale'], repo);
   const before = readFileSync(join(repo, 'package/openapi.d.ts'), 'utf8');
   // what `prepare` adds to the build: the client's types and the declarations
-  run(process.execPath, ['build.mjs', '--package-only'], repo);
+  await run(process.execPath, ['build.mjs', '--package-only'], repo);
   expect(
     readFileSync(join(repo, 'package/openapi.d.ts'), 'utf8'),
     'package/openapi.d.ts is stale: run node build.mjs --package and commit it',
   ).toBe(before);
-  const packed = JSON.parse(run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], repo)) as {
+  const packed = JSON.parse(
+    await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], repo),
+  ) as {
     filename: string;
     files: { path: string }[];
   }[];
   tarball = join(dir, packed[0].filename);
   writeFileSync(join(dir, 'files.json'), JSON.stringify(packed[0].files.map((f) => f.path)));
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'embedder', private: true, type: 'module' }));
-  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, 'hono']);
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, 'hono']);
   // the native module is not compiled with --ignore-scripts: use the repo's build of it
   rmSync(join(dir, 'node_modules/better-sqlite3'), { recursive: true, force: true });
   symlinkSync(join(repo, 'node_modules/better-sqlite3'), join(dir, 'node_modules/better-sqlite3'));
@@ -69,7 +75,7 @@ describe('the packed tarball', () => {
     expect(files.filter((f) => /^(test|handlers|runtime|node_modules)\//.test(f))).toEqual([]);
   });
 
-  it('serves a route inside Hono under a custom prefix (app.mount), with the host API from ballast/host', () => {
+  it('serves a route inside Hono under a custom prefix (app.mount), with the host API from ballast/host', async () => {
     writeFileSync(
       join(dir, 'serve.mjs'),
       `import { Hono } from 'hono';
@@ -97,7 +103,7 @@ await host.close();
 rmSync(state, { recursive: true, force: true });
 `,
     );
-    const out = JSON.parse(run(process.execPath, ['serve.mjs'])) as {
+    const out = JSON.parse(await run(process.execPath, ['serve.mjs'])) as {
       status: number;
       body: { raw: string };
       noToken: number;
@@ -109,7 +115,7 @@ rmSync(state, { recursive: true, force: true });
     expect([out.noToken, out.spec, out.version]).toEqual([401, 200, '3.1.0']);
   });
 
-  it('is typed: the app, Env, Vars, the host API and the client type-check in the embedder', () => {
+  it('is typed: the app, Env, Vars, the host API and the client type-check in the embedder', async () => {
     writeFileSync(
       join(dir, 'main.ts'),
       `import app, { routes, type Env, type Vars, type App } from 'ballast';
@@ -149,15 +155,15 @@ export { r, n, h, c, a };
     );
     let out: string;
     try {
-      out = run(process.execPath, [tsc, '-p', '.']);
+      out = await run(process.execPath, [tsc, '-p', '.']);
     } catch (e) {
       out = (e as { stdout: string }).stdout;
     }
     expect(out).toBe('');
   });
 
-  it('npx ballast --help prints the usage', () => {
-    const out = run('npx', ['--no-install', 'ballast', '--help']);
+  it('npx ballast --help prints the usage', async () => {
+    const out = await run('npx', ['--no-install', 'ballast', '--help']);
     expect(out).toMatch(/^usage:\n {2}ballast serve \[--config FILE \| --demo\]/);
   });
 });
