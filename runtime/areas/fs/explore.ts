@@ -22,7 +22,7 @@
  * stable. Which names of a directory are kept when the cap cuts it is readdir's order.
  */
 import type { Dirent, Stats } from 'node:fs';
-import { lstat as lstatCb, lstatSync } from 'node:fs';
+import { lstat as lstatCb, lstatSync, opendirSync } from 'node:fs';
 import { lstat, opendir, realpath, stat, statfs } from 'node:fs/promises';
 import { posix } from 'node:path';
 import {
@@ -62,7 +62,7 @@ const SYNC_LSTAT_BATCH = 256;
  * 2 cores). Anything else (NFS, CIFS, FUSE, unknown) keeps the async pool, so a hung network
  * filesystem holds up the walk but never the host's event loop.
  */
-const LOCAL_FS_TYPES = new Set([
+export const LOCAL_FS_TYPES: ReadonlySet<number> = new Set([
   0xef53, // ext2/3/4
   0x58465342, // xfs
   0x9123683e, // btrfs
@@ -78,6 +78,8 @@ export interface ExploreOptions {
   roots: readonly string[];
   /** the largest maxEntries a request may ask for */
   maxEntriesCeiling: number;
+  /** statfs types read synchronously (default LOCAL_FS_TYPES; tests pass an empty set for the async path) */
+  localFsTypes?: ReadonlySet<number>;
 }
 
 const walks = new Semaphore(EXPLORE_CONCURRENCY, EXPLORE_QUEUE);
@@ -205,12 +207,13 @@ export async function exploreTree(req: ExploreOpPayload, o: ExploreOptions): Pro
     );
   }
   const root = await openRoot(req.path, o.roots);
-  return walks.run(() => walk(root, { depth, maxEntries, oneFileSystem }));
+  return walks.run(() => walk(root, { depth, maxEntries, oneFileSystem }, o.localFsTypes ?? LOCAL_FS_TYPES));
 }
 
 async function walk(
   root: WalkRoot,
   limits: { depth: number; maxEntries: number; oneFileSystem: boolean },
+  localFsTypes: ReadonlySet<number>,
 ): Promise<ExploreOpResult> {
   const files: CompactEntry[] = [];
   const reasons = new Set<TruncationReason>();
@@ -311,24 +314,51 @@ async function walk(
       }
     }
 
+    // a local filesystem (LOCAL_FS_TYPES) is read and lstat'ed synchronously, in batches
+    const dev = entry ? devOf(entry) : root.dev;
+    let sync = localDevs.get(dev);
+    if (sync === undefined) {
+      sync = await statfs(dir.real).then(
+        (f) => localFsTypes.has(Number(f.type)),
+        () => false,
+      );
+      localDevs.set(dev, sync);
+    }
+
     const names: { name: string; maybeDir: boolean }[] = [];
+    /** one name read: false once the cap is reached */
+    const take = (d: Dirent): boolean => {
+      if (taken >= limits.maxEntries) {
+        truncate(entry, 'entries');
+        return false;
+      }
+      taken++;
+      names.push({ name: d.name, maybeDir: mayBeDirectory(d) });
+      return true;
+    };
     try {
-      const handle = await opendir(dir.real, { bufferSize: DIR_BUFFER });
-      try {
-        for (let d = await handle.read(); d !== null; d = await handle.read()) {
-          if (taken >= limits.maxEntries) {
-            truncate(entry, 'entries');
-            break;
+      let now: Stats;
+      if (sync) {
+        const handle = opendirSync(dir.real, { bufferSize: DIR_BUFFER });
+        try {
+          for (let d = handle.readSync(), n = 1; d !== null && take(d); d = handle.readSync(), n++) {
+            if (n % SYNC_LSTAT_BATCH === 0) await new Promise<void>((r) => setImmediate(r));
           }
-          taken++;
-          names.push({ name: d.name, maybeDir: mayBeDirectory(d) });
+        } finally {
+          handle.closeSync();
         }
-      } finally {
-        await handle.close();
+        now = lstatSync(dir.real);
+      } else {
+        const handle = await opendir(dir.real, { bufferSize: DIR_BUFFER });
+        try {
+          for (let d = await handle.read(); d !== null && take(d); d = await handle.read());
+        } finally {
+          await handle.close();
+        }
+        now = await lstat(dir.real);
       }
       // opendir follows symlinks: a directory swapped for a link (or another directory) since
       // its lstat must not bring names from outside the tree into the answer
-      const now = await lstat(dir.real);
       const was = entry ? { dev: devOf(entry), ino: inoOf(entry) } : root;
       if (!now.isDirectory() || now.dev !== was.dev || now.ino !== was.ino) {
         taken -= names.length;
@@ -344,15 +374,6 @@ async function walk(
     if (names.length === 0) continue;
     names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
-    const dev = entry ? devOf(entry) : root.dev;
-    let sync = localDevs.get(dev);
-    if (sync === undefined) {
-      sync = await statfs(dir.real).then(
-        (f) => LOCAL_FS_TYPES.has(Number(f.type)),
-        () => false,
-      );
-      localDevs.set(dev, sync);
-    }
     const listing: Listing = {
       sync,
       entry,
