@@ -89,10 +89,16 @@ async function replyOf(response: Response, head: boolean): Promise<Reply> {
  * A reply of pieces (Reply.chunks): no content-length, so Node frames it with chunked
  * transfer-encoding (HTTP/1.0: the body ends when the connection closes). Each piece is written
  * when the socket has taken the previous ones (backpressure), so at most one piece and the
- * socket's buffer are held. A client that goes away stops the producer (return()); a producer
- * that throws part way destroys the socket: the client sees a broken body, never a whole 200.
+ * socket's buffer are held. A client that goes away stops the producer (return()), and so does
+ * one that stops reading for `stallMs` (the connection is closed); a producer that throws part
+ * way destroys the socket: the client sees a broken body, never a whole 200.
  */
-async function writeChunks(res: http.ServerResponse, reply: Reply, chunks: Iterable<string>): Promise<void> {
+async function writeChunks(
+  res: http.ServerResponse,
+  reply: Reply,
+  chunks: Iterable<string>,
+  stallMs: number,
+): Promise<void> {
   res.writeHead(reply.status, reply.headers);
   const it = chunks[Symbol.iterator]();
   let gone = res.destroyed;
@@ -112,7 +118,11 @@ async function writeChunks(res: http.ServerResponse, reply: Reply, chunks: Itera
       }
       const next = it.next();
       if (next.done) break;
-      if (!res.write(next.value, 'utf8') && !gone) await new Promise<void>((r) => (wake = r));
+      if (!res.write(next.value, 'utf8') && !gone) {
+        const stalled = setTimeout(() => res.destroy(), stallMs);
+        await new Promise<void>((r) => (wake = r));
+        clearTimeout(stalled);
+      }
       wake = null;
     }
     res.end();
@@ -126,8 +136,8 @@ async function writeChunks(res: http.ServerResponse, reply: Reply, chunks: Itera
 }
 
 /** The JSON text goes to the socket as it is (no Buffer copy), with its byte length; pieces as above. */
-function writeReply(res: http.ServerResponse, reply: Reply): Promise<void> | void {
-  if (reply.chunks && reply.body === null) return writeChunks(res, reply, reply.chunks);
+function writeReply(res: http.ServerResponse, reply: Reply, stallMs: number): Promise<void> | void {
+  if (reply.chunks && reply.body === null) return writeChunks(res, reply, reply.chunks, stallMs);
   const headers: Record<string, string> = { ...reply.headers };
   if (reply.body !== null) headers['content-length'] = String(Buffer.byteLength(reply.body, 'utf8'));
   res.writeHead(reply.status, headers);
@@ -191,7 +201,7 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
         if (e instanceof BodyTooLarge) res.setHeader('connection', 'close');
       }
       status = reply.status;
-      await writeReply(res, reply);
+      await writeReply(res, reply, config.limits.requestTimeoutMs);
       o.accessLog?.(`${method} ${path} ${status} ${(performance.now() - started).toFixed(1)}ms ${requestId}`);
     } catch (e) {
       process.stderr.write(`[${requestId}] failed to answer: ${(e as Error)?.stack ?? String(e)}\n`);
