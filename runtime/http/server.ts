@@ -201,7 +201,8 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
         if (e instanceof BodyTooLarge) res.setHeader('connection', 'close');
       }
       status = reply.status;
-      await writeReply(res, reply, config.limits.requestTimeoutMs);
+      const streaming = writeReply(res, reply, config.limits.requestTimeoutMs);
+      if (streaming) await streaming; // only pieces wait: a one-text reply adds no promise hop
       o.accessLog?.(`${method} ${path} ${status} ${(performance.now() - started).toFixed(1)}ms ${requestId}`);
     } catch (e) {
       process.stderr.write(`[${requestId}] failed to answer: ${(e as Error)?.stack ?? String(e)}\n`);
