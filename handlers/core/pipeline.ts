@@ -36,8 +36,14 @@ export interface Call {
 export interface Reply {
   status: number;
   headers: Record<string, string>;
-  /** JSON text, or null for no body (HEAD, 204). */
+  /** JSON text, or null for no body (HEAD, 204, or `chunks`). */
   body: string | null;
+  /**
+   * A large answer produced piece by piece while it is written (fs/explore): the body is these
+   * strings in order, `body` is null. Iterated once; the Node server writes each piece with
+   * backpressure and chunked transfer-encoding, and stops (return()) when the client goes away.
+   */
+  chunks?: Iterable<string>;
 }
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{8,64}$/;
@@ -142,5 +148,20 @@ export async function callFromRequest(request: Request, maxBodyBytes: number): P
 
 /** Reply → WHATWG Response (the Workers entry points). */
 export function responseFromReply(reply: Reply): Response {
+  if (reply.chunks) {
+    const it = reply.chunks[Symbol.iterator]();
+    const utf8 = new TextEncoder();
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = it.next();
+        if (next.done) controller.close();
+        else controller.enqueue(utf8.encode(next.value));
+      },
+      cancel() {
+        it.return?.();
+      },
+    });
+    return new Response(stream, { status: reply.status, headers: reply.headers });
+  }
   return new Response(reply.body, { status: reply.status, headers: reply.headers });
 }

@@ -108,7 +108,11 @@ export interface RouteSpec<P extends AnySchema, Q extends AnySchema, B extends A
  * time: the route's tests must show its bytes parse with the schema.
  */
 export class JsonText {
-  constructor(readonly text: string) {}
+  /**
+   * `text` is the whole JSON, or its pieces in order: an iterable is consumed once, while the
+   * answer is written (see Reply.chunks), so it must not fail part way (refuse before it).
+   */
+  constructor(readonly text: string | Iterable<string>) {}
 }
 
 export interface RouteMeta {
@@ -266,7 +270,10 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
         });
       const result = spec.lock ? await withLock(spec.lock, run) : await run();
       if (result instanceof JsonText) {
-        return { status: 200, headers: baseHeaders(vars, requestId, spec.style), body: isHead ? null : result.text };
+        const headers = baseHeaders(vars, requestId, spec.style);
+        if (isHead) return { status: 200, headers, body: null };
+        if (typeof result.text === 'string') return { status: 200, headers, body: result.text };
+        return { status: 200, headers, body: null, chunks: result.text };
       }
       if (result instanceof Response) {
         const headers: Record<string, string> = {};

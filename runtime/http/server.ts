@@ -85,8 +85,59 @@ async function replyOf(response: Response, head: boolean): Promise<Reply> {
   return { status: response.status, headers, body: head || !response.body ? null : await response.text() };
 }
 
-/** The JSON text goes to the socket as it is (no Buffer copy), with its byte length. */
-function writeReply(res: http.ServerResponse, reply: Reply): void {
+/**
+ * A reply of pieces (Reply.chunks): no content-length, so Node frames it with chunked
+ * transfer-encoding (HTTP/1.0: the body ends when the connection closes). Each piece is written
+ * when the socket has taken the previous ones (backpressure), so at most one piece and the
+ * socket's buffer are held. A client that goes away stops the producer (return()), and so does
+ * one that stops reading for `stallMs` (the connection is closed); a producer that throws part
+ * way destroys the socket: the client sees a broken body, never a whole 200.
+ */
+async function writeChunks(
+  res: http.ServerResponse,
+  reply: Reply,
+  chunks: Iterable<string>,
+  stallMs: number,
+): Promise<void> {
+  res.writeHead(reply.status, reply.headers);
+  const it = chunks[Symbol.iterator]();
+  let gone = res.destroyed;
+  let wake: (() => void) | null = null;
+  const onClose = () => {
+    gone = true;
+    wake?.();
+  };
+  res.on('close', onClose);
+  const onDrain = () => wake?.();
+  res.on('drain', onDrain);
+  try {
+    for (;;) {
+      if (gone) {
+        it.return?.();
+        return;
+      }
+      const next = it.next();
+      if (next.done) break;
+      if (!res.write(next.value, 'utf8') && !gone) {
+        const stalled = setTimeout(() => res.destroy(), stallMs);
+        await new Promise<void>((r) => (wake = r));
+        clearTimeout(stalled);
+      }
+      wake = null;
+    }
+    res.end();
+  } catch (e) {
+    res.destroy();
+    throw e;
+  } finally {
+    res.off('close', onClose);
+    res.off('drain', onDrain);
+  }
+}
+
+/** The JSON text goes to the socket as it is (no Buffer copy), with its byte length; pieces as above. */
+function writeReply(res: http.ServerResponse, reply: Reply, stallMs: number): Promise<void> | void {
+  if (reply.chunks && reply.body === null) return writeChunks(res, reply, reply.chunks, stallMs);
   const headers: Record<string, string> = { ...reply.headers };
   if (reply.body !== null) headers['content-length'] = String(Buffer.byteLength(reply.body, 'utf8'));
   res.writeHead(reply.status, headers);
@@ -150,12 +201,15 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
         if (e instanceof BodyTooLarge) res.setHeader('connection', 'close');
       }
       status = reply.status;
-      writeReply(res, reply);
+      const streaming = writeReply(res, reply, config.limits.requestTimeoutMs);
+      if (streaming) await streaming; // only pieces wait: a one-text reply adds no promise hop
       o.accessLog?.(`${method} ${path} ${status} ${(performance.now() - started).toFixed(1)}ms ${requestId}`);
     } catch (e) {
       process.stderr.write(`[${requestId}] failed to answer: ${(e as Error)?.stack ?? String(e)}\n`);
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-      res.end();
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+        res.end();
+      } else res.destroy(); // part of a 200 went out: never end it as if it were whole
     } finally {
       inFlight--;
     }

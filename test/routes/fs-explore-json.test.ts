@@ -5,9 +5,9 @@
  * times and on a real walk of a directory tree.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdirSync, symlinkSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdirSync, statfsSync, symlinkSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { exploreJson } from '../../handlers/fs/explore-json';
+import { exploreJson, exploreJsonChunks } from '../../handlers/fs/explore-json';
 import {
   expandExplore,
   exploreResultSchema,
@@ -15,7 +15,7 @@ import {
   type CompactEntry,
   type ExploreOpResult,
 } from '../../handlers/fs/explore';
-import { exploreTree } from '../../runtime/areas/fs/explore';
+import { exploreTree, LOCAL_FS_TYPES } from '../../runtime/areas/fs/explore';
 import { privateDir } from '../helpers/tmp';
 
 const stats = (seed: number): number[] => [
@@ -68,6 +68,15 @@ function result(path: string, entries: CompactEntry[]): ExploreOpResult {
   };
 }
 
+/** The answer as the route wrote it before it was streamed (one text, pieces joined once). */
+function previousExploreJson(r: ExploreOpResult): string {
+  const { entries, ...rest } = r;
+  const pieces: string[] = [];
+  for (const e of entries) pieces.push(JSON.stringify(expandExplore({ ...rest, entries: [e] }).files[0]));
+  const tail = JSON.stringify(expandExplore({ ...rest, entries: [] }));
+  return `{"files":[${pieces.join(',')}]${tail.slice('{"files":[]'.length)}`;
+}
+
 describe('explore JSON text', () => {
   for (const path of ['/', '/srv/data', '/srv/with space']) {
     it(`same bytes as the objects serialised, under ${path}`, () => {
@@ -86,6 +95,36 @@ describe('explore JSON text', () => {
     );
   });
 
+  it('streamed in pieces: the same bytes as before, each top-level subtree let go once written', () => {
+    const r = result('/srv/data', tree(3, 9));
+    const before = previousExploreJson(r);
+    const expected = JSON.stringify(expandExplore(r));
+    expect(before).toBe(expected);
+    // exploreJson leaves its argument alone
+    expect(exploreJson(r)).toBe(expected);
+    expect(r.entries.every((e) => Array.isArray(e))).toBe(true);
+    const pieces = [...exploreJsonChunks(r)];
+    expect(pieces.join('')).toBe(expected);
+    // 9 top-level subtrees of ~90 kB each: more than one piece, every piece but the last at least 64 KiB
+    expect(pieces.length).toBeGreaterThan(2);
+    for (const p of pieces.slice(0, -1)) expect(p.length).toBeGreaterThanOrEqual(64 * 1024);
+    expect(pieces[0].startsWith('{"files":[{"dev":2049,')).toBe(true);
+    expect(pieces[pieces.length - 1].endsWith(',"errors":[{"path":"/srv/data/\\"odd\\"","message":"EACCES"}]}')).toBe(
+      true,
+    );
+    // the generator consumed the compact entries as it went
+    expect(r.entries.filter((e) => e !== undefined)).toEqual([]);
+  });
+
+  it('a client that stops reading stops the producer: later subtrees are never serialised', () => {
+    const r = result('/x', tree(3, 9));
+    const it = exploreJsonChunks(r);
+    expect(it.next().done).toBe(false);
+    expect(it.return()).toEqual({ done: true, value: undefined });
+    expect(it.next()).toEqual({ done: true, value: undefined });
+    expect(Array.isArray(r.entries[8])).toBe(true);
+  });
+
   describe('on a real walk', () => {
     const dir = privateDir('ballast-speed-explore');
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -102,7 +141,19 @@ describe('explore JSON text', () => {
       expect(r.total).toBe(5 + 5 * 21 + 1);
       const text = exploreJson(r);
       expect(text).toBe(JSON.stringify(expandExplore(r)));
+      expect(text).toBe(previousExploreJson(r));
       expect(exploreResultSchema.parse(JSON.parse(text)).truncatedBy).toEqual(['depth']);
+      expect(LOCAL_FS_TYPES.has(Number(statfsSync(dir).type)), `${dir} must be on a local filesystem`).toBe(true);
+      // the synchronous batches (local filesystem, this one) and the async lstat pool (any
+      // other filesystem) give the same answer, also when the entry cap cuts the walk
+      for (const opts of [{ depth: 2 }, { depth: 3, maxEntries: 37 }, { maxEntries: 5 }]) {
+        const local = await exploreTree({ path: top, ...opts }, { roots: [dir], maxEntriesCeiling: 100_000 });
+        const remote = await exploreTree(
+          { path: top, ...opts },
+          { roots: [dir], maxEntriesCeiling: 100_000, localFsTypes: new Set() },
+        );
+        expect(exploreJson(local)).toBe(exploreJson(remote));
+      }
     });
   });
 });

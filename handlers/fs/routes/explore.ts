@@ -1,6 +1,6 @@
 import { JsonText, route } from '../../core/route';
 import { EXPLORE_OP, exploreBody, exploreResultSchema, type ExploreOpResult } from '../explore';
-import { exploreJson } from '../explore-json';
+import { exploreJsonChunks } from '../explore-json';
 
 /**
  * The walk itself is a host operation (route code cannot stat): it lstat's in bounded batches,
@@ -25,8 +25,9 @@ export default route({
       maxEntries: body.maxEntries,
       oneFileSystem: body.oneFileSystem,
     });
-    // the host answers compactly; the spec's JSON is written from it directly (explore-json.ts:
-    // the same bytes as serialising expandExplore's objects, without building or checking them)
-    return new JsonText(exploreJson(compact));
+    // the host answers compactly; the spec's JSON is written from it directly, in pieces while
+    // the socket takes them (explore-json.ts: the same bytes as serialising expandExplore's
+    // objects, without building or checking them). Every refusal happened in the walk above.
+    return new JsonText(exploreJsonChunks(compact));
   },
 });
