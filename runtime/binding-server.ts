@@ -1,7 +1,6 @@
 import type { SqliteD1 } from './db/database';
 import type { EventsProducer } from './events';
 import type { SystemService } from './system/service';
-import { SystemRefusal } from './system/types';
 
 /** A binding answer as the socket writes it: status and JSON text (docs/bindings-protocol.md). */
 export interface BindingAnswer {
@@ -47,26 +46,19 @@ export class BindingServer {
 
   /**
    * One operation by path (`/system/<op>`, `/db/<op>`, `/events/send`), its payload as JSON text.
-   * SYSTEM answers as SystemService.fetch does: a refusal with its code, anything else logged and
-   * `500 internal` naming the op.
+   * SYSTEM answers as SystemService.fetch does (SystemService.answer: a refusal with its code,
+   * anything else logged and `500 internal` naming the op).
    */
-  async call(
-    path: string,
-    body: string,
-    requestId: string | undefined,
-    log?: (line: string) => void,
-  ): Promise<BindingAnswer> {
+  async call(path: string, body: string, requestId: string | undefined): Promise<BindingAnswer> {
     if (path.startsWith('/system/')) {
-      const op = path.slice('/system/'.length);
-      try {
-        const result = await this.system.handle(op, JSON.parse(body) as Record<string, unknown>, requestId);
-        await this.system.auditWritten();
-        return ok(result);
-      } catch (e) {
-        if (e instanceof SystemRefusal) return fail(e.status, e.code, e.message);
-        log?.(`[${requestId ?? '-'}] system/${op} failed: ${(e as Error)?.stack ?? String(e)}`);
-        return fail(500, 'internal', `system operation ${op} failed`);
-      }
+      const a = await this.system.answer(
+        path.slice('/system/'.length),
+        () => JSON.parse(body) as Record<string, unknown>,
+        requestId,
+      );
+      if (!a.ok) return fail(a.status, a.code, a.message);
+      await this.system.auditWritten();
+      return ok(a.value);
     }
     if (path.startsWith('/db/')) return this.db(path, body);
     if (path === '/events/send') return this.event(body, requestId);

@@ -106,21 +106,19 @@ export async function startBindingSocket(o: BindingSocketOptions): Promise<Bindi
           error: { code: 'payload_too_large', message: `binding payload exceeds ${BINDING_BODY_LIMIT} bytes` },
         });
       const rid = req.headers['x-request-id'];
-      bindings
-        .call(path, Buffer.concat(chunks).toString('utf8'), typeof rid === 'string' ? rid : undefined, o.log)
-        .then(
-          (a) => {
-            res.writeHead(a.status, {
-              'content-type': 'application/json',
-              'content-length': Buffer.byteLength(a.body),
-            });
-            res.end(a.body);
-          },
-          (e: unknown) => {
-            o.log?.(`binding ${path} failed: ${(e as Error)?.stack ?? String(e)}`);
-            json(res, 500, { error: { code: 'internal', message: `binding ${path} failed` } });
-          },
-        );
+      bindings.call(path, Buffer.concat(chunks).toString('utf8'), typeof rid === 'string' ? rid : undefined).then(
+        (a) => {
+          res.writeHead(a.status, {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(a.body),
+          });
+          res.end(a.body);
+        },
+        (e: unknown) => {
+          o.log?.(`binding ${path} failed: ${(e as Error)?.stack ?? String(e)}`);
+          json(res, 500, { error: { code: 'internal', message: `binding ${path} failed` } });
+        },
+      );
     });
   });
   server.keepAliveTimeout = o.idleTimeoutMs ?? 60_000;

@@ -1,6 +1,6 @@
 import type { SqliteDb } from '../db/database';
 import { immediateAudit, type AuditWriter } from '../db/audit';
-import type { SystemDirect } from '../../handlers/core/bindings';
+import type { DirectAnswer, SystemDirect } from '../../handlers/core/bindings';
 import type { CommandBackend } from './types';
 import { SystemRefusal } from './types';
 import type { ConfinedFiles } from './files';
@@ -125,42 +125,44 @@ export class SystemService {
   }
 
   /**
-   * The same service for handlers in this process (env.SYSTEM_DIRECT): the payload and the
-   * result are deep-copied (copyPlain: neither side keeps a reference into the other's objects), and
-   * a refusal or failure is answered as data with the status, code and message the fetch
-   * protocol would have sent.
+   * One op, answered as data: the value, or a refusal's status, code and message (a failure is
+   * logged and answered `500 internal` naming the op), as every transport sends it. The payload
+   * is read inside, so a payload that cannot be read is that same failure. `copy`: the payload
+   * and the result are deep-copied (copyPlain: neither side keeps a reference into the other's
+   * objects), but for ops marked freshResult.
    */
+  async answer(
+    op: string,
+    payload: () => Record<string, unknown> | Promise<Record<string, unknown>>,
+    requestId: string | undefined,
+    copy = false,
+  ): Promise<DirectAnswer> {
+    try {
+      const p = await payload();
+      const value = await this.handle(op, copy ? copyPlain(p) : p, requestId);
+      const extra = this.ops.get(op);
+      return { ok: true, value: copy && !(extra && freshOps.has(extra)) ? copyPlain(value) : value };
+    } catch (e) {
+      if (e instanceof SystemRefusal) return { ok: false, status: e.status, code: e.code, message: e.message };
+      this.o.log?.(`[${requestId ?? '-'}] system/${op} failed: ${(e as Error)?.stack ?? String(e)}`);
+      return { ok: false, status: 500, code: 'internal', message: `system operation ${op} failed` };
+    }
+  }
+
+  /** The same service for handlers in this process (env.SYSTEM_DIRECT): answer() with copies. */
   readonly direct: SystemDirect = {
-    call: async (op, payload, requestId) => {
-      try {
-        const p = copyPlain(payload) as Record<string, unknown>;
-        const value = await this.handle(op, p, requestId);
-        const extra = this.ops.get(op);
-        return { ok: true, value: extra && freshOps.has(extra) ? value : copyPlain(value) };
-      } catch (e) {
-        if (e instanceof SystemRefusal) return { ok: false, status: e.status, code: e.code, message: e.message };
-        this.o.log?.(`[${requestId ?? '-'}] system/${op} failed: ${(e as Error)?.stack ?? String(e)}`);
-        return { ok: false, status: 500, code: 'internal', message: `system operation ${op} failed` };
-      }
-    },
+    call: (op, payload, requestId) => this.answer(op, () => payload as Record<string, unknown>, requestId, true),
   };
 
+  /** The fetch protocol (`POST /system/<op>`), answered once the op's audit rows are committed. */
   readonly fetch = async (input: Request | string, init?: RequestInit): Promise<Response> => {
     const request = typeof input === 'string' ? new Request(input, init) : input;
     const op = new URL(request.url).pathname.replace(/^\/system\//, '');
     const requestId = request.headers.get('x-request-id') ?? undefined;
-    try {
-      const payload = (await request.json()) as Record<string, unknown>;
-      const result = await this.handle(op, payload, requestId);
-      await this.auditWritten();
-      return Response.json(result);
-    } catch (e) {
-      if (e instanceof SystemRefusal) {
-        return Response.json({ error: { code: e.code, message: e.message } }, { status: e.status });
-      }
-      this.o.log?.(`[${requestId ?? '-'}] system/${op} failed: ${(e as Error)?.stack ?? String(e)}`);
-      return Response.json({ error: { code: 'internal', message: `system operation ${op} failed` } }, { status: 500 });
-    }
+    const a = await this.answer(op, () => request.json() as Promise<Record<string, unknown>>, requestId);
+    if (!a.ok) return Response.json({ error: { code: a.code, message: a.message } }, { status: a.status });
+    await this.auditWritten();
+    return Response.json(a.value);
   };
 
   /**
