@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { PERMISSION_PATTERN, sha256Hex } from '../handlers/core/auth';
+import { PERMISSION_PATTERN, sha256Hex, TOKEN_ROW_SQL, TOKEN_TOUCH_SQL } from '../handlers/core/auth';
 import type { TokenLookup, TokenRecord } from '../handlers/core/bindings';
 import type { Database, SqliteDb } from './db/database';
 
@@ -103,11 +103,9 @@ export class TokenCache implements TokenLookup {
     db: SqliteDb,
     private readonly ttlMs: number,
   ) {
-    this.select = db.prepare(
-      'SELECT id, name, hash, permissions, expires_at, revoked_at, last_used_at FROM api_tokens WHERE id = ?',
-    );
+    this.select = db.prepare(TOKEN_ROW_SQL);
     this.version = db.prepare('PRAGMA data_version').pluck();
-    this.touchStmt = db.prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?');
+    this.touchStmt = db.prepare(TOKEN_TOUCH_SQL);
     this.seen = this.version.get() as number;
     caches.set(db, this);
   }

@@ -10,6 +10,11 @@ export const TOKEN_PATTERN = /^blt_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 /** A row of api_tokens (the same record the in-process token lookup answers). */
 export type TokenRow = TokenRecord;
 
+/** The token row by id, and the record of its use: the same statements for the DB binding and the host's cache. */
+export const TOKEN_ROW_SQL =
+  'SELECT id, name, hash, permissions, expires_at, revoked_at, last_used_at FROM api_tokens WHERE id = ?';
+export const TOKEN_TOUCH_SQL = 'UPDATE api_tokens SET last_used_at = ? WHERE id = ?';
+
 export interface Principal {
   tokenId: string;
   name: string;
@@ -73,14 +78,7 @@ export async function authenticate(
   const m = TOKEN_PATTERN.exec(header.trim());
   if (!m) throw unauthorized('invalid token');
   const [, id, secret] = m;
-  const row = lookup
-    ? lookup.token(id)
-    : await db
-        .prepare(
-          'SELECT id, name, hash, permissions, expires_at, revoked_at, last_used_at FROM api_tokens WHERE id = ?',
-        )
-        .bind(id)
-        .first<TokenRow>();
+  const row = lookup ? lookup.token(id) : await db.prepare(TOKEN_ROW_SQL).bind(id).first<TokenRow>();
   // Hash even when the row is missing so timing does not tell which ids exist.
   const hash = await secretHash(secret);
   if (!row || !constantTimeEqual(hash, row.hash)) throw unauthorized('invalid token');
@@ -88,7 +86,7 @@ export async function authenticate(
   if (row.expires_at !== null && row.expires_at <= now) throw unauthorized('token expired');
   if (row.last_used_at === null || now - row.last_used_at > LAST_USED_GRANULARITY_MS) {
     if (lookup) lookup.touch(id, now);
-    else await db.prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?').bind(now, id).run();
+    else await db.prepare(TOKEN_TOUCH_SQL).bind(now, id).run();
   }
   let permissions: string[];
   try {
