@@ -30,6 +30,9 @@ const ASSETS: Record<string, string> = {
   'docs.css': 'text/css; charset=utf-8',
 };
 
+/** The docs page and its assets, as sub-paths of the base path. */
+const isDocsPath = (sub: string) => sub === '/docs' || sub.startsWith('/docs/');
+
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export function docsPages(distDir: string, title: string, basePath: () => string): (sub: string) => Reply | undefined {
@@ -52,7 +55,7 @@ export function docsPages(distDir: string, title: string, basePath: () => string
   });
   return (sub) => {
     // every GET asks: only the docs' own paths cost a look at the disk
-    if (sub !== '/docs' && !sub.startsWith('/docs/')) return undefined;
+    if (!isDocsPath(sub)) return undefined;
     if (!existsSync(join(dir, 'index.html'))) return undefined;
     if (sub === '/docs' || sub === '/docs/') {
       const html = read('index.html')
@@ -79,7 +82,7 @@ export function withHostPages(host: { app: FetchHandler; vars: Vars; env: Env },
     const path = new URL(request.url).pathname;
     if (base && path !== base && !path.startsWith(`${base}/`)) return false;
     const sub = path.slice(base.length);
-    return sub === '/openapi.json' || sub === '/docs' || sub.startsWith('/docs/');
+    return sub === '/openapi.json' || isDocsPath(sub);
   };
   return {
     fetch: (request, env, ctx) =>
