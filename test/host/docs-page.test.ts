@@ -159,7 +159,8 @@ class Browser {
   async close(): Promise<void> {
     this.proc.kill('SIGTERM');
     await this.exited;
-    rmSync(`${profile}-cdp`, { recursive: true, force: true });
+    // Chromium's helper processes may still be writing the profile for a moment after it exits
+    rmSync(`${profile}-cdp`, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }
 
