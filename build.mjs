@@ -22,6 +22,8 @@ const dist = join(root, 'dist');
 /** Per-route budget: the entry plus every shared chunk it loads. zod alone is ~90 KB. */
 const ROUTE_BUDGET_BYTES = 400 * 1024;
 const APP_BUDGET_BYTES = 3 * 1024 * 1024;
+/** what the host bundle leaves in node_modules (see the host build below) */
+const HOST_EXTERNAL = ['better-sqlite3', 'node-pty', 'ajv', 'ajv-formats', 'nodemailer'];
 
 function walk(dir, pred, out = []) {
   if (!existsSync(dir)) return out;
@@ -333,21 +335,27 @@ async function build() {
   // SQL migrations for other runtimes (D1/wrangler style), from runtime/db/migrations.ts.
   await writeSqlMigrations();
 
-  // The Node host: dependencies stay in node_modules (native modules cannot be bundled).
+  // The Node host: pure-JS dependencies are bundled in (one file to load: resolving and compiling
+  // zod's and yaml's hundreds of module files was ~60 ms of every cold start); native modules
+  // (better-sqlite3, node-pty) cannot be, and the ones loaded only on first use (ajv for the
+  // compose check, nodemailer for SMTP agents) stay in node_modules so a start never reads them.
   await esbuild.build({
     entryPoints: {
       cli: join(root, 'runtime/cli.ts'),
       index: join(root, 'runtime/index.ts'),
       'demo-examples': join(root, 'runtime/demo-examples.ts'),
     },
-    banner: { js: '#!/usr/bin/env node' },
+    // the bundled CommonJS packages (yaml) require() Node's built-ins: give the ESM bundle a require
+    banner: {
+      js: "#!/usr/bin/env node\nimport { createRequire as __hostRequire } from 'node:module';\nconst require = __hostRequire(import.meta.url);",
+    },
     outdir: join(dist, 'host'),
     outExtension: { '.js': '.mjs' },
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    packages: 'external',
+    external: HOST_EXTERNAL,
     sourcemap: true,
     logLevel: 'warning',
   });
