@@ -43,7 +43,7 @@ export interface Reply {
    * strings in order, `body` is null. Iterated once; the Node server writes each piece with
    * backpressure and chunked transfer-encoding, and stops (return()) when the client goes away.
    */
-  chunks?: Iterable<string>;
+  chunks?: Iterable<string> | AsyncIterable<string>;
 }
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{8,64}$/;
@@ -146,19 +146,24 @@ export async function callFromRequest(request: Request, maxBodyBytes: number): P
   return call;
 }
 
+/** The pieces of a reply, sync or async, as one kind of iterator (await its results). */
+export function iteratorOf(chunks: Iterable<string> | AsyncIterable<string>): Iterator<string> | AsyncIterator<string> {
+  return Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : chunks[Symbol.iterator]();
+}
+
 /** Reply → WHATWG Response (the Workers entry points). */
 export function responseFromReply(reply: Reply): Response {
   if (reply.chunks) {
-    const it = reply.chunks[Symbol.iterator]();
+    const it = iteratorOf(reply.chunks);
     const utf8 = new TextEncoder();
     const stream = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        const next = it.next();
+      async pull(controller) {
+        const next = await it.next();
         if (next.done) controller.close();
         else controller.enqueue(utf8.encode(next.value));
       },
-      cancel() {
-        it.return?.();
+      async cancel() {
+        await it.return?.();
       },
     });
     return new Response(stream, { status: reply.status, headers: reply.headers });

@@ -112,7 +112,7 @@ export class JsonText {
    * `text` is the whole JSON, or its pieces in order: an iterable is consumed once, while the
    * answer is written (see Reply.chunks), so it must not fail part way (refuse before it).
    */
-  constructor(readonly text: string | Iterable<string>) {}
+  constructor(readonly text: string | Iterable<string> | AsyncIterable<string>) {}
 }
 
 export interface RouteMeta {

@@ -22,7 +22,15 @@
  * at the end. V8's JSON.stringify over the objects was 2–4× faster and used less memory (each
  * template piece is a rope of ~60 cons-strings until the join flattens them).
  */
-import { expandExplore, type CompactEntry, type ExploreOpResult } from './explore';
+import {
+  childPrefix,
+  entryObject,
+  expandExplore,
+  type CompactEntry,
+  type ExploreEntry,
+  type ExploreOpResult,
+  type ExploreStream,
+} from './explore';
 
 /** Top-level entries serialised per piece (a piece is at least one whole top-level subtree). */
 const PIECE_CHARS = 64 * 1024;
@@ -53,4 +61,76 @@ export function* exploreJsonChunks(r: ExploreOpResult): Generator<string, void, 
 /** The whole answer as one text, leaving `r` as it was (tests; the route streams exploreJsonChunks). */
 export function exploreJson(r: ExploreOpResult): string {
   return [...exploreJsonChunks({ ...r, entries: [...r.entries] })].join('');
+}
+
+/** How JSON.stringify writes an entry's (empty) children; only the key can contain it unescaped. */
+const EMPTY_CHILDREN = ',"children":[]';
+
+/** A directory being written: its children's path prefix, how many are still to come, its closing text. */
+interface OpenDir {
+  prefix: string;
+  left: number;
+  close: string;
+  first: boolean;
+}
+
+/**
+ * The answer's text from a streamed walk (ExploreStream), as the walk goes: the same bytes as
+ * exploreJsonChunks over the collected tree. A directory with children is written as its object
+ * up to `"children":[`, then its children, then the rest of the object; runs of childless
+ * entries are serialised together (one JSON.stringify per run). So the host holds the open
+ * directories' paths, one batch of records and one piece, whatever the size of the tree.
+ */
+export async function* exploreJsonStream(s: ExploreStream): AsyncGenerator<string, void, undefined> {
+  const root: OpenDir = { prefix: childPrefix(s.path), left: Infinity, close: '', first: true };
+  const open: OpenDir[] = [root];
+  let piece = '{"files":[';
+  let run: ExploreEntry[] = []; // childless entries of the innermost open directory, not yet written
+  const flushRun = () => {
+    if (run.length === 0) return;
+    const dir = open[open.length - 1];
+    piece += (dir.first ? '' : ',') + JSON.stringify(run).slice(1, -1);
+    dir.first = false;
+    run = [];
+  };
+  for await (const batch of s.records()) {
+    for (const [name, flags, stats, childCount] of batch) {
+      let dir = open[open.length - 1];
+      const path = dir.prefix + name;
+      dir.left--;
+      if (childCount === 0) {
+        run.push(entryObject(name, flags, stats, path, []));
+      } else {
+        flushRun();
+        const text = JSON.stringify(entryObject(name, flags, stats, path, [], childCount));
+        const at = text.indexOf(EMPTY_CHILDREN);
+        piece += (dir.first ? '' : ',') + text.slice(0, at) + ',"children":[';
+        dir.first = false;
+        open.push({
+          prefix: childPrefix(path),
+          left: childCount,
+          close: `]${text.slice(at + EMPTY_CHILDREN.length)}`,
+          first: true,
+        });
+        continue;
+      }
+      while (dir.left === 0 && open.length > 1) {
+        flushRun();
+        piece += dir.close;
+        open.pop();
+        dir = open[open.length - 1];
+      }
+    }
+    flushRun();
+    if (piece.length >= PIECE_CHARS) {
+      yield piece;
+      piece = '';
+    }
+  }
+  flushRun();
+  if (open.length > 1) throw new Error('explore stream ended inside a directory');
+  const tail = JSON.stringify(expandExplore({ path: s.path, limits: s.limits, entries: [], ...s.trailer() }));
+  const empty = '{"files":[]';
+  if (!tail.startsWith(empty)) throw new Error('explore answer must start with its files');
+  yield `${piece}]${tail.slice(empty.length)}`;
 }

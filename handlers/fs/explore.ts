@@ -214,41 +214,66 @@ function iso(ms: number): string {
   return lastIso;
 }
 
+/** One entry in the spec's shape, from its compact fields (`file_num` is the count of `children` unless given). */
+export function entryObject(
+  name: string,
+  flags: number,
+  st: readonly number[],
+  path: string,
+  children: ExploreEntry[],
+  fileNum = children.length,
+): ExploreEntry {
+  const entry: ExploreEntry = {
+    dev: st[0],
+    mode: st[1],
+    nlink: st[2],
+    uid: st[3],
+    gid: st[4],
+    rdev: st[5],
+    blksize: st[6],
+    ino: st[7],
+    size: st[8],
+    blocks: st[9],
+    atimeMs: st[10],
+    mtimeMs: st[11],
+    ctimeMs: st[12],
+    birthtimeMs: st[13],
+    atime: iso(st[10]),
+    mtime: iso(st[11]),
+    ctime: iso(st[12]),
+    birthtime: iso(st[13]),
+    name,
+    path,
+    isSymbolicLink: (flags & FLAG.symbolicLink) !== 0,
+    isBlockDevice: (flags & FLAG.blockDevice) !== 0,
+    isDirectory: (flags & FLAG.directory) !== 0,
+    isFile: (flags & FLAG.file) !== 0,
+    children,
+    file_num: fileNum,
+  };
+  if (flags & FLAG.truncated) entry.truncated = true;
+  return entry;
+}
+
+/** The compact flags of an lstat's mode (what Stats.isSymbolicLink() and the others test). */
+export function flagsOfMode(mode: number): number {
+  const type = mode & 0o170000; // S_IFMT
+  return (
+    (type === 0o120000 ? FLAG.symbolicLink : 0) | // S_IFLNK
+    (type === 0o060000 ? FLAG.blockDevice : 0) | // S_IFBLK
+    (type === 0o040000 ? FLAG.directory : 0) | // S_IFDIR
+    (type === 0o100000 ? FLAG.file : 0) // S_IFREG
+  );
+}
+
+/** `parent` + `/` (`/` stays `/`): the prefix of its children's paths */
+export const childPrefix = (parent: string) => (parent === '/' ? '/' : `${parent}/`);
+
 function expandEntries(list: readonly CompactEntry[], parent: string): ExploreEntry[] {
-  const prefix = parent === '/' ? '/' : `${parent}/`;
+  const prefix = childPrefix(parent);
   return list.map(([name, flags, st, kids]) => {
     const path = prefix + name;
-    const children = expandEntries(kids, path);
-    const entry: ExploreEntry = {
-      dev: st[0],
-      mode: st[1],
-      nlink: st[2],
-      uid: st[3],
-      gid: st[4],
-      rdev: st[5],
-      blksize: st[6],
-      ino: st[7],
-      size: st[8],
-      blocks: st[9],
-      atimeMs: st[10],
-      mtimeMs: st[11],
-      ctimeMs: st[12],
-      birthtimeMs: st[13],
-      atime: iso(st[10]),
-      mtime: iso(st[11]),
-      ctime: iso(st[12]),
-      birthtime: iso(st[13]),
-      name,
-      path,
-      isSymbolicLink: (flags & FLAG.symbolicLink) !== 0,
-      isBlockDevice: (flags & FLAG.blockDevice) !== 0,
-      isDirectory: (flags & FLAG.directory) !== 0,
-      isFile: (flags & FLAG.file) !== 0,
-      children,
-      file_num: children.length,
-    };
-    if (flags & FLAG.truncated) entry.truncated = true;
-    return entry;
+    return entryObject(name, flags, st, path, expandEntries(kids, path));
   });
 }
 
@@ -262,4 +287,54 @@ export function expandExplore(r: ExploreOpResult): ExploreResult {
     limits: r.limits,
     errors: r.errors,
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The same tree as a stream (the Node host, in-process): memory bounded by depth, not entries
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * One entry of a streamed walk, in pre-order: [name, flags, stats, childCount], and a directory's
+ * `childCount` entries follow it (each followed by its own). flags carry FLAG.truncated.
+ */
+export type ExploreRecord = [name: string, flags: number, stats: number[], childCount: number];
+
+/** What follows `files` in the answer: known once the records have ended. */
+export type ExploreTrailer = Pick<ExploreResult, 'total' | 'truncated' | 'truncatedBy' | 'errors'>;
+
+/**
+ * The walk's answer while it is still walking: the host hands this to the route in place of
+ * ExploreOpResult when both live in one process (the binding protocol carries the collected
+ * ExploreOpResult). `records()` may be iterated once; leaving it early stops the walk.
+ */
+export interface ExploreStream {
+  readonly kind: 'explore-stream';
+  /** fs_path as shown (the prefix of every path) */
+  readonly path: string;
+  readonly limits: ExploreResult['limits'];
+  records(): AsyncIterable<ExploreRecord[]>;
+  /** valid once records() has ended */
+  trailer(): ExploreTrailer;
+}
+
+export function isExploreStream(v: unknown): v is ExploreStream {
+  return typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'explore-stream';
+}
+
+/** The compact tree of a stream (what the binding protocol carries): consumes it. */
+export async function collectExplore(s: ExploreStream): Promise<ExploreOpResult> {
+  const entries: CompactEntry[] = [];
+  // open directories: the list their children go into and how many are still to come
+  const open: { list: CompactEntry[]; left: number }[] = [{ list: entries, left: Infinity }];
+  for await (const batch of s.records()) {
+    for (const [name, flags, stats, childCount] of batch) {
+      const top = open[open.length - 1];
+      const entry: CompactEntry = [name, flags, stats, []];
+      top.list.push(entry);
+      top.left--;
+      if (childCount > 0) open.push({ list: entry[3], left: childCount });
+      else while (open.length > 1 && open[open.length - 1].left === 0) open.pop();
+    }
+  }
+  return { path: s.path, entries, limits: s.limits, ...s.trailer() };
 }

@@ -5,7 +5,7 @@ import type { SecureContextOptions } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { ApiError, internalError } from '../../handlers/core/errors';
 import { errorReply } from '../../handlers/core/http';
-import { CONNECTION_HEADER, requestIdFrom, type Call, type Reply } from '../../handlers/core/pipeline';
+import { CONNECTION_HEADER, iteratorOf, requestIdFrom, type Call, type Reply } from '../../handlers/core/pipeline';
 import type { Env, ExecutionContext } from '../../handlers/core/bindings';
 import type { HostConfig } from '../config';
 
@@ -96,11 +96,11 @@ async function replyOf(response: Response, head: boolean): Promise<Reply> {
 async function writeChunks(
   res: http.ServerResponse,
   reply: Reply,
-  chunks: Iterable<string>,
+  chunks: Iterable<string> | AsyncIterable<string>,
   stallMs: number,
 ): Promise<void> {
   res.writeHead(reply.status, reply.headers);
-  const it = chunks[Symbol.iterator]();
+  const it = iteratorOf(chunks);
   let gone = res.destroyed;
   let wake: (() => void) | null = null;
   const onClose = () => {
@@ -113,10 +113,10 @@ async function writeChunks(
   try {
     for (;;) {
       if (gone) {
-        it.return?.();
+        await it.return?.();
         return;
       }
-      const next = it.next();
+      const next = await it.next();
       if (next.done) break;
       if (!res.write(next.value, 'utf8') && !gone) {
         const stalled = setTimeout(() => res.destroy(), stallMs);

@@ -11,6 +11,19 @@ export class Semaphore {
   ) {}
 
   async run<T>(fn: () => Promise<T>): Promise<T> {
+    const release = await this.acquire();
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * A place, held until the returned function is called (once; later calls do nothing): for work
+   * that outlives the call that started it (a streamed answer).
+   */
+  async acquire(): Promise<() => void> {
     if (this.active >= this.max) {
       if (this.waiting.length >= this.maxQueue) {
         throw new SystemRefusal(
@@ -21,11 +34,12 @@ export class Semaphore {
       await new Promise<void>((r) => this.waiting.push(r));
     }
     this.active++;
-    try {
-      return await fn();
-    } finally {
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
       this.active--;
       this.waiting.shift()?.();
-    }
+    };
   }
 }

@@ -35,13 +35,15 @@ export function copyPlain<T>(value: T): T {
   return out as T;
 }
 
-const freshOps = new WeakSet<HostOp>();
+/** ops marked freshResult, with what turns their result into data for the binding protocol */
+const freshOps = new WeakMap<HostOp, (value: unknown) => unknown>();
 /**
  * Marks a host op whose every result is built for that call and never kept by the host (the
- * explore walk's tree): the direct binding hands it over without a copy.
+ * explore walk's tree, or its stream): the direct binding hands it over without a copy. `toWire`
+ * makes the result plain data for the binding protocol (JSON), e.g. collects a stream.
  */
-export function freshResult(op: HostOp): HostOp {
-  freshOps.add(op);
+export function freshResult(op: HostOp, toWire: (value: unknown) => unknown = (v) => v): HostOp {
+  freshOps.set(op, toWire);
   return op;
 }
 
@@ -141,7 +143,9 @@ export class SystemService {
       const p = await payload();
       const value = await this.handle(op, copy ? copyPlain(p) : p, requestId);
       const extra = this.ops.get(op);
-      return { ok: true, value: copy && !(extra && freshOps.has(extra)) ? copyPlain(value) : value };
+      const fresh = extra && freshOps.get(extra);
+      if (fresh) return { ok: true, value: copy ? value : await fresh(value) };
+      return { ok: true, value: copy ? copyPlain(value) : value };
     } catch (e) {
       if (e instanceof SystemRefusal) return { ok: false, status: e.status, code: e.code, message: e.message };
       this.o.log?.(`[${requestId ?? '-'}] system/${op} failed: ${(e as Error)?.stack ?? String(e)}`);

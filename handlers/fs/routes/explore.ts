@@ -1,6 +1,13 @@
 import { JsonText, route } from '../../core/route';
-import { EXPLORE_OP, exploreBody, exploreResultSchema, type ExploreOpResult } from '../explore';
-import { exploreJsonChunks } from '../explore-json';
+import {
+  EXPLORE_OP,
+  exploreBody,
+  exploreResultSchema,
+  isExploreStream,
+  type ExploreOpResult,
+  type ExploreStream,
+} from '../explore';
+import { exploreJsonChunks, exploreJsonStream } from '../explore-json';
 
 /**
  * The walk itself is a host operation (route code cannot stat): it lstat's in bounded batches,
@@ -19,15 +26,16 @@ export default route({
   body: exploreBody,
   response: exploreResultSchema,
   async handler({ body, system }) {
-    const compact = await system.op<ExploreOpResult>(EXPLORE_OP, {
+    const compact = await system.op<ExploreOpResult | ExploreStream>(EXPLORE_OP, {
       path: body.fs_path,
       depth: body.depth,
       maxEntries: body.maxEntries,
       oneFileSystem: body.oneFileSystem,
     });
-    // the host answers compactly; the spec's JSON is written from it directly, in pieces while
-    // the socket takes them (explore-json.ts: the same bytes as serialising expandExplore's
-    // objects, without building or checking them). Every refusal happened in the walk above.
-    return new JsonText(exploreJsonChunks(compact));
+    // the host answers compactly (a tree, or in this process a stream while it walks); the
+    // spec's JSON is written from it directly, in pieces while the socket takes them
+    // (explore-json.ts: the same bytes as serialising expandExplore's objects, without building
+    // or checking them). Every refusal happened before the answer above.
+    return new JsonText(isExploreStream(compact) ? exploreJsonStream(compact) : exploreJsonChunks(compact));
   },
 });

@@ -12,12 +12,20 @@ import { join, normalize } from 'node:path';
 import type * as z from 'zod';
 import { constants } from 'node:fs';
 import { lstat, open, realpath } from 'node:fs/promises';
-import { EXPLORE_OP, exploreOpPayload, type FsSettings } from '../../../handlers/fs/contract';
+import {
+  EXPLORE_OP,
+  exploreOpPayload,
+  collectExplore,
+  isExploreStream,
+  type ExploreStream,
+  type ExploreTrailer,
+  type FsSettings,
+} from '../../../handlers/fs/contract';
 import { READ_TEXT_MAX_BYTES, READ_TEXT_OP, readTextPayload, type ReadTextResult } from '../../../handlers/fs/contract';
 import type { SqliteDb } from '../../db/database';
 import { freshResult, type HostOp } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
-import { exploreTree, isInside } from './explore';
+import { exploreWalk, isInside } from './explore';
 
 /** Roots as real paths, so a root given through a symlink still matches resolved paths. */
 function realRoots(roots: readonly string[]): string[] {
@@ -29,6 +37,9 @@ function realRoots(roots: readonly string[]): string[] {
     }
   });
 }
+
+/** the binding protocol carries the collected tree */
+const collectIfStream = (v: unknown) => (isExploreStream(v) ? collectExplore(v) : v);
 
 function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
   const r = schema.safeParse(p);
@@ -64,28 +75,45 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
   );
 
   return {
-    // the tree is built for this call and dropped: the direct binding need not copy it
+    // the tree (or stream) is built for this call and dropped: the direct binding need not copy it
     [EXPLORE_OP]: freshResult(async (payload, requestId) => {
       const req = payloadOf(exploreOpPayload, EXPLORE_OP, payload);
       const started = performance.now();
+      const audited = (t: ExploreTrailer, ended = true) => {
+        const note = `${t.total} entries${t.truncated ? `, truncated by ${t.truncatedBy.join('+')}` : ''}${ended ? '' : ', not read to the end'}`;
+        audit.run(
+          Date.now(),
+          requestId ?? null,
+          EXPLORE_OP,
+          JSON.stringify([req.path]),
+          Math.round(performance.now() - started),
+          note,
+        );
+      };
       const result = await asRequested(() =>
-        exploreTree({ ...req, path: seen(req.path) }, { roots, maxEntriesCeiling: s.exploreMaxEntries }),
+        exploreWalk(
+          { ...req, path: seen(req.path) },
+          { roots, maxEntriesCeiling: s.exploreMaxEntries, showAs: under === undefined ? undefined : unseen },
+        ),
       );
-      if (under !== undefined) {
-        result.path = unseen(result.path);
-        for (const e of result.errors) e.path = unseen(e.path);
+      if (isExploreStream(result)) {
+        // the audit row is written when the walk's records have been read (or left)
+        return {
+          ...result,
+          async *records() {
+            let ended = false;
+            try {
+              yield* result.records();
+              ended = true;
+            } finally {
+              audited(result.trailer(), ended);
+            }
+          },
+        } satisfies ExploreStream;
       }
-      const note = `${result.total} entries${result.truncated ? `, truncated by ${result.truncatedBy.join('+')}` : ''}`;
-      audit.run(
-        Date.now(),
-        requestId ?? null,
-        EXPLORE_OP,
-        JSON.stringify([req.path]),
-        Math.round(performance.now() - started),
-        note,
-      );
+      audited(result);
       return result;
-    }),
+    }, collectIfStream),
 
     [READ_TEXT_OP]: (payload, requestId) => asRequested(() => readText(payload, requestId)),
   };
