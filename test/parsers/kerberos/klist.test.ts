@@ -97,6 +97,19 @@ describe('parseKlist', () => {
     parseError(() => klistTimeToIso('25.11.2026 21:20:23'));
   });
 
+  it('answers a time it has seen from memory, the same text; a bad one is refused every time, with its line', () => {
+    for (let i = 0; i < 3; i++) expect(klistTimeToIso('11/25/26 21:20:23')).toBe('2026-11-25T21:20:23Z');
+    // past the cache's bound (it empties) the answers stay the same
+    for (let s = 0; s < 600; s++)
+      klistTimeToIso(
+        `01/01/30 00:${String(Math.floor(s / 60) % 60).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`,
+      );
+    expect(klistTimeToIso('11/25/26 21:20:23')).toBe('2026-11-25T21:20:23Z');
+    expect(klistTimeToIso('01/01/30 00:09:59')).toBe('2030-01-01T00:09:59Z');
+    for (const line of [3, 9])
+      expect(parseError(() => klistTimeToIso('02/30/26 12:00:00', 'klist', line)).line).toBe(line);
+  });
+
   it('rejects input that is not klist output, naming the line', () => {
     expect(parseError(() => parseKlist('')).line).toBe(1);
     expect(parseError(() => parseKlist('total 0\ndrwxr-xr-x 2 root root 40 .\n')).line).toBe(1);
