@@ -23,10 +23,11 @@ export const EXPLORE_DEFAULT_DEPTH = 32;
 export const EXPLORE_MAX_DEPTH = 4096;
 export const EXPLORE_DEFAULT_ENTRIES = 100_000;
 /**
- * Default of `settings.fs.exploreMaxEntries`. An answer costs ~570 bytes of JSON per entry; the
- * host holds the compact tree (~310 bytes an entry) and streams the JSON from it, one top-level
- * subtree at a time (measured: ~0.27 GB peak RSS of the host for 100 000 entries), so a larger
- * ceiling is a deliberate choice of the operator.
+ * Default of `settings.fs.exploreMaxEntries`. An answer costs ~570 bytes of JSON per entry, and
+ * as many bytes on the wire and in the client. A tree the cap does not cut is streamed (the host
+ * holds the open directories, ~0.2 GB peak RSS of the host measured at 100 000 entries); one it
+ * cuts is held as a compact tree first (~310 bytes an entry), so a larger ceiling is a
+ * deliberate choice of the operator.
  */
 export const EXPLORE_ENTRY_CEILING = 100_000;
 /** What any request may ask for at all; the configured ceiling is usually lower. */
