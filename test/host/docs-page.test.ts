@@ -159,8 +159,8 @@ class Browser {
   async close(): Promise<void> {
     this.proc.kill('SIGTERM');
     await this.exited;
-    // Chromium's helper processes may still be writing the profile for a moment after it exits
-    rmSync(`${profile}-cdp`, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    // its profile goes in afterAll: Chromium's helper processes may still be writing it for a
+    // moment after the browser exits (ENOTEMPTY seen under load)
   }
 }
 
@@ -189,7 +189,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await serving?.stop();
   rmSync(state, { recursive: true, force: true });
-  rmSync(profile, { recursive: true, force: true });
+  for (const dir of [profile, `${profile}-cdp`])
+    rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 });
 
 describe('GET /api/v2/docs', () => {
