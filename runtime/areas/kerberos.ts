@@ -3,6 +3,7 @@ import { ENSURE_CONF_DIR_OP, kerberosSettings, type KerberosSettings } from '../
 import { SystemRefusal } from '../system/types';
 import { defineArea } from './types';
 import { kerberosCommandPolicies } from './kerberos/policies';
+import { opAudit } from '../db/audit';
 
 /** Kerberos: configuration files, keytab and the ticket cache the routes work on. */
 export default defineArea<KerberosSettings>({
@@ -18,11 +19,7 @@ export default defineArea<KerberosSettings>({
         if (st && !st.isDirectory()) throw new SystemRefusal('conflict', `${dir} exists and is not a directory`);
         if (st) return { created: false };
         await mkdir(dir, { recursive: true, mode: 0o755 });
-        host.db
-          .prepare(
-            'INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, NULL, ?)',
-          )
-          .run(Date.now(), requestId ?? null, ENSURE_CONF_DIR_OP, JSON.stringify([dir]), 'created');
+        opAudit(host.db)({ kind: ENSURE_CONF_DIR_OP, requestId, argv: [dir], note: 'created' });
         return { created: true };
       },
     },

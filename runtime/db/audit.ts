@@ -28,6 +28,32 @@ function insertOf(db: SqliteDb): (r: AuditRow) => void {
   return (r) => stmt.run(r.at, r.requestId, r.kind, r.argv, r.exitCode, r.durationMs, r.note);
 }
 
+/** What an area's host op records (the SYSTEM service's own rows go through its AuditWriter). */
+export interface OpAuditRow {
+  kind: string;
+  requestId: string | undefined;
+  /** the op's operands (paths, names), stored as JSON */
+  argv: unknown[];
+  note: string | null;
+  exitCode?: number | null;
+  durationMs?: number | null;
+}
+
+/** The audit row of an area's host op, written at once (autocommit), stamped now. */
+export function opAudit(db: SqliteDb): (row: OpAuditRow) => void {
+  const insert = insertOf(db);
+  return (r) =>
+    insert({
+      at: Date.now(),
+      requestId: r.requestId ?? null,
+      kind: r.kind,
+      argv: JSON.stringify(r.argv),
+      exitCode: r.exitCode ?? null,
+      durationMs: r.durationMs ?? null,
+      note: r.note,
+    });
+}
+
 /** One autocommit INSERT per row, at once (tests that build a SystemService by hand). */
 export function immediateAudit(db: SqliteDb): AuditWriter {
   const insert = insertOf(db);

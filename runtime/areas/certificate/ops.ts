@@ -34,6 +34,7 @@ import { SystemRefusal } from '../../system/types';
 import { checkPieces, inspectPem, keyProblem } from './x509';
 import { atomicWriteSync, readRegular, removeSync, TlsFileStore, type Journal } from './tls-store';
 import { join } from 'node:path';
+import { opAudit } from '../../db/audit';
 
 function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
   const r = schema.safeParse(p);
@@ -72,9 +73,7 @@ export class TlsManager {
   private readonly audit;
 
   constructor(private readonly o: TlsManagerOptions) {
-    this.audit = o.db.prepare(
-      'INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, NULL, ?)',
-    );
+    this.audit = opAudit(o.db);
   }
 
   /** One change at a time (ingest, commit, rollback, regenerate). */
@@ -85,7 +84,7 @@ export class TlsManager {
   }
 
   record(op: string, requestId: string | undefined, paths: string[], note: string): void {
-    this.audit.run(Date.now(), requestId ?? null, op, JSON.stringify(paths), note);
+    this.audit({ kind: op, requestId, argv: paths, note });
   }
 
   private reload(): void {

@@ -36,6 +36,7 @@ import type { ExecResult } from '../../../handlers/core/system';
 import type { SqliteDb } from '../../db/database';
 import type { HostOp, SystemService } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
+import { opAudit } from '../../db/audit';
 
 export interface KeysOpsOptions {
   settings: KeysSettings;
@@ -96,9 +97,7 @@ async function fsyncDir(dir: string): Promise<void> {
 
 export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
   const s = o.settings;
-  const audit = o.db.prepare(
-    'INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, NULL, ?)',
-  );
+  const audit = opAudit(o.db);
   const commentHost = s.commentHost ?? hostname();
 
   async function exec(argv: string[], requestId: string | undefined, timeoutMs?: number): Promise<ExecResult> {
@@ -263,13 +262,12 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
       const shown = join(u.shownHome, '.ssh', name);
       const dir = await sshDirStat(u);
       const f = dir ? await readKeyFile(join(u.home, '.ssh', name), shown) : null;
-      audit.run(
-        Date.now(),
-        requestId ?? null,
-        READ_OP,
-        JSON.stringify([shown]),
-        `user ${u.name}: ${f ? `${f.bytes.length} bytes` : 'absent'}`,
-      );
+      audit({
+        kind: READ_OP,
+        requestId,
+        argv: [shown],
+        note: `user ${u.name}: ${f ? `${f.bytes.length} bytes` : 'absent'}`,
+      });
       return {
         user: u.name,
         path: shown,
@@ -321,13 +319,7 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
           throw e;
         }
         await fsyncDir(dir);
-        audit.run(
-          Date.now(),
-          requestId ?? null,
-          WRITE_OP,
-          JSON.stringify([shown]),
-          `user ${u.name}: ${bytes.length} bytes`,
-        );
+        audit({ kind: WRITE_OP, requestId, argv: [shown], note: `user ${u.name}: ${bytes.length} bytes` });
         return { user: u.name, path: shown, version: sha256(bytes) };
       });
     },
@@ -423,13 +415,7 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
         }
         for (const f of moved) await fsp.unlink(f.aside);
         await fsyncDir(dir);
-        audit.run(
-          Date.now(),
-          requestId ?? null,
-          GENERATE_OP,
-          JSON.stringify([pair[0].shown]),
-          `user ${u.name}: new ed25519 pair`,
-        );
+        audit({ kind: GENERATE_OP, requestId, argv: [pair[0].shown], note: `user ${u.name}: new ed25519 pair` });
         return { user: u.name, argv, result, replayed: false };
       });
     },

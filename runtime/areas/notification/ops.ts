@@ -7,6 +7,7 @@ import { deliveryAgent, sendThrough } from './send';
 import { SendError } from './send-error';
 import type { DeliverySettings } from './settings';
 import { trustedCas } from './trust';
+import { opAudit } from '../../db/audit';
 
 export interface NotificationOpsOptions {
   db: SqliteDb;
@@ -25,9 +26,7 @@ export interface NotificationOpsOptions {
  */
 export function notificationOps(o: NotificationOpsOptions): Record<string, HostOp> {
   const select = o.db.prepare('SELECT type, json FROM notification_agents WHERE id = ?');
-  const audit = o.db.prepare(
-    "INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, 'notification/test', ?, ?, ?, ?)",
-  );
+  const audit = opAudit(o.db);
   return {
     [TEST_OP]: async (payload, requestId): Promise<TestOpResult> => {
       const id = payload.id;
@@ -50,14 +49,14 @@ export function notificationOps(o: NotificationOpsOptions): Record<string, HostO
         if (!(e instanceof SendError)) throw e;
         result = { sent: false, error: e.message };
       }
-      audit.run(
-        Date.now(),
-        requestId ?? null,
-        JSON.stringify([`agent:${id}`, row.type]),
-        result.sent ? 0 : 1,
-        Date.now() - started,
-        result.sent ? null : result.error,
-      );
+      audit({
+        kind: 'notification/test',
+        requestId,
+        argv: [`agent:${id}`, row.type],
+        exitCode: result.sent ? 0 : 1,
+        durationMs: Date.now() - started,
+        note: result.sent ? null : result.error,
+      });
       return result;
     },
   };

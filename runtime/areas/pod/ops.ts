@@ -25,6 +25,7 @@ import type { SqliteDb } from '../../db/database';
 import type { HostOp } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
 import { checkCompose, hostListeners, resolveExisting } from './compose-check';
+import { opAudit } from '../../db/audit';
 
 function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
   const r = schema.safeParse(p);
@@ -46,9 +47,7 @@ export interface PodOpsOptions {
 }
 
 export function podOps(o: PodOpsOptions): Record<string, HostOp> {
-  const audit = o.db.prepare(
-    'INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, ?, ?)',
-  );
+  const audit = opAudit(o.db);
   const prefix = `${o.settings.prefix}-pod-`;
   return {
     [VALIDATE_OP]: async (payload, requestId) => {
@@ -59,14 +58,13 @@ export function podOps(o: PodOpsOptions): Record<string, HostOp> {
         podData: o.podData,
         listeners: o.listeners ?? (() => hostListeners()),
       });
-      audit.run(
-        Date.now(),
-        requestId ?? null,
-        VALIDATE_OP,
-        JSON.stringify([req.project]),
-        Math.round(performance.now() - started),
-        r.ok ? 'valid' : `refused: ${r.issues.length} issue(s)`,
-      );
+      audit({
+        kind: VALIDATE_OP,
+        requestId,
+        argv: [req.project],
+        durationMs: Math.round(performance.now() - started),
+        note: r.ok ? 'valid' : `refused: ${r.issues.length} issue(s)`,
+      });
       return r;
     },
 
@@ -90,13 +88,13 @@ export function podOps(o: PodOpsOptions): Record<string, HostOp> {
       try {
         st = await lstat(dir);
       } catch {
-        audit.run(Date.now(), requestId ?? null, REMOVE_OP, JSON.stringify([dir]), null, 'absent');
+        audit({ kind: REMOVE_OP, requestId, argv: [dir], note: 'absent' });
         return { removed: false };
       }
       if (!st.isDirectory())
         throw new SystemRefusal('conflict', `${dir} is not a directory (a symlink or file is never removed)`);
       await rm(dir, { recursive: true, force: true });
-      audit.run(Date.now(), requestId ?? null, REMOVE_OP, JSON.stringify([dir]), null, 'removed');
+      audit({ kind: REMOVE_OP, requestId, argv: [dir], note: 'removed' });
       return { removed: true };
     },
   };

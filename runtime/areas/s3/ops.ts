@@ -17,6 +17,7 @@ import {
 import type { SqliteDb } from '../../db/database';
 import type { HostOp } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
+import { opAudit } from '../../db/audit';
 
 function realOrSelf(p: string): string {
   try {
@@ -29,9 +30,7 @@ function realOrSelf(p: string): string {
 const inside = (p: string, root: string) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
 
 export function s3Ops(o: { settings: S3Settings; db: SqliteDb }): Record<string, HostOp> {
-  const audit = o.db.prepare(
-    'INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, NULL, ?)',
-  );
+  const audit = opAudit(o.db);
   return {
     [RESOLVE_PATH_OP]: async (payload, requestId): Promise<ResolvePathResult> => {
       const r = resolvePathPayload.safeParse(payload);
@@ -58,13 +57,12 @@ export function s3Ops(o: { settings: S3Settings; db: SqliteDb }): Record<string,
         if (code !== 'ENOENT' && code !== 'ENOTDIR') throw e;
         result = { ok: false, reason: 'missing' };
       }
-      audit.run(
-        Date.now(),
-        requestId ?? null,
-        RESOLVE_PATH_OP,
-        JSON.stringify([asked]),
-        result.ok ? result.path : `refused: ${result.reason}`,
-      );
+      audit({
+        kind: RESOLVE_PATH_OP,
+        requestId,
+        argv: [asked],
+        note: result.ok ? result.path : `refused: ${result.reason}`,
+      });
       return result;
     },
   };
