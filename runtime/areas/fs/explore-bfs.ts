@@ -9,6 +9,7 @@ import { lstat, opendir } from 'node:fs/promises';
 import { FLAG, type CompactEntry, type ExploreOpResult, type TruncationReason } from '../../../handlers/fs/contract';
 import { SystemRefusal } from '../../system/types';
 import {
+  byName,
   devOf,
   DIR_BUFFER,
   entryOf,
@@ -23,10 +24,11 @@ import {
   POOL_BATCH,
   SYNC_READ_BATCH,
   toEntry,
+  type ExploreLimits,
+  type Name,
   type WalkRoot,
 } from './explore-common';
 import { ExplorePool, STAT_STRIDE, type StatsAnswer } from './explore-pool';
-import type { ExploreLimits } from './explore';
 
 /** One directory waiting in the breadth-first queue. */
 interface PendingDir {
@@ -44,7 +46,7 @@ interface Listing {
   entry: CompactEntry | null;
   slots: (CompactEntry | null)[];
   left: number;
-  /** the directory is on a local filesystem: its names are lstat'ed synchronously, in batches */
+  /** the directory is on a local filesystem: its names are lstat'ed in batches on the worker pool */
   sync: boolean;
 }
 
@@ -169,7 +171,7 @@ export async function walkBreadthFirst(
     const dev = entry ? devOf(entry) : root.dev;
     const sync = await local.isLocal(dev, dir.real);
 
-    const names: { name: string; maybeDir: boolean }[] = [];
+    const names: Name[] = [];
     /** one name read: false once the cap is reached */
     const take = (d: Dirent): boolean => {
       if (taken >= limits.maxEntries) {
@@ -220,7 +222,7 @@ export async function walkBreadthFirst(
       continue;
     }
     if (names.length === 0) continue;
-    names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    names.sort(byName);
 
     const listing: Listing = {
       sync,

@@ -1,6 +1,7 @@
 /**
- * What explore's two walks share (explore.ts breadth-first, explore-dfs.ts streamed): the root's
- * checks, how an entry is made from an lstat, which filesystems are local, and the error list.
+ * What explore's walks share (explore-bfs.ts breadth-first, explore-dfs.ts streamed, and the count
+ * of explore-count.ts): the limits, the root's checks, how an entry is made from an lstat, which
+ * filesystems are local, reading a directory through libuv, and the error list.
  */
 import { lstat as lstatCb, type Dirent, type Stats } from 'node:fs';
 import { opendir, realpath, stat, statfs } from 'node:fs/promises';
@@ -11,9 +12,13 @@ import {
   MAX_EXPLORE_ERRORS,
   STAT_INDEX,
   type CompactEntry,
+  type ExploreOpResult,
   type ExploreResult,
 } from '../../../handlers/fs/contract';
 import { SystemRefusal } from '../../system/types';
+
+/** depth, maxEntries and oneFileSystem, defaults applied */
+export type ExploreLimits = ExploreOpResult['limits'];
 
 /** lstat calls in flight (libuv's pool has 4 threads; 32 keeps them busy) */
 export const LSTAT_CONCURRENCY = 32;

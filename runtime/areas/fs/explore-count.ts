@@ -2,7 +2,6 @@
  * Would the breadth-first walk's entry cap cut this tree? explore.ts asks before it streams
  * (explore-dfs.ts): the streamed walk gives the breadth-first answer's bytes only when it does not.
  */
-import type { ExploreLimits } from './explore';
 import { SystemRefusal } from '../../system/types';
 import {
   byName,
@@ -13,6 +12,7 @@ import {
   READ_AHEAD,
   type LocalDevices,
   type Name,
+  type ExploreLimits,
   type WalkRoot,
 } from './explore-common';
 import type { ExplorePool } from './explore-pool';

@@ -34,9 +34,9 @@ import {
   readNames,
   toEntry,
   type LocalDevices,
+  type ExploreLimits,
   type WalkRoot,
 } from './explore-common';
-import type { ExploreLimits } from './explore';
 import { STAT_STRIDE, type ExplorePool } from './explore-pool';
 
 /** records waiting for the route before the walk waits for it */

@@ -14,11 +14,11 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { exploreWorkerMain, type WorkerAnswer, type WorkerTask } from './explore-worker';
+import { exploreWorkerMain, STAT_STRIDE, type WorkerAnswer, type WorkerTask } from './explore-worker';
 
 export { STAT_STRIDE, type StatsAnswer, type WorkerAnswer, type WorkerTask } from './explore-worker';
 
-const WORKER_SOURCE = `(${exploreWorkerMain.toString()})();`;
+const WORKER_SOURCE = `(${exploreWorkerMain.toString()})(${STAT_STRIDE});`;
 
 interface Pending {
   resolve: (b: WorkerAnswer) => void;

@@ -6,7 +6,7 @@
  * self-contained: no imports, no names from this module, Node's modules through
  * process.getBuiltinModule (Node >= 20.16). That way the same code runs from the host bundle and
  * from the TypeScript sources under vitest, with no loader and no extra file to ship; a test
- * runs the bundle's copy (test/host/explore-worker.test.ts).
+ * runs the bundle's copy (test/host/explore-bundle.test.ts).
  */
 
 /** numbers per entry in an answer's `stats`: STAT_FIELDS' 14, in that order */
@@ -48,11 +48,11 @@ export type WorkerAnswer =
   /** the directory could not be read (errno, or ECHANGED: swapped during the walk) */
   | { kind: 'error'; code: string };
 
-export function exploreWorkerMain(): void {
+/** `stride` is STAT_STRIDE, passed in with the function's text (explore-pool.ts) */
+export function exploreWorkerMain(stride: number): void {
   // not require() or import(): bundlers and vitest rewrite those into helpers the worker lacks
   const fs = process.getBuiltinModule('node:fs');
   const { parentPort } = process.getBuiltinModule('node:worker_threads');
-  const STRIDE = 14;
   const codeOf = (e: unknown) => {
     const err = e as { code?: string; message?: string } | null;
     return err?.code || String(err?.message ?? e);
@@ -65,9 +65,9 @@ export function exploreWorkerMain(): void {
     !(d.isFile() || d.isSymbolicLink() || d.isBlockDevice() || d.isCharacterDevice() || d.isFIFO() || d.isSocket());
 
   const lstatAll = (dir: string | null, names: string[]) => {
-    const stats = new Float64Array(names.length * STRIDE);
+    const stats = new Float64Array(names.length * stride);
     let codes: (string | null)[] | null = null;
-    for (let i = 0, o = 0; i < names.length; i++, o += STRIDE) {
+    for (let i = 0, o = 0; i < names.length; i++, o += stride) {
       let s: import('node:fs').Stats;
       try {
         s = fs.lstatSync(dir === null ? names[i] : join(dir, names[i]));

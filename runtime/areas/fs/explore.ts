@@ -6,15 +6,16 @@
  *   route writes the JSON while the walk goes on, and the host holds the open directories, not
  *   the tree. Whether the cap cuts is decided first by counting names breadth-first (readdir,
  *   and lstat of the directories only), the rule the cap keeps entries by;
- * - breadth-first (walk() below), when the cap cuts: which entries it keeps (the shallowest) is
+ * - breadth-first (explore-bfs.ts), when the cap cuts: which entries it keeps (the shallowest) is
  *   part of the answer, so the whole compact tree is built first, O(entries returned) (~31 MB
  *   live for 100 000 entries), and the route serialises it after (explore-json.ts).
  *
  * How both stay cheap on a large tree:
  * - every entry is lstat'ed exactly once. On a local filesystem (LOCAL_FS_TYPES, by statfs
- *   once per device) directories are read synchronously (SYNC_READ_BATCH names between
- *   event-loop turns) and entries lstat'ed in batches on worker threads (explore-pool.ts); one
- *   libuv round trip per entry cost 4-6x the lstat. On any other filesystem (NFS, CIFS, FUSE,
+ *   once per device) worker threads (explore-pool.ts) make the calls: the streamed walk's read
+ *   and lstat whole directories, the breadth-first walk's lstat batches of names while it reads
+ *   the directories itself (SYNC_READ_BATCH names between event-loop turns); one libuv round
+ *   trip per entry cost 4-6x the lstat. On any other filesystem (NFS, CIFS, FUSE,
  *   unknown) through LSTAT_CONCURRENCY calls on libuv's pool, with the callback API (a promise
  *   chain per entry costs more than the stat), so a slow or hung network filesystem holds up
  *   this walk, never the host's event loop;
@@ -43,7 +44,7 @@ import {
 import { Semaphore } from '../../system/semaphore';
 import { SystemRefusal } from '../../system/types';
 import { walkBreadthFirst } from './explore-bfs';
-import { LocalDevices, LOCAL_FS_TYPES, openRoot } from './explore-common';
+import { LocalDevices, LOCAL_FS_TYPES, openRoot, type ExploreLimits } from './explore-common';
 import { capWouldCut } from './explore-count';
 import { exploreStream } from './explore-dfs';
 import { ExplorePool } from './explore-pool';
@@ -71,8 +72,6 @@ export interface ExploreOptions {
   /** the path as the answer shows it, from the real one asked for (the demo's pathRoot) */
   showAs?: (path: string) => string;
 }
-
-export type ExploreLimits = ExploreOpResult['limits'];
 
 const walks = new Semaphore(EXPLORE_CONCURRENCY, EXPLORE_QUEUE);
 /** shared by the walks (one at a time); its threads start at the first walk and stop when idle */

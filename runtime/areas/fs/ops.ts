@@ -26,6 +26,7 @@ import type { SqliteDb } from '../../db/database';
 import { freshResult, type HostOp } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
 import { exploreWalk, isInside } from './explore';
+import { opAudit } from '../../db/audit';
 
 /** Roots as real paths, so a root given through a symlink still matches resolved paths. */
 function realRoots(roots: readonly string[]): string[] {
@@ -70,9 +71,7 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
           if (e instanceof SystemRefusal) throw new SystemRefusal(e.code, e.message.split(`${under}/`).join('/'));
           throw e;
         });
-  const audit = o.db.prepare(
-    'INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, NULL, ?, ?)',
-  );
+  const audit = opAudit(o.db);
 
   return {
     // the tree (or stream) is built for this call and dropped: the direct binding need not copy it
@@ -81,14 +80,13 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
       const started = performance.now();
       const audited = (t: ExploreTrailer, ended = true) => {
         const note = `${t.total} entries${t.truncated ? `, truncated by ${t.truncatedBy.join('+')}` : ''}${ended ? '' : ', not read to the end'}`;
-        audit.run(
-          Date.now(),
-          requestId ?? null,
-          EXPLORE_OP,
-          JSON.stringify([req.path]),
-          Math.round(performance.now() - started),
+        audit({
+          kind: EXPLORE_OP,
+          requestId,
+          argv: [req.path],
+          durationMs: Math.round(performance.now() - started),
           note,
-        );
+        });
       };
       const result = await asRequested(() =>
         exploreWalk(
@@ -156,7 +154,7 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
         if (bytesRead === buf.length) break;
       }
       if (bytesRead > max) throw new SystemRefusal('payload_too_large', `${req.path} is larger than ${max} bytes`);
-      audit.run(Date.now(), requestId ?? null, READ_TEXT_OP, JSON.stringify([req.path]), null, `${bytesRead} bytes`);
+      audit({ kind: READ_TEXT_OP, requestId, argv: [req.path], note: `${bytesRead} bytes` });
       return { content: buf.subarray(0, bytesRead).toString('utf8') };
     } finally {
       await fh.close();
