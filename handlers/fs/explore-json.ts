@@ -35,6 +35,15 @@ import {
 /** Top-level entries serialised per piece (a piece is at least one whole top-level subtree). */
 const PIECE_CHARS = 64 * 1024;
 
+const NO_FILES = '{"files":[]';
+
+/** The answer's text after its files (`]` and the rest), from everything but the entries. */
+function afterFiles(r: Omit<ExploreOpResult, 'entries'>): string {
+  const text = JSON.stringify(expandExplore({ ...r, entries: [] }));
+  if (!text.startsWith(NO_FILES)) throw new Error('explore answer must start with its files');
+  return `]${text.slice(NO_FILES.length)}`;
+}
+
 /**
  * The answer's text in pieces. Consumes `r.entries`: each entry is dropped once serialised (the
  * host op's result is built for this one call), so iterate it once.
@@ -42,9 +51,7 @@ const PIECE_CHARS = 64 * 1024;
 export function* exploreJsonChunks(r: ExploreOpResult): Generator<string, void, undefined> {
   const { entries, ...rest } = r;
   // the answer without its files, then the files put in as JSON.stringify writes an array
-  const tail = JSON.stringify(expandExplore({ ...rest, entries: [] }));
-  const empty = '{"files":[]';
-  if (!tail.startsWith(empty)) throw new Error('explore answer must start with its files');
+  const tail = afterFiles(rest);
   let piece = '{"files":[';
   for (let i = 0; i < entries.length; i++) {
     const one: CompactEntry = entries[i];
@@ -55,7 +62,7 @@ export function* exploreJsonChunks(r: ExploreOpResult): Generator<string, void, 
       piece = '';
     }
   }
-  yield `${piece}]${tail.slice(empty.length)}`;
+  yield piece + tail;
 }
 
 /** The whole answer as one text, leaving `r` as it was (tests; the route streams exploreJsonChunks). */
@@ -129,8 +136,5 @@ export async function* exploreJsonStream(s: ExploreStream): AsyncGenerator<strin
   }
   flushRun();
   if (open.length > 1) throw new Error('explore stream ended inside a directory');
-  const tail = JSON.stringify(expandExplore({ path: s.path, limits: s.limits, entries: [], ...s.trailer() }));
-  const empty = '{"files":[]';
-  if (!tail.startsWith(empty)) throw new Error('explore answer must start with its files');
-  yield `${piece}]${tail.slice(empty.length)}`;
+  yield piece + afterFiles({ path: s.path, limits: s.limits, ...s.trailer() });
 }
