@@ -22,6 +22,7 @@ import {
   LSTAT_CONCURRENCY,
   mayBeDirectory,
   POOL_BATCH,
+  stillTheDirectory,
   SYNC_READ_BATCH,
   toEntry,
   type ExploreLimits,
@@ -207,10 +208,7 @@ export async function walkBreadthFirst(
         }
         now = await lstat(dir.real);
       }
-      // opendir follows symlinks: a directory swapped for a link (or another directory) since
-      // its lstat must not bring names from outside the tree into the answer
-      const was = entry ? { dev: devOf(entry), ino: inoOf(entry) } : root;
-      if (!now.isDirectory() || now.dev !== was.dev || now.ino !== was.ino) {
+      if (!stillTheDirectory(now, entry ? { dev: devOf(entry), ino: inoOf(entry) } : root)) {
         taken -= names.length;
         names.length = 0;
         throw Object.assign(new Error('changed during the walk'), { code: 'ECHANGED' });

@@ -107,6 +107,15 @@ export const isDir = (e: CompactEntry) => (e[1] & FLAG.directory) !== 0;
 export const devOf = (e: CompactEntry) => e[2][STAT_INDEX.dev];
 export const inoOf = (e: CompactEntry) => e[2][STAT_INDEX.ino];
 
+/**
+ * opendir follows symlinks: a directory swapped for a link (or another directory) since its
+ * lstat (`was`) must not bring names from outside the tree into the answer. `now`: its lstat
+ * after the read.
+ */
+export function stillTheDirectory(now: Stats, was: { dev: number; ino: number }): boolean {
+  return now.isDirectory() && now.dev === was.dev && now.ino === was.ino;
+}
+
 export function errnoOf(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | null)?.code;
 }

@@ -32,6 +32,7 @@ import {
   lstatAsync,
   READ_AHEAD,
   readNames,
+  stillTheDirectory,
   toEntry,
   type LocalDevices,
   type ExploreLimits,
@@ -157,10 +158,7 @@ export async function exploreStream(
       const names = await readNames(real, limit);
       const cut = names.length > limit;
       if (cut) names.length = limit;
-      // opendir follows symlinks: a directory swapped for a link (or another directory) since
-      // its lstat must not bring names from outside the tree into the answer
-      const now = await lstat(real);
-      if (!now.isDirectory() || now.dev !== was.dev || now.ino !== was.ino) return { error: 'ECHANGED' };
+      if (!stillTheDirectory(await lstat(real), was)) return { error: 'ECHANGED' };
       names.sort(byName);
       const found: (CompactEntry | null)[] = new Array<CompactEntry | null>(names.length).fill(null);
       let next = 0;
