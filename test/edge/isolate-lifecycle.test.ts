@@ -25,6 +25,22 @@ const alive = (pid: number) => {
   }
 };
 
+/** A host serving its routes from `isolate`; `death` resolves with why the isolate died. */
+async function serveWatched(isolate: 'deno' | 'workerd') {
+  const { config } = makeTestConfig({ isolate });
+  let died!: (why: string) => void;
+  const death = new Promise<string>((r) => (died = r));
+  const s = await serve({
+    config,
+    distDir,
+    signals: false,
+    accessLog: false,
+    log: () => undefined,
+    onIsolateDeath: died,
+  });
+  return { config, s, death };
+}
+
 describe('the Deno process', () => {
   it('runs with exactly these flags: no run, env, ffi, sys; read only the bundle and the sockets', () => {
     expect(denoArgs('/opt/b/dist', '/s/bindings.sock', '/s/isolate-deno.sock')).toEqual([
@@ -123,17 +139,7 @@ console.log(JSON.stringify(out));
   });
 
   it('its death is logged and stops the host (which then exits non-zero)', async () => {
-    const { config } = makeTestConfig({ isolate: 'deno' });
-    let died!: (why: string) => void;
-    const death = new Promise<string>((r) => (died = r));
-    const s = await serve({
-      config,
-      distDir,
-      signals: false,
-      accessLog: false,
-      log: () => undefined,
-      onIsolateDeath: died,
-    });
+    const { config, s, death } = await serveWatched('deno');
     process.kill(s.isolate?.pid ?? 0, 'SIGKILL');
     expect(await death).toBe('deno SIGKILL');
     // onIsolateDeath runs after the host stopped: the listener is closed, the socket gone
@@ -144,17 +150,7 @@ console.log(JSON.stringify(out));
 
 describe('the workerd process', () => {
   it('serves on 0600 sockets, leaves no config (it holds the secret) on disk, and its death stops the host', async () => {
-    const { config } = makeTestConfig({ isolate: 'workerd' });
-    let died!: (why: string) => void;
-    const death = new Promise<string>((r) => (died = r));
-    const s = await serve({
-      config,
-      distDir,
-      signals: false,
-      accessLog: false,
-      log: () => undefined,
-      onIsolateDeath: died,
-    });
+    const { config, s, death } = await serveWatched('workerd');
     expect(s.isolate?.runtime).toBe('workerd');
     for (const f of ['bindings.sock', 'isolate-workerd.sock']) {
       const st = lstatSync(join(config.stateDir, f));
