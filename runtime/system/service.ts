@@ -129,9 +129,11 @@ export class SystemService {
   /**
    * One op, answered as data: the value, or a refusal's status, code and message (a failure is
    * logged and answered `500 internal` naming the op), as every transport sends it. The payload
-   * is read inside, so a payload that cannot be read is that same failure. `copy`: the payload
-   * and the result are deep-copied (copyPlain: neither side keeps a reference into the other's
-   * objects), but for ops marked freshResult.
+   * is read inside, so a payload that cannot be read is that same failure. `copy` (the direct
+   * binding): the payload and the result are deep-copied (copyPlain: neither side keeps a
+   * reference into the other's objects), but an op marked freshResult hands its result over as
+   * it is. Without `copy` (a transport that serialises) a freshResult op's result goes through
+   * its `toWire` first.
    */
   async answer(
     op: string,
