@@ -10,6 +10,7 @@ import type { RouteModule, Method } from '../handlers/core/route';
 import type { Vars } from '../handlers/core/vars';
 import { dbFile, DIRECTORY_PATH_KEYS, readHostId, READ_ONLY_PATH_KEYS, type HostConfig } from './config';
 import { openDatabase, SqliteD1, type SqliteDb } from './db/database';
+import { WalCheckpointer } from './db/checkpointer';
 import { EventsProducer } from './events';
 import { LiveBackend } from './system/exec-live';
 import { ReplayBackend } from './system/replay';
@@ -48,6 +49,12 @@ export interface HostOptions {
   /** Replaces the area list (tests of the plug-in mechanism). */
   areas?: readonly AreaModule<unknown>[];
   log?: (line: string) => void;
+  /**
+   * How many calls a configured replay back end keeps in `calls` (tests that read what a demo
+   * host ran). Default 0: a serving replay host keeps none, each record would outlive the
+   * young generation and be promoted only to die later (a GC cost on every request).
+   */
+  replayCallsKept?: number;
 }
 
 export interface Host {
@@ -75,7 +82,11 @@ export function fileRootsOf(config: HostConfig): FileRoot[] {
   return Object.entries(config.paths).map(([k, p]) => ({ path: p, writable: !READ_ONLY_PATH_KEYS.has(k) }));
 }
 
-export function backendFor(config: HostConfig, areas: readonly AreaModule<unknown>[] = AREAS): CommandBackend {
+export function backendFor(
+  config: HostConfig,
+  areas: readonly AreaModule<unknown>[] = AREAS,
+  replayCallsKept = 0,
+): CommandBackend {
   const live = () =>
     new LiveBackend({
       allowedBinaries: new Set(Object.values(config.system.binaries)),
@@ -91,9 +102,9 @@ export function backendFor(config: HostConfig, areas: readonly AreaModule<unknow
     case 'record':
       return new RecordBackend(live(), resolve(config.system.recordDir ?? join(config.stateDir, 'recorded')));
     case 'replay': {
-      // a configured replay host (the demo, the bench) may answer for days: its record of calls
-      // is bounded (REPLAY_CALLS_KEPT), so memory stays flat
-      const r = new ReplayBackend([], config.system.fixtureAliases ?? {});
+      // a configured replay host (the demo, the bench) may answer for days: it records its calls
+      // only when a test asks (bounded even then), so memory stays flat
+      const r = new ReplayBackend([], config.system.fixtureAliases ?? {}, { maxCalls: replayCallsKept });
       for (const dir of config.system.fixtures) r.load(loadFixtureDir(dir));
       return r;
     }
@@ -130,7 +141,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
   const d1 = new SqliteD1(db);
   const events = new EventsProducer(db);
   const hostId = readHostId(config);
-  const backend = o.backend ?? backendFor(config, areaList);
+  const backend = o.backend ?? backendFor(config, areaList, o.replayCallsKept);
   const files = new ConfinedFiles(fileRootsOf(config), join(resolve(config.stateDir), 'backups'));
   // an atomic write interrupted by a crash leaves its temp file beside the target: remove them
   // before anything writes (the targets themselves are whole, old or new)
@@ -142,11 +153,14 @@ export async function createHost(o: HostOptions): Promise<Host> {
   const secrets = new SecretBox(join(resolve(config.stateDir), 'secret.key'));
   // device nodes for mkfs, mount, wipefs: whatever /dev holds (lsblk decides what is a disk)
   confinement.addRoots('device', ['/dev']);
-  // audit rows: one transaction per event-loop turn, pruned by age and count (db/audit.ts)
+  // audit rows: one transaction per event-loop turn, pruned by age and count (db/audit.ts);
+  // once they come fast, WAL checkpoints move off the event loop (db/checkpointer.ts)
+  const checkpointer = new WalCheckpointer(db, dbFile(config), { log });
   const audit = new BatchedAudit(
     db,
     { maxAgeDays: config.limits.auditMaxAgeDays, maxRows: config.limits.auditMaxRows },
     log,
+    checkpointer.wrote,
   );
   const system = new SystemService({
     backend,
@@ -299,6 +313,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
         }
       }
       audit.close();
+      await checkpointer.close();
       db.close();
     },
   };

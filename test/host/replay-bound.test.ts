@@ -5,6 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { ReplayBackend, REPLAY_CALLS_KEPT } from '../../runtime/system/replay';
 import { fixture } from '../helpers/host';
+import { backendFor } from '../../runtime/host';
+import { defaultConfig, mergeConfig } from '../../runtime/config';
+import { AREAS } from '../../runtime/areas';
 
 describe('ReplayBackend.calls', () => {
   it('keeps the newest calls, dropping the oldest half past the bound', async () => {
@@ -23,6 +26,16 @@ describe('ReplayBackend.calls', () => {
     for (let i = 0; i < REPLAY_CALLS_KEPT + 1; i++) await dflt.exec(['/usr/bin/klist'], {});
     expect(dflt.calls.length).toBe(REPLAY_CALLS_KEPT / 2 + 1);
     expect(REPLAY_CALLS_KEPT).toBe(10_000);
+  });
+
+  it('a configured replay host records no calls unless a test asks (replayCallsKept)', async () => {
+    const config = mergeConfig(defaultConfig(), { system: { ...defaultConfig().system, mode: 'replay' } });
+    const run = async (b: ReturnType<typeof backendFor>) => {
+      await b.exec(['/usr/bin/klist'], {}).catch(() => undefined); // no fixture: refused, still a call
+      return (b as ReplayBackend).calls.map((c) => c.argv);
+    };
+    expect(await run(backendFor(config))).toEqual([]);
+    expect(await run(backendFor(config, AREAS, 5))).toEqual([['/usr/bin/klist']]);
   });
 
   it('once fixtures are still used in order, then the sticky one answers', async () => {

@@ -10,7 +10,7 @@ import { route } from '../../handlers/core/route';
 import { openDatabase, type SqliteDb } from '../../runtime/db/database';
 import { dbFile } from '../../runtime/config';
 import { revokeToken } from '../../runtime/tokens';
-import { BatchedAudit, type AuditRow } from '../../runtime/db/audit';
+import { AUDIT_BATCH_MAX, BatchedAudit, type AuditRow } from '../../runtime/db/audit';
 import { serve, type Serving } from '../../runtime/serve';
 import { makeTestConfig, makeTestHost, fixture, distDir, type TestHost } from '../helpers/host';
 import { createToken } from '../../runtime/tokens';
@@ -173,6 +173,31 @@ describe('audit batching and retention', () => {
     }
   });
 
+  it('a batch that reaches AUDIT_BATCH_MAX rows is committed at once, not at the end of the turn', async () => {
+    const dir = privateDir('ballast-speed-audit');
+    const db = openDatabase(join(dir, 'db.sqlite'));
+    const audit = new BatchedAudit(db, { maxAgeDays: 30, maxRows: 1000 });
+    try {
+      for (let i = 0; i < AUDIT_BATCH_MAX - 1; i++) audit.write(row(Date.now()));
+      const written = audit.whenWritten();
+      let settled = false;
+      void written!.then(() => (settled = true));
+      expect(count(db)).toBe(0);
+      audit.write(row(Date.now()));
+      expect(count(db)).toBe(AUDIT_BATCH_MAX);
+      expect(audit.whenWritten()).toBeUndefined();
+      await Promise.resolve();
+      expect(settled).toBe(true); // the requests that waited answer in this turn
+      audit.write(row(Date.now()));
+      expect(count(db)).toBe(AUDIT_BATCH_MAX);
+      await new Promise<void>((r) => setImmediate(r));
+      expect(count(db)).toBe(AUDIT_BATCH_MAX + 1);
+    } finally {
+      audit.close();
+      db.close();
+    }
+  });
+
   it('prunes rows older than maxAgeDays and all but the newest maxRows, at start and as rows come', async () => {
     const dir = privateDir('ballast-speed-audit');
     const db = openDatabase(join(dir, 'db.sqlite'));
@@ -189,12 +214,22 @@ describe('audit batching and retention', () => {
       expect(notes.length).toBe(250);
       expect(notes[0]).toBe('new-50');
       expect(notes.at(-1)).toBe('new-299');
-      // 100 new rows (the prune step for maxRows 250 is 100) bring it back to 250
-      for (let i = 0; i < 100; i++) audit.write({ ...row(now), note: `later-${i}` });
+      // every batch keeps the table at the newest 250, whatever its size
+      for (let i = 0; i < 100; i++) {
+        audit.write({ ...row(now), note: `later-${i}` });
+        if (i % 7 === 0) audit.flush();
+        expect(count(db) + audit['pending'].length).toBeLessThanOrEqual(250 + AUDIT_BATCH_MAX);
+      }
       audit.flush();
       expect(count(db)).toBe(250);
       const first = db.prepare('SELECT note FROM audit_log ORDER BY id LIMIT 1').get() as { note: string };
       expect(first.note).toBe('new-150');
+      const last = db.prepare('SELECT note FROM audit_log ORDER BY id DESC LIMIT 1').get() as { note: string };
+      expect(last.note).toBe('later-99');
+      // by age, hourly (and at start): rows older than 2 days go, the newer stay
+      db.prepare("UPDATE audit_log SET at = ? WHERE note IN ('new-150', 'new-151')").run(now - 3 * 86_400_000);
+      expect(audit.pruneByAge(now)).toBe(2);
+      expect(count(db)).toBe(248);
     } finally {
       audit.close();
       db.close();

@@ -442,7 +442,13 @@ beforeAll(async () => {
     join(root, 'projects.xxh'),
     '8f2c1d9e4b7a6035  /srv/data/projects/report.pdf\n1e5a9c3f7d2b8046  /srv/data/projects/meeting notes.txt\n',
   );
-  host = await createHost({ config, distDir, routes: modules, log: (l) => logLines.push(l) });
+  host = await createHost({
+    config,
+    distDir,
+    routes: modules,
+    log: (l) => logLines.push(l),
+    replayCallsKept: Number.MAX_SAFE_INTEGER,
+  });
   token = (await createToken(host.db, 'admin', ['*'])).token;
 }, 60_000);
 afterAll(async () => {
@@ -588,6 +594,8 @@ describe('hostile input to every route', () => {
     const unconfined: string[] = [];
     const replay = host.backend instanceof ReplayBackend ? host.backend : undefined;
     expect(replay, 'the demo host replays').toBeDefined();
+    // replayCallsKept above: without it the host records nothing and this check would be empty
+    expect(replay?.calls.length ?? 0).toBeGreaterThan(100);
     const binaries = new Set(Object.values(host.config.system.binaries));
     for (const c of replay?.calls ?? []) {
       // a wrapper's (runuser -u user -- /usr/bin/tool) program is a configured binary, not an operand

@@ -1,0 +1,158 @@
+/**
+ * WAL checkpoints move to a worker thread once the host writes audit rows fast: the host's own
+ * connection stops checkpointing, the worker copies the WAL into the database file, a WAL that
+ * sustained writes keep growing is restarted, and the checkpoints go back if the worker fails.
+ */
+import { describe, expect, it } from 'vitest';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { openDatabase, type SqliteDb } from '../../runtime/db/database';
+import { BatchedAudit, type AuditRow } from '../../runtime/db/audit';
+import { START_AFTER_ROWS, WalCheckpointer } from '../../runtime/db/checkpointer';
+import { privateDir } from '../helpers/tmp';
+
+const row = (): AuditRow => ({
+  at: Date.now(),
+  requestId: 'r-0000',
+  kind: 'exec',
+  argv: JSON.stringify(['/usr/bin/klist', '-c', 'FILE:/tmp/krb5cc_0', 'x'.repeat(200)]),
+  exitCode: 0,
+  durationMs: 1,
+  note: null,
+});
+
+const autocheckpoint = (db: SqliteDb) => db.pragma('wal_autocheckpoint', { simple: true }) as number;
+const size = (f: string) => {
+  try {
+    return statSync(f).size;
+  } catch {
+    return 0;
+  }
+};
+const until = async (what: () => boolean, ms = 10_000) => {
+  const t0 = Date.now();
+  while (!what()) {
+    if (Date.now() - t0 > ms) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+function setup(o: ConstructorParameters<typeof WalCheckpointer>[2] = {}) {
+  const file = join(privateDir('ballast-wal'), 'db.sqlite');
+  const db = openDatabase(file);
+  const logs: string[] = [];
+  const ck = new WalCheckpointer(db, file, { intervalMs: 20, log: (l) => logs.push(l), ...o });
+  const audit = new BatchedAudit(db, { maxAgeDays: 30, maxRows: 1_000_000 }, () => undefined, ck.wrote);
+  const write = (n: number) => {
+    for (let i = 0; i < n; i++) audit.write(row());
+    audit.flush();
+  };
+  return { file, db, ck, audit, write, logs };
+}
+
+describe('WalCheckpointer', () => {
+  it('starts after START_AFTER_ROWS rows; then the worker, not the host connection, fills the database file', async () => {
+    const t = setup();
+    try {
+      t.write(START_AFTER_ROWS - 1);
+      expect(t.ck.stats().active).toBe(false);
+      expect(autocheckpoint(t.db)).toBe(1000);
+      t.write(1);
+      await until(() => t.ck.stats().active);
+      expect(autocheckpoint(t.db)).toBe(0);
+      // the host's connection no longer checkpoints: without the worker this stays in the WAL
+      const before = size(t.file);
+      t.write(3000);
+      await until(() => t.ck.stats().checkpoints > 0 && t.ck.stats().lastCheckpointed === t.ck.stats().lastLog);
+      await until(() => size(t.file) > before + 200_000);
+      const n = t.db.prepare('SELECT COUNT(*) AS n FROM audit_log').get() as { n: number };
+      expect(n.n).toBe(START_AFTER_ROWS + 3000);
+      expect(t.logs).toEqual([]);
+    } finally {
+      await t.ck.close();
+      t.audit.close();
+      t.db.close();
+    }
+  });
+
+  it('restarts a WAL that sustained writes keep growing (the host connection checkpoints once), so the file stays bounded', async () => {
+    const t = setup({ startAfterRows: 1, restartFrames: 64 });
+    try {
+      t.write(1);
+      await until(() => t.ck.stats().active);
+      let biggest = 0;
+      let rounds = 0;
+      let peakLog = 0;
+      let restarted = false;
+      const t0 = Date.now();
+      // commits every turn: a passive checkpoint never finds a pause to reset the WAL in
+      while (Date.now() - t0 < 1000 || !restarted) {
+        t.write(16);
+        biggest = Math.max(biggest, size(`${t.file}-wal`));
+        rounds++;
+        const { lastLog, hostCheckpoints } = t.ck.stats();
+        // a report of fewer frames than before: the WAL started over after the host's checkpoint
+        if (hostCheckpoints > 0 && lastLog < peakLog) restarted = true;
+        peakLog = Math.max(peakLog, lastLog);
+        await new Promise((r) => setImmediate(r));
+        if (Date.now() - t0 > 15_000) break;
+      }
+      expect(t.ck.stats().hostCheckpoints).toBeGreaterThan(0);
+      expect(restarted).toBe(true);
+      // without the host's checkpoint a second of this is over 50 MB of WAL; with it, 64 frames
+      // of 4 KiB plus what is committed between two of the worker's reports (slower when the
+      // machine is busy)
+      expect(biggest, `${rounds} commits`).toBeLessThan(16 * 1024 * 1024);
+      expect(t.logs).toEqual([]);
+    } finally {
+      await t.ck.close();
+      t.audit.close();
+      t.db.close();
+    }
+  });
+
+  it('a worker that dies gives the checkpoints back to the host connection, said once', async () => {
+    const t = setup({ startAfterRows: 1 });
+    try {
+      t.write(1);
+      await until(() => t.ck.stats().active);
+      await (t.ck as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+      await until(() => t.logs.length > 0);
+      expect(t.logs).toEqual([expect.stringMatching(/^sqlite: WAL checkpoints are back on the request path \(/)]);
+      expect(autocheckpoint(t.db)).toBe(1000);
+      expect(t.ck.stats().active).toBe(false);
+      t.write(2000); // no second worker, no second line
+      await new Promise((r) => setTimeout(r, 100));
+      expect((t.ck as unknown as { worker?: unknown }).worker).toBeUndefined();
+      expect(t.logs.length).toBe(1);
+    } finally {
+      await t.ck.close();
+      t.audit.close();
+      t.db.close();
+    }
+  });
+
+  it('close stops the worker and gives the checkpoints back; the database closes cleanly after', async () => {
+    const t = setup({ startAfterRows: 1 });
+    t.write(10);
+    await until(() => t.ck.stats().active);
+    await t.ck.close();
+    expect(autocheckpoint(t.db)).toBe(1000);
+    t.write(10); // no worker after close
+    expect((t.ck as unknown as { worker?: unknown }).worker).toBeUndefined();
+    t.audit.close();
+    t.db.close();
+    // the last connection's close checkpointed and removed the WAL
+    expect(size(`${t.file}-wal`)).toBe(0);
+    expect(t.logs).toEqual([]);
+  });
+
+  it('an in-memory database never gets a worker', async () => {
+    const db = openDatabase(':memory:');
+    const ck = new WalCheckpointer(db, ':memory:', { startAfterRows: 1 });
+    ck.wrote(10_000);
+    expect((ck as unknown as { worker?: unknown }).worker).toBeUndefined();
+    await ck.close();
+    db.close();
+  });
+});
