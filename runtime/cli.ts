@@ -136,7 +136,9 @@ function configFrom(v: Parsed['values']): HostConfig {
       throw new UsageError(`--isolate takes workerd or deno (got ${JSON.stringify(v.isolate)})`);
     cfg.isolate = v.isolate;
   }
-  validateConfig(cfg);
+  // a file's config was checked as it was read, and the defaults are valid: what a flag or the
+  // demo's own builder set is what is left to check
+  if (v.demo || v.port !== undefined || v.host !== undefined || v.isolate !== undefined) validateConfig(cfg);
   return cfg;
 }
 

@@ -8,6 +8,7 @@ import { repo } from '../helpers/host';
 import { freePort } from '../bench/lib';
 import { jsonOf } from '../helpers/answers';
 import type { Krb5Conf } from '../../handlers/kerberos/schemas';
+import { defaultConfig, loadConfigFile, validateConfig } from '../../runtime/config';
 
 const cli = join(repo, 'dist/host/cli.mjs');
 const dirs: string[] = [];
@@ -179,6 +180,31 @@ describe('command line and config file are strict', () => {
     expect(run(['token', '--config', cfg]).code).toBe(2);
     expect(run(['token', 'create', '--config', cfg]).code).toBe(2);
     expect(existsSync(join(d, 'state'))).toBe(false);
+  });
+
+  it('the defaults, and any file merged onto them, pass the whole check (loadConfigFile checks only the file)', () => {
+    expect(() => validateConfig(defaultConfig())).not.toThrow();
+    const d = tmp();
+    const cfg = join(d, 'config.yaml');
+    writeFileSync(
+      cfg,
+      stringify({
+        stateDir: join(d, 'state'),
+        listen: { port: 9000 },
+        limits: { bodyBytes: 4096 },
+        system: { binaries: { ip: '/usr/local/sbin/ip' } },
+        settings: { network: { concurrency: 2 } },
+      }),
+    );
+    const loaded = loadConfigFile(cfg);
+    expect(() => validateConfig(loaded)).not.toThrow();
+    expect([loaded.listen, loaded.limits.bodyBytes, loaded.system.binaries.ip]).toEqual([
+      { host: defaultConfig().listen.host, port: 9000 },
+      4096,
+      '/usr/local/sbin/ip',
+    ]);
+    // a flag's value is what validateConfig is for
+    expect(() => validateConfig({ ...loaded, listen: { ...loaded.listen, port: 70_000 } })).toThrow(/listen\.port/);
   });
 
   it.each([
