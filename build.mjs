@@ -35,6 +35,19 @@ function walk(dir, pred, out = []) {
   return out;
 }
 
+/**
+ * The CLI bundle runs from V8's code cache (runtime/launch.ts), where import() fails on Node 20:
+ * any left in it, but importModule's own fallback (never reached there), stops the build.
+ */
+export function assertNoDynamicImport(text, name) {
+  for (const m of text.matchAll(/(?<![\w$.'"`])import\s*\(/g)) {
+    // esbuild may rename importModule's parameter
+    if (/function importModule\(\w+\) \{\n[^}]*$/.test(text.slice(Math.max(0, m.index - 200), m.index))) continue;
+    const line = text.slice(0, m.index).split('\n').length;
+    throw new Error(`${name}:${line} calls import(): use importModule (runtime/import-module.ts)`);
+  }
+}
+
 /** Route files: handlers/<area>/routes/<name>.ts, one route each. */
 export function routeFiles() {
   return walk(
@@ -341,7 +354,8 @@ async function build() {
   // compose check, nodemailer for SMTP agents) stay in node_modules so a start never reads them.
   await esbuild.build({
     entryPoints: {
-      cli: join(root, 'runtime/cli.ts'),
+      // the CLI's launcher: runs cli-main.cjs (below) from V8's code cache (runtime/launch.ts)
+      cli: join(root, 'runtime/launch.ts'),
       index: join(root, 'runtime/index.ts'),
       'demo-examples': join(root, 'runtime/demo-examples.ts'),
     },
@@ -359,6 +373,24 @@ async function build() {
     sourcemap: true,
     logLevel: 'warning',
   });
+  // The CLI itself, as CommonJS: a vm.Script can take V8's code cache, an ES module cannot on
+  // Node 20. Code run from a cache loses import() there, so none may be left in it (the route
+  // bundles are imported through runtime/import-module.ts).
+  await esbuild.build({
+    entryPoints: { 'cli-main': join(root, 'runtime/cli.ts') },
+    define: { 'import.meta.url': '__hostUrl' },
+    banner: { js: "const __hostUrl = require('node:url').pathToFileURL(__filename).href;" },
+    outdir: join(dist, 'host'),
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: HOST_EXTERNAL,
+    sourcemap: true,
+    logLevel: 'warning',
+  });
+  assertNoDynamicImport(readFileSync(join(dist, 'host/cli-main.cjs'), 'utf8'), 'dist/host/cli-main.cjs');
 
   // The typed client (ballast/client): openapi-fetch bundled in, types from package/openapi.d.ts.
   await esbuild.build({

@@ -11,6 +11,7 @@ import type { Vars } from '../handlers/core/vars';
 import { dbFile, DIRECTORY_PATH_KEYS, readHostId, READ_ONLY_PATH_KEYS, type HostConfig } from './config';
 import { openDatabase, SqliteD1, type SqliteDb } from './db/database';
 import { WalCheckpointer } from './db/checkpointer';
+import { importModule } from './import-module';
 import { EventsProducer } from './events';
 import { LiveBackend } from './system/exec-live';
 import { ReplayBackend } from './system/replay';
@@ -250,7 +251,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
       path: m.path,
       sideEffects: m.sideEffects,
       load: async () =>
-        ((await import(pathToFileURL(join(o.distDir, m.bundle)).href)) as { default: RouteModule }).default,
+        ((await importModule(pathToFileURL(join(o.distDir, m.bundle)).href)) as { default: RouteModule }).default,
     }));
   }
   const options: AppOptions = {};

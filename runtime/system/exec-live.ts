@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { CommandBackend, CommandLimits, ExecOptions, ExecResult, PtyResult, PtyStep } from './types';
 import { SystemRefusal } from './types';
+import { importModule } from '../import-module';
 
 export interface LiveOptions {
   /** Absolute binaries that may be run. Nothing else is ever executed. */
@@ -117,7 +118,7 @@ export class LiveBackend implements CommandBackend {
       }
     });
     const full = [...this.o.wrapper, ...argv];
-    const pty = await import('node-pty');
+    const pty = await importModule<typeof import('node-pty')>('node-pty');
     const started = performance.now();
     return new Promise((resolve) => {
       const term = pty.spawn(full[0], full.slice(1), { env, cols: 200, rows: 24, name: 'dumb' });

@@ -59,6 +59,7 @@ describe('the packed tarball', () => {
       'dist/app.mjs',
       'dist/app.d.ts',
       'dist/host/cli.mjs',
+      'dist/host/cli-main.cjs',
       'dist/host/index.mjs',
       'dist/host/index.d.ts',
       'dist/client.mjs',
@@ -73,6 +74,8 @@ describe('the packed tarball', () => {
     }
     expect(files.some((f) => f.startsWith('dist/routes/kerberos/'))).toBe(true);
     expect(files.filter((f) => /^(test|handlers|runtime|node_modules)\//.test(f))).toEqual([]);
+    // the checkout's code cache is its own Node's (runtime/launch.ts): an install writes its own
+    expect(files.filter((f) => f.endsWith('.v8cache'))).toEqual([]);
   });
 
   it('serves a route inside Hono under a custom prefix (app.mount), with the host API from ballast/host', async () => {

@@ -19,6 +19,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parseDocument } from 'yaml';
 import type { PodSettings, ValidateIssue, ValidatePayload, ValidateResult } from '../../../handlers/pod/contract';
 import composeSpec from './compose-spec.json';
+import { importModule } from '../../import-module';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -27,8 +28,8 @@ let compiled: ValidateFunction | undefined;
 /** ajv is loaded at the first compose check, not at host start (~50 ms of every cold start). */
 async function composeValidator(): Promise<ValidateFunction> {
   if (!compiled) {
-    const { default: Ajv } = await import('ajv');
-    const { default: addFormats } = await import('ajv-formats');
+    const { default: Ajv } = await importModule<typeof import('ajv')>('ajv');
+    const { default: addFormats } = await importModule<typeof import('ajv-formats')>('ajv-formats');
     const ajv = new Ajv({ strict: false, allErrors: false });
     addFormats(ajv);
     const { $schema: _drop, ...schema } = composeSpec as Obj;

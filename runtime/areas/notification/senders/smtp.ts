@@ -2,6 +2,7 @@ import type { SmtpConfig } from '../../../../handlers/notification/contract';
 import { mailTextOf, subjectOf, type Notification } from '../payload';
 import { SendError } from '../send-error';
 import type { SendContext } from './context';
+import { importModule } from '../../../import-module';
 
 /**
  * One mail through the agent's SMTP server. `secure` (or its legacy name `ssl`) is TLS from the
@@ -11,7 +12,7 @@ import type { SendContext } from './context';
 export async function sendMail(cfg: SmtpConfig, n: Notification, ctx: SendContext): Promise<void> {
   const port = Number(cfg.port);
   // Loaded on first mail: nodemailer is large and most hosts start without an SMTP agent.
-  const { createTransport } = await import('nodemailer');
+  const { createTransport } = await importModule<typeof import('nodemailer')>('nodemailer');
   const transport = createTransport({
     host: cfg.host,
     port,
