@@ -44,7 +44,7 @@ export function assertNoDynamicImport(text, name) {
     // esbuild may rename importModule's parameter
     if (/function importModule\(\w+\) \{\n[^}]*$/.test(text.slice(Math.max(0, m.index - 200), m.index))) continue;
     const line = text.slice(0, m.index).split('\n').length;
-    throw new Error(`${name}:${line} calls import(): use importModule (runtime/import-module.ts)`);
+    throw new Error(`${name}:${line} calls import(): use importModule (runtime/launcher-bridge.ts)`);
   }
 }
 
@@ -375,7 +375,7 @@ async function build() {
   });
   // The CLI itself, as CommonJS: a vm.Script can take V8's code cache, an ES module cannot on
   // Node 20. Code run from a cache loses import() there, so none may be left in it (the route
-  // bundles are imported through runtime/import-module.ts).
+  // bundles are imported through runtime/launcher-bridge.ts).
   await esbuild.build({
     entryPoints: { 'cli-main': join(root, 'runtime/cli.ts') },
     define: { 'import.meta.url': '__hostUrl' },

@@ -9,6 +9,7 @@ import { demoConfig, demoTokenFile, seedDemo, writeDemoToken } from './demo';
 import { serve } from './serve';
 import { backendFor } from './host';
 import { RecordBackend } from './system/record';
+import { startupDone } from './launcher-bridge';
 
 const DEFAULT_CONFIG_FILE = '/etc/ballast/config.yaml';
 
@@ -175,6 +176,7 @@ async function main(argv: string[]): Promise<number> {
           }
         },
       });
+      startupDone();
       return 0;
     }
     case 'token': {

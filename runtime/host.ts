@@ -11,7 +11,7 @@ import type { Vars } from '../handlers/core/vars';
 import { dbFile, DIRECTORY_PATH_KEYS, readHostId, READ_ONLY_PATH_KEYS, type HostConfig } from './config';
 import { openDatabase, SqliteD1, type SqliteDb } from './db/database';
 import { WalCheckpointer } from './db/checkpointer';
-import { importModule } from './import-module';
+import { importModule } from './launcher-bridge';
 import { EventsProducer } from './events';
 import { LiveBackend } from './system/exec-live';
 import { ReplayBackend } from './system/replay';

@@ -8,10 +8,11 @@
  *
  * How: the bundle runs as a vm.Script given the cache file beside it when there is one. A
  * `serve` that started without a usable cache (none yet, a new bundle, a new Node: V8 checks
- * the source and its own version and flags, and rejects a mismatch) writes one 2 s after start,
- * so it holds what start-up compiled; written to a temp file and renamed, so a reader never sees
- * half of one. Where the directory is read-only (an installed package) no cache is written and
- * the start compiles as it always did. Other commands only read the cache.
+ * the source and its own version and flags, and rejects a mismatch) writes one as soon as it
+ * listens (runtime/launcher-bridge.ts), so it holds what start-up compiled; written to a temp
+ * file and renamed, so a reader never sees half of one. Where the directory is read-only (an
+ * installed package) no cache is written and the start compiles as it always did. Other
+ * commands only read the cache.
  *
  * The cache is code the host runs as root: it lives beside the bundle, written with the same
  * owner and mode, so whoever can change it could change the bundle itself.
@@ -21,9 +22,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
-import { IMPORTER } from './import-module';
-
-const SAVE_AFTER_MS = 2000;
+import { IMPORTER, STARTED } from './launcher-bridge';
 
 const dir = dirname(fileURLToPath(import.meta.url));
 const file = join(dir, 'cli-main.cjs');
@@ -40,8 +39,10 @@ try {
 const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(file, 'utf8')}\n})`;
 const script = new Script(source, { filename: file, cachedData });
 
+const bridge = globalThis as { [IMPORTER]?: (url: string) => Promise<unknown>; [STARTED]?: () => void };
 if (process.argv[2] === 'serve' && (!cachedData || script.cachedDataRejected)) {
-  setTimeout(() => {
+  bridge[STARTED] = () => {
+    bridge[STARTED] = undefined;
     const tmp = `${cacheFile}.${process.pid}.tmp`;
     try {
       writeFileSync(tmp, script.createCachedData(), { mode: 0o644 });
@@ -49,10 +50,9 @@ if (process.argv[2] === 'serve' && (!cachedData || script.cachedDataRejected)) {
     } catch {
       rmSync(tmp, { force: true }); // read-only install: starts compile as before
     }
-  }, SAVE_AFTER_MS).unref();
+  };
 }
-
-(globalThis as { [IMPORTER]?: (url: string) => Promise<unknown> })[IMPORTER] = (url) => import(url);
+bridge[IMPORTER] = (url) => import(url);
 const module = { exports: {}, id: file, filename: file, loaded: false };
 (script.runInThisContext() as (...a: unknown[]) => void).call(
   module.exports,

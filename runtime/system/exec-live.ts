@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { CommandBackend, CommandLimits, ExecOptions, ExecResult, PtyResult, PtyStep } from './types';
 import { SystemRefusal } from './types';
-import { importModule } from '../import-module';
+import { importModule } from '../launcher-bridge';
 
 export interface LiveOptions {
   /** Absolute binaries that may be run. Nothing else is ever executed. */

@@ -56,16 +56,14 @@ async function configHostColdStart(): Promise<number> {
   }
 }
 
-/** The demo (parses every fixture under fixtures/demo at start); kept up `holdMs` after its first 200. */
-async function coldStart(dir: string, holdMs = 0): Promise<number> {
+/** The demo (parses every fixture under fixtures/demo at start). */
+async function coldStart(dir: string): Promise<number> {
   const port = await freePort();
   const t0 = performance.now();
   const host = startDemoHost(dir, port);
   try {
     await firstOk(port, DB_ROUTE, join(dir, 'admin.token'));
-    const took = performance.now() - t0;
-    await new Promise((r) => setTimeout(r, holdMs));
-    return took;
+    return performance.now() - t0;
   } finally {
     await stop(host);
   }
@@ -74,11 +72,11 @@ async function coldStart(dir: string, holdMs = 0): Promise<number> {
 export async function hostRows(): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'ballast-bench-'));
   try {
-    // the first start seeds the demo and, up for 3 s, leaves the CLI's code cache (a fresh build
-    // has none: runtime/launch.ts); the cold starts after it are what a restart costs
+    // the first start seeds the demo and leaves the CLI's code cache (a fresh build has none:
+    // runtime/launch.ts); the cold starts after it are what a restart costs
     const cold: number[] = [];
     const demoCold: number[] = [];
-    await coldStart(dir, 3000);
+    await coldStart(dir);
     for (let i = 0; i < 3; i++) {
       cold.push(await configHostColdStart());
       demoCold.push(await coldStart(dir));

@@ -1,6 +1,6 @@
 /**
  * The built CLI (dist/host/cli.mjs, runtime/launch.ts) runs its bundle from V8's code cache: a
- * `serve` without a usable cache writes one, the next start takes it and still imports route
+ * `serve` without a usable cache writes one once it listens, the next start takes it and still imports route
  * bundles (code from a cache loses import() on Node 20), a corrupt cache is replaced, and a
  * cache that cannot be written changes nothing. Run in a private copy of the install layout, so
  * the checkout's own cache is not touched.
@@ -80,13 +80,18 @@ async function routeAnswers(s: { port: number; token: string }): Promise<number>
 }
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** the cache is written right after the listening line: give it the moment between */
+async function until(what: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !what(); i++) await wait(20);
+}
+const bigCache = () => existsSync(cache) && statSync(cache).isFile() && statSync(cache).size > 100_000;
 
 describe('the CLI from V8’s code cache', () => {
-  it('a serve without a cache writes one 2 s after start; the next start takes it and still imports route bundles', async () => {
+  it('a serve without a cache writes one once it listens; the next start takes it and still imports route bundles', async () => {
     expect(existsSync(cache)).toBe(false);
     const first = await serve();
+    await until(bigCache);
     expect(await routeAnswers(first)).toBe(200);
-    await wait(2600);
     await first.stop();
     expect(existsSync(cache)).toBe(true);
     expect(statSync(cache).mode & 0o777).toBe(0o644);
@@ -94,23 +99,25 @@ describe('the CLI from V8’s code cache', () => {
     expect(hostFiles().filter((f) => f.endsWith('.tmp'))).toEqual([]);
 
     const bytes = readFileSync(cache);
+    const inode = statSync(cache).ino;
     const second = await serve();
     // a route bundle is import()ed from code that came from the cache
     expect(await routeAnswers(second)).toBe(200);
-    await wait(2600);
+    await wait(200);
     await second.stop();
-    // taken, so not written again
+    // taken, so not written again (a rewrite is a rename: a new inode)
+    expect(statSync(cache).ino).toBe(inode);
     expect(readFileSync(cache).equals(bytes)).toBe(true);
-  }, 30_000);
+  }, 20_000);
 
   it('a corrupt cache is rejected by V8, the start compiles as before and the cache is replaced', async () => {
     writeFileSync(cache, 'not a code cache');
     const s = await serve();
+    await until(bigCache);
     expect(await routeAnswers(s)).toBe(200);
-    await wait(2600);
     await s.stop();
     expect(statSync(cache).size).toBeGreaterThan(100_000);
-  }, 30_000);
+  }, 20_000);
 
   it('a cache that cannot be written changes nothing (a read-only install)', async () => {
     rmSync(cache, { force: true });
@@ -118,11 +125,11 @@ describe('the CLI from V8’s code cache', () => {
     const before = hostFiles();
     const s = await serve();
     expect(await routeAnswers(s)).toBe(200);
-    await wait(2600);
+    await wait(200);
     await s.stop();
     expect(hostFiles()).toEqual(before);
     expect(statSync(cache).isDirectory()).toBe(true);
-  }, 30_000);
+  }, 20_000);
 
   it('build.mjs refuses an import() left in the cached bundle, apart from importModule’s own', async () => {
     // a computed specifier: build.mjs has no type declarations

@@ -19,7 +19,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parseDocument } from 'yaml';
 import type { PodSettings, ValidateIssue, ValidatePayload, ValidateResult } from '../../../handlers/pod/contract';
 import composeSpec from './compose-spec.json';
-import { importModule } from '../../import-module';
+import { importModule } from '../../launcher-bridge';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

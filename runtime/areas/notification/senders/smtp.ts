@@ -2,7 +2,7 @@ import type { SmtpConfig } from '../../../../handlers/notification/contract';
 import { mailTextOf, subjectOf, type Notification } from '../payload';
 import { SendError } from '../send-error';
 import type { SendContext } from './context';
-import { importModule } from '../../../import-module';
+import { importModule } from '../../../launcher-bridge';
 
 /**
  * One mail through the agent's SMTP server. `secure` (or its legacy name `ssl`) is TLS from the
