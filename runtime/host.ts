@@ -156,7 +156,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
   confinement.addRoots('device', ['/dev']);
   // audit rows: one transaction per event-loop turn, pruned by age and count (db/audit.ts);
   // once they come fast, WAL checkpoints move off the event loop (db/checkpointer.ts)
-  const checkpointer = new WalCheckpointer(db, dbFile(config), { log });
+  const checkpointer = new WalCheckpointer(db, { log });
   const audit = new BatchedAudit(
     db,
     { maxAgeDays: config.limits.auditMaxAgeDays, maxRows: config.limits.auditMaxRows },

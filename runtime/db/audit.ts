@@ -23,7 +23,8 @@ export interface AuditWriter {
 const INSERT =
   'INSERT INTO audit_log (at, request_id, kind, argv, exit_code, duration_ms, note) VALUES (?, ?, ?, ?, ?, ?, ?)';
 
-function insertOf(db: SqliteDb): (r: AuditRow) => void {
+/** One prepared INSERT of a row; its result carries the new row's id. */
+function insertOf(db: SqliteDb): (r: AuditRow) => Database.RunResult {
   const stmt = db.prepare(INSERT);
   return (r) => stmt.run(r.at, r.requestId, r.kind, r.argv, r.exitCode, r.durationMs, r.note);
 }
@@ -108,12 +109,11 @@ export class BatchedAudit implements AuditWriter {
     /** told how many rows each commit wrote (the WAL checkpointer starts on it) */
     private readonly committed: (rows: number) => void = () => undefined,
   ) {
-    const stmt = db.prepare(INSERT);
+    const insert = insertOf(db);
     this.belowId = db.prepare('DELETE FROM audit_log WHERE id <= ?');
     this.writeAll = db.transaction((rows: AuditRow[]) => {
       let last = 0;
-      for (const r of rows)
-        last = Number(stmt.run(r.at, r.requestId, r.kind, r.argv, r.exitCode, r.durationMs, r.note).lastInsertRowid);
+      for (const r of rows) last = Number(insert(r).lastInsertRowid);
       // a no-op on the index's left edge until the table is full
       if (last > retention.maxRows) this.belowId.run(last - retention.maxRows);
     });

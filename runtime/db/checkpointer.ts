@@ -106,9 +106,9 @@ export class WalCheckpointer {
   private readonly startAfterRows: number;
   private readonly log: (line: string) => void;
 
+  /** `db`: the host's connection; the worker opens the same file (`db.name`) */
   constructor(
     private readonly db: SqliteDb,
-    private readonly file: string,
     o: CheckpointerOptions = {},
   ) {
     this.intervalMs = o.intervalMs ?? 250;
@@ -130,7 +130,7 @@ export class WalCheckpointer {
 
   private start(): void {
     const sqlitePath = createRequire(import.meta.url).resolve('better-sqlite3');
-    const args = [sqlitePath, this.file, this.intervalMs].map((a) => JSON.stringify(a));
+    const args = [sqlitePath, this.db.name, this.intervalMs].map((a) => JSON.stringify(a));
     const worker = new Worker(`(${checkpointWorkerMain.toString()})(${args.join(', ')});`, {
       eval: true,
       resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16 },

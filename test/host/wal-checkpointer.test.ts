@@ -37,11 +37,11 @@ const until = async (what: () => boolean, ms = 10_000) => {
   }
 };
 
-function setup(o: ConstructorParameters<typeof WalCheckpointer>[2] = {}) {
+function setup(o: ConstructorParameters<typeof WalCheckpointer>[1] = {}) {
   const file = join(privateDir('ballast-wal'), 'db.sqlite');
   const db = openDatabase(file);
   const logs: string[] = [];
-  const ck = new WalCheckpointer(db, file, { intervalMs: 20, log: (l) => logs.push(l), ...o });
+  const ck = new WalCheckpointer(db, { intervalMs: 20, log: (l) => logs.push(l), ...o });
   const audit = new BatchedAudit(db, { maxAgeDays: 30, maxRows: 1_000_000 }, () => undefined, ck.wrote);
   const write = (n: number) => {
     for (let i = 0; i < n; i++) audit.write(row());
@@ -149,7 +149,7 @@ describe('WalCheckpointer', () => {
 
   it('an in-memory database never gets a worker', async () => {
     const db = openDatabase(':memory:');
-    const ck = new WalCheckpointer(db, ':memory:', { startAfterRows: 1 });
+    const ck = new WalCheckpointer(db, { startAfterRows: 1 });
     ck.wrote(10_000);
     expect((ck as unknown as { worker?: unknown }).worker).toBeUndefined();
     await ck.close();
