@@ -22,7 +22,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
-import { IMPORTER, STARTED } from './launcher-bridge';
+import { IMPORTER, STARTED, type Bridge } from './launcher-bridge';
 
 const dir = dirname(fileURLToPath(import.meta.url));
 const file = join(dir, 'cli-main.cjs');
@@ -39,7 +39,7 @@ try {
 const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(file, 'utf8')}\n})`;
 const script = new Script(source, { filename: file, cachedData });
 
-const bridge = globalThis as { [IMPORTER]?: (url: string) => Promise<unknown>; [STARTED]?: () => void };
+const bridge = globalThis as Bridge;
 if (process.argv[2] === 'serve' && (!cachedData || script.cachedDataRejected)) {
   bridge[STARTED] = () => {
     bridge[STARTED] = undefined;

@@ -14,7 +14,7 @@
 export const IMPORTER = Symbol.for('ballast.import');
 export const STARTED = Symbol.for('ballast.started');
 
-type Bridge = { [IMPORTER]?: (url: string) => Promise<unknown>; [STARTED]?: () => void };
+export type Bridge = { [IMPORTER]?: (url: string) => Promise<unknown>; [STARTED]?: () => void };
 
 /** A module by URL or package name (the packages loaded on first use: nodemailer, ajv, node-pty). */
 export function importModule<T = unknown>(url: string): Promise<T> {
