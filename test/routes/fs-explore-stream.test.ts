@@ -126,6 +126,31 @@ describe('the streamed walk', () => {
     }
   });
 
+  it('a breadth-first walk whose pool room is held by another task goes on when that task ends', async () => {
+    // one place on the pool, taken by a slow task that is not the walk's (another walk's, or
+    // the read-ahead a finished count left in flight): its answer must wake the waiting walk
+    const req = { path: top, maxEntries: 50 };
+    // a walk lstats a directory before it reads it, and the read can move the atime once
+    // (relatime): the second walk is the one that answers like every later one
+    await breadthFirst(req);
+    const expected = await breadthFirst(req);
+    const pool = new ExplorePool({ size: 1, perWorker: 1 });
+    try {
+      const other = pool.run({ kind: 'lstat', paths: Array.from({ length: 200_000 }, (_, i) => `${dir}/none-${i}`) });
+      expect(pool.hasRoom()).toBe(false);
+      let timer: NodeJS.Timeout | undefined;
+      const walked = await Promise.race([
+        exploreTree(req, { ...base, pool, stream: false }).then(exploreJson),
+        new Promise<string>((r) => (timer = setTimeout(() => r('still waiting after 10 s'), 10_000))),
+      ]);
+      clearTimeout(timer);
+      expect((await other).kind).toBe('lstat');
+      expect(walked).toBe(expected);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('leaving a stream part way stops the walk and frees its place for the next one', async () => {
     // one walk at a time and four waiting: a stream that kept its place would stall the sixth
     for (let i = 0; i < 6; i++) {

@@ -111,7 +111,11 @@ export async function walkBreadthFirst(
     while (nextJob < jobs.length) {
       const job = jobs[nextJob];
       if (job.listing.sync && !job.async) {
-        if (!pool.hasRoom()) return; // a batch's answer pumps again
+        if (!pool.hasRoom()) {
+          // whoever's task frees the room (this walk's, another walk's, a count's read-ahead)
+          pool.whenRoom(pump);
+          return;
+        }
         const batch: LstatJob[] = [];
         for (; batch.length < POOL_BATCH && nextJob < jobs.length; nextJob++) {
           const j = jobs[nextJob];

@@ -49,6 +49,7 @@ export class ExplorePool {
   private nextId = 0;
   private idleTimer: NodeJS.Timeout | null = null;
   private warned = false;
+  private readonly roomWaiters = new Set<() => void>();
 
   constructor(o: ExplorePoolOptions = {}) {
     this.size = o.size ?? Math.min(4, Math.max(1, availableParallelism()));
@@ -64,6 +65,22 @@ export class ExplorePool {
   /** a task given now would start without waiting behind a full queue */
   hasRoom(): boolean {
     return this.inFlight < this.size * this.perWorker;
+  }
+
+  /**
+   * Calls `f` once, when a task settles and there is room again. The room may be held by
+   * another walk's tasks (or by read-ahead a finished count left in flight): a walk that waits
+   * for room must not count on its own answers to wake it.
+   */
+  whenRoom(f: () => void): void {
+    this.roomWaiters.add(f);
+  }
+
+  private settled(): void {
+    if (this.roomWaiters.size === 0 || !this.hasRoom()) return;
+    const waiting = [...this.roomWaiters];
+    this.roomWaiters.clear();
+    for (const f of waiting) f();
   }
 
   run(task: WorkerTask): Promise<WorkerAnswer> {
@@ -115,12 +132,14 @@ export class ExplorePool {
       if (i >= 0) this.workers.splice(i, 1);
       for (const p of w.pending.values()) p.reject(e);
       w.pending.clear();
+      this.settled();
     };
     worker.on('message', (m: { id: number; value: WorkerAnswer }) => {
       const p = w.pending.get(m.id);
       w.pending.delete(m.id);
       p?.resolve(m.value);
       if (this.inFlight === 0) this.armIdle();
+      this.settled();
     });
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`explore worker exited with code ${code}`)));
