@@ -75,34 +75,36 @@ describe('WalCheckpointer', () => {
     }
   });
 
-  it('restarts a WAL that sustained writes keep growing (the host connection checkpoints once), so the file stays bounded', async () => {
+  it('restarts a WAL that sustained writes keep growing (the host connection checkpoints once), so the file is reused', async () => {
     const t = setup({ startAfterRows: 1, restartFrames: 64 });
     try {
       t.write(1);
       await until(() => t.ck.stats().active);
-      let biggest = 0;
-      let rounds = 0;
+      // The WAL file is a ring: it is as big as its longest run between two restarts. So what
+      // keeps it bounded is that it restarts again and again under load, counted here from the
+      // worker's reports (fewer frames than the report before, after a host checkpoint). How
+      // big one run gets depends on how fast this machine syncs, so no size is asserted.
+      // Without the host's checkpoint a passive checkpoint never finds a pause between these
+      // commits, the count stays 0 and the WAL grows by every commit.
+      let restarts = 0;
       let peakLog = 0;
-      let restarted = false;
+      let seenHostCheckpoints = 0;
+      let commits = 0;
       const t0 = Date.now();
-      // commits every turn: a passive checkpoint never finds a pause to reset the WAL in
-      while (Date.now() - t0 < 1000 || !restarted) {
+      while (restarts < 3 && Date.now() - t0 < 20_000) {
         t.write(16);
-        biggest = Math.max(biggest, size(`${t.file}-wal`));
-        rounds++;
+        commits++;
         const { lastLog, hostCheckpoints } = t.ck.stats();
-        // a report of fewer frames than before: the WAL started over after the host's checkpoint
-        if (hostCheckpoints > 0 && lastLog < peakLog) restarted = true;
+        if (hostCheckpoints > seenHostCheckpoints && lastLog < peakLog) {
+          restarts++;
+          seenHostCheckpoints = hostCheckpoints;
+          peakLog = 0;
+        }
         peakLog = Math.max(peakLog, lastLog);
         await new Promise((r) => setImmediate(r));
-        if (Date.now() - t0 > 15_000) break;
       }
-      expect(t.ck.stats().hostCheckpoints).toBeGreaterThan(0);
-      expect(restarted).toBe(true);
-      // without the host's checkpoint a second of this is over 50 MB of WAL; with it, 64 frames
-      // of 4 KiB plus what is committed between two of the worker's reports (slower when the
-      // machine is busy)
-      expect(biggest, `${rounds} commits`).toBeLessThan(16 * 1024 * 1024);
+      expect(restarts, `${commits} commits in ${Date.now() - t0} ms`).toBe(3);
+      expect(t.ck.stats().hostCheckpoints).toBeGreaterThanOrEqual(3);
       expect(t.logs).toEqual([]);
     } finally {
       await t.ck.close();
