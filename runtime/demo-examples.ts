@@ -69,15 +69,17 @@ async function call(host: Host, token: string, method: string, url: string, body
 const stepUrl = (r: ExampleRequest) => `http://demo.local/api/v2${r.path}`;
 
 /** `/api/v2/x/:name/y` with the example's params filled in (URL-encoded) and its query appended. */
-export function exampleUrl(path: string, e: RouteExample): string {
+export function examplePath(path: string, e: RouteExample): string {
   const p = path.replace(/:(\w+)/g, (_, k: string) => {
     const v = e.params?.[k];
     if (v === undefined) throw new Error(`example "${e.summary}" of ${path} gives no value for :${k}`);
     return encodeURIComponent(v);
   });
   const q = new URLSearchParams(e.query ?? {}).toString();
-  return `http://demo.local${p}${q ? `?${q}` : ''}`;
+  return `${p}${q ? `?${q}` : ''}`;
 }
+
+export const exampleUrl = (path: string, e: RouteExample): string => `http://demo.local${examplePath(path, e)}`;
 
 /**
  * Runs every example of every route of the manifest, each on a FRESH demo appliance (demoConfig +

@@ -7,6 +7,7 @@ import { ReplayBackend } from '../../runtime/system/replay';
 import type { Fixture } from '../../runtime/system/fixture-file';
 import type { RouteModule } from '../../handlers/core/route';
 import { DIRECTORY_PATH_KEYS } from '../../runtime/config';
+import { demoConfig, seedDemo } from '../../runtime/demo';
 import { privateDir } from './tmp';
 
 export const repo = resolve(import.meta.dirname, '../..');
@@ -83,6 +84,31 @@ export async function makeTestHost(o: TestHostOptions = {}): Promise<TestHost> {
     extraOps: o.extraOps,
     log: () => undefined,
   });
+  return testHostOf(host, config, root, state, replay);
+}
+
+/**
+ * The demo appliance `npm start` serves (runtime/demo.ts: its replay fixtures and seed files), in
+ * a private state directory; `configure` edits its config before the seed is copied.
+ */
+export async function makeDemoHost(
+  o: { routes?: RouteModule[]; configure?: (config: HostConfig) => void } = {},
+): Promise<TestHost> {
+  const state = privateDir('ballast-demo');
+  const config = demoConfig(repo, 0, state);
+  o.configure?.(config);
+  seedDemo(repo, config);
+  const host = await createHost({ config, distDir, routes: o.routes, log: () => undefined });
+  return testHostOf(host, config, join(state, 'root'), state);
+}
+
+async function testHostOf(
+  host: Host,
+  config: HostConfig,
+  root: string,
+  state: string,
+  replay?: ReplayBackend,
+): Promise<TestHost> {
   const admin = await createToken(host.db, 'admin', ['*']);
   let n = 0;
   const t: TestHost = {

@@ -5,60 +5,45 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEMO_NEW_CHAIN } from '../../handlers/certificate/examples';
-import { demoConfig, seedDemo } from '../../runtime/demo';
-import { createHost, type Host } from '../../runtime/host';
-import { createToken } from '../../runtime/tokens';
-import { distDir, repo } from '../helpers/host';
+import { examplePath } from '../../runtime/demo-examples';
+import { makeDemoHost, repo, type TestHost } from '../helpers/host';
 import { CERTIFICATE_ROUTES } from './certificate-helpers';
 
-interface Demo {
-  host: Host;
-  token: string;
-  state: string;
-}
+/** the demo with its certificate settings changed by `certificate` */
+const startDemo = (certificate?: Record<string, unknown>): Promise<TestHost> =>
+  makeDemoHost({
+    routes: CERTIFICATE_ROUTES,
+    configure: (config) => {
+      if (certificate)
+        config.settings = {
+          ...config.settings,
+          certificate: { ...(config.settings.certificate as Record<string, unknown>), ...certificate },
+        };
+    },
+  });
 
-async function startDemo(certificate?: Record<string, unknown>): Promise<Demo> {
-  const state = mkdtempSync(join(tmpdir(), 'ballast-demo-certificate-'));
-  const config = demoConfig(repo, 0, state);
-  if (certificate)
-    config.settings = {
-      ...config.settings,
-      certificate: { ...(config.settings.certificate as Record<string, unknown>), ...certificate },
-    };
-  seedDemo(repo, config);
-  const host = await createHost({ config, distDir, routes: CERTIFICATE_ROUTES, log: () => undefined });
-  const token = (await createToken(host.db, 'admin', ['*'])).token;
-  return { host, token, state };
-}
-
-async function call(d: Demo, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-  const res = await d.host.app.fetch(
-    new Request(`http://demo.local${path}`, {
-      method,
-      headers: { token: d.token, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    d.host.env,
-  );
-  const text = await res.text();
-  const json: unknown = text === '' ? undefined : JSON.parse(text);
-  return { status: res.status, json };
+async function call(
+  d: TestHost,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
+  const r = await d.call(method, path, { body });
+  return { status: r.status, json: r.json };
 }
 
 const seed = (rel: string) => readFileSync(join(repo, 'fixtures/demo/files', rel), 'utf8');
 
 describe('the demo appliance, every example of every certificate route', () => {
-  let d: Demo;
+  let d: TestHost;
   beforeAll(async () => {
     d = await startDemo();
   });
   afterAll(async () => {
-    await d?.host.close();
-    rmSync(d.state, { recursive: true, force: true });
+    await d?.close();
   });
 
   it('answers each example with its status and a body of the route schema', async () => {
@@ -66,7 +51,7 @@ describe('the demo appliance, every example of every certificate route', () => {
     for (const r of CERTIFICATE_ROUTES) {
       expect(r.meta.examples?.length, `${r.meta.method} ${r.meta.path} has examples`).toBeGreaterThan(0);
       for (const ex of r.meta.examples ?? []) {
-        const path = r.meta.path.replace(/:(\w+)/g, (_m, k: string) => encodeURIComponent(ex.params?.[k] ?? ''));
+        const path = examplePath(r.meta.path, ex);
         // what the example needs first (commit: an ingest), as demo-examples.test.ts runs it
         for (const b of ex.before ?? [])
           expect((await call(d, b.method, `/api/v2${b.path}`, b.body)).status).toBe(b.status ?? 200);
@@ -100,13 +85,12 @@ describe('the demo appliance, every example of every certificate route', () => {
 });
 
 describe('the demo appliance, scenarios', () => {
-  let d: Demo;
+  let d: TestHost;
   beforeAll(async () => {
     d = await startDemo({ commitWindowSeconds: 0.3 });
   });
   afterAll(async () => {
-    await d?.host.close();
-    rmSync(d.state, { recursive: true, force: true });
+    await d?.close();
   });
 
   it('lists its two CAs and serves its chain', async () => {

@@ -3,54 +3,26 @@
  * a client of it. Every example of every dfs route answers its status on a FRESH demo, and the
  * answer has the route's response shape; a few answers are checked value for value.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoConfig, seedDemo } from '../../runtime/demo';
-import { createHost, type Host } from '../../runtime/host';
-import { createToken } from '../../runtime/tokens';
-import { jsonOf } from '../helpers/answers';
-import { distDir, repo } from '../helpers/host';
+import { examplePath } from '../../runtime/demo-examples';
+import { makeDemoHost, type TestHost } from '../helpers/host';
 import { DFS_ROUTES } from './dfs-helpers';
 
-let host: Host;
-let token: string;
-let state: string;
+let d: TestHost;
 
 beforeAll(async () => {
-  state = mkdtempSync(join(tmpdir(), 'ballast-demo-dfs-'));
-  const config = demoConfig(repo, 0, state);
-  seedDemo(repo, config);
-  host = await createHost({ config, distDir, routes: DFS_ROUTES, log: () => undefined });
-  token = (await createToken(host.db, 'admin', ['*'])).token;
+  d = await makeDemoHost({ routes: DFS_ROUTES });
 });
 afterAll(async () => {
-  await host?.close();
-  rmSync(state, { recursive: true, force: true });
+  await d?.close();
 });
 
-async function call(
-  method: string,
-  path: string,
-  query?: Record<string, string>,
-  body?: unknown,
-): Promise<{ status: number; json: unknown }> {
-  const url = new URL(`http://demo.local${path}`);
-  for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
-  const res = await host.app.fetch(
-    new Request(url, {
-      method,
-      headers: { token, 'content-type': 'application/json' },
-      body: method === 'GET' ? undefined : JSON.stringify(body ?? {}),
-    }),
-    host.env,
-  );
-  return { status: res.status, json: await jsonOf(res) };
+async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  const r = await d.call(method, path, { body: method === 'GET' ? undefined : (body ?? {}) });
+  return { status: r.status, json: r.json };
 }
-
-const fill = (path: string, params: Record<string, string> = {}) =>
-  path.replace(/:([A-Za-z_]+)/g, (_, k: string) => encodeURIComponent(params[k] ?? ''));
 
 describe('the demo appliance, dfs area', () => {
   it('has 23 routes, each with at least one example', () => {
@@ -61,7 +33,7 @@ describe('the demo appliance, dfs area', () => {
   for (const r of DFS_ROUTES) {
     for (const ex of r.meta.examples ?? []) {
       it(`${r.meta.method} ${r.meta.path}: ${ex.summary}`, async () => {
-        const res = await call(r.meta.method, fill(r.meta.path, ex.params), ex.query, ex.body);
+        const res = await call(r.meta.method, examplePath(r.meta.path, ex), ex.body);
         expect(res.status, JSON.stringify(res.json)).toBe(ex.status ?? 200);
         if ((ex.status ?? 200) === 200) expect(r.schemas.response.safeParse(res.json).success).toBe(true);
       });
@@ -102,9 +74,9 @@ describe('the demo appliance, dfs area', () => {
   });
 
   it("wrote the persistent mount into its own fstab, never the machine's", async () => {
-    const fstab = readFileSync(join(state, 'root', 'etc', 'fstab'), 'utf8');
+    const fstab = readFileSync(join(d.root, 'etc', 'fstab'), 'utf8');
     expect(fstab.split('\n').filter((l) => l.includes('/scratch'))).toEqual([
-      `10.10.0.31@tcp:/scratch ${join(state, 'root', 'mnt', 'lustre', 'scratch')} lustre defaults,_netdev 0 0`,
+      `10.10.0.31@tcp:/scratch ${join(d.root, 'mnt', 'lustre', 'scratch')} lustre defaults,_netdev 0 0`,
     ]);
   });
 });

@@ -3,9 +3,6 @@
  * fixtures/demo/fs/README.md's table gets the documented answer, so the fixtures match, argv for
  * argv, what the routes run. explore and the checksum reader stay inside the demo root.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExploreEntry } from '../../handlers/fs/explore';
 import availableFs from '../../handlers/fs/routes/available-fs';
@@ -17,11 +14,8 @@ import setPermissions from '../../handlers/fs/routes/set-permissions';
 import unmount from '../../handlers/fs/routes/unmount';
 import xxhash from '../../handlers/fs/routes/xxhash';
 import xxhashVerify from '../../handlers/fs/routes/xxhash-verify';
-import { demoConfig, seedDemo } from '../../runtime/demo';
-import { createHost, type Host } from '../../runtime/host';
-import { createToken } from '../../runtime/tokens';
-import { distDir, repo } from '../helpers/host';
-import { errorOf, jsonOf } from '../helpers/answers';
+import { makeDemoHost, type TestHost } from '../helpers/host';
+import { errorOf } from '../helpers/answers';
 
 const ROUTES = [
   availableFs,
@@ -35,32 +29,18 @@ const ROUTES = [
   xxhashVerify,
 ];
 
-let host: Host;
-let token: string;
-let state: string;
+let d: TestHost;
 
 beforeAll(async () => {
-  state = mkdtempSync(join(tmpdir(), 'ballast-demo-fs-'));
-  const config = demoConfig(repo, 0, state);
-  seedDemo(repo, config);
-  host = await createHost({ config, distDir, routes: ROUTES, log: () => undefined });
-  token = (await createToken(host.db, 'admin', ['*'])).token;
+  d = await makeDemoHost({ routes: ROUTES });
 });
 afterAll(async () => {
-  await host?.close();
-  rmSync(state, { recursive: true, force: true });
+  await d?.close();
 });
 
 async function post<T = unknown>(path: string, body: unknown) {
-  const res = await host.app.fetch(
-    new Request(`http://demo.local/api/v2/fs/${path}`, {
-      method: 'POST',
-      headers: { token, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    }),
-    host.env,
-  );
-  return { status: res.status, json: await jsonOf<T>(res) };
+  const r = await d.call<T>('POST', `/api/v2/fs/${path}`, { body });
+  return { status: r.status, json: r.json };
 }
 
 describe('the demo appliance', () => {

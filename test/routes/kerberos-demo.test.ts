@@ -4,15 +4,11 @@
  * files must be what the conf and realm routes accept.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { demoConfig, seedDemo } from '../../runtime/demo';
-import { createHost, type Host } from '../../runtime/host';
-import { createToken } from '../../runtime/tokens';
-import { distDir, repo } from '../helpers/host';
+import { makeDemoHost, repo, type TestHost } from '../helpers/host';
 import { KERBEROS_ROUTES } from './kerberos-helpers';
-import { errorOf, jsonOf } from '../helpers/answers';
+import { errorOf } from '../helpers/answers';
 import type { RealmFile, KeyListResponseSchema, TicketListResponseSchema } from '../../handlers/kerberos/requests';
 import type * as z from 'zod';
 import type { Krb5Section } from '../../handlers/kerberos/schemas';
@@ -21,32 +17,18 @@ import type { Krb5Section } from '../../handlers/kerberos/schemas';
 type TicketList = z.infer<typeof TicketListResponseSchema>;
 type KeyList = z.infer<typeof KeyListResponseSchema>;
 
-let host: Host;
-let token: string;
-let state: string;
+let d: TestHost;
 
 beforeAll(async () => {
-  state = mkdtempSync(join(tmpdir(), 'ballast-demo-krb-'));
-  const config = demoConfig(repo, 0, state);
-  seedDemo(repo, config);
-  host = await createHost({ config, distDir, routes: KERBEROS_ROUTES, log: () => undefined });
-  token = (await createToken(host.db, 'admin', ['*'])).token;
+  d = await makeDemoHost({ routes: KERBEROS_ROUTES });
 });
 afterAll(async () => {
-  await host?.close();
-  rmSync(state, { recursive: true, force: true });
+  await d?.close();
 });
 
 async function call<T = unknown>(method: string, path: string, body?: unknown) {
-  const res = await host.app.fetch(
-    new Request(`http://demo.local/api/v2/kerberos${path}`, {
-      method,
-      headers: { token, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    host.env,
-  );
-  return { status: res.status, json: await jsonOf<T>(res) };
+  const r = await d.call<T>(method, `/api/v2/kerberos${path}`, { body });
+  return { status: r.status, json: r.json };
 }
 
 describe('the demo appliance', () => {

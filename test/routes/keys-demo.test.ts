@@ -4,8 +4,7 @@
  * authorized keys (one with options); root has a key pair. Then a few reads show what the demo
  * holds and that nothing outside its root is touched.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteModule } from '../../handlers/core/route';
@@ -15,42 +14,23 @@ import authRemove from '../../handlers/keys/routes/auth-remove';
 import pub from '../../handlers/keys/routes/pub';
 import pubGenerate from '../../handlers/keys/routes/pub-generate';
 import { AuthorizedListSchema } from '../../handlers/keys/schemas';
-import { demoConfig, seedDemo } from '../../runtime/demo';
-import { createHost, type Host } from '../../runtime/host';
-import { createToken } from '../../runtime/tokens';
-import { distDir, repo } from '../helpers/host';
+import { makeDemoHost, repo, type TestHost } from '../helpers/host';
 
 const ROUTES: RouteModule[] = [pub, pubGenerate, authList, authAdd, authRemove];
 
-let host: Host;
-let token: string;
-let state: string;
-let root: string;
+let d: TestHost;
 
 beforeAll(async () => {
-  state = mkdtempSync(join(tmpdir(), 'ballast-demo-keys-'));
-  const config = demoConfig(repo, 0, state);
-  seedDemo(repo, config);
-  root = join(state, 'root');
-  host = await createHost({ config, distDir, routes: ROUTES, log: () => undefined });
-  token = (await createToken(host.db, 'admin', ['*'])).token;
+  d = await makeDemoHost({ routes: ROUTES });
 });
 afterAll(async () => {
-  await host?.close();
-  rmSync(state, { recursive: true, force: true });
+  await d?.close();
 });
 
 async function call(method: string, path: string, o: { query?: Record<string, string>; body?: unknown } = {}) {
   const qs = o.query ? `?${new URLSearchParams(o.query)}` : '';
-  const res = await host.app.fetch(
-    new Request(`http://demo.local${path}${qs}`, {
-      method,
-      headers: { token, 'content-type': 'application/json' },
-      body: o.body === undefined ? undefined : JSON.stringify(o.body),
-    }),
-    host.env,
-  );
-  return { status: res.status, json: (await res.json()) as unknown };
+  const r = await d.call(method, `${path}${qs}`, { body: o.body });
+  return { status: r.status, json: r.json };
 }
 
 describe('the demo appliance: keys', () => {
@@ -90,13 +70,13 @@ describe('the demo appliance: keys', () => {
   });
 
   it('after the examples: the backup key was added and the old laptop key removed, the rest kept byte for byte', async () => {
-    const file = readFileSync(join(root, 'home/alice/.ssh/authorized_keys'), 'utf8');
+    const file = readFileSync(join(d.root, 'home/alice/.ssh/authorized_keys'), 'utf8');
     const seed = readFileSync(join(repo, 'fixtures/demo/files/home/alice/.ssh/authorized_keys'), 'utf8');
     const oldLaptop = seed.split('\n').find((l) => l.endsWith('alice@old-laptop'));
     expect(file).toBe(
       `${seed.replace(`${oldLaptop}\n`, '')}from="10.0.8.0/24",command="/usr/local/bin/backup-receive",restrict ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK1VARsg9gxZaq6VedNAqHTI4N2EARHphOP5q9n6zqpH backup@vault01\n`,
     );
-    const kinds = host.db.prepare("SELECT kind, data FROM events WHERE kind LIKE 'keys.%' ORDER BY seq").all() as {
+    const kinds = d.host.db.prepare("SELECT kind, data FROM events WHERE kind LIKE 'keys.%' ORDER BY seq").all() as {
       kind: string;
       data: string;
     }[];
@@ -117,8 +97,8 @@ describe('the demo appliance: keys', () => {
       status: 200,
       json: { public_key: readFileSync(join(repo, 'fixtures/demo/files/root/.ssh/id_ed25519.pub'), 'utf8').trim() },
     });
-    expect(readdirSync(join(root, 'root/.ssh')).sort()).toEqual(['authorized_keys', 'id_ed25519.pub']);
-    expect(readdirSync(join(root, 'home/alice/.ssh')).sort()).toEqual(['authorized_keys']);
+    expect(readdirSync(join(d.root, 'root/.ssh')).sort()).toEqual(['authorized_keys', 'id_ed25519.pub']);
+    expect(readdirSync(join(d.root, 'home/alice/.ssh')).sort()).toEqual(['authorized_keys']);
     expect((await call('GET', '/api/v2/system/keys/auth', { query: { user: 'nobody' } })).status).toBe(403);
     const bob = await call('GET', '/api/v2/system/keys/auth', { query: { user: 'bob' } });
     expect(bob).toEqual({

@@ -5,37 +5,23 @@
  * left out). Guards the demo fixtures against drifting from the argv the routes run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { demoConfig, seedDemo } from '../../runtime/demo';
-import { createHost, type Host } from '../../runtime/host';
-import { createToken } from '../../runtime/tokens';
-import { distDir, repo } from '../helpers/host';
+import { makeDemoHost, type TestHost } from '../helpers/host';
 import list from '../../handlers/network/routes/interface-list';
 import details from '../../handlers/network/routes/interface-details';
-import { jsonOf } from '../helpers/answers';
 import type { NetworkInterface } from '../../handlers/network/schemas';
 
-let host: Host;
-let dir: string;
-let token: string;
+let d: TestHost;
 
 async function get<T = unknown>(path: string) {
-  const res = await host.app.fetch(new Request(`http://demo.local${path}`, { headers: { token } }), host.env);
-  return { status: res.status, json: await jsonOf<T>(res) };
+  const r = await d.call<T>('GET', path);
+  return { status: r.status, json: r.json };
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'ballast-demo-net-'));
-  const config = demoConfig(repo, 0, dir);
-  seedDemo(repo, config);
-  host = await createHost({ config, distDir, routes: [list, details], log: () => undefined });
-  token = (await createToken(host.db, 'admin', ['*'])).token;
+  d = await makeDemoHost({ routes: [list, details] });
 });
 afterAll(async () => {
-  await host?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await d?.close();
 });
 
 describe('demo: GET /network/interface', () => {

@@ -2,50 +2,24 @@
  * The demo appliance (npm start) answers every example of every pod route with its documented
  * status, each route on a fresh demo, and every 200 answer parses with the route's schema.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RouteExample, RouteModule } from '../../handlers/core/route';
-import { demoConfig, seedDemo } from '../../runtime/demo';
-import { createHost, type Host } from '../../runtime/host';
-import { createToken } from '../../runtime/tokens';
-import { jsonOf } from '../helpers/answers';
-import { distDir, repo } from '../helpers/host';
+import { examplePath } from '../../runtime/demo-examples';
+import { makeDemoHost } from '../helpers/host';
 import { POD_ROUTES } from './pod-helpers';
-
-async function freshDemo(): Promise<{ host: Host; token: string; state: string }> {
-  const state = mkdtempSync(join(tmpdir(), 'ballast-demo-pod-'));
-  const config = demoConfig(repo, 0, state);
-  seedDemo(repo, config);
-  const host = await createHost({ config, distDir, routes: POD_ROUTES, log: () => undefined });
-  const token = (await createToken(host.db, 'admin', ['*'])).token;
-  return { host, token, state };
-}
-
-function urlOf(r: RouteModule, ex: RouteExample): string {
-  let p = r.meta.path;
-  for (const [k, v] of Object.entries(ex.params ?? {})) p = p.replace(`:${k}`, encodeURIComponent(v));
-  const q = new URLSearchParams(ex.query ?? {}).toString();
-  return `http://demo.local${p}${q ? `?${q}` : ''}`;
-}
 
 describe('every pod route example on a fresh demo', () => {
   for (const r of POD_ROUTES) {
     it(`${r.meta.method} ${r.meta.path}`, async () => {
       expect(r.meta.examples?.length ?? 0).toBeGreaterThan(0);
-      const d = await freshDemo();
+      const d = await makeDemoHost({ routes: POD_ROUTES });
       try {
         for (const ex of r.meta.examples ?? []) {
-          const res = await d.host.app.fetch(
-            new Request(urlOf(r, ex), {
-              method: r.meta.method,
-              headers: { token: d.token, 'content-type': 'application/json' },
-              body: r.meta.method === 'GET' ? undefined : JSON.stringify(ex.body ?? {}),
-            }),
-            d.host.env,
-          );
-          const json = await jsonOf(res);
+          const res = await d.call(r.meta.method, examplePath(r.meta.path, ex), {
+            body: r.meta.method === 'GET' ? undefined : (ex.body ?? {}),
+          });
+          const json = res.json;
           expect([ex.summary, res.status, res.status >= 400 ? json : 'ok']).toEqual([
             ex.summary,
             ex.status ?? 200,
@@ -54,22 +28,15 @@ describe('every pod route example on a fresh demo', () => {
           if (res.status === 200) expect(r.schemas.response.safeParse(json).success).toBe(true);
         }
       } finally {
-        await d.host.close();
-        rmSync(d.state, { recursive: true, force: true });
+        await d.close();
       }
     });
   }
 
   it('shows the demo pods, their states and the recipes', async () => {
-    const d = await freshDemo();
+    const d = await makeDemoHost({ routes: POD_ROUTES });
     try {
-      const get = async (p: string) =>
-        jsonOf(
-          await d.host.app.fetch(
-            new Request(`http://demo.local/api/v2${p}`, { headers: { token: d.token } }),
-            d.host.env,
-          ),
-        );
+      const get = async (p: string) => (await d.call('GET', `/api/v2${p}`)).json;
       expect(await get('/pod')).toEqual([
         { name: 'ballast-pod-backup', service: { id: 'ballast-pod-backup.service', state: 'disabled', locked: false } },
         { name: 'ballast-pod-web', service: { id: 'ballast-pod-web.service', state: 'online', locked: false } },
@@ -91,10 +58,9 @@ describe('every pod route example on a fresh demo', () => {
       });
       const log = (await get('/pod/web/log?lines=50')) as string;
       expect(log.split('\n')[0]).toMatch(/Starting ballast-pod-web\.service/);
-      expect(readFileSync(join(d.state, 'root/etc/fstab'), 'utf8')).toContain('# ballast:pod-data');
+      expect(readFileSync(join(d.root, 'etc/fstab'), 'utf8')).toContain('# ballast:pod-data');
     } finally {
-      await d.host.close();
-      rmSync(d.state, { recursive: true, force: true });
+      await d.close();
     }
   });
 });

@@ -4,8 +4,7 @@
  * examples in route order (list, details, create, update, delete) and each answers its status
  * and, on success, its response schema, with the S3 headers.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteModule } from '../../handlers/core/route';
@@ -14,47 +13,28 @@ import del from '../../handlers/s3/routes/delete';
 import details from '../../handlers/s3/routes/details';
 import list from '../../handlers/s3/routes/list';
 import update from '../../handlers/s3/routes/update';
-import { demoConfig, seedDemo } from '../../runtime/demo';
-import { createHost, type Host } from '../../runtime/host';
-import { createToken } from '../../runtime/tokens';
-import { jsonOf } from '../helpers/answers';
-import { distDir, repo } from '../helpers/host';
+import { examplePath } from '../../runtime/demo-examples';
+import { makeDemoHost, type TestHost } from '../helpers/host';
 
 const ROUTES: RouteModule[] = [list, details, create, update, del];
 
-let host: Host;
-let token: string;
-let state: string;
+let d: TestHost;
 
 beforeAll(async () => {
-  state = mkdtempSync(join(tmpdir(), 'ballast-demo-s3-'));
-  const config = demoConfig(repo, 0, state);
-  seedDemo(repo, config);
-  host = await createHost({ config, distDir, routes: ROUTES, log: () => undefined });
-  token = (await createToken(host.db, 'admin', ['*'])).token;
+  d = await makeDemoHost({ routes: ROUTES });
 });
 afterAll(async () => {
-  await host?.close();
-  rmSync(state, { recursive: true, force: true });
+  await d?.close();
 });
-
-function urlOf(r: RouteModule, params: Record<string, string> = {}): string {
-  return r.meta.path.replace(/:(\w+)/g, (_, k: string) => encodeURIComponent(params[k] ?? ''));
-}
 
 describe('the demo appliance answers every S3 example', () => {
   for (const r of ROUTES) {
     for (const ex of r.meta.examples ?? []) {
       it(`${r.meta.method} ${r.meta.path}: ${ex.summary}`, async () => {
-        const res = await host.app.fetch(
-          new Request(`http://demo.local${urlOf(r, ex.params)}`, {
-            method: r.meta.method,
-            headers: { token, 'content-type': 'application/json' },
-            body: r.meta.method === 'GET' ? undefined : JSON.stringify(ex.body ?? {}),
-          }),
-          host.env,
-        );
-        const text = await res.text();
+        const res = await d.call(r.meta.method, examplePath(r.meta.path, ex), {
+          body: r.meta.method === 'GET' ? undefined : (ex.body ?? {}),
+        });
+        const text = res.text;
         expect([res.status, text.slice(0, 300)]).toEqual([ex.status ?? 200, expect.any(String)]);
         expect(res.headers.get('content-type')).toBe('application/string; charset=utf-8');
         expect(res.headers.get('x-powered-by')).toBeNull();
@@ -66,14 +46,15 @@ describe('the demo appliance answers every S3 example', () => {
   }
 
   it('after the examples: projects and lab exist, media is gone with its directory kept, backup has its new secret', async () => {
-    const res = await host.app.fetch(new Request('http://demo.local/api/v2/s3/list', { headers: { token } }), host.env);
-    const shares = await jsonOf<Record<string, { path: string; rootPassword: string; enabled: boolean }>>(res);
+    const shares = (
+      await d.call<Record<string, { path: string; rootPassword: string; enabled: boolean }>>('GET', '/api/v2/s3/list')
+    ).json;
     expect(Object.keys(shares).sort()).toEqual(['backup', 'lab', 'projects']);
     expect(shares.projects.path).toBe('/srv/projects');
     expect(shares.projects.rootPassword).toBe('**************ey');
     expect(shares.backup.enabled).toBe(false);
-    expect(statSync(join(state, 'root/srv/media')).isDirectory()).toBe(true);
-    const env = statSync(join(state, 'root/etc/ballast/s3/projects.env'));
+    expect(statSync(join(d.root, 'srv/media')).isDirectory()).toBe(true);
+    const env = statSync(join(d.root, 'etc/ballast/s3/projects.env'));
     expect(env.mode & 0o777).toBe(0o600);
   });
 });
