@@ -47,7 +47,13 @@ function setup(o: ConstructorParameters<typeof WalCheckpointer>[1] = {}) {
     for (let i = 0; i < n; i++) audit.write(row());
     audit.flush();
   };
-  return { file, db, ck, audit, write, logs };
+  /** the worker first, so the host connection's close is the last */
+  const close = async () => {
+    await ck.close();
+    audit.close();
+    db.close();
+  };
+  return { file, db, ck, audit, write, logs, close };
 }
 
 describe('WalCheckpointer', () => {
@@ -69,9 +75,7 @@ describe('WalCheckpointer', () => {
       expect(n.n).toBe(START_AFTER_ROWS + 3000);
       expect(t.logs).toEqual([]);
     } finally {
-      await t.ck.close();
-      t.audit.close();
-      t.db.close();
+      await t.close();
     }
   });
 
@@ -107,9 +111,7 @@ describe('WalCheckpointer', () => {
       expect(t.ck.stats().hostCheckpoints).toBeGreaterThanOrEqual(3);
       expect(t.logs).toEqual([]);
     } finally {
-      await t.ck.close();
-      t.audit.close();
-      t.db.close();
+      await t.close();
     }
   });
 
@@ -128,9 +130,7 @@ describe('WalCheckpointer', () => {
       expect((t.ck as unknown as { worker?: unknown }).worker).toBeUndefined();
       expect(t.logs.length).toBe(1);
     } finally {
-      await t.ck.close();
-      t.audit.close();
-      t.db.close();
+      await t.close();
     }
   });
 
