@@ -92,13 +92,19 @@ export async function makeTestHost(o: TestHostOptions = {}): Promise<TestHost> {
  * a private state directory; `configure` edits its config before the seed is copied.
  */
 export async function makeDemoHost(
-  o: { routes?: RouteModule[]; configure?: (config: HostConfig) => void } = {},
+  o: Pick<HostOptions, 'routes' | 'log' | 'replayCallsKept'> & { configure?: (config: HostConfig) => void } = {},
 ): Promise<TestHost> {
   const state = privateDir('ballast-demo');
   const config = demoConfig(repo, 0, state);
   o.configure?.(config);
   seedDemo(repo, config);
-  const host = await createHost({ config, distDir, routes: o.routes, log: () => undefined });
+  const host = await createHost({
+    config,
+    distDir,
+    routes: o.routes,
+    log: o.log ?? (() => undefined),
+    replayCallsKept: o.replayCallsKept,
+  });
   return testHostOf(host, config, join(state, 'root'), state);
 }
 

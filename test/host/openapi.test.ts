@@ -5,14 +5,13 @@
  * a token, under the base path it is mounted at.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoConfig, seedDemo } from '../../runtime/demo';
-import { createHost, type Host } from '../../runtime/host';
+import type { Host } from '../../runtime/host';
+import { makeDemoHost, type TestHost } from '../helpers/host';
 
 const repo = resolve(import.meta.dirname, '../..');
 const dist = join(repo, 'dist');
@@ -127,17 +126,14 @@ describe('dist/openapi.json', () => {
 });
 
 describe('GET /openapi.json', () => {
+  let d: TestHost;
   let host: Host;
-  let state: string;
   beforeAll(async () => {
-    state = mkdtempSync(join(tmpdir(), 'ballast-openapi-'));
-    const config = demoConfig(repo, 0, state);
-    seedDemo(repo, config);
-    host = await createHost({ config, distDir: dist, log: () => undefined });
+    d = await makeDemoHost();
+    host = d.host;
   });
   afterAll(async () => {
-    await host?.close();
-    rmSync(state, { recursive: true, force: true });
+    await d?.close();
   });
 
   it('is served by the host without a token', async () => {

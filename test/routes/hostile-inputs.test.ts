@@ -27,18 +27,16 @@
  * private key) is in any answer (but where the spec shows it: CLEAR_BY_SPEC), log line, console
  * output, audit row or event.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RouteModule } from '../../handlers/core/route';
 import { DEMO_NEW_CHAIN } from '../../handlers/certificate/examples';
-import { demoConfig, seedDemo } from '../../runtime/demo';
-import { createHost, type Host } from '../../runtime/host';
+import type { Host } from '../../runtime/host';
 import { ReplayBackend } from '../../runtime/system/replay';
 import { isUnder, realRoots, resolvePath } from '../../runtime/system/confine';
-import { createToken } from '../../runtime/tokens';
-import { distDir, repo } from '../helpers/host';
+import { distDir, makeDemoHost, repo, type TestHost } from '../helpers/host';
 
 const SECRET = 'HOSTILE-SECRET-7f3a9c';
 /** whsec_ + base64 of 24 bytes that spell a marker */
@@ -418,6 +416,7 @@ const systemSnapshot = () =>
     existsSync(f) ? `${statSync(f).mtimeMs}:${statSync(f).size}:${statSync(f).mode}` : 'absent',
   ]);
 
+let demo: TestHost;
 let host: Host;
 let token: string;
 let state: string;
@@ -433,27 +432,21 @@ beforeAll(async () => {
     for (const f of readdirSync(rd).sort())
       if (f.endsWith('.ts')) modules.push(((await import(join(rd, f))) as { default: RouteModule }).default);
   }
-  state = mkdtempSync(join(process.env.BALLAST_TEST_TMP ?? tmpdir(), 'ballast-hostile-'));
-  const config = demoConfig(repo, 0, state);
-  seedDemo(repo, config);
-  root = join(state, 'root');
+  demo = await makeDemoHost({
+    routes: modules,
+    log: (l) => logLines.push(l),
+    replayCallsKept: Number.MAX_SAFE_INTEGER,
+  });
+  ({ host, adminToken: token, root } = demo);
+  state = demo.config.stateDir;
   // the checksum file of the demo's recorded xxhsum -c (test/routes/fs-demo.test.ts)
   writeFileSync(
     join(root, 'projects.xxh'),
     '8f2c1d9e4b7a6035  /srv/data/projects/report.pdf\n1e5a9c3f7d2b8046  /srv/data/projects/meeting notes.txt\n',
   );
-  host = await createHost({
-    config,
-    distDir,
-    routes: modules,
-    log: (l) => logLines.push(l),
-    replayCallsKept: Number.MAX_SAFE_INTEGER,
-  });
-  token = (await createToken(host.db, 'admin', ['*'])).token;
 }, 60_000);
 afterAll(async () => {
-  await host?.close();
-  if (state) rmSync(state, { recursive: true, force: true });
+  await demo?.close();
 });
 
 describe('hostile input to every route', () => {
