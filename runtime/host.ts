@@ -149,6 +149,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
   const directoryKeys = new Set(DIRECTORY_PATH_KEYS);
   const configDirs = Object.entries(config.paths).map(([k, p]) => (directoryKeys.has(k) ? p : dirname(p)));
   for (const p of files.removeStaleTemps(configDirs)) log(`removed a temp file an interrupted write left: ${p}`);
+  for (const p of files.removeStaleBackupTemps()) log(`removed a temp file an interrupted backup left: ${p}`);
   const confinement = new PathConfinement(config.system.binaries);
   const journal = new IntentJournal(db, files);
   const secrets = new SecretBox(join(resolve(config.stateDir), 'secret.key'));

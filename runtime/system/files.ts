@@ -1,4 +1,5 @@
 import {
+  type Dirent,
   promises as fsp,
   closeSync,
   constants,
@@ -88,6 +89,38 @@ export class ConfinedFiles {
         }
       }
     }
+    return removed;
+  }
+
+  /**
+   * Removes the temp files an interrupted backup left in the backup tree (`.<name>.prev.tmp-<hex>`,
+   * `.<name>.prev.meta.tmp-<hex>`); the backups themselves (`<name>.prev`, `.prev.meta`) stay. The
+   * tree mirrors the absolute paths it keeps, so it is walked to the bottom, never through a
+   * symlink. Run at start, before anything writes.
+   */
+  removeStaleBackupTemps(): string[] {
+    const removed: string[] = [];
+    const walk = (dir: string): void => {
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const e of entries) {
+        const p = join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.isFile() && BACKUP_TEMP_NAME.test(e.name)) {
+          try {
+            unlinkSync(p);
+            removed.push(p);
+          } catch {
+            // gone already
+          }
+        }
+      }
+    };
+    walk(this.backupDir);
     return removed;
   }
 
@@ -211,6 +244,8 @@ export class ConfinedFiles {
 
 /** What an interrupted atomic write leaves behind (writeTemp's names). */
 const TEMP_NAME = /^\..+\.tmp-[0-9a-f]{12}$/;
+/** The same, for the backup of a file and its mode/owner record (keep()'s two writes). */
+const BACKUP_TEMP_NAME = /^\..+\.prev(\.meta)?\.tmp-[0-9a-f]{12}$/;
 
 /**
  * A regular file's bytes, or null when it does not exist. Anything else (a FIFO, a device, a

@@ -3,7 +3,7 @@
  * the original mode and owner, and temp files an interrupted write left are removed at start.
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { chownSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfinedFiles } from '../../runtime/system/files';
@@ -88,6 +88,43 @@ describe('temp files of interrupted writes', () => {
       expect(existsSync(stale)).toBe(false);
       expect(existsSync(conf)).toBe(false);
       expect(existsSync(kept)).toBe(true);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('temp files of interrupted backups', () => {
+  it('are removed from stateDir/backups when a host starts; the backups and anything else stay', async () => {
+    const { config, state } = (await import('../helpers/host')).makeTestConfig();
+    const etc = join(state, 'backups', config.paths.krb5Conf, '..');
+    const net = join(state, 'backups', config.paths.networkInterfaces, '..');
+    mkdirSync(etc, { recursive: true });
+    mkdirSync(net, { recursive: true });
+    const stale = [
+      join(etc, '.krb5.conf.prev.tmp-0123456789ab'),
+      join(etc, '.krb5.conf.prev.meta.tmp-abcdef012345'),
+      join(net, '.interfaces.prev.meta.tmp-00ff00ff00ff'),
+    ];
+    const kept = [
+      join(etc, 'krb5.conf.prev'),
+      join(etc, 'krb5.conf.prev.meta'),
+      join(net, 'interfaces.prev'),
+      // not the backup writes' names: not ours to remove
+      join(etc, '.krb5.conf.prev.tmp-0123'),
+      join(etc, '.notes.tmp-0123456789ab'),
+    ];
+    for (const f of [...stale, ...kept]) writeFileSync(f, 'x');
+    // a symlink in the tree is not followed: what it leads to is not a backup
+    const outside = privateDir('ballast-outside');
+    const foreign = join(outside, '.x.prev.tmp-0123456789ab');
+    writeFileSync(foreign, 'x');
+    symlinkSync(outside, join(etc, 'link'));
+    const t = await makeTestHost({ config });
+    try {
+      expect(stale.filter((f) => existsSync(f))).toEqual([]);
+      expect(kept.filter((f) => !existsSync(f))).toEqual([]);
+      expect(existsSync(foreign)).toBe(true);
     } finally {
       await t.close();
     }
