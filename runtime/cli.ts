@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfigFile, defaultConfig, dbFile, validateConfig, type HostConfig } from './config';
 import { openDatabase } from './db/database';
-import { createToken, hasLiveTokens, listTokens, parseExpiry, revokeToken } from './tokens';
+import { createToken, hasLiveTokens, listTokens, parseExpiry, permissionAreas, revokeToken } from './tokens';
 import { demoConfig, demoTokenFile, seedDemo, writeDemoToken } from './demo';
 import { serve } from './serve';
-import { backendFor } from './host';
+import { backendFor, readManifest } from './host';
 import { RecordBackend } from './system/record';
 import { startupDone } from './launcher-bridge';
 
@@ -194,7 +194,9 @@ async function main(argv: string[]): Promise<number> {
       const db = openDatabase(v.db !== undefined ? resolve(v.db) : dbFile(configFrom(v)));
       try {
         if (sub === 'create') {
-          const { id, token } = await createToken(db, name, v.perm ?? [], v.expires ? parseExpiry(v.expires) : null);
+          const expires = v.expires ? parseExpiry(v.expires) : null;
+          const areas = permissionAreas(readManifest(resolve(repoRoot(), 'dist')));
+          const { id, token } = await createToken(db, name, v.perm ?? [], expires, areas);
           process.stdout.write(`created token ${id} (${name}); it is shown only this once:\n${token}\n`);
         } else if (sub === 'list') {
           const rows = listTokens(db);

@@ -14,20 +14,44 @@ export interface TokenInfo {
 }
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** Creates a token and returns it in clear: the only time it is ever shown. */
+/** The longest lifetime a token may be given: 10 years (`--expires 3650d`). */
+export const MAX_TOKEN_DAYS = 3650;
+const DAY_MS = 86_400_000;
+
+/** The areas a permission may name: those some route declares a permission for (`dist/manifest.json`). */
+export function permissionAreas(routes: readonly { permission: string }[]): string[] {
+  const areas = new Set<string>();
+  for (const r of routes)
+    if (PERMISSION_PATTERN.test(r.permission) && r.permission !== '*') areas.add(r.permission.split(':')[0]);
+  return [...areas].sort();
+}
+
+/**
+ * Creates a token and returns it in clear: the only time it is ever shown. With `areas` (see
+ * permissionAreas), a permission naming any other area is refused: it would grant nothing, and a
+ * typo should not pass for a working token.
+ */
 export async function createToken(
   db: SqliteDb,
   name: string,
   permissions: string[],
   expiresAt: number | null = null,
+  areas?: readonly string[],
 ): Promise<{ id: string; token: string }> {
   if (!NAME_PATTERN.test(name)) throw new Error(`token name must match ${NAME_PATTERN}`);
   if (permissions.length === 0) throw new Error('a token needs at least one permission');
-  for (const p of permissions)
+  for (const p of permissions) {
     if (!PERMISSION_PATTERN.test(p)) throw new Error(`bad permission ${p}: use <area>:read, <area>:manage or *`);
-  if (expiresAt !== null && expiresAt <= Date.now()) throw new Error('expiry must be in the future');
+    const area = p.split(':')[0];
+    if (areas && p !== '*' && !areas.includes(area))
+      throw new Error(`bad permission ${p}: no route has area ${area} (areas: ${areas.join(', ')})`);
+  }
+  const now = Date.now();
+  if (expiresAt !== null && expiresAt <= now) throw new Error('expiry must be in the future');
+  // a far expiry is no expiry, and past year 275760 it is no date at all (token list could not show it)
+  if (expiresAt !== null && !(expiresAt <= now + MAX_TOKEN_DAYS * DAY_MS))
+    throw new Error(`expiry must be at most ${MAX_TOKEN_DAYS} days (10 years) ahead`);
   const id = randomBytes(6).toString('hex');
   const secret = randomBytes(32).toString('base64url');
   const hash = await sha256Hex(secret);
@@ -59,12 +83,31 @@ export function listTokens(db: SqliteDb): TokenInfo[] {
   return rows.map((r) => ({
     id: r.id,
     name: r.name,
-    permissions: JSON.parse(r.permissions) as string[],
-    createdAt: new Date(r.created_at).toISOString(),
-    expiresAt: iso(r.expires_at),
-    revokedAt: iso(r.revoked_at),
-    lastUsedAt: iso(r.last_used_at),
+    permissions: permissionsText(r.permissions),
+    createdAt: timeText(r.created_at),
+    expiresAt: r.expires_at === null ? null : timeText(r.expires_at),
+    revokedAt: r.revoked_at === null ? null : timeText(r.revoked_at),
+    lastUsedAt: r.last_used_at === null ? null : timeText(r.last_used_at),
   }));
+}
+
+/*
+ * A stored row is shown whatever it holds (a row an older version wrote, or one edited by hand):
+ * one bad value must not hide the other tokens, nor the one that holds it (it may need revoking).
+ */
+function timeText(ms: unknown): string {
+  const d = typeof ms === 'number' ? new Date(ms) : null;
+  return d && !Number.isNaN(d.getTime()) ? d.toISOString() : `invalid (${String(ms)})`;
+}
+
+function permissionsText(json: string): string[] {
+  try {
+    const p: unknown = JSON.parse(json);
+    if (Array.isArray(p) && p.every((x) => typeof x === 'string')) return p as string[];
+  } catch {
+    // shown raw below
+  }
+  return [`invalid (${json})`];
 }
 
 /** Revokes by id or name; returns whether a live token was revoked. */
