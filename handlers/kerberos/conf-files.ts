@@ -5,6 +5,7 @@
 import { ApiError } from '../core/errors';
 import { ParseError } from '../core/parse-error';
 import { path, type Vars } from '../core/vars';
+import { checkConfPaths, checkRealmFile, policyRoots } from './conf-policy';
 import { getOwn, parseKrb5Conf } from './parse/krb5-conf';
 import { renderKrb5Conf } from './render/krb5-conf';
 import type { RealmFile } from './requests';
@@ -148,7 +149,9 @@ export function globalConfText(text: string, vars: Vars): { text: string; parsed
   const first = nl < 0 ? text : text.slice(0, nl);
   const dir = stripSlash((/^includedir[ \t]+(\/\S*)/.exec(first) ?? ['', ''])[1]);
   const stored = dir === realmDir(vars) ? text : `includedir ${realmDir(vars)}${nl < 0 ? '' : text.slice(nl)}`;
-  return { text: stored, parsed: parseForWrite(stored, vars) };
+  const parsed = parseForWrite(stored, vars);
+  checkConfPaths(stored, policyRoots(vars));
+  return { text: stored, parsed };
 }
 
 export function checkGlobalConf(text: string, vars: Vars): Krb5Conf {
@@ -161,13 +164,20 @@ export function checkGlobalConf(text: string, vars: Vars): Krb5Conf {
   return parseForWrite(text, vars);
 }
 
-/** The text to store for a realm file given as raw text (checked) or as an object (rendered). */
-export function realmFileText(conf: string | Krb5ConfInput, vars: Vars): { text: string; parsed: Krb5Conf } {
-  if (typeof conf === 'string') return { text: conf, parsed: parseForWrite(conf, vars) };
-  // Krb5ConfInputSchema has already refused whatever cannot be rendered; the module directive
-  // is refused here like in raw text.
-  const text = renderKrb5Conf(conf);
-  return { text, parsed: parseForWrite(text, vars) };
+/**
+ * The text to store for the realm file `name` (as the route was given it) from raw text or an
+ * object (rendered), checked alike: it must parse, load no code and hold realm data only.
+ */
+export function realmFileText(
+  conf: string | Krb5ConfInput,
+  vars: Vars,
+  name: string,
+): { text: string; parsed: Krb5Conf } {
+  // Krb5ConfInputSchema has already refused whatever cannot be rendered
+  const text = typeof conf === 'string' ? conf : renderKrb5Conf(conf);
+  const parsed = parseForWrite(text, vars);
+  checkRealmFile(text, name);
+  return { text, parsed };
 }
 
 /** 400 naming the line when an include/includedir of a file to be written names a missing path. */

@@ -192,10 +192,10 @@ describe('realm files', () => {
           kdc: ['dc01.corp.example.com', 'dc02.corp.example.com:88'],
           admin_server: 'dc01.corp.example.com',
           auth_to_local: ['RULE:[1:$1@$0](.*@CORP\\.EXAMPLE\\.COM)s/@.*//', 'DEFAULT'],
+          default_domain: ' corp.example.com  quoted because of blanks ',
         },
       },
       domain_realm: { '.corp.example.com': 'CORP.EXAMPLE.COM', 'corp.example.com': 'CORP.EXAMPLE.COM' },
-      libdefaults: { default_tgs_enctypes: ' aes256-cts  quoted because of blanks ' },
     };
     const r = await post('/realm/create', { name: 'corp', conf: sections });
     expect(r.status, r.text).toBe(200);
@@ -209,14 +209,12 @@ describe('realm files', () => {
         '\t\tadmin_server = dc01.corp.example.com',
         '\t\tauth_to_local = RULE:[1:$1@$0](.*@CORP\\.EXAMPLE\\.COM)s/@.*//',
         '\t\tauth_to_local = DEFAULT',
+        '\t\tdefault_domain = " corp.example.com  quoted because of blanks "',
         '\t}',
         '',
         '[domain_realm]',
         '\t.corp.example.com = CORP.EXAMPLE.COM',
         '\tcorp.example.com = CORP.EXAMPLE.COM',
-        '',
-        '[libdefaults]',
-        '\tdefault_tgs_enctypes = " aes256-cts  quoted because of blanks "',
         '',
       ].join('\n'),
     );
@@ -382,5 +380,216 @@ describe('realm files', () => {
 
   it('runs no command', () => {
     expect(replay.seen).toEqual([]);
+  });
+});
+
+describe('what a written configuration may hold (issue 27 item 9)', () => {
+  const file = (name: string) => join(dir, name);
+  /** the one issue of a 400, e.g. `body.conf: line 3 \`…\`: why` */
+  const refusedAt = async (path: string, body: unknown) => {
+    const r = await post(path, body);
+    expect(r.status, `${path} ${JSON.stringify(body)}`).toBe(400);
+    expect(errorOf(r).code).toBe('validation_failed');
+    return issues(r);
+  };
+  const LAB_BLOCK = '[realms]\n\tLAB.EXAMPLE.COM = {\n\t\tkdc = kdc.lab.example.com\n\t}\n';
+
+  it('a realm file holds [realms] with one realm of known relations and [domain_realm]; anything else is refused naming the line', async () => {
+    const cases: [string, number, string, string][] = [
+      [`${LAB_BLOCK}[dbmodules]\n\tdb_module_dir = /tmp\n`, 5, '[dbmodules]', 'not [dbmodules]'],
+      ['[libdefaults]\n\tdefault_ccache_name = FILE:/etc/shadow\n', 1, '[libdefaults]', 'not [libdefaults]'],
+      ['[libdefaults]\n\tk5login_directory = /tmp\n', 1, '[libdefaults]', 'not [libdefaults]'],
+      ['[libdefaults]\n\tdefault_keytab_name = FILE:/tmp/k\n', 1, '[libdefaults]', 'not [libdefaults]'],
+      [`${LAB_BLOCK}[capaths]\n\tLAB.EXAMPLE.COM = {\n\t\tX = .\n\t}\n`, 5, '[capaths]', 'not [capaths]'],
+      ['[plugins]\n\tccselect = {\n\t\tdisable = k5identity\n\t}\n', 1, '[plugins]', 'not [plugins]'],
+      [
+        '[realms]\n\tLAB.EXAMPLE.COM = {\n\t\tkdc = k\n\t\tdatabase_name = /tmp/principal\n\t}\n',
+        4,
+        'database_name = /tmp/principal',
+        'database_name is not a realm relation',
+      ],
+      [
+        '[realms]\n\tLAB.EXAMPLE.COM = {\n\t\tpkinit_anchors = FILE:/tmp/ca.pem\n\t}\n',
+        3,
+        'pkinit_anchors = FILE:/tmp/ca.pem',
+        'pkinit_anchors is not a realm relation',
+      ],
+      [
+        '[realms]\n\tLAB.EXAMPLE.COM = {\n\t\thttp_anchors = DIR:/tmp\n\t}\n',
+        3,
+        'http_anchors = DIR:/tmp',
+        'not a realm relation',
+      ],
+      [
+        `${LAB_BLOCK}\tOTHER.EXAMPLE.COM = {\n\t\tkdc = k\n\t}\n`,
+        5,
+        'OTHER.EXAMPLE.COM = {',
+        'a realm file holds one realm: LAB.EXAMPLE.COM is here already',
+      ],
+      ['[realms]\n\tLAB.EXAMPLE.COM = kdc\n', 2, 'LAB.EXAMPLE.COM = kdc', 'a realm in [realms] is a block'],
+      ['[realms]\n\tLAB.EXAMPLE.COM = {\n\t\tkdc = {\n\t\t\tx = y\n\t\t}\n\t}\n', 3, 'kdc = {', 'kdc takes a value'],
+      [
+        '[realms]\n\tLAB.EXAMPLE.COM = {\n\t\tauth_to_local_names = alice\n\t}\n',
+        3,
+        'auth_to_local_names = alice',
+        'auth_to_local_names is a block',
+      ],
+      [
+        '[realms]\n\tLAB.EXAMPLE.COM = {\n\t\tauth_to_local_names = {\n\t\t\tx = {\n\t\t\t}\n\t\t}\n\t}\n',
+        4,
+        'x = {',
+        'no subsections',
+      ],
+      ['[domain_realm]\n\tlab = {\n\t\tx = y\n\t}\n', 2, 'lab = {', 'no subsections'],
+      [`include ${dir}/other.conf\n${LAB_BLOCK}`, 1, `include ${dir}/other.conf`, 'include lines belong in krb5.conf'],
+    ];
+    for (const [conf, line, text, why] of cases) {
+      for (const [path, body] of [
+        ['/realm/create', { name: 'lab', conf }],
+        ['/realm/lab/update', { conf }],
+      ] as const) {
+        if (path === '/realm/lab/update') writeFileSync(file('lab.conf'), LAB);
+        const got = await refusedAt(path, body);
+        expect(got.length, conf).toBe(1);
+        expect(got[0].startsWith(`body.conf: line ${line} \`${text}\`: `), `${conf} -> ${got[0]}`).toBe(true);
+        expect(got[0], conf).toContain(why);
+        expect(readdirSync(dir)).toEqual(path === '/realm/lab/update' ? ['lab.conf'] : []);
+        if (path === '/realm/lab/update') {
+          expect(readFileSync(file('lab.conf'), 'utf8')).toBe(LAB);
+          rmSync(file('lab.conf'));
+        }
+      }
+    }
+    // an object is checked like text, on the rendered file
+    expect(
+      await refusedAt('/realm/create', {
+        name: 'lab',
+        conf: { libdefaults: { default_ccache_name: 'FILE:/etc/shadow' } },
+      }),
+    ).toEqual([
+      'body.conf: line 1 `[libdefaults]`: a realm file holds only [realms] (one realm) and [domain_realm], not [libdefaults]',
+    ]);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a realm file named after a realm holds that realm; every realm relation of krb5.conf(5) is accepted', async () => {
+    const named = await refusedAt('/realm/create', {
+      name: 'EXAMPLE.TEST',
+      conf: '[realms]\n\tOTHER.TEST = {\n\t\tkdc = k\n\t}\n',
+    });
+    expect(named).toEqual([
+      'body.conf: line 2 `OTHER.TEST = {`: realm file EXAMPLE.TEST is named after realm EXAMPLE.TEST: its [realms] holds only that realm',
+    ]);
+    const full = [
+      '[realms]',
+      '\texample.test = {',
+      '\t\tkdc = kdc1.example.test:88',
+      '\t\tkdc = kdc2.example.test',
+      '\t\tadmin_server = kdc1.example.test',
+      '\t\tmaster_kdc = kdc1.example.test',
+      '\t\tprimary_kdc = kdc1.example.test',
+      '\t\tkpasswd_server = kdc1.example.test',
+      '\t\tdefault_domain = example.test',
+      '\t\tdisable_encrypted_timestamp = true',
+      '\t\tauth_to_local = RULE:[1:$1@$0](.*@EXAMPLE\\.TEST)s/@.*//',
+      '\t\tauth_to_local = DEFAULT',
+      '\t\tauth_to_local_names = {',
+      '\t\t\talice = root',
+      '\t\t}',
+      '\t}',
+      '\texample.test = {',
+      '\t\tkdc = kdc3.example.test',
+      '\t}',
+      '',
+      '[domain_realm]',
+      '\t.example.test = example.test',
+      '\texample.test = example.test',
+      '',
+    ].join('\n');
+    const r = await post('/realm/create', { name: 'example.test.conf', conf: full });
+    expect(r.status, r.text).toBe(200);
+    expect(readFileSync(file('example.test.conf'), 'utf8')).toBe(full);
+    // a name without a dot is a label, not a realm: any one realm
+    expect((await post('/realm/create', { name: 'lab', conf: LAB })).status).toBe(200);
+    expect((await post('/realm/lab/update', { conf: '[realms]\n\tOTHER.TEST = {\n\t\tkdc = k\n\t}\n' })).status).toBe(
+      200,
+    );
+  });
+
+  it('krb5.conf keeps relations naming files or directories only inside the configured Kerberos paths', async () => {
+    const { keytab, krb5Ccache: ccache } = t.config.paths;
+    const keytabRoot = '/etc/ballast/keytabs';
+    const head = 'includedir /etc/krb5.conf.d\n[libdefaults]\n\tforwardable = true\n';
+    const refused: [string, string][] = [
+      [
+        'default_ccache_name = FILE:/etc/shadow',
+        `/etc/shadow is outside the Kerberos paths this host manages (${ccache})`,
+      ],
+      ['default_ccache_name = /etc/shadow', '/etc/shadow is outside'],
+      [`default_ccache_name = FILE:${ccache}x`, `${ccache}x is outside`],
+      [`default_ccache_name = FILE:${keytab}`, `${keytab} is outside`],
+      ['default_ccache_name = DIR::/tmp/cc', '/tmp/cc is outside'],
+      [`default_ccache_name = FILE:${ccache}/../../etc/shadow`, 'has . or .. segments'],
+      ['default_ccache_name = FILE:/tmp/krb5cc_%{uid}', 'parameter expansion'],
+      ['default_ccache_name = XCC:thing', 'cache type XCC is not one this host can check'],
+      ['k5login_directory = /tmp', '/tmp is outside'],
+      ['k5login_directory = tmp', 'tmp is not an absolute path'],
+      ['default_keytab_name = FILE:/tmp/k', '/tmp/k is outside'],
+      [`default_keytab_name = FILE:${keytab}.evil`, `${keytab}.evil is outside`],
+      [`default_keytab_name = ${keytabRoot}-evil/k`, `${keytabRoot}-evil/k is outside`],
+      [`default_keytab_name = FILE:${ccache}`, `${ccache} is outside`],
+      ['default_client_keytab_name = WRFILE:/etc/passwd', '/etc/passwd is outside'],
+      ['default_keytab_name = KEYRING:x', 'keytab type KEYRING is not one this host can check'],
+      ['default_rcache_name = file2:/tmp/rc', '/tmp/rc is outside'],
+      ['kcm_socket = /run/evil.sock', '/run/evil.sock is outside'],
+      [`db_module_dir = ${dir}`, 'db_module_dir is not allowed'],
+      ['pkinit_anchors = FILE:/etc/ssl/ca.pem', '/etc/ssl/ca.pem is outside'],
+      [`pkinit_identities = FILE:${dir}/c.pem,/tmp/k.pem`, '/tmp/k.pem is outside'],
+      ['pkinit_identities = PKCS11:/usr/lib/evil.so', 'PKCS11: loads a module'],
+      ['http_anchors = ENV:X509_CA', 'names a path this host cannot check'],
+      ['some_future_relation = /etc/shadow', '/etc/shadow is outside'],
+      ['some_future_relation = FILE:/etc/shadow', '/etc/shadow is outside'],
+    ];
+    for (const [relation, why] of refused) {
+      const got = await refusedAt('/conf/update', { conf: `${head}\t${relation}\n` });
+      expect(got, relation).toEqual([expect.stringMatching(/^body\.conf: line 4 `/)]);
+      expect(got[0].startsWith(`body.conf: line 4 \`${relation}\`: `), got[0]).toBe(true);
+      expect(got[0], relation).toContain(why);
+    }
+    // nested: kdc.conf relations in a realm's block, [dbmodules], [logging], [appdefaults]
+    const nested: [string, number, string][] = [
+      ['[realms]\n\tX.TEST = {\n\t\tdatabase_name = /var/lib/krb5kdc/principal\n\t}\n', 6, 'database_name'],
+      ['[realms]\n\tX.TEST = {\n\t\tacl_file = /etc/krb5kdc/kadm5.acl\n\t}\n', 6, 'acl_file'],
+      ['[dbmodules]\n\tdb = {\n\t\tdb_module_dir = /tmp\n\t}\n', 6, 'db_module_dir'],
+      ['[logging]\n\tkdc = FILE:/etc/cron.d/x\n', 5, 'kdc = FILE:/etc/cron.d/x'],
+      ['[logging]\n\tdefault = DEVICE=/dev/sda\n', 5, 'default = DEVICE=/dev/sda'],
+      ['[appdefaults]\n\tpam = {\n\t\tccache_dir = /tmp\n\t}\n', 6, 'ccache_dir = /tmp'],
+    ];
+    for (const [tail, line, text] of nested) {
+      const got = await refusedAt('/conf/update', { conf: `${head}${tail}` });
+      expect(got[0], tail).toMatch(new RegExp(`^body\\.conf: line ${line} \``));
+      expect(got[0], tail).toContain(text);
+    }
+    expect(readFileSync(confFile, 'utf8')).toBe(ORIGINAL);
+
+    // inside the configured paths, or naming no path at all: written as given
+    const accepted = [
+      `default_ccache_name = FILE:${ccache}`,
+      `default_ccache_name = ${ccache}`,
+      'default_ccache_name = KEYRING:persistent:%{uid}',
+      `default_keytab_name = FILE:${keytab}`,
+      `default_client_keytab_name = ${keytabRoot}/client.keytab`,
+      `default_keytab_name = WRFILE:${keytabRoot}`,
+      'default_rcache_name = dfl:',
+      'kcm_socket = -',
+      `k5login_directory = ${dir}/k5login`,
+      'kdc = file:88',
+    ];
+    for (const relation of accepted) {
+      const conf = `${head}\t${relation}\n[logging]\n\tkdc = SYSLOG:INFO\n`;
+      const r = await post('/conf/update', { conf });
+      expect(r.status, `${relation}: ${r.text}`).toBe(200);
+      expect(readFileSync(confFile, 'utf8')).toBe(conf.replace('/etc/krb5.conf.d', dir));
+    }
   });
 });

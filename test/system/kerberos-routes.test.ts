@@ -280,10 +280,8 @@ describe('tickets and keys against the KDC', () => {
       400,
       expect.stringContaining('is outside the Kerberos configuration this host manages'),
     ]);
-    const missing = await call('POST', '/realm/create', {
-      name: 'missing',
-      conf: `include ${paths.krb5ConfD}/nope.conf\n[realms]\n`,
-    });
+    // (a realm file holds no include lines at all: issue 27 item 9)
+    const missing = await call('POST', '/conf/update', { conf: `${conf}\ninclude ${paths.krb5ConfD}/nope.conf\n` });
     expect([missing.status, code(missing).message]).toEqual([
       400,
       expect.stringContaining('names a path that does not exist'),

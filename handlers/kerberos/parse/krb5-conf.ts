@@ -176,7 +176,18 @@ interface Open {
   line: number;
 }
 
-export function parseKrb5Conf(text: string): Krb5Conf {
+/**
+ * What the parser read on one line, for callers that must name the line a rule refuses (the
+ * write policies of ../conf-policy.ts). `path` is the section and the subsection tags the line
+ * sits in; a subsection is reported at the line of its tag.
+ */
+export type Krb5LineEvent =
+  | { type: 'section'; name: string; line: number }
+  | { type: 'relation'; path: readonly string[]; tag: string; value: string; line: number }
+  | { type: 'subsection'; path: readonly string[]; tag: string; line: number }
+  | { type: 'directive'; directive: Krb5Directive; line: number };
+
+export function parseKrb5Conf(text: string, onLine?: (e: Krb5LineEvent) => void): Krb5Conf {
   const sections: Record<string, Krb5Section> = {};
   const directives: Krb5Directive[] = [];
   const finals: string[][] = [];
@@ -198,6 +209,7 @@ export function parseKrb5Conf(text: string): Krb5Conf {
 
   const openSubsection = (tag: string, final: boolean, lineNo: number) => {
     const cur = current();
+    onLine?.({ type: 'subsection', path: cur.path, tag, line: lineNo });
     const path = [...cur.path, tag];
     stack.push({ node: subsection(cur.node, tag), path, line: lineNo });
     if (final) finals.push(path);
@@ -240,6 +252,7 @@ export function parseKrb5Conf(text: string): Krb5Conf {
         const type = directive[1] === 'include' ? 'include' : 'includedir';
         directives.push(section ? { type, path: arg, section: section.name } : { type, path: arg });
       }
+      onLine?.({ type: 'directive', directive: directives[directives.length - 1], line: lineNo });
       continue;
     }
 
@@ -291,6 +304,7 @@ export function parseKrb5Conf(text: string): Krb5Conf {
       }
       section = { name, node };
       if (final) finals.push([name]);
+      onLine?.({ type: 'section', name, line: lineNo });
       continue;
     }
 
@@ -333,6 +347,7 @@ export function parseKrb5Conf(text: string): Krb5Conf {
     const decoded = value[0] === '"' ? parseQuoted(value.slice(1), lineNo) : trimBlanksEnd(value);
     addValue(cur.node, tag, decoded, [...cur.path, tag]);
     if (final) finals.push([...cur.path, tag]);
+    onLine?.({ type: 'relation', path: cur.path, tag, value: decoded, line: lineNo });
   }
 
   if (pending) throw new ParseError(PARSER, `'${pending.tag} =' at end of file without '{'`, pending.line);

@@ -38,7 +38,7 @@ export default route({
   body: RealmCreateBodySchema,
   response: emptyObject,
   async handler({ body, system, vars, events }) {
-    const { text, parsed } = realmFileText(body.conf, vars);
+    const { text, parsed } = realmFileText(body.conf, vars, body.name);
     await checkIncludesExist(parsed, text, vars, async (p) => (await system.stat(p)) !== null);
     // a listed file without extension (`lab`) would be read next to `lab.conf`: one name, one file
     for (const p of realmFileCandidates(vars, body.name)) {

@@ -22,7 +22,7 @@ export default route({
   body: RealmUpdateBodySchema,
   response: emptyObject,
   async handler({ params, body, system, vars, events }) {
-    const { text, parsed } = realmFileText(body.conf, vars);
+    const { text, parsed } = realmFileText(body.conf, vars, params.name);
     await checkIncludesExist(parsed, text, vars, async (p) => (await system.stat(p)) !== null);
     // Update never creates: a typo in the name must not add a realm file next to the real one.
     const file = await findRealmFile(vars, params.name, async (p) => (await system.stat(p))?.type === 'file');
