@@ -13,6 +13,7 @@ import {
   renameSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execFileSync } from 'node:child_process';
 import { join, relative, resolve, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -444,20 +445,60 @@ async function build() {
   console.log(`built ${manifest.length} routes in ${Math.round(performance.now() - t0)} ms`);
 }
 
+/**
+ * One build at a time in a tree: a build that runs while another rewrites dist/ (two test runs,
+ * an editor's watcher) loads half-written chunks. The lock names its holder's pid, so one left by
+ * a killed build is taken over.
+ */
+async function withBuildLock(f) {
+  const lock = join(root, '.build.lock');
+  for (let waited = 0; ; waited += 100) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+      let holder = 0;
+      try {
+        holder = Number(readFileSync(lock, 'utf8'));
+      } catch {
+        continue; // released between the two calls
+      }
+      let alive = holder > 0;
+      try {
+        if (alive) process.kill(holder, 0);
+      } catch {
+        alive = false;
+      }
+      if (!alive || waited > 600_000) rmSync(lock, { force: true });
+      else await sleep(100);
+    }
+  }
+  try {
+    return await f();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await withBuildLock(main);
+}
+
+async function main() {
   if (process.argv.includes('--package-only')) {
-    packageExtras().catch((e) => {
+    await packageExtras().catch((e) => {
       console.error(`package extras failed: ${e.message}`);
-      process.exit(1);
+      process.exitCode = 1;
     });
   } else if (process.argv.includes('--if-stale') && !isStale()) {
     console.log('dist/ is up to date');
   } else {
-    build()
+    await build()
       .then(() => (process.argv.includes('--package') ? packageExtras() : undefined))
       .catch((e) => {
         console.error(`build failed: ${e.message}`);
-        process.exit(1);
+        process.exitCode = 1;
       });
   }
 }

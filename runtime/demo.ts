@@ -45,6 +45,8 @@ export function demoConfig(repo: string, port: number, stateDir = process.env.BA
       dfs: { extraMountRoots: ['/lustre'] },
       // notifications go to a file instead of the network (the demo has no destination to reach)
       notification: { sinkFile: join(state, 'notifications.jsonl') },
+      // pod: no compose tool runs in the demo (commands are replayed), so only the host's own policy admits
+      pod: { engineCheck: false },
       // certificate: a short commit window to try ingest → rollback; regenerate's fixed names
       certificate: { commitWindowSeconds: 30, hostName: 'demo-appliance', addresses: ['192.0.2.10'] },
     },

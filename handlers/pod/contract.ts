@@ -14,17 +14,29 @@ const CAPABILITY = /^(CAP_)?[A-Z_]{2,32}$/;
 export const COMPOSE_FLAVOURS = ['compose-v2', 'docker-compose-v1', 'podman-compose'] as const;
 export type ComposeFlavour = (typeof COMPOSE_FLAVOURS)[number];
 
+/**
+ * What compose files may ask for beyond the admission policy (README "Admission policy"). Each
+ * switch is root-equivalent: a pod that gets it can get the host.
+ */
 const allowSchema = z.strictObject({
-  /** `privileged: true` in a service */
+  /** `privileged` truthy, security_opt other than no-new-privileges, real-time CPU */
   privileged: z.boolean().default(false),
-  /** `network_mode: host` */
+  /** `network_mode: host`, network drivers other than bridge */
   hostNetwork: z.boolean().default(false),
-  /** `pid: host`, `ipc: host`, `uts: host`, `userns_mode: host` */
+  /** `pid`, `ipc`, `uts`, `userns_mode`, `cgroup`: host */
   hostNamespaces: z.boolean().default(false),
-  /** capabilities a service may add with cap_add (upper case, without CAP_) */
+  /** capabilities a service may add beyond PSS baseline's list (upper case, with or without CAP_) */
   capabilities: z.array(z.string().regex(CAPABILITY)).default([]),
-  /** `devices:` and `security_opt` entries that turn confinement off (unconfined, label=disable) */
+  /** `devices`, `device_cgroup_rules`, `gpus`, device reservations, per-device blkio, mounting volume drivers */
   devices: z.boolean().default(false),
+  /** sysctls beyond PSS baseline's safe set (namespaced ones only: net.*, kernel.shm*, kernel.msg*, fs.mqueue.*) */
+  sysctls: z
+    .array(
+      z
+        .string()
+        .regex(/^(net\.[a-z0-9_.]+|kernel\.(shm|msg|sem)[a-z_]*|fs\.mqueue\.[a-z_]+)$/, 'a namespaced sysctl name'),
+    )
+    .default([]),
 });
 
 /**
@@ -38,9 +50,15 @@ const allowSchema = z.strictObject({
  *   engineUnit        the container engine's unit, restarted by POST /pod/config
  *   dataMountpoint    the pod data mount location as /etc/fstab names it (normally equal to
  *                     paths.podData, which tests and the demo move under a private root)
- *   bindRoots         directories bind mounts may come from besides paths.podData
+ *   bindRoots         directories every pod may bind besides its own data directory (shared by
+ *                     all pods: a pod that writes there reaches what others bind from there)
  *   mountRoots        where a podImageFs / podDataFs given as a mounted path must lie
- *   allow             what compose files may ask for beyond the safe defaults
+ *   allow             what compose files may ask for beyond the admission policy (root-equivalent)
+ *   engineCheck       run the compose tool's `config` and admit its resolved model too (off only
+ *                     where no compose tool runs: the demo and the route tests replay commands)
+ *   verifyCommand     argv the pod units run before compose (`ExecStartPre=<argv> -- <project>`):
+ *                     the host's own check of the stored file at every start
+ *   maxComposeBytes   a compose file's size once YAML aliases are expanded
  *   checkHostPorts    refuse published host ports the host already listens on
  *   logDefaultLines / logMaxLines / logMaxBytes   bounds of GET /pod/{name}/log
  *   composeTimeoutMs  time limit of compose up/down/kill and systemctl start/stop
@@ -75,7 +93,25 @@ export const podSettingsSchema = z.strictObject({
     hostNamespaces: false,
     capabilities: [],
     devices: false,
+    sysctls: [],
   }),
+  engineCheck: z.boolean().default(true),
+  verifyCommand: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .regex(/^[^\0\n]+$/),
+    )
+    .min(1)
+    .refine((a) => a[0].startsWith('/'), 'verifyCommand[0] must be an absolute binary')
+    .default(['/usr/bin/ballast', 'pod', 'verify']),
+  maxComposeBytes: z
+    .number()
+    .int()
+    .min(4096)
+    .max(16 * 1024 * 1024)
+    .default(1024 * 1024),
   checkHostPorts: z.boolean().default(true),
   logDefaultLines: z.number().int().min(1).max(100_000).default(200),
   logMaxLines: z.number().int().min(1).max(100_000).default(5000),
@@ -97,7 +133,10 @@ export function flavourOf(s: Pick<PodSettings, 'composeCommand' | 'composeFlavou
   return 'compose-v2';
 }
 
-/** The compose file of a pod, inside its directory under paths.podData. */
+/**
+ * The compose file of a pod, in its directory under paths.podFiles (root's: no container may bind
+ * it, so none can rewrite what its unit will run); its data directory is under paths.podData.
+ */
 export const COMPOSE_FILE_NAME = 'compose.json';
 
 // ---- host op: pod/validate --------------------------------------------------------------
@@ -115,6 +154,8 @@ export const validatePayload = z.strictObject({
   ignoreOwnPorts: z.boolean().optional(),
   /** require `version` (set/update, per the spec) */
   requireVersion: z.boolean().optional(),
+  /** refuse published ports the host listens on (set/update; never test, which a read token may call) */
+  probeHostPorts: z.boolean().optional(),
 });
 export type ValidatePayload = z.infer<typeof validatePayload>;
 

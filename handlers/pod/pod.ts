@@ -21,10 +21,13 @@ export function podSettings(vars: Vars): PodSettings {
 }
 
 export interface PodRef {
-  /** `<prefix>-pod-<name>`: compose project, directory name, unit name without `.service` */
+  /** `<prefix>-pod-<name>`: compose project, directory names, unit name without `.service` */
   project: string;
   unit: string;
+  /** the pod's data directory (`<paths.podData>/<project>`): what its containers may bind */
   dir: string;
+  /** the directory of its compose file (`<paths.podFiles>/<project>`): root's, never bound */
+  filesDir: string;
   composeFile: string;
   unitFile: string;
 }
@@ -40,12 +43,13 @@ export function podRef(vars: Vars, s: PodSettings, name: string): PodRef {
   if (RESERVED.has(short)) throw validationFailed('params.name', `${short} is reserved (it is a route under /pod)`);
   const project = `${head}${short}`;
   if (project.length > 63) throw validationFailed('params.name', `${project} is longer than 63 characters`);
-  const dir = `${path(vars, 'podData')}/${project}`;
+  const filesDir = `${path(vars, 'podFiles')}/${project}`;
   return {
     project,
     unit: `${project}.service`,
-    dir,
-    composeFile: `${dir}/${COMPOSE_FILE_NAME}`,
+    dir: `${path(vars, 'podData')}/${project}`,
+    filesDir,
+    composeFile: `${filesDir}/${COMPOSE_FILE_NAME}`,
     unitFile: `${path(vars, 'podUnitDir')}/${project}.service`,
   };
 }
@@ -76,6 +80,8 @@ export function unitText(vars: Vars, s: PodSettings, ref: PodRef): string {
   return renderUnit({
     project: ref.project,
     dir: ref.dir,
+    filesDir: ref.filesDir,
+    verifyArgv: [...s.verifyCommand, '--', ref.project],
     composeArgv: (sub) => composeArgv(s, ref, sub),
     engineUnit: s.engineUnit,
     env: s.env,
@@ -180,6 +186,7 @@ export async function validateCompose(
     merge?: Record<string, Record<string, unknown>>;
     ignoreOwnPorts?: boolean;
     requireVersion?: boolean;
+    probeHostPorts?: boolean;
   },
 ): Promise<Record<string, unknown>> {
   const r = await system.op<ValidateResult>(VALIDATE_OP, o);

@@ -29,8 +29,14 @@ const check = (
   o: { settings?: Partial<PodSettings>; merge?: Record<string, Record<string, unknown>>; ports?: Set<string> } = {},
 ): Promise<ValidateResult> =>
   checkCompose(
-    { project: 'ballast-pod-a', fileContents, merge: o.merge, requireVersion: true },
-    { settings: { ...settings, ...o.settings }, podData, listeners: async () => o.ports ?? new Set() },
+    { project: 'ballast-pod-a', fileContents, merge: o.merge, requireVersion: true, probeHostPorts: true },
+    {
+      settings: { ...settings, ...o.settings },
+      podData,
+      podFiles: join(podData, '../../var/lib/ballast/pods'),
+      listeners: async () => o.ports ?? new Set(),
+      engine: null,
+    },
   );
 
 const issues = (r: ValidateResult) => (r.ok ? [] : r.issues);
@@ -112,6 +118,7 @@ describe('compose files against the Compose Specification and the limits', () =>
             hostNamespaces: true,
             capabilities: ['NET_ADMIN', 'SYS_TIME'],
             devices: false,
+            sysctls: [],
           },
         },
       },

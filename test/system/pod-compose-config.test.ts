@@ -31,7 +31,9 @@ describe('compose files: our validation against docker-compose config', () => {
         {
           settings: podSettingsSchema.parse({ checkHostPorts: false }),
           podData: dir,
+          podFiles: join(dir, 'files'),
           listeners: async () => new Set(),
+          engine: null,
         },
       );
       verdicts[f] = [tool.code === 0, ours.ok];

@@ -1,6 +1,8 @@
 /**
- * The systemd unit of a pod: a oneshot service whose start is `compose up -d` and whose stop is
- * `compose down` for the pod's project and compose file (handlers/pod/README.md "The unit").
+ * The systemd unit of a pod: a oneshot service whose start is the host's check of the stored
+ * compose file and then `compose up -d`, and whose stop is `compose down` (handlers/pod/README.md
+ * "The unit"). It works in the compose file's directory, which no container can reach, so compose
+ * reads no `.env` a container wrote.
  */
 
 /** One systemd command-line word: quoted when needed; `%` and `$` escaped so systemd expands nothing. */
@@ -12,7 +14,12 @@ export function unitWord(w: string): string {
 
 export interface UnitInput {
   project: string;
+  /** the data directory (mounted before start) */
   dir: string;
+  /** the directory of the compose file (the working directory) */
+  filesDir: string;
+  /** the check run before every start (`ballast pod verify -- <project>`) */
+  verifyArgv: string[];
   composeArgv: (sub: string[]) => string[];
   engineUnit: string;
   env: Record<string, string>;
@@ -31,13 +38,14 @@ export function renderUnit(u: UnitInput): string {
     `Requires=${u.engineUnit}`,
     `After=${u.engineUnit} network-online.target`,
     'Wants=network-online.target',
-    `RequiresMountsFor=${unitWord(u.dir)}`,
+    `RequiresMountsFor=${unitWord(u.dir)} ${unitWord(u.filesDir)}`,
     '',
     '[Service]',
     'Type=oneshot',
     'RemainAfterExit=yes',
-    `WorkingDirectory=${unitWord(u.dir)}`,
+    `WorkingDirectory=${unitWord(u.filesDir)}`,
     ...env,
+    `ExecStartPre=${line(u.verifyArgv)}`,
     `ExecStart=${line(u.composeArgv(['up', '-d', '--remove-orphans']))}`,
     `ExecStop=${line(u.composeArgv(['down']))}`,
     `TimeoutStartSec=${u.timeoutSec}`,
@@ -50,12 +58,12 @@ export function renderUnit(u: UnitInput): string {
 }
 
 /** The words of the unit's ExecStart line (what the system test runs directly, without systemd). */
-export function execStartOf(unitText: string): string[] {
-  const l = unitText.split('\n').find((x) => x.startsWith('ExecStart='));
+export function execStartOf(unitText: string, key: 'ExecStart' | 'ExecStartPre' = 'ExecStart'): string[] {
+  const l = unitText.split('\n').find((x) => x.startsWith(`${key}=`));
   if (!l) return [];
   const words: string[] = [];
   const re = /"((?:[^"\\]|\\.)*)"|(\S+)/g;
-  for (const m of l.slice('ExecStart='.length).matchAll(re)) {
+  for (const m of l.slice(key.length + 1).matchAll(re)) {
     const w = m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2];
     words.push(w.replace(/%%/g, '%').replace(/\$\$/g, '$'));
   }

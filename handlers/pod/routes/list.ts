@@ -10,12 +10,12 @@ export default route({
   path: '/pod',
   permission: 'pod:read',
   summary:
-    'The pods (directories `<prefix>-pod-<name>` under the pod data location holding a compose file), each with its systemd service state',
+    'The pods (directories `<prefix>-pod-<name>` under paths.podFiles holding a compose file), each with its systemd service state',
   response: z.array(PodSummarySchema),
   examples: [{ summary: 'the demo has one online and one disabled pod' }],
   async handler({ system, vars }) {
     const s = podSettings(vars);
-    const root = path(vars, 'podData');
+    const root = path(vars, 'podFiles');
     const entries = (await system.listDir(root)) ?? [];
     const head = `${s.prefix}-pod-`;
     const names: string[] = [];

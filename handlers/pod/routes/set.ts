@@ -62,6 +62,7 @@ export default route({
       fileContents: body.fileContents,
       merge: recipesToMerge(body.recipes, ref.project),
       requireVersion: true,
+      probeHostPorts: true,
     });
     const written: string[] = [];
     try {

@@ -60,6 +60,7 @@ export default route({
       merge: recipesToMerge(body.recipes, ref.project),
       ignoreOwnPorts: true,
       requireVersion: true,
+      probeHostPorts: true,
     });
     const systemctl = bin(vars, 'systemctl');
     const before = (await serviceStates(system, vars, [ref.unit])).get(ref.unit);

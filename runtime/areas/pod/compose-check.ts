@@ -1,25 +1,34 @@
 /**
- * Compose file validation for the pod area (host side: ajv compiles the schema with
- * `new Function`, which route isolates cannot run).
- *   1. text (YAML or JSON) is parsed with `yaml` (unique keys, few aliases); an object is taken as is;
- *   2. recipe services are merged (a taken service name is a 409);
- *   3. the Compose Specification schema (compose-spec/compose-spec@170098ba, draft-07, saved
+ * Compose file admission for the pod area (host side: ajv compiles the schema with `new Function`,
+ * which route isolates cannot run). handlers/pod/README.md "Admission policy":
+ *   1. text (YAML or JSON) is parsed with `yaml` (unique keys, few aliases, a bounded expansion);
+ *   2. no interpolation: a `$` other than `$$` is refused;
+ *   3. recipe services are merged (a taken service name is a 409);
+ *   4. the Compose Specification schema (compose-spec/compose-spec@170098ba, draft-07, saved
  *      verbatim as compose-spec.json) is checked with ajv;
- *   4. the appliance limits (handlers/pod/README.md "Limits"): privileged, host namespaces,
- *      cap_add, devices, security_opt, include, and every local path compose would read or bind
- *      (volumes, top-level bind volumes, build contexts, env_file, secrets/configs files,
- *      extends files) must resolve under paths.podData or settings.pod.bindRoots;
- *   5. published host ports: no duplicates, and none the host already listens on.
+ *   5. the admission policy (admission/policy.ts: an allow-list of keys and values, anchored on
+ *      Kubernetes' Pod Security Standards); host paths are resolved and stored absolute;
+ *   6. published host ports: no duplicates, and none the host already listens on;
+ *   7. the compose tool's own resolved model of the result is admitted again.
  * Every issue names its JSON path (`fileContents.services.web.privileged`).
  */
-import { constants, realpathSync } from 'node:fs';
+import { constants } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
-import { isAbsolute, resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parseDocument } from 'yaml';
-import type { PodSettings, ValidateIssue, ValidatePayload, ValidateResult } from '../../../handlers/pod/contract';
+import {
+  COMPOSE_FILE_NAME,
+  type PodSettings,
+  type ValidateIssue,
+  type ValidatePayload,
+  type ValidateResult,
+} from '../../../handlers/pod/contract';
 import composeSpec from './compose-spec.json';
 import { importModule } from '../../launcher-bridge';
+import { admit } from './admission/admit';
+import type { EngineRunner } from './admission/engine';
+import type { PathMode } from './admission/host-paths';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -58,20 +67,6 @@ function ajvIssue(e: ErrorObject): ValidateIssue {
   if (e.keyword === 'required') return { path: `${path}.${String(p.missingProperty)}`, message: 'is required' };
   return { path, message: e.message ?? 'is invalid' };
 }
-
-/** realpath of the longest existing prefix, the rest appended (like the SYSTEM file checks). */
-export function resolveExisting(p: string): string {
-  const parts = resolve(p).split('/').filter(Boolean);
-  for (let i = parts.length; i >= 0; i--) {
-    try {
-      return resolve(realpathSync.native('/' + parts.slice(0, i).join('/')), ...parts.slice(i));
-    } catch {
-      // shorter prefix
-    }
-  }
-  return resolve(p);
-}
-const inside = (p: string, root: string) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
 
 /** Host ports of one `ports` entry: [port, protocol][] (none when only a container port is given). */
 export function hostPorts(entry: unknown): { ports: number[]; proto: string } | null {
@@ -133,9 +128,13 @@ export async function hostListeners(procNet = '/proc/net'): Promise<Set<string>>
 
 export interface CheckContext {
   settings: PodSettings;
-  /** paths.podData, as configured */
+  /** paths.podData: each pod's data directory is `<podData>/<project>` */
   podData: string;
+  /** paths.podFiles: each pod's compose file is `<podFiles>/<project>/compose.json` */
+  podFiles: string;
   listeners: () => Promise<Set<string>>;
+  /** the compose tool's resolved model of a candidate (settings.pod.engineCheck); null: none */
+  engine: EngineRunner | null;
 }
 
 function noProto(o: unknown, path: string, depth = 0): ValidateIssue | null {
@@ -156,49 +155,108 @@ function noProto(o: unknown, path: string, depth = 0): ValidateIssue | null {
   return null;
 }
 
-export async function checkCompose(p: ValidatePayload, c: CheckContext): Promise<ValidateResult> {
-  const bad = (issues: ValidateIssue[]): ValidateResult => ({
-    ok: false,
-    status: 400,
-    message: issues.map((i) => `${i.path}: ${i.message}`).join('; '),
-    issues,
-  });
-  let doc: unknown = p.fileContents;
+/**
+ * Compose substitutes `$VAR` and `${VAR:-default}` from the environment before it uses a file, so
+ * a check of the text would be a check of something else: the appliance does no interpolation.
+ * `$$` (Compose's literal `$`) is kept; any other `$`, in a key or a value, is refused.
+ */
+function dollarIssues(o: unknown, path: string, out: ValidateIssue[]): void {
+  const bad = (t: string) => t.replace(/\$\$/g, '').includes('$');
+  if (typeof o === 'string') {
+    if (bad(o))
+      out.push({
+        path,
+        message: `${JSON.stringify(o.length > 60 ? `${o.slice(0, 60)}…` : o)}: compose would substitute a variable here; the appliance does no interpolation (write $$ for a literal $)`,
+      });
+  } else if (Array.isArray(o)) o.forEach((v, i) => dollarIssues(v, `${path}.${i}`, out));
+  else if (isObj(o))
+    for (const [k, v] of Object.entries(o)) {
+      if (bad(k)) out.push({ path: `${path}.${k}`, message: 'a key may not hold $' });
+      dollarIssues(v, `${path}.${k}`, out);
+    }
+}
+
+const refusal = (issues: ValidateIssue[]): ValidateResult => ({
+  ok: false,
+  status: 400,
+  message: issues.map((i) => `${i.path}: ${i.message}`).join('; '),
+  issues: issues.slice(0, 50),
+});
+
+/** Text (YAML or JSON) or an object to a plain document, aliases expanded and bounded. */
+function documentOf(fileContents: unknown, maxBytes: number): { doc: Obj } | { issues: ValidateIssue[] } {
+  let doc: unknown = fileContents;
   if (typeof doc === 'string') {
     let d: ReturnType<typeof parseDocument>;
     try {
       d = parseDocument(doc, { uniqueKeys: true, prettyErrors: true, merge: true });
     } catch (e) {
       // e.g. a stack overflow on absurd nesting: still the caller's bad input, not our failure
-      return bad([{ path: 'fileContents', message: `not usable YAML: ${(e as Error).message.split('\n')[0]}` }]);
+      return { issues: [{ path: 'fileContents', message: `not usable YAML: ${(e as Error).message.split('\n')[0]}` }] };
     }
     if (d.errors.length) {
       const e = d.errors[0];
       const at = e.linePos?.[0];
-      return bad([
-        {
-          path: 'fileContents',
-          message: `not valid YAML${at ? ` (line ${at.line}, column ${at.col})` : ''}: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`,
-        },
-      ]);
+      return {
+        issues: [
+          {
+            path: 'fileContents',
+            message: `not valid YAML${at ? ` (line ${at.line}, column ${at.col})` : ''}: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`,
+          },
+        ],
+      };
     }
     try {
       doc = d.toJS({ maxAliasCount: 50 });
     } catch (e) {
-      return bad([{ path: 'fileContents', message: `not usable YAML: ${(e as Error).message.split('\n')[0]}` }]);
+      return { issues: [{ path: 'fileContents', message: `not usable YAML: ${(e as Error).message.split('\n')[0]}` }] };
     }
   }
-  if (!isObj(doc)) return bad([{ path: 'fileContents', message: 'must be a mapping (version, services, …)' }]);
+  if (!isObj(doc)) return { issues: [{ path: 'fileContents', message: 'must be a mapping (version, services, …)' }] };
   const proto = noProto(doc, 'fileContents');
-  if (proto) return bad([proto]);
-  const data: Obj = JSON.parse(JSON.stringify(doc)) as Obj;
+  if (proto) return { issues: [proto] };
+  const json = JSON.stringify(doc);
+  if (json.length > maxBytes)
+    return {
+      issues: [
+        {
+          path: 'fileContents',
+          message: `expands to ${json.length} bytes (YAML aliases included); at most ${maxBytes} (settings.pod.maxComposeBytes)`,
+        },
+      ],
+    };
+  return { doc: JSON.parse(json) as Obj };
+}
+
+/**
+ * The policy on the model the engine resolves from `data` (what was checked is what runs).
+ * Issues say they come from the engine's model; an engine that refuses the file is a 400 too.
+ */
+async function engineIssues(data: Obj, project: string, c: CheckContext, mode: PathMode): Promise<ValidateIssue[]> {
+  if (!c.engine) return [];
+  const r = await c.engine({ project, projectDir: resolve(c.podFiles), json: JSON.stringify(data) });
+  if (!r.ok) return [{ path: 'fileContents', message: r.message }];
+  const verdict = admit(r.model, {
+    project,
+    podDir: resolve(c.podData, project),
+    settings: c.settings,
+    mode: mode === 'verify' ? 'verify' : 'engine',
+  });
+  return verdict.issues.map((i) => ({ path: i.path, message: `as the compose tool resolves the file: ${i.message}` }));
+}
+
+export async function checkCompose(p: ValidatePayload, c: CheckContext): Promise<ValidateResult> {
+  const parsed = documentOf(p.fileContents, c.settings.maxComposeBytes);
+  if ('issues' in parsed) return refusal(parsed.issues);
+  const data = parsed.doc;
   const early: ValidateIssue[] = [];
+  dollarIssues(data, 'fileContents', early);
   if (p.requireVersion && data.version === undefined)
     early.push({ path: 'fileContents.version', message: 'is required' });
   if (data.services === undefined) early.push({ path: 'fileContents.services', message: 'is required' });
   else if (!isObj(data.services))
     early.push({ path: 'fileContents.services', message: 'must be a mapping of service names to services' });
-  if (early.length) return bad(early);
+  if (early.length) return refusal(early);
   const services = data.services as Obj;
   for (const [name, svc] of Object.entries(p.merge ?? {})) {
     if (name in services)
@@ -212,127 +270,34 @@ export async function checkCompose(p: ValidatePayload, c: CheckContext): Promise
   }
 
   const validate = await composeValidator();
-  if (!validate(data)) return bad((validate.errors ?? []).slice(0, 20).map(ajvIssue));
+  if (!validate(data)) return refusal((validate.errors ?? []).slice(0, 20).map(ajvIssue));
 
-  const issues = limitIssues(data, p.project, c);
-  if (issues.length) return bad(issues);
-  const portIssues = await portClashes(data, p, c);
-  if (portIssues.length) return bad(portIssues);
-  return { ok: true, data };
+  const podDir = resolve(c.podData, p.project);
+  const verdict = admit(data, { project: p.project, podDir, settings: c.settings, mode: 'store' });
+  if (verdict.issues.length) return refusal(verdict.issues);
+  const portIssues = await portClashes(verdict.model, p, c);
+  if (portIssues.length) return refusal(portIssues);
+  const fromEngine = await engineIssues(verdict.model, p.project, c, 'store');
+  if (fromEngine.length) return refusal(fromEngine);
+  return { ok: true, data: verdict.model };
 }
 
-function limitIssues(data: Obj, project: string, c: CheckContext): ValidateIssue[] {
-  const s = c.settings;
-  const out: ValidateIssue[] = [];
-  const podDir = resolve(c.podData, project);
-  const roots = [c.podData, ...s.bindRoots].map(resolveExisting);
-  const allowedCaps = new Set(s.allow.capabilities.map((x) => x.replace(/^CAP_/, '')));
-
-  const localPath = (path: string, value: unknown, what: string) => {
-    if (typeof value !== 'string' || value === '') return;
-    if (value.startsWith('~')) {
-      out.push({ path, message: `${what} ${value}: ~ paths are not allowed; use a path in the pod directory` });
-      return;
-    }
-    const real = resolveExisting(isAbsolute(value) ? value : resolve(podDir, value));
-    if (!roots.some((r) => inside(real, r))) {
-      out.push({
-        path,
-        message: `${what} ${value} resolves to ${real}, outside the pod data location${s.bindRoots.length ? ' and settings.pod.bindRoots' : ''}`,
-      });
-    }
-  };
-  const isRemote = (v: string) =>
-    /^[a-z][a-z0-9+.-]*:\/\//i.test(v) || v.startsWith('git@') || v.startsWith('github.com/');
-
-  if (data.include !== undefined)
-    out.push({
-      path: 'fileContents.include',
-      message: 'other compose files cannot be included; put the services in this file',
-    });
-
-  for (const [name, svcRaw] of Object.entries(data.services as Obj)) {
-    if (!isObj(svcRaw)) continue;
-    const svc = svcRaw;
-    const at = (k: string) => `fileContents.services.${name}.${k}`;
-    if (svc.privileged === true && !s.allow.privileged)
-      out.push({
-        path: at('privileged'),
-        message: 'privileged containers are not allowed (settings.pod.allow.privileged)',
-      });
-    if (svc.network_mode === 'host' && !s.allow.hostNetwork)
-      out.push({
-        path: at('network_mode'),
-        message: 'the host network is not allowed (settings.pod.allow.hostNetwork)',
-      });
-    for (const k of ['pid', 'ipc', 'uts', 'userns_mode', 'cgroup']) {
-      if (svc[k] === 'host' && !s.allow.hostNamespaces)
-        out.push({ path: at(k), message: `${k}: host is not allowed (settings.pod.allow.hostNamespaces)` });
-    }
-    if (Array.isArray(svc.cap_add)) {
-      svc.cap_add.forEach((cap, i) => {
-        const n = String(cap).toUpperCase().replace(/^CAP_/, '');
-        if (!allowedCaps.has(n))
-          out.push({
-            path: at(`cap_add.${i}`),
-            message: `capability ${String(cap)} is not allowed (settings.pod.allow.capabilities)`,
-          });
-      });
-    }
-    if (!s.allow.devices) {
-      if (Array.isArray(svc.devices) && svc.devices.length)
-        out.push({ path: at('devices'), message: 'host devices are not allowed (settings.pod.allow.devices)' });
-      if (Array.isArray(svc.device_cgroup_rules) && svc.device_cgroup_rules.length)
-        out.push({
-          path: at('device_cgroup_rules'),
-          message: 'device rules are not allowed (settings.pod.allow.devices)',
-        });
-    }
-    if (Array.isArray(svc.security_opt) && !s.allow.privileged) {
-      svc.security_opt.forEach((o, i) => {
-        if (/unconfined|label[=:]disable/i.test(String(o)))
-          out.push({
-            path: at(`security_opt.${i}`),
-            message: `${String(o)} turns confinement off (settings.pod.allow.privileged)`,
-          });
-      });
-    }
-    if (Array.isArray(svc.volumes)) {
-      svc.volumes.forEach((v, i) => {
-        if (typeof v === 'string') {
-          const src = v.split(':')[0];
-          if (v.includes(':') && (src.startsWith('/') || src.startsWith('.') || src.startsWith('~')))
-            localPath(at(`volumes.${i}`), src, 'bind source');
-        } else if (isObj(v) && v.type === 'bind') {
-          localPath(at(`volumes.${i}.source`), v.source, 'bind source');
-        }
-      });
-    }
-    if (typeof svc.build === 'string' && !isRemote(svc.build)) localPath(at('build'), svc.build, 'build context');
-    if (isObj(svc.build) && typeof svc.build.context === 'string' && !isRemote(svc.build.context))
-      localPath(at('build.context'), svc.build.context, 'build context');
-    const envFiles = svc.env_file === undefined ? [] : Array.isArray(svc.env_file) ? svc.env_file : [svc.env_file];
-    envFiles.forEach((f, i) =>
-      localPath(at(Array.isArray(svc.env_file) ? `env_file.${i}` : 'env_file'), isObj(f) ? f.path : f, 'env_file'),
-    );
-    if (isObj(svc.extends) && typeof svc.extends.file === 'string')
-      localPath(at('extends.file'), svc.extends.file, 'extends file');
-  }
-  for (const top of ['secrets', 'configs']) {
-    const m = data[top];
-    if (isObj(m))
-      for (const [k, v] of Object.entries(m))
-        if (isObj(v) && v.file !== undefined) localPath(`fileContents.${top}.${k}.file`, v.file, `${top} file`);
-  }
-  if (isObj(data.volumes)) {
-    for (const [k, v] of Object.entries(data.volumes)) {
-      if (!isObj(v) || !isObj(v.driver_opts)) continue;
-      const o = String(v.driver_opts.o ?? '');
-      if (/(^|,)r?bind(,|$)/.test(o) || v.driver_opts.type === 'none')
-        localPath(`fileContents.volumes.${k}.driver_opts.device`, v.driver_opts.device, 'bind device');
-    }
-  }
-  return out;
+/**
+ * The stored file again, before a start (`ballast pod verify`): the same policy, every host path
+ * must still resolve to the path that was admitted, and the engine's model is admitted again.
+ */
+export async function verifyStored(project: string, text: string, c: CheckContext): Promise<ValidateIssue[]> {
+  const parsed = documentOf(text, c.settings.maxComposeBytes);
+  if ('issues' in parsed) return parsed.issues;
+  const data = parsed.doc;
+  const issues: ValidateIssue[] = [];
+  dollarIssues(data, 'fileContents', issues);
+  if (issues.length) return issues;
+  const validate = await composeValidator();
+  if (!validate(data)) return (validate.errors ?? []).slice(0, 20).map(ajvIssue);
+  const verdict = admit(data, { project, podDir: resolve(c.podData, project), settings: c.settings, mode: 'verify' });
+  if (verdict.issues.length) return verdict.issues;
+  return engineIssues(data, project, c, 'verify');
 }
 
 function portsOfCompose(data: Obj | null): { key: string; path: string }[] {
@@ -371,11 +336,11 @@ async function portClashes(data: Obj, p: ValidatePayload, c: CheckContext): Prom
     if (prev && prev !== m.path) out.push({ path: m.path, message: `host port ${m.key} is also published by ${prev}` });
     else seen.set(m.key, m.path);
   }
-  if (out.length || !c.settings.checkHostPorts || mine.length === 0) return out;
+  if (out.length || !c.settings.checkHostPorts || !p.probeHostPorts || mine.length === 0) return out;
   let own = new Set<string>();
   if (p.ignoreOwnPorts) {
     try {
-      const current = JSON.parse(await readRegular(resolve(c.podData, p.project, 'compose.json'))) as Obj;
+      const current = JSON.parse(await readRegular(resolve(c.podFiles, p.project, COMPOSE_FILE_NAME))) as Obj;
       own = new Set(portsOfCompose(current).map((x) => x.key));
     } catch {
       // no current file: nothing of ours is listening

@@ -3,8 +3,8 @@
  *   pod/validate  compose file validation (compose-check.ts); reads only the pod's own current
  *                 compose file and /proc/net
  *   pod/resolve   realpath of a path's longest existing prefix (where an fstab mount would land)
- *   pod/remove    removes one pod directory `<paths.podData>/<prefix>-pod-<name>` (never a symlink,
- *                 never anything but a direct child of the pod data location)
+ *   pod/remove    removes a pod's directories `<paths.podData>/<project>` and `<paths.podFiles>/<project>`
+ *                 (never a symlink, never anything but a direct child of those locations)
  * Both are audited (project, outcome; never file contents).
  */
 import { lstat, realpath, rm } from 'node:fs/promises';
@@ -24,7 +24,9 @@ import {
 import type { SqliteDb } from '../../db/database';
 import type { HostOp } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
-import { checkCompose, hostListeners, resolveExisting } from './compose-check';
+import { checkCompose, hostListeners } from './compose-check';
+import { resolveExisting } from '../../system/files';
+import { engineRunner, type EngineExec, type EngineExecResult } from './admission/engine';
 import { opAudit } from '../../db/audit';
 
 function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
@@ -42,6 +44,9 @@ export interface PodOpsOptions {
   settings: PodSettings;
   db: SqliteDb;
   podData: string;
+  podFiles: string;
+  /** runs the compose tool's `config` (the host's SYSTEM exec: confined, audited) */
+  exec: (argv: string[], opts: Parameters<EngineExec>[1], requestId: string | undefined) => Promise<EngineExecResult>;
   /** tests: a fixed set of `port/proto` the host "listens" on */
   listeners?: () => Promise<Set<string>>;
 }
@@ -56,7 +61,9 @@ export function podOps(o: PodOpsOptions): Record<string, HostOp> {
       const r = await checkCompose(req, {
         settings: o.settings,
         podData: o.podData,
+        podFiles: o.podFiles,
         listeners: o.listeners ?? (() => hostListeners()),
+        engine: o.settings.engineCheck ? engineRunner(o.settings, (argv, opts) => o.exec(argv, opts, requestId)) : null,
       });
       audit({
         kind: VALIDATE_OP,
@@ -77,24 +84,30 @@ export function podOps(o: PodOpsOptions): Record<string, HostOp> {
       const req = payloadOf(removePayload, REMOVE_OP, payload);
       if (!req.project.startsWith(prefix))
         throw new SystemRefusal('forbidden', `${req.project} is not a pod of this host (prefix ${prefix})`);
-      let root: string;
-      try {
-        root = await realpath(o.podData);
-      } catch {
-        return { removed: false };
+      // the data directory and the directory of its compose file: each a direct child of its root
+      let removed = false;
+      for (const base of [o.podData, o.podFiles]) {
+        let root: string;
+        try {
+          root = await realpath(base);
+        } catch {
+          continue;
+        }
+        const dir = join(root, req.project);
+        let st;
+        try {
+          st = await lstat(dir);
+        } catch {
+          audit({ kind: REMOVE_OP, requestId, argv: [dir], note: 'absent' });
+          continue;
+        }
+        if (!st.isDirectory())
+          throw new SystemRefusal('conflict', `${dir} is not a directory (a symlink or file is never removed)`);
+        await rm(dir, { recursive: true, force: true });
+        audit({ kind: REMOVE_OP, requestId, argv: [dir], note: 'removed' });
+        removed = true;
       }
-      const dir = join(root, req.project);
-      let st;
-      try {
-        st = await lstat(dir);
-      } catch {
-        audit({ kind: REMOVE_OP, requestId, argv: [dir], note: 'absent' });
-        return { removed: false };
-      }
-      if (!st.isDirectory())
-        throw new SystemRefusal('conflict', `${dir} is not a directory (a symlink or file is never removed)`);
-      await rm(dir, { recursive: true, force: true });
-      audit({ kind: REMOVE_OP, requestId, argv: [dir], note: 'removed' });
+      if (!removed) return { removed: false };
       return { removed: true };
     },
   };
