@@ -5,6 +5,7 @@ import type { HostConfig } from '../config';
 import type { SqliteDb } from '../db/database';
 import type { EventsProducer } from '../events';
 import type { CommandPolicy } from '../system/confine';
+import type { CommandBackend } from '../system/types';
 import type { HostOp, SystemService } from '../system/service';
 import type { SecretBox } from '../system/secret-box';
 
@@ -34,6 +35,13 @@ export interface AreaHost<S> {
   log(line: string): void;
   /** Opens the secrets routes stored sealed (runtime/system/secret-box.ts). */
   secrets: SecretBox;
+  /**
+   * For host ops that check a path against the roots of one of the area's `confine.roots`
+   * kinds themselves (a walk, a share, a home): 403 naming the owner when the real path belongs
+   * to another area or the host; `recursive` (the op reaches everything below): also when such
+   * a path lies below it. The rule command operands get (runtime/system/owners.ts).
+   */
+  checkOwner(real: string, kind: string, o?: { recursive?: boolean; show?: (p: string) => string }): void;
   /** New TLS connections get the certificate now on disk; open ones keep theirs. No-op without TLS. */
   reloadTls(): void;
 }
@@ -67,8 +75,23 @@ export interface AreaModule<S = unknown> {
   binaries?: Record<string, string>;
   /** Environment variables the area's routes set on their commands, merged into `system.envAllow`. */
   envAllow?: readonly string[];
+  /** CLI commands of the area (`ballast <area> <name> [--config FILE | --demo] ARG…`), run without a server. */
+  commands?: Record<string, AreaCommand<S>>;
   /** Called once per host, after the DB and SYSTEM exist and before the server listens. */
   setup?(host: AreaHost<S>): AreaInstance;
+}
+
+/** A CLI command of an area: what systemd units run (e.g. the pod check before every start). */
+export interface AreaCommand<S> {
+  usage: string;
+  run(o: {
+    args: string[];
+    config: HostConfig;
+    settings: S;
+    /** live processes with the host's allow-list and environment rules (or the demo's replay) */
+    backend: CommandBackend;
+    err(line: string): void;
+  }): Promise<number>;
 }
 
 /** Identity helper that keeps the settings type of one area. */
