@@ -1,6 +1,7 @@
 /** Request shapes of the pod routes. */
 import * as z from 'zod';
 import { absolutePath } from '../core/schemas';
+import { DaemonJsonSchema } from './daemon-json';
 
 /**
  * A pod name in the path: lower-case letters, digits, `_` and `-` (compose project names),
@@ -59,49 +60,8 @@ export const LogQuery = z.strictObject({
     .describe('only entries at or after this time (journalctl --since)'),
 });
 
-/** Keys of daemon.json the appliance accepts, with their types (dockerd 20.10 flags). */
-const str = z.string().max(4096);
-const strList = z.array(str).max(256);
-export const DaemonJsonSchema = z.strictObject({
-  'data-root': absolutePath.optional(),
-  'exec-root': absolutePath.optional(),
-  'storage-driver': z.enum(['overlay2', 'fuse-overlayfs', 'btrfs', 'zfs', 'vfs', 'devicemapper']).optional(),
-  'storage-opts': strList.optional(),
-  'log-driver': z.enum(['json-file', 'local', 'journald', 'syslog', 'none']).optional(),
-  'log-opts': z.record(z.string(), str).optional(),
-  'log-level': z.enum(['debug', 'info', 'warn', 'error', 'fatal']).optional(),
-  'live-restore': z.boolean().optional(),
-  'default-address-pools': z
-    .array(z.strictObject({ base: str, size: z.number().int().min(1).max(32) }))
-    .max(64)
-    .optional(),
-  bip: str.optional(),
-  mtu: z.number().int().min(68).max(65535).optional(),
-  dns: strList.optional(),
-  'dns-search': strList.optional(),
-  'dns-opts': strList.optional(),
-  'registry-mirrors': strList.optional(),
-  'insecure-registries': strList.optional(),
-  'max-concurrent-downloads': z.number().int().min(1).max(64).optional(),
-  'max-concurrent-uploads': z.number().int().min(1).max(64).optional(),
-  'shutdown-timeout': z.number().int().min(0).max(3600).optional(),
-  'exec-opts': strList.optional(),
-  'default-ulimits': z
-    .record(z.string(), z.strictObject({ Name: str, Hard: z.number().int(), Soft: z.number().int() }))
-    .optional(),
-  icc: z.boolean().optional(),
-  iptables: z.boolean().optional(),
-  ip6tables: z.boolean().optional(),
-  'ip-forward': z.boolean().optional(),
-  'ip-masq': z.boolean().optional(),
-  ipv6: z.boolean().optional(),
-  'userland-proxy': z.boolean().optional(),
-  'no-new-privileges': z.boolean().optional(),
-  'userns-remap': str.optional(),
-  debug: z.boolean().optional(),
-  experimental: z.boolean().optional(),
-  features: z.record(z.string(), z.boolean()).optional(),
-});
+/** Keys of daemon.json the appliance accepts, with their checked values: ./daemon-json. */
+export { DaemonJsonSchema };
 
 /** A filesystem: an existing block device (`/dev/…`) or a mounted path under settings.pod.mountRoots. */
 const fsRef = absolutePath.refine((p) => !/[\s\\#]/.test(p), 'must not contain blanks, backslashes or #');

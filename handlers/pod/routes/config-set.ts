@@ -11,6 +11,10 @@ import { PodConfigResultSchema } from '../schemas';
 
 const DEFAULT_DATA_ROOT = '/var/lib/docker';
 
+/** realpath on the host (of the longest existing prefix): where a mount or the engine would land. */
+const resolved = async (system: SystemClient, p: string) =>
+  (await system.op<ResolveResult>(RESOLVE_OP, { path: p })).real;
+
 type Fs = { kind: 'block'; spec: string; fstype: string } | { kind: 'mount'; target: string };
 
 const under = (p: string, root: string) => p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`);
@@ -42,7 +46,7 @@ async function checkFs(system: SystemClient, vars: Vars, s: PodSettings, field: 
     return { kind: 'block', spec, fstype };
   }
   // resolved by the host (symlinks followed) and checked before any command sees it
-  const { real } = await system.op<ResolveResult>(RESOLVE_OP, { path: p });
+  const real = await resolved(system, p);
   const notUnder = (t: string) =>
     validationFailed(`body.${field}`, `${t} is not under the mount roots (${s.mountRoots.join(', ')})`);
   if (!s.mountRoots.some((root) => under(real, root) && real !== root)) throw notUnder(real);
@@ -52,6 +56,52 @@ async function checkFs(system: SystemClient, vars: Vars, s: PodSettings, field: 
   const m = parseFindmntOne(r.stdout);
   if (!s.mountRoots.some((root) => under(m.target, root) && m.target !== root)) throw notUnder(m.target);
   return { kind: 'mount', target: m.target };
+}
+
+/**
+ * The engine's data-root holds every container's configuration, which the engine trusts at its
+ * next start: no pod may reach it. It may not contain, or lie inside, the pods' data (the pod
+ * data location, its mount, the bind roots).
+ */
+async function checkApartFromPods(
+  system: SystemClient,
+  vars: Vars,
+  s: PodSettings,
+  data: Fs,
+  field: string,
+  root: string,
+): Promise<void> {
+  const pods = [path(vars, 'podData'), s.dataMountpoint, ...s.bindRoots];
+  if (data.kind === 'mount') pods.push(data.target);
+  for (const p of pods) {
+    const real = await resolved(system, p);
+    if (under(root, real) || under(real, root))
+      throw validationFailed(
+        field,
+        `data-root ${root} and the pods' data ${real} contain one another: containers could rewrite the engine's own files`,
+      );
+  }
+}
+
+/** A data-root a device for images is mounted on at boot: /var/lib/docker or strictly under a mount root. */
+async function checkDataRoot(
+  system: SystemClient,
+  vars: Vars,
+  s: PodSettings,
+  data: Fs,
+  root: string,
+): Promise<string> {
+  const field = 'body.configJson.data-root';
+  // resolved by the host: a link that leads elsewhere is judged where it leads
+  const real = await resolved(system, root);
+  if (real !== DEFAULT_DATA_ROOT && !s.mountRoots.some((r) => under(real, r) && real !== r)) {
+    throw validationFailed(
+      field,
+      `${root} resolves to ${real}: data-root is ${DEFAULT_DATA_ROOT} or a directory strictly under the mount roots (${s.mountRoots.join(', ')}), never a system directory`,
+    );
+  }
+  await checkApartFromPods(system, vars, s, data, field, real);
+  return real;
 }
 
 export default route({
@@ -78,7 +128,7 @@ export default route({
       },
     },
     {
-      summary: 'an unknown daemon.json key',
+      summary: 'an engine API socket in daemon.json (hosts is refused: whoever reaches it is root)',
       body: { configJson: { hosts: ['tcp://0.0.0.0:2375'] }, podImageFs: '/dev/sdc', podDataFs: '/srv/data' },
       status: 400,
     },
@@ -90,25 +140,21 @@ export default route({
     const data = await checkFs(system, vars, s, 'podDataFs', body.podDataFs);
 
     const daemon: Record<string, unknown> = { ...body.configJson };
+    const given = body.configJson['data-root'];
     const entries: NewFstabEntry[] = [];
     if (image.kind === 'mount') {
-      if (daemon['data-root'] !== undefined && daemon['data-root'] !== image.target) {
+      if (given !== undefined && (await resolved(system, given)) !== image.target) {
         throw validationFailed(
           'body.configJson.data-root',
           `differs from podImageFs ${image.target}, which becomes data-root`,
         );
       }
+      await checkApartFromPods(system, vars, s, data, 'body.podImageFs', image.target);
       daemon['data-root'] = image.target;
     } else {
-      const root = (daemon['data-root'] as string | undefined) ?? DEFAULT_DATA_ROOT;
-      // the device gets mounted there at boot: the engine's default place, or under the mount roots
-      const real = (await system.op<ResolveResult>(RESOLVE_OP, { path: root })).real;
-      if (real !== DEFAULT_DATA_ROOT && !s.mountRoots.some((r) => under(real, r) && real !== r)) {
-        throw validationFailed(
-          'body.configJson.data-root',
-          `${root} resolves to ${real}: a device for images is mounted at ${DEFAULT_DATA_ROOT} or under the mount roots (${s.mountRoots.join(', ')})`,
-        );
-      }
+      const root = await checkDataRoot(system, vars, s, data, given ?? DEFAULT_DATA_ROOT);
+      // the engine and the fstab line name the place that was checked, not a link to it
+      if (given !== undefined) daemon['data-root'] = root;
       entries.push({
         marker: 'pod-images',
         fs_spec: image.spec,
