@@ -27,7 +27,7 @@ async function host(fixtures: Fixture[] = [], pod: Record<string, unknown> = {},
   t = await makeTestHost({
     routes: POD_ROUTES,
     fixtures,
-    config: { settings: { pod: { checkHostPorts: false, ...pod } } },
+    config: { settings: { pod: { checkHostPorts: false, engineCheck: false, ...pod } } },
   });
   if (configured)
     writeFileSync(t.config.paths.fstab, '/dev/sda1 / ext4 defaults 0 1\nUUID=abc /srv/pods xfs defaults 0 2\n');
@@ -36,15 +36,18 @@ async function host(fixtures: Fixture[] = [], pod: Record<string, unknown> = {},
 
 const paths = () => {
   const dir = (n: string) => join(t.config.paths.podData, `ballast-pod-${n}`);
+  const filesDir = (n: string) => join(t.config.paths.podFiles, `ballast-pod-${n}`);
   return {
     dir,
-    compose: (n: string) => join(dir(n), 'compose.json'),
+    filesDir,
+    compose: (n: string) => join(filesDir(n), 'compose.json'),
     unit: (n: string) => join(t.config.paths.podUnitDir, `ballast-pod-${n}.service`),
   };
 };
 function seedPod(name: string, compose: unknown = { version: '3.8', services: { web: { image: 'nginx' } } }) {
   const p = paths();
   mkdirSync(p.dir(name), { recursive: true });
+  mkdirSync(p.filesDir(name), { recursive: true });
   writeFileSync(p.compose(name), `${JSON.stringify(compose, null, 2)}\n`);
   writeFileSync(p.unit(name), '[Unit]\n');
 }
@@ -160,7 +163,8 @@ describe('set', () => {
           image: 'nginx:1.27-alpine',
           container_name: 'ballast-pod-site-web',
           environment: ['NGINX_ENTRYPOINT_QUIET_LOGS=1'],
-          volumes: ['./html:/usr/share/nginx/html:ro'],
+          // host paths are stored resolved: what the next start checks again
+          volumes: [`${p.dir('site')}/html:/usr/share/nginx/html:ro`],
           ports: ['8081:80'],
           restart: 'unless-stopped',
         },
@@ -181,12 +185,13 @@ describe('set', () => {
         'Requires=docker.service',
         'After=docker.service network-online.target',
         'Wants=network-online.target',
-        `RequiresMountsFor=${p.dir('site')}`,
+        `RequiresMountsFor=${p.dir('site')} ${p.filesDir('site')}`,
         '',
         '[Service]',
         'Type=oneshot',
         'RemainAfterExit=yes',
-        `WorkingDirectory=${p.dir('site')}`,
+        `WorkingDirectory=${p.filesDir('site')}`,
+        'ExecStartPre=/usr/bin/ballast pod verify -- ballast-pod-site',
         `ExecStart=/usr/bin/docker compose -p ballast-pod-site -f ${p.compose('site')} up -d --remove-orphans`,
         `ExecStop=/usr/bin/docker compose -p ballast-pod-site -f ${p.compose('site')} down`,
         'TimeoutStartSec=300',
@@ -218,7 +223,7 @@ describe('set', () => {
       [
         {
           path: 'body.fileContents.services.a.privileged',
-          message: 'privileged containers are not allowed (settings.pod.allow.privileged)',
+          message: 'privileged containers are not allowed (settings.pod.allow.privileged, root-equivalent)',
         },
       ],
     ]);
@@ -625,7 +630,7 @@ describe('permissions and recipes', () => {
       data: { version: '3.8', services: { a: { image: 'x' } } },
       exists: true,
     });
-    expect(existsSync(join(paths().dir('web'), 'compose.json'))).toBe(true);
+    expect(existsSync(paths().compose('web'))).toBe(true);
     for (const [m, p] of [
       ['POST', '/api/v2/pod/x/set'],
       ['POST', '/api/v2/pod/web/update'],
@@ -644,7 +649,7 @@ describe('permissions and recipes', () => {
 describe('special files in a pod directory', () => {
   it('a FIFO in place of the compose file is never read (details, and the own-ports check of test)', async () => {
     await host([], { checkHostPorts: true });
-    mkdirSync(paths().dir('web'), { recursive: true });
+    mkdirSync(paths().filesDir('web'), { recursive: true });
     const { execFileSync } = await import('node:child_process');
     execFileSync('/usr/bin/mkfifo', [paths().compose('web')]);
     const r = await t.call('GET', '/api/v2/pod/web/details');
