@@ -37,26 +37,79 @@ const HOP_BY_HOP = new Set(['transfer-encoding', 'content-length', 'connection',
 
 class BodyTooLarge extends Error {}
 
+/** A Content-Length past the limit: refused before a byte of the body is read (or asked for). */
+function declaredTooLarge(req: http.IncomingMessage, limit: number): boolean {
+  const declared = Number(req.headers['content-length']);
+  return Number.isFinite(declared) && declared > limit;
+}
+
 function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
+    if (declaredTooLarge(req, limit)) {
       reject(new BodyTooLarge());
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
       if (size > limit) {
-        reject(new BodyTooLarge());
+        // the rest is the 413's to drop (answerTooLarge)
+        req.off('data', onData);
         req.pause();
+        reject(new BodyTooLarge());
         return;
       }
       chunks.push(c);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
     req.on('error', reject);
+  });
+}
+
+/** What a 413 reads and drops of the body the client is still sending, at most (bytes, time). */
+export const DRAIN_BYTES = 16 * 1024 * 1024;
+export const DRAIN_MS = 5000;
+
+/**
+ * The 413 goes out whole (content-length, `connection: close`) at once, and the connection is
+ * closed only once the client has closed its side or sent the rest of the body, or after
+ * DRAIN_BYTES / DRAIN_MS of it. Closing while the client still sends makes the kernel answer its
+ * next bytes with a reset, and a reset throws away the answer the client has received but not
+ * yet read: it saw "connection reset", not 413. This holds for a client that asked for
+ * `100 Continue` and was refused too: it may send the body without waiting for the answer.
+ */
+function answerTooLarge(req: http.IncomingMessage, res: http.ServerResponse, reply: Reply): Promise<void> {
+  const headers: Record<string, string> = { ...reply.headers, connection: 'close' };
+  if (reply.body !== null) headers['content-length'] = String(Buffer.byteLength(reply.body, 'utf8'));
+  res.writeHead(reply.status, headers);
+  if (reply.body !== null) res.write(reply.body, 'utf8');
+  if (req.complete || req.destroyed) {
+    res.end();
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    let dropped = 0;
+    const finish = () => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', finish);
+      req.off('close', finish);
+      req.off('error', finish);
+      res.end(); // node closes the connection (connection: close)
+      resolve();
+    };
+    const onData = (c: Buffer) => {
+      dropped += c.length;
+      if (dropped > DRAIN_BYTES) finish();
+    };
+    const timer = setTimeout(finish, DRAIN_MS);
+    req.on('data', onData);
+    req.on('end', finish);
+    req.on('close', finish);
+    req.on('error', finish);
+    req.resume();
   });
 }
 
@@ -180,6 +233,7 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
       };
       requestId = call.requestId;
       let reply: Reply;
+      let tooLarge = false;
       try {
         const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
         if (hasBody) call.bodyText = (await readBody(req, config.limits.bodyBytes)).toString('utf8');
@@ -198,11 +252,14 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
                 : (process.stderr.write(`[${requestId}] host error: ${(e as Error)?.stack ?? String(e)}\n`),
                   internalError(requestId));
         reply = errorReply(err, env.VARS, requestId, method === 'HEAD');
-        if (e instanceof BodyTooLarge) res.setHeader('connection', 'close');
+        tooLarge = e instanceof BodyTooLarge;
       }
       status = reply.status;
-      const streaming = writeReply(res, reply, config.limits.requestTimeoutMs);
-      if (streaming) await streaming; // only pieces wait: a one-text reply adds no promise hop
+      if (tooLarge) await answerTooLarge(req, res, reply);
+      else {
+        const streaming = writeReply(res, reply, config.limits.requestTimeoutMs);
+        if (streaming) await streaming; // only pieces wait: a one-text reply adds no promise hop
+      }
       o.accessLog?.(`${method} ${path} ${status} ${(performance.now() - started).toFixed(1)}ms ${requestId}`);
     } catch (e) {
       process.stderr.write(`[${requestId}] failed to answer: ${(e as Error)?.stack ?? String(e)}\n`);
@@ -218,6 +275,12 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
   const server = config.tls
     ? https.createServer(tlsFiles(config.tls), (req, res) => void onRequest(req, res))
     : http.createServer((req, res) => void onRequest(req, res));
+  // Node would answer `100 Continue` to every `Expect: 100-continue`: a body it will refuse is
+  // refused instead, before the client sends it.
+  server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (!declaredTooLarge(req, config.limits.bodyBytes)) res.writeContinue();
+    void onRequest(req, res);
+  });
   // What Node's parser rejects never reaches onRequest: answer it in the same JSON error shape.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || err.code === 'ECONNRESET') {
