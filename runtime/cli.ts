@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { loadConfigFile, defaultConfig, dbFile, validateConfig, type HostConfig } from './config';
+import { DEFAULT_CONFIG_FILE, loadConfigFile, defaultConfig, dbFile, validateConfig, type HostConfig } from './config';
 import { openDatabase } from './db/database';
 import { createToken, hasLiveTokens, listTokens, parseExpiry, permissionAreas, revokeToken } from './tokens';
 import { demoConfig, demoTokenFile, seedDemo, writeDemoToken } from './demo';
@@ -10,8 +10,6 @@ import { serve } from './serve';
 import { backendFor, readManifest } from './host';
 import { RecordBackend } from './system/record';
 import { startupDone } from './launcher-bridge';
-
-const DEFAULT_CONFIG_FILE = '/etc/ballast/config.yaml';
 
 /** The repo (or install) root: this file is bundled to dist/host/cli.mjs, or run from runtime/. */
 function repoRoot(): string {
@@ -114,6 +112,9 @@ function parseCommandLine(argv: string[]): Parsed | 'help' {
   return { command, values: parsed.values as Parsed['values'], positionals };
 }
 
+/** The config file a command reads (whether it exists or not). */
+const configFileOf = (v: Parsed['values']): string => v.config ?? process.env.BALLAST_CONFIG ?? DEFAULT_CONFIG_FILE;
+
 function configFrom(v: Parsed['values']): HostConfig {
   const repo = repoRoot();
   let cfg: HostConfig;
@@ -122,7 +123,7 @@ function configFrom(v: Parsed['values']): HostConfig {
     cfg = demoConfig(repo, Number(process.env.PORT ?? 8080));
     seedDemo(repo, cfg);
   } else {
-    const file = v.config ?? process.env.BALLAST_CONFIG ?? DEFAULT_CONFIG_FILE;
+    const file = configFileOf(v);
     if (v.config && !existsSync(file)) throw new UsageError(`--config ${file}: no such file`);
     cfg = existsSync(file) ? loadConfigFile(file) : defaultConfig();
   }
@@ -160,6 +161,8 @@ async function main(argv: string[]): Promise<number> {
       const repo = repoRoot();
       await serve({
         config: cfg,
+        // its directory is the host's own: no area's roots may reach it
+        configFile: v.demo ? undefined : configFileOf(v),
         distDir: resolve(repo, 'dist'),
         announceToken: async (db) => {
           const demo = v.demo === true;

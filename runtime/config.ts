@@ -57,6 +57,9 @@ export interface HostConfig {
   isolate: boolean | 'workerd' | 'deno';
 }
 
+/** Where the host reads its configuration unless told otherwise (--config, BALLAST_CONFIG). */
+export const DEFAULT_CONFIG_FILE = '/etc/ballast/config.yaml';
+
 /** The real Debian locations of every configured path, as the areas declare them. */
 export const DEFAULT_PATHS: Record<string, string> = Object.fromEntries(
   Object.entries(areaPaths()).map(([k, p]) => [k, p.default]),

@@ -8,7 +8,14 @@ import { openapi } from '../handlers/core/openapi';
 import type { Env } from '../handlers/core/bindings';
 import type { RouteModule, Method } from '../handlers/core/route';
 import type { Vars } from '../handlers/core/vars';
-import { dbFile, DIRECTORY_PATH_KEYS, readHostId, READ_ONLY_PATH_KEYS, type HostConfig } from './config';
+import {
+  dbFile,
+  DEFAULT_CONFIG_FILE,
+  DIRECTORY_PATH_KEYS,
+  readHostId,
+  READ_ONLY_PATH_KEYS,
+  type HostConfig,
+} from './config';
 import { openDatabase, SqliteD1, type SqliteDb } from './db/database';
 import { WalCheckpointer } from './db/checkpointer';
 import { importModule } from './launcher-bridge';
@@ -20,13 +27,14 @@ import { loadFixtureDir } from './system/fixture-file';
 import { ConfinedFiles, type FileRoot } from './system/files';
 import { SystemService, type HostOp } from './system/service';
 import { PathConfinement } from './system/confine';
+import { HOST_OWNER, managedPathsOf } from './system/owners';
 import { IntentJournal } from './system/journal';
 import { SecretBox } from './system/secret-box';
 import { BatchedAudit } from './db/audit';
 import { TokenCache } from './tokens';
 import type { CommandBackend } from './system/types';
 import { BindingServer } from './binding-server';
-import { AREAS } from './areas/index';
+import { AREAS, areaPaths } from './areas/index';
 import type { AreaHost, AreaInstance, AreaModule } from './areas/types';
 
 export interface ManifestEntry {
@@ -40,6 +48,8 @@ export interface ManifestEntry {
 
 export interface HostOptions {
   config: HostConfig;
+  /** The file the config was read from (default /etc/ballast/config.yaml): its directory is the host's. */
+  configFile?: string;
   /** Where build.mjs wrote manifest.json and the route bundles. */
   distDir: string;
   /** Replaces the configured back end (tests). */
@@ -150,11 +160,20 @@ export async function createHost(o: HostOptions): Promise<Host> {
   const configDirs = Object.entries(config.paths).map(([k, p]) => (directoryKeys.has(k) ? p : dirname(p)));
   for (const p of files.removeStaleTemps(configDirs)) log(`removed a temp file an interrupted write left: ${p}`);
   for (const p of files.removeStaleBackupTemps()) log(`removed a temp file an interrupted backup left: ${p}`);
-  const confinement = new PathConfinement(config.system.binaries);
+  // one owner per path: what an area declares in `paths` (as configured) and the host's own
+  // directories; no other area's roots reach them (system/owners.ts)
+  const managed = managedPathsOf({
+    paths: config.paths,
+    declaredBy: Object.fromEntries(Object.entries(areaPaths(areaList)).map(([k, p]) => [k, p.areas])),
+    stateDir: resolve(config.stateDir),
+    configFile: resolve(o.configFile ?? DEFAULT_CONFIG_FILE),
+    dbFile: dbFile(config),
+  });
+  const confinement = new PathConfinement(config.system.binaries, managed);
   const journal = new IntentJournal(db, files);
   const secrets = new SecretBox(join(resolve(config.stateDir), 'secret.key'));
   // device nodes for mkfs, mount, wipefs: whatever /dev holds (lsblk decides what is a disk)
-  confinement.addRoots('device', ['/dev']);
+  confinement.addRoots('device', ['/dev'], HOST_OWNER);
   // audit rows: one transaction per event-loop turn, pruned by age and count (db/audit.ts);
   // once they come fast, WAL checkpoints move off the event loop (db/checkpointer.ts)
   const checkpointer = new WalCheckpointer(db, { log });
@@ -210,15 +229,19 @@ export async function createHost(o: HostOptions): Promise<Host> {
       hostId,
       log,
       secrets,
+      checkOwner: (real, kind, opts) => confinement.checkOwner(real, kind, opts),
       reloadTls: () => reloadTls(),
     };
     const instance = a.setup?.(areaHost) ?? {};
     system.register(a.name, instance.ops ?? {});
-    for (const [kind, roots] of Object.entries(instance.confine?.roots ?? {})) confinement.addRoots(kind, roots);
+    for (const [kind, roots] of Object.entries(instance.confine?.roots ?? {}))
+      confinement.addRoots(kind, roots, a.name);
     for (const [tool, policy] of Object.entries(instance.confine?.commands ?? {})) confinement.addPolicy(tool, policy);
     return { name: a.name, instance };
   });
   system.register('test', o.extraOps ?? {});
+  // a root that reaches another owner's path is a configuration to fix: its operands there are refused
+  for (const line of managed.rootConflicts(confinement.kinds())) log(`confinement: ${line}`);
 
   // A change a killed host left half done is rolled back before anything else runs.
   const recovered = await journal.recover(async (argv) => {

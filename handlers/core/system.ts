@@ -141,10 +141,11 @@ export class SystemClient {
 
   /**
    * The real path of an operand the route is about to hand a command, checked against the roots
-   * of its kind (403 outside): lets a route answer early and record the resolved path.
+   * of its kind (403 outside, or another area's: `recursive` when the command reaches the whole
+   * tree below it): lets a route answer early and record the resolved path.
    */
-  async resolvePath(path: string, kind: string, strictlyBelow = false): Promise<string> {
-    return (await this.call<{ path: string }>('resolve', { path, kind, strictlyBelow })).path;
+  async resolvePath(path: string, kind: string, strictlyBelow = false, recursive = false): Promise<string> {
+    return (await this.call<{ path: string }>('resolve', { path, kind, strictlyBelow, recursive })).path;
   }
 
   /**

@@ -8,11 +8,13 @@
  * and must lie under a root of its kind; the argv that runs carries the resolved path, so a
  * symlink swapped in afterwards cannot redirect it and the audit names the real target. An argv
  * a policy does not recognise is refused: a policy describes the only shapes the product builds.
+ * Whatever the roots say, a path another area or the host manages is refused (owners.ts).
  */
 import { lstatSync } from 'node:fs';
 import { resolveExisting } from './files';
 import { posix } from 'node:path';
 import { SystemRefusal } from './types';
+import type { ManagedPaths } from './owners';
 
 export interface PathOperand {
   path: string;
@@ -23,6 +25,11 @@ export interface PathOperand {
   strictlyBelow?: boolean;
   /** a file the command reads: a FIFO, socket or device would block it, so it is refused */
   readsFile?: boolean;
+  /**
+   * the command works on everything below the path too (setfacl -R, a mount hiding the tree):
+   * refused when the tree holds a path another owner manages
+   */
+  recursive?: boolean;
 }
 
 /**
@@ -75,15 +82,33 @@ function refuseSpecialFile(real: string, shown: string): void {
 }
 
 export class PathConfinement {
-  private readonly roots = new Map<string, string[]>();
+  /** per kind, the area it belongs to (the one that registered it) and its real roots */
+  private readonly roots = new Map<string, { area: string; roots: string[] }>();
   /** Per binary, every area's policy: an argv runs when one of them accepts all its operands. */
   private readonly policies = new Map<string, { tool: string; policy: CommandPolicy }[]>();
 
-  /** `binaries` maps tool keys (`mount`) to the configured absolute binaries. */
-  constructor(private readonly binaries: Record<string, string>) {}
+  /**
+   * `binaries` maps tool keys (`mount`) to the configured absolute binaries; `managed` is the
+   * host's ownership table (without it, only the roots are checked).
+   */
+  constructor(
+    private readonly binaries: Record<string, string>,
+    private readonly managed?: ManagedPaths,
+  ) {}
 
-  addRoots(kind: string, roots: readonly string[]): void {
-    this.roots.set(kind, [...(this.roots.get(kind) ?? []), ...realRoots(roots)]);
+  /**
+   * Roots of a kind. The kind belongs to `area`: by default the `<area>.` its name starts with
+   * (`fs.mount`), else the host's (`device`).
+   */
+  addRoots(kind: string, roots: readonly string[], area = /^([^.]+)\./.exec(kind)?.[1] ?? 'host'): void {
+    const known = this.roots.get(kind);
+    if (known && known.area !== area) throw new Error(`path kind ${kind} is registered by ${known.area} and ${area}`);
+    this.roots.set(kind, { area, roots: [...(known?.roots ?? []), ...realRoots(roots)] });
+  }
+
+  /** Every kind with its area and real roots (the host reports roots reaching other owners' paths). */
+  kinds(): { kind: string; area: string; roots: readonly string[] }[] {
+    return [...this.roots].map(([kind, k]) => ({ kind, ...k }));
   }
 
   addPolicy(tool: string, policy: CommandPolicy): void {
@@ -94,13 +119,21 @@ export class PathConfinement {
   }
 
   rootsOf(kind: string): readonly string[] {
-    return this.roots.get(kind) ?? [];
+    return this.roots.get(kind)?.roots ?? [];
   }
 
-  /** One operand: resolved, and refused unless under a root of its kind. */
-  resolve(path: string, kind: string, strictlyBelow = false): string {
-    const roots = this.roots.get(kind);
-    if (!roots) throw new Error(`no roots configured for path kind ${kind}`);
+  private kindOf(kind: string): { area: string; roots: string[] } {
+    const k = this.roots.get(kind);
+    if (!k) throw new Error(`no roots configured for path kind ${kind}`);
+    return k;
+  }
+
+  /**
+   * One operand: resolved, and refused unless under a root of its kind and not another owner's
+   * (`recursive`: nor holding another owner's path below it).
+   */
+  resolve(path: string, kind: string, strictlyBelow = false, recursive = false): string {
+    const { roots } = this.kindOf(kind);
     const real = resolvePath(path);
     if (!roots.some((r) => isUnder(real, r, strictlyBelow))) {
       const shown = real === posix.normalize(path) ? path : `${path} (${real})`;
@@ -109,7 +142,20 @@ export class PathConfinement {
         `${shown} is outside the ${kind} roots this host allows (${roots.join(', ')})`,
       );
     }
+    this.checkOwner(real, kind, { recursive });
     return real;
+  }
+
+  /**
+   * A real path an operation of `kind` is about to touch: 403 naming the owner when another area
+   * or the host manages it (`recursive`: or something below it). Host ops that check their own
+   * roots (a walk, a share, a home) call this too, so every area keeps one rule.
+   */
+  checkOwner(real: string, kind: string, o: { recursive?: boolean; show?: (p: string) => string } = {}): void {
+    if (!this.managed) return;
+    const k = this.kindOf(kind);
+    const why = this.managed.refusal(real, { area: k.area, roots: k.roots, ...o });
+    if (why) throw new SystemRefusal('forbidden', why);
   }
 
   /** The argv to run: path operands resolved and checked. */
@@ -127,7 +173,7 @@ export class PathConfinement {
       try {
         const out = [...argv];
         for (const o of operands) {
-          const real = this.resolve(o.path, o.kind, o.strictlyBelow);
+          const real = this.resolve(o.path, o.kind, o.strictlyBelow, o.recursive);
           if (o.readsFile) refuseSpecialFile(real, o.path);
           if (o.argvIndex !== undefined) out[o.argvIndex] = real;
         }

@@ -249,7 +249,9 @@ export class SystemService {
         if (!this.o.confinement) throw new SystemRefusal('not_implemented', 'this host has no path confinement');
         if (typeof p.path !== 'string' || typeof p.kind !== 'string')
           throw new SystemRefusal('bad_request', 'resolve needs path and kind');
-        return { path: this.o.confinement.resolve(p.path, p.kind, p.strictlyBelow === true) };
+        return {
+          path: this.o.confinement.resolve(p.path, p.kind, p.strictlyBelow === true, p.recursive === true),
+        };
       }
       case 'file/read':
         return f.read(p.path);
