@@ -14,7 +14,11 @@ export default defineArea<FsSettings>({
   // set_permissions with test and no entries lists the current ACLs
   binaries: { getfacl: '/usr/bin/getfacl' },
   setup: (host) => ({
-    ops: fsOps({ settings: host.settings, db: host.db }),
+    ops: fsOps({
+      settings: host.settings,
+      db: host.db,
+      checkOwner: (real, o) => host.checkOwner(real, 'fs.read', o),
+    }),
     confine: {
       roots: {
         'fs.mount': host.settings.mountRoots,

@@ -18,6 +18,10 @@ export default defineArea<KeysSettings>({
       system: host.system,
       bin: host.config.system.binaries,
       replay: host.config.system.mode === 'replay',
+      checkOwner: (real, o) => host.checkOwner(real, 'keys.home', o),
     }),
+    // no command takes these: the kind makes the host check homes for other owners' files and
+    // report home roots that reach them at start
+    confine: { roots: { 'keys.home': host.settings.homeRoots } },
   }),
 });

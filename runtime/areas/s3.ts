@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { database } from '../../handlers/core/bindings';
 import { SystemClient } from '../../handlers/core/system';
 import { pendingIntents, s3Settings, settleIntent, type S3Settings } from '../../handlers/s3/contract';
@@ -56,7 +57,14 @@ export default defineArea<S3Settings>({
   },
   binaries: { ss: '/usr/bin/ss' },
   setup: (host) => ({
-    ops: s3Ops({ settings: host.settings, db: host.db }),
+    ops: s3Ops({
+      settings: host.settings,
+      db: host.db,
+      checkOwner: (real, o) => host.checkOwner(real, 's3.share', o),
+    }),
+    // no command takes these: the kind makes the host check share paths for other owners' files
+    // and report share roots that reach them at start
+    confine: { roots: { 's3.share': host.settings.shareRoots.map((r) => join(host.settings.pathRoot, r)) } },
     onStart: async () => {
       await settleS3Intents(host, host.log);
     },

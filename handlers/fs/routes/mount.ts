@@ -26,8 +26,9 @@ export default route({
   response: z.string(),
   async handler({ body, system, vars, events }) {
     // resolved by the host (symlinks followed) and refused unless strictly below a mount root
-    // (settings.fs.mountRoots): what is mounted on, checked, audited and announced is the real path
-    const target = await system.resolvePath(normalisePath(body.mountpoint), 'fs.mount', true);
+    // (settings.fs.mountRoots) and neither on nor over another area's path (a mount hides the
+    // tree): what is mounted on, checked, audited and announced is the real path
+    const target = await system.resolvePath(normalisePath(body.mountpoint), 'fs.mount', true, true);
     const dev = await blockDevice(system, vars, await resolveMountSource(system, vars, body.device));
     const verdict = checkCanMount({ device: dev.path, mountpoint: target, mounts: await listMounts(system, vars) });
     if (!verdict.ok) {

@@ -25,7 +25,7 @@ export default route({
   response: z.string(),
   async handler({ body, system, vars, events }) {
     // only strictly below a mount root (settings.fs.mountRoots), as the host resolves it
-    const target = await system.resolvePath(normalisePath(body.mountpoint), 'fs.mount', true);
+    const target = await system.resolvePath(normalisePath(body.mountpoint), 'fs.mount', true, true);
     // a given device is compared as findmnt names it: resolve /dev/disk/by-* links first
     const device = body.device === undefined ? undefined : (await blockDevice(system, vars, body.device)).path;
     const mounts = await listMounts(system, vars);

@@ -15,6 +15,7 @@ import {
   type ExploreOpResult,
   type ExploreResult,
 } from '../../../handlers/fs/contract';
+import { isUnder } from '../../system/confine';
 import { SystemRefusal } from '../../system/types';
 
 /** depth, maxEntries and oneFileSystem, defaults applied */
@@ -51,11 +52,6 @@ export const LOCAL_FS_TYPES: ReadonlySet<number> = new Set([
   0x858458f6, // ramfs
   0x794c7630, // overlayfs
 ]);
-
-/** `/a/b` is inside `/a` and `/`; `/ab` is not inside `/a`. */
-export function isInside(path: string, root: string): boolean {
-  return root === '/' || path === root || path.startsWith(`${root}/`);
-}
 
 /** One entry in the compact form of handlers/fs/explore.ts (the route rebuilds the spec's object). */
 export function toEntry(s: Stats, name: string): CompactEntry {
@@ -147,7 +143,7 @@ export async function openRoot(requested: string, roots: readonly string[]): Pro
     if (code === 'EACCES') throw new SystemRefusal('forbidden', `${shown} cannot be read`);
     throw e;
   }
-  if (!roots.some((r) => isInside(real, r))) {
+  if (!roots.some((r) => isUnder(real, r))) {
     throw new SystemRefusal(
       'forbidden',
       `${shown} is outside the directories explore may read (settings.fs.readRoots)`,

@@ -28,7 +28,8 @@
  *
  * Safety: lstat only, so a symbolic link is an entry and never a way out of the tree; only
  * the requested path itself is resolved (like `find -H`), and its real path must lie inside one
- * of the configured read roots. Nothing is opened for writing, nothing is changed.
+ * of the configured read roots, and neither be nor hold a path another area or the host manages
+ * (a walk of `/srv` would list the pods' files). Nothing is opened for writing, nothing is changed.
  *
  * Order: each directory's children are sorted by name (JS string order), so answers are
  * stable. Which names of a directory are kept when the cap cuts it is readdir's order.
@@ -49,7 +50,7 @@ import { capWouldCut } from './explore-count';
 import { exploreStream } from './explore-dfs';
 import { ExplorePool } from './explore-pool';
 
-export { isInside, LOCAL_FS_TYPES } from './explore-common';
+export { LOCAL_FS_TYPES } from './explore-common';
 
 /**
  * Whole walks at once, and how many may wait (then 503 busy). One: a breadth-first walk holds
@@ -71,6 +72,8 @@ export interface ExploreOptions {
   stream?: boolean;
   /** the path as the answer shows it, from the real one asked for (the demo's pathRoot) */
   showAs?: (path: string) => string;
+  /** refuses a walk of a tree that is, or holds, another area's path (runtime/system/owners.ts) */
+  checkOwner?: (real: string) => void;
 }
 
 const walks = new Semaphore(EXPLORE_CONCURRENCY, EXPLORE_QUEUE);
@@ -92,6 +95,7 @@ export async function exploreWalk(req: ExploreOpPayload, o: ExploreOptions): Pro
     );
   }
   const opened = await openRoot(req.path, o.roots);
+  o.checkOwner?.(opened.real);
   const root = o.showAs ? { ...opened, shown: o.showAs(opened.shown) } : opened;
   const limits: ExploreLimits = { depth, maxEntries, oneFileSystem };
   const local = new LocalDevices(o.localFsTypes ?? LOCAL_FS_TYPES);

@@ -3,11 +3,10 @@
  *   fs/explore    bounded, read-only tree walk (fs-explore.ts)
  *   fs/read-text  one regular file's text, for xxhash_verify's checksum file
  * Both read only below `settings.fs.readRoots`, checked on the real path (symlinks resolved),
- * and are audited (path, entry count or size; never file content). A requested path is seen from
+ * never another area's or the host's paths (explore: nor a tree holding one), and are audited (path, entry count or size; never file content). A requested path is seen from
  * `settings.fs.pathRoot` (`/`, or the demo's root), and answers name it as requested.
  */
 import { issuesOf, issuesText } from '../../../handlers/core/errors';
-import { realpathSync } from 'node:fs';
 import { join, normalize } from 'node:path';
 import type * as z from 'zod';
 import { constants } from 'node:fs';
@@ -25,19 +24,9 @@ import { READ_TEXT_MAX_BYTES, READ_TEXT_OP, readTextPayload, type ReadTextResult
 import type { SqliteDb } from '../../db/database';
 import { freshResult, type HostOp } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
-import { exploreWalk, isInside } from './explore';
+import { exploreWalk } from './explore';
+import { isUnder, realRoots } from '../../system/confine';
 import { opAudit } from '../../db/audit';
-
-/** Roots as real paths, so a root given through a symlink still matches resolved paths. */
-function realRoots(roots: readonly string[]): string[] {
-  return roots.map((r) => {
-    try {
-      return realpathSync(r);
-    } catch {
-      return r; // a root that does not exist (yet) matches nothing below a real path anyway
-    }
-  });
-}
 
 /** the binding protocol carries the collected tree */
 const collectIfStream = (v: unknown) => (isExploreStream(v) ? collectExplore(v) : v);
@@ -53,6 +42,8 @@ function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
 export interface FsOpsOptions {
   settings: FsSettings;
   db: SqliteDb;
+  /** refuses a real path (`recursive`: a tree) another area or the host manages (AreaHost.checkOwner, kind fs.read) */
+  checkOwner?: (real: string, o?: { recursive?: boolean }) => void;
 }
 
 export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
@@ -91,7 +82,12 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
       const result = await asRequested(() =>
         exploreWalk(
           { ...req, path: seen(req.path) },
-          { roots, maxEntriesCeiling: s.exploreMaxEntries, showAs: under === undefined ? undefined : unseen },
+          {
+            roots,
+            maxEntriesCeiling: s.exploreMaxEntries,
+            showAs: under === undefined ? undefined : unseen,
+            checkOwner: o.checkOwner && ((real) => o.checkOwner?.(real, { recursive: true })),
+          },
         ),
       );
       if (isExploreStream(result)) {
@@ -128,12 +124,13 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
       if (code === 'ENOENT' || code === 'ENOTDIR') throw new SystemRefusal('not_found', `${req.path} does not exist`);
       throw e;
     }
-    if (!roots.some((r) => isInside(real, r))) {
+    if (!roots.some((r) => isUnder(real, r))) {
       throw new SystemRefusal(
         'forbidden',
         `${req.path} is outside the directories this host may read (settings.fs.readRoots)`,
       );
     }
+    o.checkOwner?.(real);
     // a FIFO, device or socket would block a thread-pool thread forever: refuse it before
     // opening, open without blocking or following a last-moment link, and check the inode
     const before = await lstat(real);

@@ -2,6 +2,9 @@
  * What each fs command may touch (runtime/system/confine.ts enforces it in the SYSTEM binding).
  * Kinds: `device` (nodes under /dev), `fs.mount` (mountpoints, strictly below a mount root),
  * `fs.write` (directories created, ACL targets), `fs.read` (files hashed or verified).
+ * Operands that reach a whole tree are `recursive`: a mountpoint (a mount hides everything below
+ * it, an unmount takes it away) and the target of setfacl/getfacl -R; the host refuses them when
+ * the tree holds a path another area manages (runtime/system/owners.ts).
  */
 import { operandsAfterDashDash, type CommandPolicy, type PathOperand } from '../../system/confine';
 
@@ -10,11 +13,20 @@ const after = (
   kind: string,
   count?: number,
   strictlyBelow = false,
+  recursive = false,
 ): PathOperand[] | string | null => {
   const ops = operandsAfterDashDash(argv);
   if (!ops || ops.length === 0) return null;
   if (count !== undefined && ops.length !== count) return `expected ${count} operand(s) after --, got ${ops.length}`;
-  return ops.map((o) => ({ path: o.value, kind, argvIndex: o.index, strictlyBelow }));
+  return ops.map((o) => ({ path: o.value, kind, argvIndex: o.index, strictlyBelow, recursive }));
+};
+
+/** -R, alone or in a cluster (`-dR`), or --recursive, before the `--` that ends the options */
+const hasRecursive = (argv: readonly string[]): boolean => {
+  const end = argv.indexOf('--');
+  return argv
+    .slice(1, end < 0 ? undefined : end)
+    .some((a) => a === '--recursive' || (/^-[^-]/.test(a) && a.includes('R')));
 };
 
 /** Names xxhsum -c reads from a checksum list (GNU `<hash>  <name>` or BSD `XXH64 (<name>) = <hash>`). */
@@ -42,15 +54,15 @@ export const fsCommandPolicies: Record<string, CommandPolicy> = {
     if (!ops || ops.length !== 2) return 'expected -- <device> <mountpoint>';
     return [
       { path: ops[0].value, kind: 'device', argvIndex: ops[0].index },
-      { path: ops[1].value, kind: 'fs.mount', argvIndex: ops[1].index, strictlyBelow: true },
+      { path: ops[1].value, kind: 'fs.mount', argvIndex: ops[1].index, strictlyBelow: true, recursive: true },
     ];
   },
-  umount: (argv) => after(argv, 'fs.mount', 1, true),
+  umount: (argv) => after(argv, 'fs.mount', 1, true, true),
   mkfs: (argv) => after(argv, 'device', 1),
   wipefs: (argv) => after(argv, 'device', 1),
   install: (argv) => after(argv, 'fs.write', 1),
-  setfacl: (argv) => after(argv, 'fs.write'),
-  getfacl: (argv) => after(argv, 'fs.write'),
+  setfacl: (argv) => after(argv, 'fs.write', undefined, false, hasRecursive(argv)),
+  getfacl: (argv) => after(argv, 'fs.write', undefined, false, hasRecursive(argv)),
   xxhsum: (argv, stdin) => {
     if (argv.includes('-c')) {
       if (operandsAfterDashDash(argv)?.length) return 'xxhsum -c reads its list from stdin only';

@@ -7,8 +7,9 @@
  * Every op first resolves the user through the user database (`getent passwd -- NAME`, run
  * through the SYSTEM back end, so it is audited and the demo replays it), checks the user may be
  * named (settings.keys.apiUser, or a member of settings.keys.group), and that the home resolves
- * (realpath) under settings.keys.homeRoots. `~/.ssh` and the key files are refused when they are
- * symlinks or special files. Audit rows name the user and the file, never a key or file content.
+ * (realpath) under settings.keys.homeRoots, with `~/.ssh` outside every other area's and the
+ * host's managed paths. `~/.ssh` and the key files are refused when they are symlinks or special
+ * files. Audit rows name the user and the file, never a key or file content.
  */
 import { constants, promises as fsp, type Stats } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
@@ -37,6 +38,7 @@ import type { SqliteDb } from '../../db/database';
 import type { HostOp, SystemService } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
 import { opAudit } from '../../db/audit';
+import { isUnder } from '../../system/confine';
 
 export interface KeysOpsOptions {
   settings: KeysSettings;
@@ -46,6 +48,8 @@ export interface KeysOpsOptions {
   bin: Record<string, string>;
   /** the back end replays recorded commands (the demo): ssh-keygen writes nothing */
   replay: boolean;
+  /** refuses a real path another area or the host manages (AreaHost.checkOwner, kind keys.home) */
+  checkOwner?: (real: string, o: { show: (p: string) => string }) => void;
 }
 
 interface User {
@@ -78,10 +82,6 @@ async function lstatOrNull(p: string): Promise<Stats | null> {
     if (errno(e) === 'ENOENT') return null;
     throw e;
   }
-}
-
-function isInside(p: string, root: string): boolean {
-  return p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`);
 }
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -154,7 +154,7 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
         throw new SystemRefusal('not_found', `the home ${pw.home} of ${name} does not exist`);
       throw e;
     }
-    if (!(await rootsReal()).some((r) => isInside(home, r))) {
+    if (!(await rootsReal()).some((r) => isUnder(home, r))) {
       throw new SystemRefusal(
         'forbidden',
         `the home ${pw.home} of ${name} is outside the home roots (settings.keys.homeRoots)`,
@@ -162,6 +162,11 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
     }
     if (!(await fsp.stat(home)).isDirectory())
       throw new SystemRefusal('forbidden', `the home ${pw.home} of ${name} is not a directory`);
+    // what the ops touch is ~/.ssh: never inside another area's or the host's paths (a service
+    // user whose home is the state directory)
+    o.checkOwner?.(join(home, '.ssh'), {
+      show: (p) => (isUnder(p, home) ? join(pw.home, p.slice(home.length)) : p),
+    });
     return { name, uid: pw.uid, gid: pw.gid, home, shownHome: pw.home };
   }
 

@@ -3,11 +3,14 @@
  *   s3/resolve-path  the real path (symlinks followed) of a directory to share, which must be a
  *                    directory at or under one of settings.s3.shareRoots (themselves resolved),
  *                    all seen from settings.s3.pathRoot (`/`; the demo's root in the demo).
+ *                    The share's server runs as root over the whole tree: a directory that is,
+ *                    or holds, another area's or the host's managed path is refused (403 naming
+ *                    the owner, runtime/system/owners.ts).
  * Audited with the path asked and the answer; it never reads or changes the directory.
  */
 import { realpathSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join, relative } from 'node:path';
 import {
   RESOLVE_PATH_OP,
   resolvePathPayload,
@@ -18,6 +21,7 @@ import type { SqliteDb } from '../../db/database';
 import type { HostOp } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
 import { opAudit } from '../../db/audit';
+import { isUnder } from '../../system/confine';
 
 function realOrSelf(p: string): string {
   try {
@@ -27,9 +31,12 @@ function realOrSelf(p: string): string {
   }
 }
 
-const inside = (p: string, root: string) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
-
-export function s3Ops(o: { settings: S3Settings; db: SqliteDb }): Record<string, HostOp> {
+export function s3Ops(o: {
+  settings: S3Settings;
+  db: SqliteDb;
+  /** refuses a share of a tree that is or holds another owner's path (AreaHost.checkOwner, kind s3.share) */
+  checkOwner?: (real: string, o: { recursive: boolean; show: (p: string) => string }) => void;
+}): Record<string, HostOp> {
   const audit = opAudit(o.db);
   return {
     [RESOLVE_PATH_OP]: async (payload, requestId): Promise<ResolvePathResult> => {
@@ -43,15 +50,24 @@ export function s3Ops(o: { settings: S3Settings; db: SqliteDb }): Record<string,
       if (!asked.startsWith('/') || asked.includes('\0'))
         throw new SystemRefusal('bad_request', `${RESOLVE_PATH_OP}: path must be absolute`);
       let result: ResolvePathResult;
+      // share paths are seen from settings.s3.pathRoot (`/` on a real box, the demo's root there)
+      const base = realOrSelf(o.settings.pathRoot);
+      const show = (real: string) => (base === '/' ? real : isUnder(real, base) ? `/${relative(base, real)}` : real);
       try {
-        // share paths are seen from settings.s3.pathRoot (`/` on a real box, the demo's root there)
-        const base = realOrSelf(o.settings.pathRoot);
         const real = await realpath(join(base, asked));
         const roots = o.settings.shareRoots.map((root) => realOrSelf(join(base, root)));
-        const shown = base === '/' ? real : inside(real, base) ? `/${relative(base, real)}` : real;
-        if (!roots.some((root) => inside(real, root))) result = { ok: false, reason: 'outside', path: shown };
+        const shown = show(real);
+        if (!roots.some((root) => isUnder(real, root))) result = { ok: false, reason: 'outside', path: shown };
         else if (!(await stat(real)).isDirectory()) result = { ok: false, reason: 'not-directory', path: shown };
-        else result = { ok: true, path: shown };
+        else {
+          try {
+            o.checkOwner?.(real, { recursive: true, show });
+          } catch (e) {
+            audit({ kind: RESOLVE_PATH_OP, requestId, argv: [asked], note: `refused: ${(e as Error).message}` });
+            throw e;
+          }
+          result = { ok: true, path: shown };
+        }
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         if (code !== 'ENOENT' && code !== 'ENOTDIR') throw e;
