@@ -51,6 +51,10 @@ export interface TestHostOptions {
   config?: Partial<HostConfig>;
   backend?: HostOptions['backend'];
   extraOps?: HostOptions['extraOps'];
+  /** where the host's log lines go (default: nowhere) */
+  log?: HostOptions['log'];
+  /** edits the config once the private root exists (settings naming paths under it) */
+  configure?: (config: HostConfig, root: string) => void;
 }
 
 /** A config with a private state dir and every configured path under a private root. */
@@ -75,6 +79,7 @@ export function makeTestConfig(over: Partial<HostConfig> = {}): { config: HostCo
 /** A host with a private state dir and every configured path under a private root. */
 export async function makeTestHost(o: TestHostOptions = {}): Promise<TestHost> {
   const { config, state, root } = makeTestConfig(o.config);
+  o.configure?.(config, root);
   const replay = o.backend ? undefined : new ReplayBackend(o.fixtures ?? []);
   const host = await createHost({
     config,
@@ -82,7 +87,7 @@ export async function makeTestHost(o: TestHostOptions = {}): Promise<TestHost> {
     routes: o.routes,
     backend: o.backend ?? replay,
     extraOps: o.extraOps,
-    log: () => undefined,
+    log: o.log ?? (() => undefined),
   });
   return testHostOf(host, config, root, state, replay);
 }
