@@ -158,6 +158,7 @@ beforeAll(async () => {
   const made = makeTestConfig();
   stateDir = made.state;
   root = made.root;
+  const configFile = join(stateDir, 'config.yaml');
   const config = {
     ...made.config,
     system: {
@@ -167,9 +168,17 @@ beforeAll(async () => {
       envAllow: [...made.config.system.envAllow, 'DOCKER_HOST'],
     },
     settings: {
-      pod: { composeCommand: ['/usr/bin/docker-compose'], env: { DOCKER_HOST: dockerHost }, composeTimeoutMs: 120_000 },
+      pod: {
+        composeCommand: ['/usr/bin/docker-compose'],
+        env: { DOCKER_HOST: dockerHost },
+        composeTimeoutMs: 120_000,
+        bindRoots: [join(root, 'srv/shared')],
+        // the units' check before every start is this host's own CLI on this host's config
+        verifyCommand: [process.execPath, join(distDir, 'host/cli.mjs'), 'pod', 'verify', '--config', configFile],
+      },
     },
   };
+  writeFileSync(configFile, JSON.stringify(config));
   mkdirSync(join(root, 'etc'), { recursive: true });
   writeFileSync(config.paths.fstab, 'UUID=0000 /srv/pods ext4 defaults 0 2 # ballast:pod-data\n');
   host = await createHost({ config, distDir, routes: POD_ROUTES, log: () => undefined });
@@ -221,7 +230,7 @@ describe('a pod on a real engine (docker-compose 1.x)', () => {
     });
 
     const unitFile = join(root, 'etc/systemd/system/ballast-pod-web.service');
-    const composeFile = join(root, 'srv/pods/ballast-pod-web/compose.json');
+    const composeFile = join(root, 'var/lib/ballast/pods/ballast-pod-web/compose.json');
     expect(statSync(unitFile).mode & 0o777).toBe(0o644);
     expect(statSync(composeFile).mode & 0o777).toBe(0o640);
     expect(JSON.parse(readFileSync(composeFile, 'utf8'))).toEqual(fileContents);
@@ -240,7 +249,11 @@ describe('a pod on a real engine (docker-compose 1.x)', () => {
       '--remove-orphans',
     ]);
     expect(unit).toContain(`Environment=DOCKER_HOST=${dockerHost}`);
-    const up = await exec(start, { env: dockerEnv(), timeoutMs: 120_000, cwd: join(root, 'srv/pods/ballast-pod-web') });
+    const cwd = join(root, 'var/lib/ballast/pods/ballast-pod-web');
+    expect(unit).toContain(`WorkingDirectory=${cwd}`);
+    const pre = await exec(execStartOf(unit, 'ExecStartPre'), { env: dockerEnv(), timeoutMs: 120_000, cwd });
+    expect([pre.code, pre.stderr]).toEqual([0, '']);
+    const up = await exec(start, { env: dockerEnv(), timeoutMs: 120_000, cwd });
     expect([up.code, up.stderr]).toEqual([0, expect.stringContaining('Creating ballast-pod-web_web_1')]);
 
     const inspect = async () =>
@@ -293,6 +306,7 @@ describe('a pod on a real engine (docker-compose 1.x)', () => {
     expect((await docker('network', 'ls', '-q', '--filter', 'name=ballast-pod-web')).stdout).toBe('');
     expect(existsSync(unitFile)).toBe(false);
     expect(existsSync(join(root, 'srv/pods/ballast-pod-web'))).toBe(false);
+    expect(existsSync(cwd)).toBe(false);
     expect(readFileSync(calls, 'utf8').split('\n').filter(Boolean)).toEqual([
       'daemon-reload',
       'show --no-pager --property=Id,LoadState,ActiveState,SubState,UnitFileState -- ballast-pod-web.service',
@@ -302,6 +316,46 @@ describe('a pod on a real engine (docker-compose 1.x)', () => {
       'daemon-reload',
     ]);
     expect((await call('GET', '/pod/web/details')).status).toBe(404);
+  }, 240_000);
+
+  it("an admitted pod's container sees no compose file; a bind source it swapped for a link stops the next start", async () => {
+    const shared = join(root, 'srv/shared');
+    mkdirSync(join(shared, 'y'), { recursive: true });
+    const sleeper = (volumes: string[]) => ({
+      version: '3.8',
+      services: { a: { image: IMAGE, command: ['/bin/sleep', '600'], volumes } },
+    });
+    // x may write its whole data directory and the shared root; y reads one directory of that root
+    expect((await call('POST', '/pod/x/set', { fileContents: sleeper(['./:/pod', `${shared}:/shared`]) })).status).toBe(
+      200,
+    );
+    expect((await call('POST', '/pod/y/set', { fileContents: sleeper([`${shared}/y:/y:ro`]) })).status).toBe(200);
+    const unitOf = (n: string) => readFileSync(join(root, `etc/systemd/system/ballast-pod-${n}.service`), 'utf8');
+    const cwdOf = (n: string) => join(root, `var/lib/ballast/pods/ballast-pod-${n}`);
+    const run = (n: string, key: 'ExecStartPre' | 'ExecStart') =>
+      exec(execStartOf(unitOf(n), key), { env: dockerEnv(), timeoutMs: 120_000, cwd: cwdOf(n) });
+    const preX = await run('x', 'ExecStartPre');
+    expect([preX.code, preX.stderr]).toEqual([0, '']);
+    expect((await run('x', 'ExecStart')).code).toBe(0);
+
+    const inX = (script: string) => docker('exec', 'ballast-pod-x_a_1', '/bin/sh', '-c', script);
+    // nothing a container can reach holds a compose file: not its own, not another pod's
+    const found = await inX('find / -xdev -name compose.json 2>/dev/null; ls -a /pod');
+    expect(found.code).toBe(0);
+    expect(found.stdout).not.toContain('compose.json');
+    // a .env written into its data directory is not where compose looks (the unit works in cwdOf)
+    expect((await inX('echo COMPOSE_FILE=/pod/evil.yml > /pod/.env && echo ok')).stdout).toBe('ok\n');
+    expect((await run('x', 'ExecStartPre')).code).toBe(0);
+
+    // x replaces y's bind source with a link to / : y's next start is refused before compose runs
+    expect((await inX('rmdir /shared/y && ln -s / /shared/y && echo swapped')).stdout).toBe('swapped\n');
+    const pre = await run('y', 'ExecStartPre');
+    expect(pre.code).toBe(1);
+    expect(pre.stderr).toContain('pod verify: ballast-pod-y refused: fileContents.services.a.volumes.0: bind source');
+    expect((await docker('ps', '-aq', '--filter', 'label=com.docker.compose.project=ballast-pod-y')).stdout).toBe('');
+
+    for (const n of ['x', 'y']) expect((await call('POST', `/pod/${n}/destroy`)).status).toBe(200);
+    expect((await docker('ps', '-aq')).stdout).toBe('');
   }, 240_000);
 
   it('refuses a second pod publishing the port the engine now listens on', async () => {
@@ -318,7 +372,8 @@ describe('a pod on a real engine (docker-compose 1.x)', () => {
       timeoutMs: 120_000,
     });
     expect(up.code).toBe(0);
-    const clash = await call('POST', '/pod/two/test', { fileContents });
+    // set probes the host's ports (test does not: a read token may call it)
+    const clash = await call('POST', '/pod/two/set', { fileContents });
     expect(clash.status).toBe(400);
     expect(clash.json).toMatchObject({
       error: {
