@@ -10,6 +10,8 @@ import { serve } from './serve';
 import { backendFor, readManifest } from './host';
 import { RecordBackend } from './system/record';
 import { startupDone } from './launcher-bridge';
+import { areaCommandUsages, areaWithCommands, runAreaCommand } from './area-commands';
+import type { AreaModule } from './areas/types';
 
 /** The repo (or install) root: this file is bundled to dist/host/cli.mjs, or run from runtime/. */
 function repoRoot(): string {
@@ -58,9 +60,9 @@ const COMMANDS = {
 } as const;
 type Command = keyof typeof COMMANDS;
 
-const USAGE = `usage:\n  ${Object.values(COMMANDS)
-  .map((c) => c.usage)
-  .join('\n  ')}\n  ballast [COMMAND] --help\n`;
+const USAGE = `usage:\n  ${[...Object.values(COMMANDS).map((c) => c.usage), ...areaCommandUsages()].join(
+  '\n  ',
+)}\n  ballast [COMMAND] --help\n`;
 
 interface Parsed {
   command: Command;
@@ -144,7 +146,25 @@ function configFrom(v: Parsed['values']): HostConfig {
   return cfg;
 }
 
+/** `ballast <area> <command> [--config FILE | --demo] [--] ARG…` (runtime/area-commands.ts). */
+async function areaMain(area: AreaModule<unknown>, argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: CONFIG_OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError(`${area.name} ${sub ?? ''}: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (parsed.values.help) {
+    process.stdout.write(`usage:\n  ${area.commands?.[sub ?? '']?.usage ?? areaCommandUsages().join('\n  ')}\n`);
+    return 0;
+  }
+  return runAreaCommand(area, sub, parsed.positionals, configFrom(parsed.values), (m) => new UsageError(m));
+}
+
 async function main(argv: string[]): Promise<number> {
+  const area = argv[0] === undefined ? undefined : areaWithCommands(argv[0]);
+  if (area) return areaMain(area, argv.slice(1));
   const p = parseCommandLine(argv);
   if (p === 'help') {
     process.stdout.write(USAGE);
