@@ -9,3 +9,4 @@ export {
   type WebhookConfig,
 } from './schemas';
 export { isLocalAddress, isLocalHost } from './local-target';
+export { openUrl, sealUrlSync, urlSecretValues } from './url-secrets';

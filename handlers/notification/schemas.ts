@@ -1,4 +1,8 @@
 import * as z from 'zod';
+import { SECRET_MASK } from './mask';
+import { clientUrlProblem, maskUrl } from './url-secrets';
+
+export { SECRET_MASK };
 
 /**
  * Notification agents: the spec's resource (id, hostid, type, enabled, json, unix_time,
@@ -11,10 +15,10 @@ export const AGENT_TYPES = ['sms', 'smtp', 'webhook'] as const;
 export const agentType = z.enum(AGENT_TYPES, { error: 'must be sms, smtp or webhook' });
 export type AgentType = z.infer<typeof agentType>;
 
-/** What every response shows in place of a stored secret. Sending it back keeps the stored value. */
-export const SECRET_MASK = '********';
-
-/** Write-only fields per type: masked in every response, kept on an update that omits them. */
+/**
+ * Write-only fields per type: masked in every response, kept on an update that omits them. A
+ * webhook's `url` is not one, but the credentials in it are (./url-secrets.ts).
+ */
 export const SECRET_FIELDS = {
   sms: ['authToken'],
   smtp: ['password'],
@@ -115,8 +119,13 @@ const httpUrl = str()
 /** Standard Webhooks symmetric secret: `whsec_` + base64 of 24-64 random bytes. */
 const WHSEC = /^whsec_([A-Za-z0-9+/]+={0,2})$/;
 const base64Bytes = (b64: string) => Math.floor((b64.replace(/=+$/, '').length * 3) / 4);
+/** A URL a client sends: its credentials are real values, never the mask or a sealed value. */
+const clientUrl = httpUrl.superRefine((s, ctx) => {
+  const problem = clientUrlProblem(s);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 export const webhookConfig = z.strictObject({
-  url: httpUrl,
+  url: clientUrl,
   secret: secretValue(200)
     .refine(
       (s) => WHSEC.test(s) && base64Bytes(s.slice(6)) >= 24 && base64Bytes(s.slice(6)) <= 64,
@@ -133,6 +142,8 @@ export type AgentConfig = SmsConfig | SmtpConfig | WebhookConfig;
 
 /* ---- responses: secrets can only ever be the mask, so a leak fails the response check ---- */
 const masked = z.literal(SECRET_MASK);
+/** A webhook URL as answers show it: every credential in it is the mask. */
+const maskedUrl = z.string().refine((s) => maskUrl(s) === s, { message: 'a credential in the URL is not masked' });
 const common = {
   id: z.number().int(),
   hostid: z.string(),
@@ -145,7 +156,11 @@ const common = {
 export const agentSchema = z.discriminatedUnion('type', [
   z.object({ ...common, type: z.literal('sms'), json: smsConfig.extend({ authToken: masked }) }),
   z.object({ ...common, type: z.literal('smtp'), json: smtpConfig.extend({ password: masked }) }),
-  z.object({ ...common, type: z.literal('webhook'), json: webhookConfig.extend({ secret: masked.optional() }) }),
+  z.object({
+    ...common,
+    type: z.literal('webhook'),
+    json: webhookConfig.extend({ url: maskedUrl, secret: masked.optional() }),
+  }),
 ]);
 export type Agent = z.infer<typeof agentSchema>;
 

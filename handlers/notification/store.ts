@@ -5,6 +5,15 @@ import type { Vars } from '../core/vars';
 import { isLocalHost } from './local-target';
 import type { SystemClient } from '../core/system';
 import { agentConfig, SECRET_FIELDS, SECRET_MASK, SECRET_STAND_IN, type Agent, type AgentType } from './schemas';
+import {
+  isMaskPart,
+  isSealedPart,
+  mapUrlSecrets,
+  maskUrl,
+  resolveMaskedUrl,
+  sealUrl,
+  UrlMaskError,
+} from './url-secrets';
 
 /** A row of notification_agents (migration 1). `hostid` is not stored: it is this machine's id. */
 export interface AgentRow {
@@ -33,6 +42,7 @@ export async function getAgentRow(db: D1Database, id: number): Promise<AgentRow>
 export function toAgent(row: AgentRow, hostId: string): Agent {
   const json: Record<string, unknown> = JSON.parse(row.json);
   for (const f of SECRET_FIELDS[row.type]) if (json[f] !== undefined) json[f] = SECRET_MASK;
+  if (row.type === 'webhook' && typeof json.url === 'string') json.url = maskUrl(json.url);
   return {
     id: row.id,
     hostid: hostId,
@@ -57,13 +67,34 @@ export function resolveUpdatedConfig(
 ): Record<string, unknown> {
   const next = { ...incoming };
   const kept: Record<string, unknown> = {};
+  const standIn: Record<string, unknown> = {};
   for (const f of SECRET_FIELDS[type]) {
     // a new value, unless it is the mask or the stored (sealed) value a merge carried over
     if (next[f] !== undefined && next[f] !== SECRET_MASK && next[f] !== stored.json[f]) continue;
     if (stored.type === type && stored.json[f] !== undefined) kept[f] = stored.json[f];
     delete next[f];
   }
-  return validateConfig(type, next, kept);
+  if (type === 'webhook' && typeof next.url === 'string') {
+    const storedUrl = stored.type === 'webhook' && typeof stored.json.url === 'string' ? stored.json.url : undefined;
+    // the stored URL a merge carried over, or the client's with its masked credentials taken from it
+    let url = next.url;
+    try {
+      if (url !== storedUrl) url = resolveMaskedUrl(url, storedUrl);
+    } catch (e) {
+      if (e instanceof UrlMaskError) throw validationFailed('body.json.url', e.message);
+      throw e;
+    }
+    if (url !== next.url || url === storedUrl) {
+      kept.url = url;
+      // checked as the client sent it: its masks (or the stored sealed parts) stand for valid values
+      const sent = next.url;
+      standIn.url = mapUrlSecrets(sent, (raw) =>
+        isMaskPart(raw) || (sent === storedUrl && isSealedPart(raw)) ? 'kept' : raw,
+      );
+      delete next.url;
+    }
+  }
+  return validateConfig(type, next, kept, standIn);
 }
 
 /**
@@ -75,12 +106,14 @@ export async function sealSecrets(
   type: AgentType,
   json: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
+  const out = { ...json };
+  // the credentials inside a webhook URL, part by part (./url-secrets.ts)
+  if (type === 'webhook' && typeof out.url === 'string') out.url = await sealUrl(out.url, (v) => system.sealSecrets(v));
   const fields = SECRET_FIELDS[type].filter(
     (f) => typeof json[f] === 'string' && !String(json[f]).startsWith('enc:v1:'),
   );
-  if (fields.length === 0) return json;
+  if (fields.length === 0) return out;
   const sealed = await system.sealSecrets(fields.map((f) => String(json[f])));
-  const out = { ...json };
   fields.forEach((f, i) => (out[f] = sealed[i]));
   return out;
 }
@@ -112,17 +145,24 @@ export function checkWebhookTarget(type: AgentType, json: Record<string, unknown
 }
 
 /**
- * Validates a configuration against its type; `kept` are stored (sealed) secrets, which stand in
- * as a valid value during the check and are put back after it.
+ * Validates a configuration against its type; `kept` are stored (sealed) secrets, which are
+ * replaced during the check by `standIn[field]` (default: a valid value of the type's secret)
+ * and put back after it.
  */
 export function validateConfig(
   type: AgentType,
   json: unknown,
   kept: Record<string, unknown> = {},
+  standIn: Record<string, unknown> = {},
 ): Record<string, unknown> {
   const checked =
     Object.keys(kept).length && json !== null && typeof json === 'object'
-      ? { ...json, ...Object.fromEntries(Object.keys(kept).map((f) => [f, SECRET_STAND_IN[type]])) }
+      ? {
+          ...json,
+          ...Object.fromEntries(
+            Object.keys(kept).map((f) => [f, Object.hasOwn(standIn, f) ? standIn[f] : SECRET_STAND_IN[type]]),
+          ),
+        }
       : json;
   const r = (agentConfig[type] as z.ZodType).safeParse(checked);
   if (!r.success) {

@@ -1,4 +1,4 @@
-import { SECRET_FIELDS, type AgentType } from '../../handlers/notification/contract';
+import { SECRET_FIELDS, sealUrlSync, type AgentType } from '../../handlers/notification/contract';
 import { defineArea, type AreaHost } from './types';
 import { notificationOps } from './notification/ops';
 import { deliverySettingsSchema, type DeliverySettings } from './notification/settings';
@@ -54,6 +54,14 @@ function sealStoredSecrets(host: AreaHost<DeliverySettings>): void {
       const v = cfg[f];
       if (typeof v === 'string' && !v.startsWith('enc:v1:')) {
         cfg[f] = host.secrets.seal(v);
+        changed = true;
+      }
+    }
+    // the credentials inside a webhook URL (stored in clear before issue 27 item 11)
+    if (row.type === 'webhook' && typeof cfg.url === 'string') {
+      const url = sealUrlSync(cfg.url, (v) => host.secrets.seal(v));
+      if (url !== cfg.url) {
+        cfg.url = url;
         changed = true;
       }
     }

@@ -164,6 +164,8 @@ function parseMessage(raw: string): { headers: Record<string, string>; text: str
 
 export interface WebhookRequest {
   path: string;
+  /** The request target as sent: path and query. */
+  target: string;
   headers: IncomingHttpHeaders;
   body: string;
   json: { id: string; sequence?: number; type: string; timestamp: string; host: string; data: Record<string, unknown> };
@@ -246,6 +248,7 @@ export class WebhookReceiver {
       const secret = this.secrets[path];
       const request: WebhookRequest = {
         path,
+        target: req.url ?? '',
         headers: req.headers,
         body,
         json: JSON.parse(body),

@@ -12,6 +12,7 @@ import { makeTestHost, type TestHost } from '../helpers/host';
 import { errorOf } from '../helpers/answers';
 import type * as z from 'zod';
 import { SecretBox } from '../../runtime/system/secret-box';
+import { openUrl } from '../../handlers/notification/url-secrets';
 import type { Agent, eventSchema } from '../../handlers/notification/schemas';
 
 /** GET /notification/events answers an array of these (event-list's response schema) */
@@ -65,6 +66,7 @@ const stored = (id: number) => {
   const json = JSON.parse(row.json) as Record<string, unknown>;
   for (const f of ['authToken', 'password', 'secret'])
     if (typeof json[f] === 'string') json[f] = box.open(json[f] as string);
+  if (typeof json.url === 'string') json.url = openUrl(json.url, (v) => box.open(v));
   return { ...row, json: JSON.stringify(json) };
 };
 const eventsOfKind = (kind: string) =>
@@ -451,3 +453,120 @@ async function closedPort(): Promise<number> {
   await new Promise((r) => s.close(r));
   return port;
 }
+
+describe('credentials inside a webhook URL (issue 27 item 11)', () => {
+  const USER = 'hook-user';
+  const PASS = 'hook-pa55';
+  const TOKEN = 'tok-s3cret';
+  const URL_SECRETS = [USER, PASS, TOKEN, 'team-0ps', 'bare-k3y'];
+  const REAL = `https://${USER}:${PASS}@hooks.example.test/in?token=${TOKEN}&team=team-0ps&bare-k3y`;
+  const MASKED = 'https://********:********@hooks.example.test/in?token=********&team=********&********';
+  const urlOf = (id: number) => (JSON.parse(stored(id)!.json) as { url: string }).url;
+  const rawUrlOf = (id: number) => (JSON.parse(rawRow(id)!.json) as { url: string }).url;
+  const update = (id: number, body: unknown) => t.call<Agent[]>('POST', `${A}/${id}/update`, { body });
+  let id: number;
+  beforeAll(async () => {
+    const r = await create({ type: 'webhook', enabled: true, json: { url: REAL, secret: WHSEC } });
+    expect(r.status, r.text).toBe(200);
+    id = r.json[0].id;
+  });
+
+  it('are sealed at rest part by part, masked in every answer, and opened back to the URL the client gave', async () => {
+    // at rest: no credential in clear, each one sealed where it stands
+    const raw = rawRow(id)!.json;
+    for (const s of URL_SECRETS) expect(raw, s).not.toContain(s);
+    const u = new URL(rawUrlOf(id));
+    expect([u.origin, u.pathname]).toEqual(['https://hooks.example.test', '/in']);
+    for (const part of [u.username, u.password, u.searchParams.get('token'), u.searchParams.get('team')])
+      expect(decodeURIComponent(part ?? '')).toMatch(/^enc:v1:[A-Za-z0-9+/]+=*$/);
+    expect(urlOf(id)).toBe(REAL);
+
+    const list = await t.call<Agent[]>('GET', A);
+    const details = await t.call<Agent[]>('GET', `${A}/${id}/details`);
+    expect(details.json[0].json).toEqual({ url: MASKED, secret: '********' });
+    expect(list.json.find((a) => a.id === id)?.json).toEqual({ url: MASKED, secret: '********' });
+    for (const s of URL_SECRETS) expect(list.text + details.text, s).not.toContain(s);
+    // the answers to create and update mask them too
+    const created = await create({ type: 'webhook', enabled: false, json: { url: REAL } });
+    expect(created.json[0].json).toEqual({ url: MASKED });
+    for (const s of URL_SECRETS) expect(created.text, s).not.toContain(s);
+    await t.call('POST', `${A}/${created.json[0].id}/destroy`, {});
+  });
+
+  it('an update that sends the masked URL back keeps them, with the path or other parts changed', async () => {
+    const same = await update(id, { json: { url: MASKED } });
+    expect(same.status, same.text).toBe(200);
+    expect(urlOf(id)).toBe(REAL);
+    // the same masked URL is no change at all
+    expect(eventsOfKind('notification.agent.updated').filter((e) => e.data.id === id)).toEqual([]);
+
+    const moved = await update(id, {
+      json: { url: 'https://********:new-pa55@hooks.example.test/v2?team=********&token=********&x=1&********' },
+    });
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.json[0].json).toHaveProperty(
+      'url',
+      'https://********:********@hooks.example.test/v2?team=********&token=********&x=********&********',
+    );
+    expect(urlOf(id)).toBe(`https://${USER}:new-pa55@hooks.example.test/v2?team=team-0ps&token=${TOKEN}&x=1&bare-k3y`);
+    expect(rawRow(id)!.json).not.toContain('new-pa55');
+
+    // enabled alone, or another field merged: the sealed URL stays as it is
+    const before = rawUrlOf(id);
+    expect((await update(id, { enabled: false })).status).toBe(200);
+    expect((await update(id, { json: { secret: WHSEC } })).status).toBe(200);
+    expect((await update(id, { enabled: true })).status).toBe(200);
+    expect(rawUrlOf(id)).toBe(before);
+
+    const events = JSON.stringify(t.host.db.prepare('SELECT * FROM events').all());
+    for (const s of [...URL_SECRETS, 'new-pa55']) expect(events, s).not.toContain(s);
+    expect(eventsOfKind('notification.agent.updated').at(-1)!.data).toEqual({
+      id,
+      type: 'webhook',
+      enabled: true,
+      changed: ['enabled'],
+    });
+  });
+
+  it('a masked credential goes nowhere else: another origin, a place the stored URL has no value, a new agent', async () => {
+    const before = rawRow(id)!.json;
+    const elsewhere = await update(id, { json: { url: 'https://********:********@evil.example.test/v2' } });
+    expect(paths(elsewhere)).toEqual([
+      'body.json.url: holds the mask ******** but its origin changed (https://hooks.example.test → https://evil.example.test): send the credentials for the new destination in clear',
+    ]);
+    const port = await update(id, { json: { url: 'https://********:********@hooks.example.test:8443/v2' } });
+    expect(paths(port)[0]).toContain(
+      'its origin changed (https://hooks.example.test → https://hooks.example.test:8443)',
+    );
+    const scheme = await update(id, { json: { url: 'http://********:********@hooks.example.test/v2' } });
+    expect(paths(scheme)[0]).toContain('its origin changed');
+    const nowhere = await update(id, { json: { url: 'https://hooks.example.test/v2?other=********' } });
+    expect(paths(nowhere)).toEqual([
+      'body.json.url: holds the mask ******** where the stored URL has no value: send the real one',
+    ]);
+    const second = await update(id, { json: { url: 'https://hooks.example.test/v2?token=x&token=********' } });
+    expect(paths(second)[0]).toContain('where the stored URL has no value');
+    expect(rawRow(id)!.json).toBe(before);
+
+    const fresh = await create({ type: 'webhook', enabled: true, json: { url: MASKED } });
+    expect(paths(fresh)).toEqual([
+      'body.json.url: holds the mask ********, not a value: send the real credentials, or on update send back the URL the agent shows to keep them',
+    ]);
+    const encoded = await create({
+      type: 'webhook',
+      enabled: true,
+      json: { url: 'https://u:%2A%2A%2A%2A%2A%2A%2A%2A@h.example.test/' },
+    });
+    expect(paths(encoded)[0]).toContain('holds the mask');
+    const sealedLooking = await create({
+      type: 'webhook',
+      enabled: true,
+      json: { url: 'https://h.example.test/?token=enc:v1:AAAA' },
+    });
+    expect(paths(sealedLooking)).toEqual(['body.json.url: must not hold a value starting with enc:v1:']);
+    // a type change carries nothing over
+    const smsId = (await create({ type: 'sms', enabled: false, json: SMS })).json[0].id;
+    const typed = await update(smsId, { type: 'webhook', json: { url: MASKED } });
+    expect(paths(typed)[0]).toContain('body.json.url: holds the mask');
+  });
+});

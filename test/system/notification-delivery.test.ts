@@ -34,7 +34,21 @@ const SID = `AC${'5'.repeat(32)}`;
 const TWILIO_TOKEN = 'twilio-auth-t0ken';
 const WRONG_TWILIO_TOKEN = 'wrong-twilio-t0ken';
 const WHSEC = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
-const SECRETS = [MAIL_PASS, WRONG_MAIL_PASS, TWILIO_TOKEN, WRONG_TWILIO_TOKEN, WHSEC, WHSEC.slice(6)];
+// credentials inside a webhook URL (issue 27 item 11)
+const HOOK_USER = 'hook-us3r';
+const HOOK_PASS = 'hook-pa55';
+const HOOK_TOKEN = 'hook-t0ken';
+const SECRETS = [
+  MAIL_PASS,
+  WRONG_MAIL_PASS,
+  TWILIO_TOKEN,
+  WRONG_TWILIO_TOKEN,
+  WHSEC,
+  WHSEC.slice(6),
+  HOOK_USER,
+  HOOK_PASS,
+  HOOK_TOKEN,
+];
 const MAX_ATTEMPTS = 4;
 
 let cert: TestCert;
@@ -42,7 +56,14 @@ let smtpPlain: SmtpPeer;
 let smtpStarttls: SmtpPeer;
 let smtpTls: SmtpPeer;
 let twilio: TwilioPeer;
-const hooks = new WebhookReceiver({ '/signed': WHSEC, '/flaky': WHSEC, '/dead': WHSEC, '/once': WHSEC });
+const hooks = new WebhookReceiver({
+  '/signed': WHSEC,
+  '/flaky': WHSEC,
+  '/dead': WHSEC,
+  '/once': WHSEC,
+  '/creds': WHSEC,
+  '/creds2': WHSEC,
+});
 let config: HostConfig;
 let s: Serving;
 let admin: string;
@@ -314,6 +335,44 @@ describe('webhook', () => {
     expect(test.json.sequence).toBeUndefined(); // not an event
     expect(test.verified).toBe(true);
     await waitFor('delivered', () => delivery(eventId, plain)?.state === 'delivered');
+  });
+
+  it('credentials inside the URL: sealed in the DB, masked in answers and events, sent for real', async () => {
+    const real = hooks.url(`/creds?token=${HOOK_TOKEN}&n=1`).replace('http://', `http://${HOOK_USER}:${HOOK_PASS}@`);
+    const id = await createAgent('webhook', true, { url: real, secret: WHSEC });
+    const row = s.host.db.prepare('SELECT json FROM notification_agents WHERE id = ?').get(id) as { json: string };
+    for (const secret of [HOOK_USER, HOOK_PASS, HOOK_TOKEN]) expect(row.json).not.toContain(secret);
+    const masked = hooks.url('/creds?token=********&n=********').replace('http://', 'http://********:********@');
+    const details = await api<Agent[]>('GET', `/notification/agent/${id}/details`);
+    expect(details.json[0].json).toEqual({ url: masked, secret: '********' });
+
+    // delivery and the test message go to the real URL: its query, and its userinfo as HTTP Basic
+    const eventId = s.host.events.record({ kind: 'network.interface.updated', data: { name: 'eth1' } });
+    const got = await waitFor('delivery with credentials', () =>
+      hooks.on('/creds').find((r) => r.headers['webhook-id'] === eventId),
+    );
+    const basic = `Basic ${Buffer.from(`${HOOK_USER}:${HOOK_PASS}`).toString('base64')}`;
+    expect([got.target, got.headers.authorization, got.verified]).toEqual([
+      `/creds?token=${HOOK_TOKEN}&n=1`,
+      basic,
+      true,
+    ]);
+    expect((await api('GET', `/notification/agent/${id}/test`)).status).toBe(200);
+    expect([hooks.on('/creds').at(-1)!.target, hooks.on('/creds').at(-1)!.headers.authorization]).toEqual([
+      `/creds?token=${HOOK_TOKEN}&n=1`,
+      basic,
+    ]);
+
+    // sent back masked with another path: the credentials stay and still reach the receiver
+    const moved = await api('POST', `/notification/agent/${id}/update`, {
+      json: { url: masked.replace('/creds?', '/creds2?') },
+    });
+    expect(moved.status, moved.text).toBe(200);
+    expect((await api('GET', `/notification/agent/${id}/test`)).status).toBe(200);
+    const again = hooks.on('/creds2').at(-1)!;
+    expect([again.target, again.headers.authorization]).toEqual([`/creds2?token=${HOOK_TOKEN}&n=1`, basic]);
+    const events = JSON.stringify(s.host.db.prepare('SELECT * FROM events').all());
+    for (const secret of [HOOK_USER, HOOK_PASS, HOOK_TOKEN]) expect(events).not.toContain(secret);
   });
 
   it('test answers why a destination refused: its HTTP status line, or that it is unreachable', async () => {

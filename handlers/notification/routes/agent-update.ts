@@ -2,16 +2,8 @@ import * as z from 'zod';
 import { route } from '../../core/route';
 import { CREATE_AGENT_1 } from '../examples';
 import { ApiError } from '../../core/errors';
-import { agentIdParams, agentSchema, SECRET_FIELDS, updateBody } from '../schemas';
-import {
-  checkWebhookTarget,
-  getAgentRow,
-  resolveUpdatedConfig,
-  sameConfig,
-  sealSecrets,
-  toAgent,
-  validateConfig,
-} from '../store';
+import { agentIdParams, agentSchema, updateBody } from '../schemas';
+import { checkWebhookTarget, getAgentRow, resolveUpdatedConfig, sameConfig, sealSecrets, toAgent } from '../store';
 
 export default route({
   method: 'POST',
@@ -56,14 +48,7 @@ export default route({
       throw new ApiError('validation_failed', 'invalid body: body.json: required when type changes', {
         issues: [{ path: 'body.json', message: 'required when type changes' }],
       });
-    } else
-      json = validateConfig(
-        type,
-        storedJson,
-        Object.fromEntries(
-          SECRET_FIELDS[type].filter((f) => storedJson[f] !== undefined).map((f) => [f, storedJson[f]]),
-        ),
-      );
+    } else json = resolveUpdatedConfig(type, storedJson, { type: before.type, json: storedJson });
     if (body.json !== undefined) checkWebhookTarget(type, json, vars);
     const enabled = body.enabled ?? before.enabled === 1;
 

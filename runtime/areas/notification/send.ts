@@ -1,10 +1,12 @@
 import {
   agentConfig,
+  openUrl,
   type AgentType,
   type SmsConfig,
   type SmtpConfig,
   type WebhookConfig,
   SECRET_FIELDS,
+  urlSecretValues,
 } from '../../../handlers/notification/contract';
 import { appendFile } from 'node:fs/promises';
 import type { Notification } from './payload';
@@ -50,6 +52,17 @@ export function deliveryAgent(
         );
       }
     }
+    // the credentials inside a webhook URL are sealed part by part (url-secrets.ts)
+    if (type === 'webhook' && typeof cfg.url === 'string') {
+      try {
+        cfg.url = openUrl(cfg.url, open);
+      } catch {
+        throw new SendError(
+          `agent ${id}: the credentials in its stored url cannot be opened with this host's key (stateDir/secret.key)`,
+          { permanent: true },
+        );
+      }
+    }
   }
   const r = agentConfig[type as AgentType].safeParse(parsed);
   if (!r.success)
@@ -67,8 +80,10 @@ function secretsOf(a: DeliveryAgent): { secrets: string[]; users: string[] } {
       return { secrets: [a.config.authToken], users: [a.config.accountSid] };
     case 'smtp':
       return { secrets: [a.config.password], users: [a.config.username] };
-    case 'webhook':
-      return { secrets: a.config.secret ? [a.config.secret, a.config.secret.slice('whsec_'.length)] : [], users: [] };
+    case 'webhook': {
+      const own = a.config.secret ? [a.config.secret, a.config.secret.slice('whsec_'.length)] : [];
+      return { secrets: [...own, ...urlSecretValues(a.config.url)], users: [] };
+    }
   }
 }
 
