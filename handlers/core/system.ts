@@ -188,8 +188,13 @@ function toolName(argv: string[]): string {
 }
 
 export function commandFailed(argv: string[], r: ExecResult, message?: string): ApiError {
-  const stderr = r.stderr.trim().slice(0, MAX_STDERR_IN_ERROR);
-  const firstLine = stderr.split('\n').find((l) => l.trim() !== '') ?? '';
+  const all = r.stderr.trim();
+  // a Python tool (docker-compose 1.x) that dies prints its traceback first and the cause last:
+  // the message names the cause, and the details keep the end, where it is
+  const traceback = all.includes('Traceback (most recent call last):');
+  const stderr = traceback ? all.slice(-MAX_STDERR_IN_ERROR) : all.slice(0, MAX_STDERR_IN_ERROR);
+  const lines = stderr.split('\n').filter((l) => l.trim() !== '');
+  const firstLine = (traceback ? lines[lines.length - 1] : lines[0]) ?? '';
   return new ApiError(
     'command_failed',
     message ?? `${toolName(argv)} failed (exit ${r.code})${firstLine ? `: ${firstLine}` : ''}`,

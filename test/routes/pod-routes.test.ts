@@ -351,12 +351,13 @@ describe('destroy', () => {
       },
     });
     expect(argvs()).toEqual([
+      down,
       [SC, 'stop', '--', 'ballast-pod-web.service'],
       [SC, 'disable', '--', 'ballast-pod-web.service'],
-      down,
       [SC, 'daemon-reload'],
     ]);
     expect(existsSync(paths().dir('web'))).toBe(false);
+    expect(existsSync(paths().filesDir('web'))).toBe(false);
     expect(existsSync(paths().unit('web'))).toBe(false);
     expect(events('pod.destroyed')).toEqual([{ name: 'ballast-pod-web', recipes: [] }]);
     expect((await t.call('POST', '/api/v2/pod/web/destroy')).status).toBe(404);
@@ -381,11 +382,20 @@ describe('destroy', () => {
           '--remove-orphans',
         ],
         '',
-        { code: 1, stderr: 'Cannot connect to the Docker daemon' },
+        {
+          code: 1,
+          stderr: `Traceback (most recent call last):\n${'  File "x.py", line 1, in <module>\n'.repeat(80)}docker.errors.DockerException: Error while fetching server API version\n`,
+        },
       ),
     ]);
     const r = await t.call('POST', '/api/v2/pod/web/destroy');
-    expect([r.status, errorOf(r).code]).toEqual([502, 'command_failed']);
+    expect([r.status, errorOf(r).code, errorOf(r).message]).toEqual([
+      502,
+      'command_failed',
+      'compose down of ballast-pod-web failed (exit 1); the pod was kept as it was: docker.errors.DockerException: Error while fetching server API version',
+    ]);
+    // nothing was stopped or disabled: all or nothing
+    expect(argvs().filter((a) => a[0] === SC)).toEqual([]);
     expect(existsSync(paths().compose('web'))).toBe(true);
     expect(existsSync(paths().unit('web'))).toBe(true);
   });

@@ -32,17 +32,23 @@ export default route({
       throw notFound(`pod ${ref.project} does not exist`);
     }
     const systemctl = bin(vars, 'systemctl');
-    // stop runs the unit's ExecStop (compose down); a unit systemd never loaded answers 5: not an error here
-    const stop = await system.exec([systemctl, 'stop', '--', ref.unit], { timeoutMs: s.composeTimeoutMs });
-    const disable = await system.exec([systemctl, 'disable', '--', ref.unit]);
+    // compose down first: when it fails nothing has changed yet (the unit still runs and is
+    // enabled as it was), so the 502 says the whole pod was kept
     let containerResponse = '';
     if (await podExists(system, ref)) {
       const argv = composeArgv(s, ref, ['down', '--remove-orphans']);
       const down = await system.exec(argv, { timeoutMs: s.composeTimeoutMs, ...execEnv(s) });
       if (down.code !== 0)
-        throw commandFailed(argv, down, `compose down of ${ref.project} failed (exit ${down.code}); the pod was kept`);
+        throw commandFailed(
+          argv,
+          down,
+          `compose down of ${ref.project} failed (exit ${down.code}); the pod was kept as it was${commandFailed(argv, down).message.replace(/^[^:]*/, '')}`,
+        );
       containerResponse = outputOf(down);
     }
+    // stop runs the unit's ExecStop (compose down again: nothing left); a unit systemd never loaded answers 5
+    const stop = await system.exec([systemctl, 'stop', '--', ref.unit], { timeoutMs: s.composeTimeoutMs });
+    const disable = await system.exec([systemctl, 'disable', '--', ref.unit]);
     const unitRemoved = (await system.removeFile(ref.unitFile)).removed;
     const files = await system.op<RemoveResult>(REMOVE_OP, { project: ref.project });
     await system.run([systemctl, 'daemon-reload']);
