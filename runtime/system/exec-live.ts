@@ -57,7 +57,21 @@ export class LiveBackend implements CommandBackend {
     const started = performance.now();
 
     return new Promise((resolve) => {
-      const child = spawn(full[0], full.slice(1), { env, stdio: ['pipe', 'pipe', 'pipe'], shell: false });
+      // its own process group, so a timeout stops the whole tool: a shell script's pipeline
+      // stages would otherwise go on changing files after the answer (and after a rollback)
+      const child = spawn(full[0], full.slice(1), {
+        env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        shell: false,
+        detached: true,
+      });
+      const signalAll = (signal: NodeJS.Signals) => {
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, signal);
+        } catch {
+          child.kill(signal);
+        }
+      };
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let outLen = 0;
@@ -83,13 +97,17 @@ export class LiveBackend implements CommandBackend {
       child.stderr.on('data', (c: Buffer) => (errLen = collect(err, errLen, c)));
       child.stdin.on('error', () => undefined); // the tool may exit before reading stdin
       child.on('error', (e) => (spawnError = e));
+      let grace: NodeJS.Timeout | undefined;
       const timer = setTimeout(() => {
         timedOut = true;
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS).unref();
+        signalAll('SIGTERM');
+        grace = setTimeout(() => signalAll('SIGKILL'), KILL_GRACE_MS);
+        grace.unref();
       }, timeoutMs);
       child.on('close', (code, signal) => {
         clearTimeout(timer);
+        // (once every pipe closed, the group's id may be reused: no late SIGKILL to it)
+        clearTimeout(grace);
         const stderr = Buffer.concat(err).toString('utf8');
         resolve({
           code: code ?? (spawnError ? 127 : 128),

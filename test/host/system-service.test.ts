@@ -98,6 +98,26 @@ describe('live exec', () => {
     });
   });
 
+  it('a timeout stops the whole tool: what a script started in the background goes too', async () => {
+    const r = await client.exec(
+      ['/usr/bin/bash', '--norc', '--noprofile', '-c', 'sleep 30 >/dev/null 2>&1 & echo $!; wait'],
+      { timeoutMs: 300 },
+    );
+    expect(r.timedOut).toBe(true);
+    const pid = Number(r.stdout.trim());
+    expect(pid).toBeGreaterThan(1);
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 40 && alive(); i++) await new Promise((res) => setTimeout(res, 50));
+    expect(alive()).toBe(false);
+  });
+
   it('run() turns a non-zero exit into a 502 naming the command, exit code and stderr', async () => {
     const e = (await client
       .run(['/usr/bin/bash', '--norc', '--noprofile', '-c', 'echo boom >&2; exit 3'])
