@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { bin, path, type Vars } from '../core/vars';
 
 /**
  * What the certificate routes and the host's certificate area (runtime/areas/certificate.ts)
@@ -115,15 +116,15 @@ export type InspectResult = z.output<typeof inspectResult>;
  * Read a trusted certificate or a TLS piece: the host names the file itself (from the configured
  * paths), opens it without following symlinks and refuses anything but a regular file (409).
  */
+/** A trust store name as the host takes it (the routes' `trustName` already dropped `.crt`). */
+const trustedName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/)
+  .refine((s) => !s.includes('..'));
+
 export const READ_OP = 'certificate/read';
 export const readPayload = z.discriminatedUnion('kind', [
-  z.strictObject({
-    kind: z.literal('trusted'),
-    name: z
-      .string()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/)
-      .refine((s) => !s.includes('..')),
-  }),
+  z.strictObject({ kind: z.literal('trusted'), name: trustedName }),
   z.strictObject({ kind: z.literal('piece'), piece: z.enum(PIECES) }),
 ]);
 export type ReadPayload = z.input<typeof readPayload>;
@@ -178,3 +179,62 @@ export const regenerateResult = z.union([
   }),
 ]);
 export type RegenerateResult = z.output<typeof regenerateResult>;
+
+/** The bundle update-ca-certificates writes in `sslCerts` (it builds it as `<bundle>.new` first). */
+export const TRUST_BUNDLE = 'ca-certificates.crt';
+
+/** update-ca-certificates with every location it uses given explicitly (the configured paths). */
+export function updateArgv(vars: Vars, fresh: boolean): string[] {
+  return [
+    bin(vars, 'updateCaCertificates'),
+    ...(fresh ? ['--fresh'] : []),
+    '--certsconf',
+    path(vars, 'caCertificatesConf'),
+    '--certsdir',
+    path(vars, 'caCertificatesShare'),
+    '--localcertsdir',
+    path(vars, 'caCertificates'),
+    '--etccertsdir',
+    path(vars, 'sslCerts'),
+    '--hooksdir',
+    path(vars, 'caCertificatesHooks'),
+  ];
+}
+
+/** The host judges a run of the tool as the routes read its output (a summary line, or it did not update). */
+export { parseUpdateCaCertificates } from './parse/update-ca-certificates';
+
+/**
+ * Add `<name>.crt` to the trust store or remove it, and run update-ca-certificates. The host
+ * journals the change (`<stateDir>/certificate/trust-intent.json`) before touching anything; when
+ * the tool fails or times out it puts the file back, drops the tool's partial bundle and runs it
+ * again with `--fresh` (links and bundle rebuilt), and the next start settles a change a killed
+ * host left. Answers the tool's run; the route maps a failed one to its error.
+ */
+export const TRUST_OP = 'certificate/trust';
+export const trustPayload = z.discriminatedUnion('action', [
+  z.strictObject({ action: z.literal('add'), name: trustedName, pem: z.string().max(1024 * 1024) }),
+  z.strictObject({ action: z.literal('remove'), name: trustedName }),
+]);
+export type TrustPayload = z.input<typeof trustPayload>;
+export const trustRun = z.object({
+  command: z.array(z.string()),
+  code: z.number(),
+  stdout: z.string(),
+  stderr: z.string(),
+  timedOut: z.boolean(),
+  durationMs: z.number(),
+});
+export type TrustRun = z.output<typeof trustRun>;
+export const trustResult = z.union([
+  z.object({ ok: z.literal(true), output: z.string() }),
+  z.object({
+    ok: z.literal(false),
+    /** the run that failed: the change's own, or the repair of an earlier one */
+    failure: trustRun,
+    /** false: the store could not be put back yet (the repair is retried before the next change and at start) */
+    restored: z.boolean(),
+    message: z.string().optional(),
+  }),
+]);
+export type TrustResult = z.output<typeof trustResult>;

@@ -1,50 +1,40 @@
 import { ApiError, notFound, validationFailed } from '../core/errors';
-import type { SystemClient } from '../core/system';
-import { bin, path, type Vars } from '../core/vars';
-import { READ_OP, type CertInfo, type ReadPayload, type ReadResult } from './contract';
+import { commandFailed, type SystemClient } from '../core/system';
+import { READ_OP, type CertInfo, type ReadPayload, type ReadResult, type TrustResult } from './contract';
 import { parseUpdateCaCertificates } from './parse/update-ca-certificates';
 
-/** `<caCertificates>/<name>.crt` (name already validated by `trustName`). */
-export function trustFile(vars: Vars, name: string): string {
-  return `${path(vars, 'caCertificates')}/${name}.crt`;
-}
-
-/** update-ca-certificates with every location it uses given explicitly (the configured paths). */
-export function updateArgv(vars: Vars, fresh: boolean): string[] {
-  return [
-    bin(vars, 'updateCaCertificates'),
-    ...(fresh ? ['--fresh'] : []),
-    '--certsconf',
-    path(vars, 'caCertificatesConf'),
-    '--certsdir',
-    path(vars, 'caCertificatesShare'),
-    '--localcertsdir',
-    path(vars, 'caCertificates'),
-    '--etccertsdir',
-    path(vars, 'sslCerts'),
-    '--hooksdir',
-    path(vars, 'caCertificatesHooks'),
-  ];
-}
-
 /**
- * Runs update-ca-certificates after the trust store changed and answers its output; when it
- * fails, `undo` puts the store back (the request failed, so the change must not stay).
+ * The answer of a trust store change (TRUST_OP): the tool's output, or its failure as the error
+ * the tool's run would have been (504 `command_timeout`, 502 `command_failed`, 502 `bad_gateway`
+ * for output without its summary line), saying whether the store was put back.
  */
-export async function applyTrustStore(
-  system: SystemClient,
-  vars: Vars,
-  fresh: boolean,
-  undo: () => Promise<unknown>,
-): Promise<string> {
-  try {
-    const r = await system.run(updateArgv(vars, fresh));
-    parseUpdateCaCertificates(r.stdout, r.stderr);
-    return r.stdout;
-  } catch (e) {
-    await undo();
-    throw e;
+export function trustAnswer(r: TrustResult): string {
+  if (r.ok) return r.output;
+  const f = r.failure;
+  const note = r.restored
+    ? 'the trust store was put back as it was'
+    : 'the trust store could not be put back yet; the repair is retried before the next change and at start';
+  const head = r.message ? `${r.message}: ` : '';
+  if (f.timedOut)
+    throw new ApiError(
+      'command_timeout',
+      `${head}update-ca-certificates did not finish within its time limit; ${note}`,
+      {
+        details: { command: f.command, durationMs: f.durationMs },
+      },
+    );
+  if (f.code !== 0) {
+    const e = commandFailed(f.command, { ...f, signal: null, truncated: false });
+    throw new ApiError('command_failed', `${head}${e.message}; ${note}`, { details: e.details });
   }
+  // exit 0 without the summary line: the parser names what is missing
+  let why = 'update-ca-certificates did not update the store';
+  try {
+    parseUpdateCaCertificates(f.stdout, f.stderr);
+  } catch (e) {
+    if (e instanceof Error) why = e.message;
+  }
+  throw new ApiError('bad_gateway', `${head}${why}; ${note}`);
 }
 
 /** The trust store file of `name` and its text; 404 when absent, 409 when not a regular file. */

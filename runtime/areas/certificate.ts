@@ -5,12 +5,14 @@ import {
   PIECE_PATH_KEY,
   TRUST_PATHS,
   certificateSettingsSchema,
+  updateArgv,
   type CertificateSettings,
   type Piece,
 } from '../../handlers/certificate/contract';
 import { defineArea } from './types';
 import { certificateOps, TlsManager } from './certificate/ops';
 import { TlsFileStore } from './certificate/tls-store';
+import { TrustStore, trustIntentFile, trustOps } from './certificate/trust-store';
 
 /**
  * Certificates: the system trust store (update-ca-certificates on `paths.caCertificates`) and the
@@ -71,6 +73,28 @@ export default defineArea<CertificateSettings>({
     } catch (e) {
       host.log(`certificate: could not recover the TLS commit window: ${e instanceof Error ? e.message : String(e)}`);
     }
-    return { ops: certificateOps(manager, host.config.paths.caCertificates), onStop: () => manager.stop() };
+    // the trust store: a change a killed host left is settled before the next one runs
+    const trust = new TrustStore({
+      localDir: host.config.paths.caCertificates,
+      etcDir: host.config.paths.sslCerts,
+      intentFile: trustIntentFile(host.config.stateDir),
+      argv: (fresh) => updateArgv(host.vars, fresh),
+      system: host.system,
+      events: host.events,
+      db: host.db,
+      log: host.log,
+    });
+    try {
+      trust.recover();
+    } catch (e) {
+      host.log(`certificate: could not settle the trust store: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    return {
+      ops: { ...certificateOps(manager, host.config.paths.caCertificates), ...trustOps(trust) },
+      onStop: async () => {
+        manager.stop();
+        await trust.idle();
+      },
+    };
   },
 });

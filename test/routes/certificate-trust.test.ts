@@ -60,6 +60,12 @@ const events = (kind: string) =>
   (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map(
     (e): unknown => JSON.parse(e.data),
   );
+const intentFile = () => join(t.config.stateDir, 'certificate', 'trust-intent.json');
+const lastTrustAudit = () =>
+  (
+    t.host.db.prepare("SELECT note FROM audit_log WHERE kind = 'certificate/trust' ORDER BY id DESC LIMIT 1").get() as
+      { note: string } | undefined
+  )?.note;
 const addFixture = () => t.replay!.load([fixture(updateArgv(t.config.paths, false), UPDATE_OUTPUT, { once: true })]);
 const freshFixture = () => t.replay!.load([fixture(updateArgv(t.config.paths, true), FRESH_OUTPUT, { once: true })]);
 
@@ -184,7 +190,7 @@ describe('POST /certificate/add', () => {
     expect(readdirSync(dir)).toEqual(['leaf.crt', 'old.crt']);
   });
 
-  it('502 when update-ca-certificates fails, and the new file is removed again', async () => {
+  it('502 when update-ca-certificates fails: the new file goes, its partial bundle too, and the tool runs again with --fresh', async () => {
     t.replay!.load([
       fixture(updateArgv(t.config.paths, false), '', {
         once: true,
@@ -192,9 +198,60 @@ describe('POST /certificate/add', () => {
         stderr: 'update-ca-certificates: disk full\n',
       }),
     ]);
+    freshFixture();
+    // what a tool stopped part way leaves: the next run would append to it
+    const partial = join(t.config.paths.sslCerts, 'ca-certificates.crt.new');
+    writeFileSync(partial, pki.b.root);
+    const before = events('certificate.trusted.added').length;
     const r = await call('POST', '/add', { name: 'corp', certificate: pki.a.root });
-    expect([r.status, errorCode(r.json)]).toEqual([502, 'command_failed']);
+    expect([r.status, errorCode(r.json), errorMessage(r.json)]).toEqual([
+      502,
+      'command_failed',
+      'update-ca-certificates failed (exit 1): update-ca-certificates: disk full; the trust store was put back as it was',
+    ]);
+    expect(t.replay!.calls.map((c) => c.argv)).toEqual([
+      updateArgv(t.config.paths, false),
+      updateArgv(t.config.paths, true),
+    ]);
     expect(readdirSync(dir)).toEqual([]);
+    expect(existsSync(partial)).toBe(false);
+    expect(existsSync(intentFile())).toBe(false);
+    expect(events('certificate.trusted.added').length).toBe(before);
+    expect(lastTrustAudit()).toBe(
+      'add of corp.crt failed; rolled back (file as before, update-ca-certificates --fresh)',
+    );
+  });
+
+  it('a repair that fails is kept and retried before the next change; until it works nothing changes', async () => {
+    const failing = (fresh: boolean) =>
+      fixture(updateArgv(t.config.paths, fresh), '', { once: true, code: 1, stderr: 'E: broken\n' });
+    t.replay!.load([failing(false), failing(true)]);
+    const r = await call('POST', '/add', { name: 'corp', certificate: pki.a.root });
+    expect([r.status, errorMessage(r.json)]).toEqual([
+      502,
+      'update-ca-certificates failed (exit 1): E: broken; the trust store could not be put back yet; the repair is retried before the next change and at start',
+    ]);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(existsSync(intentFile())).toBe(true);
+    // the next change: the repair fails again, so this one is not made
+    t.replay!.load([failing(true)]);
+    const blocked = await call('POST', '/add', { name: 'other', certificate: pki.b.root });
+    expect([blocked.status, errorMessage(blocked.json)]).toEqual([
+      502,
+      'an earlier change (add of corp.crt) could not be put back, so nothing was changed: update-ca-certificates failed (exit 1): E: broken; the trust store could not be put back yet; the repair is retried before the next change and at start',
+    ]);
+    expect(readdirSync(dir)).toEqual([]);
+    // the repair works: then the change is made
+    t.replay!.calls.length = 0;
+    freshFixture();
+    addFixture();
+    expect((await call('POST', '/add', { name: 'other', certificate: pki.b.root })).status).toBe(200);
+    expect(t.replay!.calls.map((c) => c.argv)).toEqual([
+      updateArgv(t.config.paths, true),
+      updateArgv(t.config.paths, false),
+    ]);
+    expect(readdirSync(dir)).toEqual(['other.crt']);
+    expect(existsSync(intentFile())).toBe(false);
   });
 
   it('403 for a read token', async () => {
@@ -217,12 +274,22 @@ describe('POST /certificate/remove', () => {
   it('404 when absent; on a failed update the file is put back', async () => {
     const r = await call('POST', '/remove', { name: 'nosuch' });
     expect([r.status, errorCode(r.json)]).toEqual([404, 'not_found']);
-    writeFileSync(join(dir, 'corp.crt'), pki.a.root);
+    writeFileSync(join(dir, 'corp.crt'), pki.a.root, { mode: 0o640 });
+    const before = events('certificate.trusted.removed').length;
     t.replay!.load([fixture(updateArgv(t.config.paths, true), 'garbage\n', { once: true })]);
+    freshFixture();
     const f = await call('POST', '/remove', { name: 'corp' });
     expect([f.status, errorCode(f.json)]).toEqual([502, 'bad_gateway']);
+    expect(errorMessage(f.json)).toMatch(/; the trust store was put back as it was$/);
+    // the file as it was, then the links and bundle rebuilt from it
     expect(readFileSync(join(dir, 'corp.crt'), 'utf8')).toBe(pki.a.root);
-    expect(existsSync(join(dir, 'corp.crt'))).toBe(true);
+    expect(statSync(join(dir, 'corp.crt')).mode & 0o777).toBe(0o640);
+    expect(t.replay!.calls.map((c) => c.argv)).toEqual([
+      updateArgv(t.config.paths, true),
+      updateArgv(t.config.paths, true),
+    ]);
+    expect(events('certificate.trusted.removed').length).toBe(before);
+    expect(existsSync(intentFile())).toBe(false);
   });
 
   it('403 for a read token, 400 for a bad name', async () => {

@@ -1,10 +1,10 @@
-import { ApiError, conflict, validationFailed } from '../../core/errors';
+import { validationFailed } from '../../core/errors';
 import { route } from '../../core/route';
-import { INSPECT_OP, type InspectResult } from '../contract';
+import { INSPECT_OP, TRUST_OP, type InspectResult, type TrustPayload, type TrustResult } from '../contract';
 import { DEMO_LAB_CA } from '../examples';
 import { TrustAddBodySchema } from '../requests';
 import { TrustUpdateResponse } from '../schemas';
-import { applyTrustStore, trustFile, trustProblem } from '../trust';
+import { trustAnswer, trustProblem } from '../trust';
 
 export default route({
   method: 'POST',
@@ -21,7 +21,7 @@ export default route({
       then: [{ method: 'GET', path: '/certificate', shows: ['lab-ca.crt'] }],
     },
   ],
-  async handler({ body, system, vars, events }) {
+  async handler({ body, system }) {
     const info = await system.op<InspectResult>(INSPECT_OP, { pem: body.certificate });
     if (info.error) throw validationFailed('body.certificate', info.error);
     const keys = info.otherBlocks.filter((l) => l.includes('PRIVATE KEY'));
@@ -41,17 +41,12 @@ export default route({
       now: new Date(),
     });
     if (problem) throw problem;
-    const file = trustFile(vars, body.name);
-    try {
-      await system.writeFile(file, info.normalized, { mode: 0o644, exclusive: true });
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 409)
-        throw conflict(`a trusted certificate named ${body.name} already exists`);
-      throw e;
-    }
-    // the store must not keep a certificate the tool did not take in
-    const output = await applyTrustStore(system, vars, false, () => system.removeFile(file));
-    await events.send({ kind: 'certificate.trusted.added', data: { name: body.name } });
-    return output;
+    // the host writes the file, runs the tool and records the event; a failed run is put back
+    const r = await system.op<TrustResult>(TRUST_OP, {
+      action: 'add',
+      name: body.name,
+      pem: info.normalized,
+    } satisfies TrustPayload);
+    return trustAnswer(r);
   },
 });

@@ -1,7 +1,8 @@
 import { route } from '../../core/route';
+import { TRUST_OP, type TrustPayload, type TrustResult } from '../contract';
 import { TrustRemoveBodySchema } from '../requests';
 import { TrustUpdateResponse } from '../schemas';
-import { applyTrustStore, readTrusted } from '../trust';
+import { trustAnswer } from '../trust';
 
 export default route({
   method: 'POST',
@@ -12,12 +13,9 @@ export default route({
   response: TrustUpdateResponse,
   lock: 'certificate-trust',
   examples: [{ summary: 'stop trusting the partner CA', body: { name: 'partner-ca' } }],
-  async handler({ body, system, vars, events }) {
-    const file = (await readTrusted(system, body.name)).path;
-    await system.removeFile(file, { backup: true });
-    // on failure the file goes back: the request failed, so the certificate stays trusted
-    const output = await applyTrustStore(system, vars, true, () => system.restoreFile(file));
-    await events.send({ kind: 'certificate.trusted.removed', data: { name: body.name } });
-    return output;
+  async handler({ body, system }) {
+    // 404 when absent; on a failed run the host puts the file back: the certificate stays trusted
+    const r = await system.op<TrustResult>(TRUST_OP, { action: 'remove', name: body.name } satisfies TrustPayload);
+    return trustAnswer(r);
   },
 });

@@ -1,0 +1,409 @@
+/**
+ * Changes of the system trust store (add and remove a `<name>.crt`, then update-ca-certificates),
+ * all or nothing across failures, timeouts and kill -9.
+ *
+ * update-ca-certificates is a shell script that changes the store step by step: with `--fresh`
+ * it deletes the symlinks first, it appends to `<bundle>.new` (never truncated: a leftover from a
+ * killed run ends up in the next bundle), and it rebuilds the hash links (`openssl rehash`) only
+ * at the end. Stopped part way it leaves dangling or missing hash links and a partial bundle.
+ *
+ * So a change first writes `<stateDir>/certificate/trust-intent.json` (what it is about to do and
+ * the file's text), then changes the file, then runs the tool. Success: the event, then the intent
+ * goes. Failure or timeout: the file is put back, the partial bundle removed, and the tool run
+ * again with `--fresh` (every link and the bundle rebuilt from the files); only then does the
+ * intent go, so a repair that fails is retried before the next change and at start. At start an
+ * intent left by a killed host is settled: a change that had fully taken effect (file, link and
+ * bundle agree, no partial bundle) is recorded (event, audit row) as the request would have;
+ * anything less is rolled back as above (`certificate.trusted.rolled_back`).
+ */
+import { lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, unlinkSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import * as z from 'zod';
+import {
+  TRUST_BUNDLE,
+  TRUST_OP,
+  parseUpdateCaCertificates,
+  trustPayload,
+  type TrustResult,
+  type TrustRun,
+} from '../../../handlers/certificate/contract';
+import { opAudit } from '../../db/audit';
+import type { SqliteDb } from '../../db/database';
+import type { EventsProducer } from '../../events';
+import type { HostOp, SystemService } from '../../system/service';
+import { SystemRefusal, type ExecResult } from '../../system/types';
+import { atomicWriteSync, isErrno, readRegular } from './tls-store';
+import { inspectPem } from './x509';
+
+const intentSchema = z.object({
+  action: z.enum(['add', 'remove']),
+  name: z.string(),
+  /** the file's text: what add writes, or what remove takes away */
+  content: z.string(),
+  requestId: z.string().nullable(),
+  startedAt: z.number(),
+  /**
+   * `applying`: the change may have taken effect and nobody was told (a host killed now lets the
+   * next start find out); `rolling_back`: the request failed and the store is being put back.
+   */
+  phase: z.enum(['applying', 'rolling_back']),
+});
+export type TrustIntent = z.output<typeof intentSchema>;
+
+export const TRUST_EVENT = {
+  add: 'certificate.trusted.added',
+  remove: 'certificate.trusted.removed',
+  rolledBack: 'certificate.trusted.rolled_back',
+} as const;
+
+/** Where the change in flight is journaled. */
+export const trustIntentFile = (stateDir: string) => join(resolve(stateDir), 'certificate', 'trust-intent.json');
+
+export interface TrustStoreOptions {
+  /** `paths.caCertificates`: the `.crt` files */
+  localDir: string;
+  /** `paths.sslCerts`: links and bundle, written by the tool */
+  etcDir: string;
+  intentFile: string;
+  /** the update-ca-certificates argv (contract updateArgv) */
+  argv(fresh: boolean): string[];
+  system: SystemService;
+  events: EventsProducer;
+  db: SqliteDb;
+  log(line: string): void;
+}
+
+export class TrustStore {
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly audit;
+  private readonly eventSince;
+
+  constructor(private readonly o: TrustStoreOptions) {
+    this.audit = opAudit(o.db);
+    this.eventSince = o.db.prepare('SELECT 1 FROM events WHERE kind = ? AND data = ? AND at >= ? LIMIT 1');
+  }
+
+  /** One change at a time; the start-up settling is the first. */
+  private serial<T>(f: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(f, f);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Resolves when no change is running (shutdown waits for it before the DB closes). */
+  idle(): Promise<void> {
+    return this.queue.then(() => undefined);
+  }
+
+  /**
+   * At setup. Without an intent, a partial bundle is only a leftover (a killed run of the tool)
+   * and goes at once; with one, the change is settled as the first queued job, so it runs once
+   * every area's command policies are in place and before any trust change.
+   */
+  recover(): void {
+    const intent = this.intent();
+    if (!intent) {
+      if (this.dropPartialBundle())
+        this.o.log(
+          `certificate: removed the partial bundle ${this.partialBundle} an interrupted update-ca-certificates left`,
+        );
+      return;
+    }
+    void this.serial(() => this.settle(intent)).catch((e) =>
+      this.o.log(`certificate: could not settle the trust store change of ${intent.name}.crt: ${message(e)}`),
+    );
+  }
+
+  add(name: string, pem: string, requestId: string | undefined): Promise<TrustResult> {
+    return this.serial(async () => {
+      const blocked = await this.settleLeftover();
+      if (blocked) return blocked;
+      // the route checked the text; the host writes nothing but certificates all the same
+      const info = inspectPem(pem);
+      if (info.error || info.certificates.length === 0 || info.otherBlocks.length)
+        throw new SystemRefusal('bad_request', `${TRUST_OP}: pem must hold certificates and nothing else`);
+      const file = this.file(name);
+      if (exists(file)) throw new SystemRefusal('conflict', `a trusted certificate named ${name} already exists`);
+      const intent = this.begin('add', name, info.normalized, requestId);
+      try {
+        await this.o.system.handle(
+          'file/write',
+          { path: file, content: info.normalized, mode: 0o644, exclusive: true },
+          requestId,
+        );
+      } catch (e) {
+        this.clearIntent();
+        throw e;
+      }
+      return this.apply(intent, false, requestId);
+    });
+  }
+
+  remove(name: string, requestId: string | undefined): Promise<TrustResult> {
+    return this.serial(async () => {
+      const blocked = await this.settleLeftover();
+      if (blocked) return blocked;
+      const file = this.file(name);
+      const current = readRegular(file, `${name}.crt`);
+      if (!current) throw new SystemRefusal('not_found', `no trusted certificate named ${name}`);
+      const intent = this.begin('remove', name, current.data.toString('utf8'), requestId);
+      try {
+        // the backup keeps mode and owner for the rollback
+        await this.o.system.handle('file/remove', { path: file, backup: true }, requestId);
+      } catch (e) {
+        this.clearIntent();
+        throw e;
+      }
+      return this.apply(intent, true, requestId);
+    });
+  }
+
+  private file(name: string): string {
+    return join(this.o.localDir, `${name}.crt`);
+  }
+
+  private get partialBundle(): string {
+    return join(this.o.etcDir, `${TRUST_BUNDLE}.new`);
+  }
+
+  intent(): TrustIntent | undefined {
+    let text: string;
+    try {
+      text = readFileSync(this.o.intentFile, 'utf8');
+    } catch (e) {
+      if (isErrno(e, 'ENOENT')) return undefined;
+      throw e;
+    }
+    const r = intentSchema.safeParse(JSON.parse(text));
+    if (!r.success) throw new Error(`${this.o.intentFile} is not a trust store intent: ${r.error.message}`);
+    return r.data;
+  }
+
+  private writeIntent(i: TrustIntent): void {
+    mkdirSync(dirname(this.o.intentFile), { recursive: true, mode: 0o700 });
+    atomicWriteSync(this.o.intentFile, JSON.stringify(i), 0o600);
+  }
+
+  private clearIntent(): void {
+    rmSync(this.o.intentFile, { force: true });
+  }
+
+  private begin(action: TrustIntent['action'], name: string, content: string, requestId: string | undefined) {
+    const i: TrustIntent = {
+      action,
+      name,
+      content,
+      requestId: requestId ?? null,
+      startedAt: Date.now(),
+      phase: 'applying',
+    };
+    this.writeIntent(i);
+    return i;
+  }
+
+  /** The file changed: run the tool; on failure put everything back. */
+  private async apply(i: TrustIntent, fresh: boolean, requestId: string | undefined): Promise<TrustResult> {
+    let run: TrustRun;
+    try {
+      run = await this.run(fresh, requestId);
+    } catch (e) {
+      // (a refusal: busy, not recorded…) the tool may not have run, the file did change
+      await this.rollBack(i, requestId, true);
+      throw e;
+    }
+    if (succeeded(run)) {
+      // the event before the intent goes: a host killed in between records it at start, once
+      this.o.events.record({ kind: TRUST_EVENT[i.action], data: { name: i.name }, requestId });
+      this.clearIntent();
+      return { ok: true, output: run.stdout };
+    }
+    const back = await this.rollBack(i, requestId, true);
+    return { ok: false, failure: run, restored: back.restored };
+  }
+
+  /**
+   * File back as it was, partial bundle gone, the tool run with `--fresh`; the intent goes only
+   * when that worked. Never throws: when the store could not be put back yet, the failed run or
+   * what stopped it.
+   */
+  private async rollBack(i: TrustIntent, requestId: string | undefined, told: boolean): Promise<RollBack> {
+    const failed = (why: string) =>
+      this.o.log(
+        `certificate: putting the trust store back after the ${i.action} of ${i.name}.crt failed: ${why}; retried before the next change and at start`,
+      );
+    try {
+      if (i.phase !== 'rolling_back') this.writeIntent({ ...i, phase: 'rolling_back' });
+      await this.restoreFile(i, requestId);
+      this.dropPartialBundle();
+      const run = await this.run(true, requestId);
+      const problem = runProblem(run);
+      if (problem !== undefined) {
+        failed(problem);
+        return { restored: false, run };
+      }
+    } catch (e) {
+      failed(message(e));
+      return { restored: false, error: message(e) };
+    }
+    this.clearIntent();
+    this.audit({
+      kind: TRUST_OP,
+      requestId: i.requestId ?? undefined,
+      argv: [this.file(i.name)],
+      note: `${i.action} of ${i.name}.crt ${told ? 'failed' : 'interrupted by a host stop'}; rolled back (file as before, update-ca-certificates --fresh)`,
+    });
+    if (!told)
+      this.o.events.record({
+        kind: TRUST_EVENT.rolledBack,
+        data: { name: i.name, action: i.action, reason: 'the host stopped during the change' },
+        requestId: i.requestId ?? undefined,
+      });
+    return { restored: true };
+  }
+
+  private async restoreFile(i: TrustIntent, requestId: string | undefined): Promise<void> {
+    const file = this.file(i.name);
+    const now = readRegular(file, `${i.name}.crt`)?.data.toString('utf8');
+    if (i.action === 'add') {
+      // only what this add wrote (a file that differs was never ours: the add checked first)
+      if (now === i.content) await this.o.system.handle('file/remove', { path: file }, requestId);
+      return;
+    }
+    if (now !== undefined) return;
+    const r = (await this.o.system.handle('file/restore', { path: file }, requestId)) as { restored: boolean };
+    if (!r.restored || readRegular(file, `${i.name}.crt`)?.data.toString('utf8') !== i.content)
+      await this.o.system.handle('file/write', { path: file, content: i.content, mode: 0o644 }, requestId);
+  }
+
+  /** A change a killed host left (or whose repair failed): recorded when it took effect, else rolled back. */
+  private async settle(i: TrustIntent): Promise<RollBack> {
+    if (i.phase === 'applying' && this.tookEffect(i)) {
+      const kind = TRUST_EVENT[i.action];
+      const data = JSON.stringify({ name: i.name });
+      if (!this.eventSince.get(kind, data, i.startedAt))
+        this.o.events.record({ kind, data: { name: i.name }, requestId: i.requestId ?? undefined });
+      this.audit({
+        kind: TRUST_OP,
+        requestId: i.requestId ?? undefined,
+        argv: [this.file(i.name)],
+        note: `${i.action} of ${i.name}.crt had taken effect when the host stopped; recorded at start`,
+      });
+      this.o.log(`certificate: the ${i.action} of ${i.name}.crt had taken effect when the host stopped; recorded`);
+      this.clearIntent();
+      return { restored: true };
+    }
+    // an intent still `applying` is a killed host's: its client never heard of the outcome
+    const back = await this.rollBack(i, i.requestId ?? undefined, i.phase === 'rolling_back');
+    if (back.restored) this.o.log(`certificate: the ${i.action} of ${i.name}.crt did not complete; rolled back`);
+    return back;
+  }
+
+  /** Before a change: an earlier one that could not be put back is settled first, or blocks it. */
+  private async settleLeftover(): Promise<TrustResult | undefined> {
+    const i = this.intent();
+    if (!i) return undefined;
+    const back = await this.settle(i);
+    if (back.restored) return undefined;
+    const why = `an earlier change (${i.action} of ${i.name}.crt) could not be put back, so nothing was changed`;
+    if (back.run) return { ok: false, failure: back.run, restored: false, message: why };
+    throw new SystemRefusal('conflict', `${why}: ${back.error ?? 'see the host log'}`);
+  }
+
+  /** File, `<name>.pem` link and bundle all show the change, and no run of the tool is half done. */
+  private tookEffect(i: TrustIntent): boolean {
+    if (exists(this.partialBundle)) return false;
+    const file = this.file(i.name);
+    const now = readRegular(file, `${i.name}.crt`)?.data.toString('utf8');
+    const link = linkTarget(join(this.o.etcDir, `${i.name}.pem`));
+    let bundle = '';
+    try {
+      bundle = readFileSync(join(this.o.etcDir, TRUST_BUNDLE), 'utf8');
+    } catch (e) {
+      if (!isErrno(e, 'ENOENT')) throw e;
+    }
+    if (i.action === 'add')
+      return now === i.content && link !== undefined && resolve(link) === resolve(file) && bundle.includes(i.content);
+    return now === undefined && link === undefined && !bundle.includes(i.content);
+  }
+
+  /** The tool appends to `<bundle>.new` without truncating it: a leftover must go before it runs. */
+  private dropPartialBundle(): boolean {
+    try {
+      if (lstatSync(this.partialBundle).isDirectory()) return false;
+      unlinkSync(this.partialBundle);
+      return true;
+    } catch (e) {
+      if (isErrno(e, 'ENOENT')) return false;
+      throw e;
+    }
+  }
+
+  private async run(fresh: boolean, requestId: string | undefined): Promise<TrustRun> {
+    const command = this.o.argv(fresh);
+    const r = (await this.o.system.handle('exec', { argv: command }, requestId)) as ExecResult;
+    return {
+      command,
+      code: r.code,
+      stdout: r.stdout,
+      stderr: r.stderr,
+      timedOut: r.timedOut,
+      durationMs: r.durationMs,
+    };
+  }
+}
+
+type RollBack = { restored: true } | { restored: false; run?: TrustRun; error?: string };
+
+function succeeded(r: TrustRun): boolean {
+  return runProblem(r) === undefined;
+}
+
+function runProblem(r: TrustRun): string | undefined {
+  if (r.timedOut) return 'update-ca-certificates did not finish within its time limit';
+  if (r.code !== 0) return `update-ca-certificates failed (exit ${r.code}): ${r.stderr.trim().split('\n')[0] ?? ''}`;
+  try {
+    parseUpdateCaCertificates(r.stdout, r.stderr);
+    return undefined;
+  } catch (e) {
+    return message(e);
+  }
+}
+
+function exists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch (e) {
+    if (isErrno(e, 'ENOENT')) return false;
+    throw e;
+  }
+}
+
+function linkTarget(p: string): string | undefined {
+  try {
+    return resolve(dirname(p), readlinkSync(p));
+  } catch (e) {
+    if (isErrno(e, 'ENOENT') || isErrno(e, 'EINVAL')) return undefined;
+    throw e;
+  }
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export function trustOps(store: TrustStore): Record<string, HostOp> {
+  return {
+    [TRUST_OP]: async (payload, requestId) => {
+      const r = trustPayload.safeParse(payload);
+      if (!r.success)
+        throw new SystemRefusal(
+          'bad_request',
+          `${TRUST_OP}: ${r.error.issues.map((i) => `${i.path.map(String).join('.') || 'payload'}: ${i.message}`).join('; ')}`,
+        );
+      return r.data.action === 'add'
+        ? store.add(r.data.name, r.data.pem, requestId)
+        : store.remove(r.data.name, requestId);
+    },
+  };
+}
