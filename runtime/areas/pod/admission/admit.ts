@@ -71,8 +71,8 @@ export function admit(model: Obj, c: AdmitContext): { issues: Issue[]; model: Ob
   if (out.name !== undefined && out.name !== c.project)
     issue('fileContents.name', `the project name is the pod's own (${c.project}), not ${String(out.name)}`);
 
-  const ownName = (v: unknown) => typeof v === 'string' && v.startsWith(`${c.project}_`);
-  const engineNamed = (e: Obj) => e.name === undefined || ownName(e.name);
+  // exactly the name the engine would give: `_` and `-` are in pod names, so a prefix may be another pod's
+  const engineNamed = (e: Obj, key: string) => e.name === undefined || e.name === `${c.project}_${key}`;
 
   for (const [name, raw] of Object.entries(isObj(out.networks) ? out.networks : {})) {
     const at = `fileContents.networks.${name}`;
@@ -81,7 +81,7 @@ export function admit(model: Obj, c: AdmitContext): { issues: Issue[]; model: Ob
       if (!NETWORK_KEYS.has(k) && !isExtension(k)) issue(`${at}.${k}`, 'is not a network key the appliance admits');
     if (boolOf(raw.external) !== false && raw.external !== undefined)
       issue(`${at}.external`, 'external networks are not allowed: a pod joins only its own networks');
-    if (!engineNamed(raw))
+    if (!engineNamed(raw, name))
       issue(
         `${at}.name`,
         `a pod's network is named by the engine (${c.project}_${name}); another name may be another pod's or the host's`,
@@ -104,7 +104,7 @@ export function admit(model: Obj, c: AdmitContext): { issues: Issue[]; model: Ob
       if (!VOLUME_KEYS.has(k) && !isExtension(k)) issue(`${at}.${k}`, 'is not a volume key the appliance admits');
     if (boolOf(raw.external) !== false && raw.external !== undefined)
       issue(`${at}.external`, 'external volumes are not allowed: a pod uses only its own volumes');
-    if (!engineNamed(raw))
+    if (!engineNamed(raw, name))
       issue(
         `${at}.name`,
         `a pod's volume is named by the engine (${c.project}_${name}); another name may be another pod's`,
@@ -122,12 +122,11 @@ export function admit(model: Obj, c: AdmitContext): { issues: Issue[]; model: Ob
     const opts = String(o.o ?? '')
       .split(',')
       .map((x) => x.trim());
-    if (type === 'tmpfs' && keys.every((k) => k === 'type' || k === 'o' || k === 'device')) return;
-    if (
-      (type === 'none' || type === '') &&
-      opts.includes('bind') &&
-      keys.every((k) => k === 'type' || k === 'o' || k === 'device')
-    ) {
+    const binds = opts.includes('bind') || opts.includes('rbind');
+    const known = keys.every((k) => k === 'type' || k === 'o' || k === 'device');
+    // mount(2) takes `o: bind` as a bind whatever `type` says: the options decide, not the type
+    if (type === 'tmpfs' && !binds && known) return;
+    if ((type === 'none' || type === '') && binds && known) {
       const unknown = opts.filter((x) => !['bind', 'rbind', 'ro', 'rw', ''].includes(x));
       if (unknown.length) issue(`${at}.o`, `bind options ${unknown.join(',')} are not allowed (bind, rbind, ro, rw)`);
       const real = paths.bind(`${at}.device`, o.device, !opts.includes('ro'), 'bind device');
@@ -313,8 +312,11 @@ export function admit(model: Obj, c: AdmitContext): { issues: Issue[]; model: Ob
             );
           break;
         case 'containerName':
-          if (typeof v !== 'string' || !v.startsWith(`${c.project}-`))
-            issue(at(k), `container names start with ${c.project}- (a name without it may be another pod's)`);
+          if (v !== `${c.project}-${svcName}`)
+            issue(
+              at(k),
+              `a container is named ${c.project}-${svcName} or by the engine (another name may be another pod's)`,
+            );
           break;
         case 'logging':
           logging(at(k), v);
