@@ -14,7 +14,22 @@ import { lstatSync } from 'node:fs';
 import { resolveExisting } from './files';
 import { posix } from 'node:path';
 import { SystemRefusal } from './types';
-import type { ManagedPaths } from './owners';
+
+export interface OwnerCheck {
+  /** the area whose operation touches the path (`host` for the host's own kinds) */
+  area: string;
+  /** the roots the path was admitted under (the kind's): a root inside a host directory reaches below it */
+  roots: readonly string[];
+  /** the operation works on everything below the path too */
+  recursive?: boolean;
+  /** how a message names a real path (the demo shows paths from its root) */
+  show?: (real: string) => string;
+}
+
+/** Who manages which path (owners.ts ManagedPaths): why a real path is refused to an area, or null. */
+export interface OwnerTable {
+  refusal(real: string, c: OwnerCheck): string | null;
+}
 
 export interface PathOperand {
   path: string;
@@ -93,7 +108,7 @@ export class PathConfinement {
    */
   constructor(
     private readonly binaries: Record<string, string>,
-    private readonly managed?: ManagedPaths,
+    private readonly managed?: OwnerTable,
   ) {}
 
   /**

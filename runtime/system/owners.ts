@@ -11,7 +11,9 @@
  * test's or the demo's whole tree under its state directory) reaches what lies below it.
  */
 import { dirname } from 'node:path';
-import { isUnder, realRoots } from './confine';
+import { isUnder, realRoots, type OwnerCheck, type OwnerTable } from './confine';
+
+export type { OwnerCheck };
 
 export const HOST_OWNER = 'host';
 
@@ -24,18 +26,7 @@ export interface ManagedPath {
   keys: readonly string[];
 }
 
-export interface OwnerCheck {
-  /** the area whose operation touches the path (`host` for the host's own kinds) */
-  area: string;
-  /** the roots the path was admitted under (the kind's): a root inside a host directory reaches below it */
-  roots: readonly string[];
-  /** the operation works on everything below the path too */
-  recursive?: boolean;
-  /** how a message names a real path (the demo shows paths from its root) */
-  show?: (real: string) => string;
-}
-
-export class ManagedPaths {
+export class ManagedPaths implements OwnerTable {
   readonly entries: readonly ManagedPath[];
 
   constructor(claims: readonly { path: string; owner: string; key: string }[]) {
