@@ -11,6 +11,7 @@ import {
   type PodSettings,
   type ValidateResult,
 } from './contract';
+import { parseComposePs } from './parse/compose-ps';
 import { parseFstab, type FstabEntry } from './parse/fstab';
 import { parseSystemctlShow, unitState, type PodServiceState } from './parse/systemctl-show';
 import { recipeByName, recipeServices } from './recipes/index';
@@ -98,22 +99,36 @@ export interface ServiceInfo {
 
 const SHOW_PROPS = '--property=Id,LoadState,ActiveState,SubState,UnitFileState';
 
-/** One `systemctl show` for all the units; every unit asked for gets an answer. */
+/**
+ * One `systemctl show` for all the units; every unit asked for gets an answer. With `containers`,
+ * a unit systemd calls active (a oneshot unit stays so after `up -d`) is online only while one of
+ * its containers runs or is paused (`compose ps`): a pod whose containers all died is not online.
+ */
 export async function serviceStates(
   system: SystemClient,
   vars: Vars,
   units: string[],
+  o: { containers?: boolean } = {},
 ): Promise<Map<string, ServiceInfo>> {
   const out = new Map<string, ServiceInfo>();
   if (units.length === 0) return out;
   const r = await system.run([bin(vars, 'systemctl'), 'show', '--no-pager', SHOW_PROPS, '--', ...units]);
   const blocks = parseSystemctlShow(r.stdout);
-  units.forEach((u, i) => {
+  const s = o.containers ? podSettings(vars) : undefined;
+  for (const [i, u] of units.entries()) {
     // systemctl prints the blocks in the order asked; Id confirms it
     const b = blocks.find((x) => x.Id === u) ?? blocks[i];
-    out.set(u, { id: u, ...unitState(b) });
-  });
+    let st = unitState(b);
+    if (s && st.state === 'online' && !(await anyContainerUp(system, s, podRef(vars, s, u.replace(/\.service$/, '')))))
+      st = unitState({ ...b, ActiveState: 'inactive' });
+    out.set(u, { id: u, ...st });
+  }
   return out;
+}
+
+async function anyContainerUp(system: SystemClient, s: PodSettings, ref: PodRef): Promise<boolean> {
+  const ps = await system.run(composeArgv(s, ref, psArgs(s)), execEnv(s));
+  return parseComposePs(ps.stdout, ref.project).some((c) => c.state === 'running' || c.state === 'paused');
 }
 
 export async function readFstab(system: SystemClient, vars: Vars): Promise<FstabEntry[]> {
@@ -201,7 +216,7 @@ export async function validateCompose(
 }
 
 export async function detail(system: SystemClient, vars: Vars, ref: PodRef, compose: Record<string, unknown>) {
-  const st = await serviceStates(system, vars, [ref.unit]);
+  const st = await serviceStates(system, vars, [ref.unit], { containers: true });
   const svc = st.get(ref.unit) ?? { id: ref.unit, state: 'disabled' as const, locked: false };
   return {
     name: ref.project,

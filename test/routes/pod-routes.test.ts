@@ -51,6 +51,7 @@ function seedPod(name: string, compose: unknown = { version: '3.8', services: { 
   writeFileSync(p.compose(name), `${JSON.stringify(compose, null, 2)}\n`);
   writeFileSync(p.unit(name), '[Unit]\n');
 }
+const composeOf = (n: string) => ['/usr/bin/docker', 'compose', '-p', `ballast-pod-${n}`, '-f', paths().compose(n)];
 const argvs = () => t.replay!.calls.map((c) => c.argv);
 const events = (kind: string) =>
   (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map(
@@ -283,6 +284,7 @@ describe('update', () => {
       ok([SC, 'restart', '--', 'ballast-pod-web.service']),
     ]);
     seedPod('web');
+    t.replay!.load([ok([...composeOf('web'), 'ps', '-a', '--format', 'json'], stdoutOf('v2-ps-json-lines'))]);
     const old = readFileSync(paths().compose('web'), 'utf8');
     const fileContents = { version: '3.8', services: { web: { image: 'nginx:1.27-alpine' } } };
     const r = await t.call<{ service: unknown; compose_file: { services: Record<string, unknown> } }>(
@@ -310,6 +312,33 @@ describe('update', () => {
     });
     expect(bad.status).toBe(502);
     expect(readFileSync(paths().compose('web'), 'utf8')).toBe(written);
+  });
+});
+
+describe('state', () => {
+  it('a unit systemd calls active is online only while a container runs or is paused', async () => {
+    await host([show('ballast-pod-web.service', 'active', 'enabled')]);
+    seedPod('web');
+    const ps = (state: string) =>
+      ok(
+        [...composeOf('web'), 'ps', '-a', '--format', 'json'],
+        `${JSON.stringify({ Name: 'ballast-pod-web-web-1', Project: 'ballast-pod-web', Service: 'web', State: state, Status: state })}\n`,
+        { once: true },
+      );
+    const state = async () => {
+      const list = await t.call<{ service: { state: string } }[]>('GET', '/api/v2/pod');
+      const details = await t.call<{ service: { state: string }[] }>('GET', '/api/v2/pod/web/details');
+      return [list.json[0].service.state, details.json.service[0].state];
+    };
+    t.replay!.load([ps('running'), ps('running')]);
+    expect(await state()).toEqual(['online', 'online']);
+    t.replay!.load([ps('paused'), ps('paused')]);
+    expect(await state()).toEqual(['online', 'online']);
+    // every container killed: the oneshot unit is still active, the pod is not online (enabled: offline)
+    t.replay!.load([ps('exited'), ps('exited')]);
+    expect(await state()).toEqual(['offline', 'offline']);
+    t.replay!.load([ok([...composeOf('web'), 'ps', '-a', '--format', 'json'], '', { once: true }), ps('exited')]);
+    expect((await state())[0]).toBe('offline');
   });
 });
 

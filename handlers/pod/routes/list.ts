@@ -27,6 +27,7 @@ export default route({
       system,
       vars,
       names.map((n) => `${n}.service`),
+      { containers: true },
     );
     return names.map((n) => {
       const st = states.get(`${n}.service`);
