@@ -73,8 +73,15 @@ interface RealLink {
   master?: string;
   addr_info: { family: string; local: string; prefixlen: number }[];
 }
+/**
+ * The namespace's links and addresses as `ip -j addr` prints them, less the kernel's own timing:
+ * a new link-local address is `tentative` until duplicate address detection ends (about a second),
+ * so two reads around a change that did nothing may still differ there.
+ */
 async function realLinks(): Promise<RealLink[]> {
-  return JSON.parse((await ns.run([IP, '-j', 'addr', 'show'])).stdout) as RealLink[];
+  const links = JSON.parse((await ns.run([IP, '-j', 'addr', 'show'])).stdout) as RealLink[];
+  for (const l of links) for (const a of l.addr_info) delete (a as { tentative?: boolean }).tentative;
+  return links;
 }
 async function real(dev: string): Promise<RealLink> {
   const r = (await realLinks()).find((l) => l.ifname === dev);
