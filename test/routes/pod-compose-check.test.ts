@@ -212,6 +212,23 @@ describe('compose files against the Compose Specification and the limits', () =>
     expect(clash).toMatchObject({ ok: false, status: 409 });
   });
 
+  it('never tells test (a read token) which host ports listen: only set and update probe them', async () => {
+    const sshd = { version: '3.8', services: { a: { image: 'x', ports: ['22:22'] } } };
+    const ctx = {
+      settings,
+      podData,
+      podFiles: join(podData, '../../var/lib/ballast/pods'),
+      listeners: async () => listening,
+      engine: null,
+    };
+    expect((await checkCompose({ project: 'ballast-pod-a', fileContents: sshd }, ctx)).ok).toBe(true);
+    expect(
+      issues(await checkCompose({ project: 'ballast-pod-a', fileContents: sshd, probeHostPorts: true }, ctx)),
+    ).toEqual([
+      { path: 'fileContents.services.a.ports.0', message: 'host port 22/tcp is already in use on this host' },
+    ]);
+  });
+
   it('refuses host ports the host listens on and ports published twice', async () => {
     expect(issues(await check(file('valid-web-db.yaml'), { ports: listening }))).toEqual([
       { path: 'fileContents.services.web.ports.1', message: 'host port 18443/tcp is already in use on this host' },
