@@ -10,7 +10,7 @@ import {
   type ApplyReport,
   type TrafficSettings,
 } from '../../handlers/traffic/contract';
-import type { HostConfig } from '../config';
+import type { HostConfig } from '../config-types';
 import { defineArea } from './types';
 
 /**

@@ -1,7 +1,7 @@
 import type * as z from 'zod';
 import type { Env } from '../../handlers/core/bindings';
 import type { Vars } from '../../handlers/core/vars';
-import type { HostConfig } from '../config';
+import type { HostConfig } from '../config-types';
 import type { SqliteDb } from '../db/database';
 import type { EventsProducer } from '../events';
 import type { CommandPolicy } from '../system/confine';
