@@ -10,6 +10,7 @@ import {
   readdirSync,
   realpathSync,
   unlinkSync,
+  type Stats,
 } from 'node:fs';
 import { dirname, basename, join, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -250,9 +251,14 @@ const BACKUP_TEMP_NAME = /^\..+\.prev(\.meta)?\.tmp-[0-9a-f]{12}$/;
 /**
  * A regular file's bytes, or null when it does not exist. Anything else (a FIFO, a device, a
  * socket) is refused without blocking: opened non-blocking and without following a last-moment
- * symlink, and the opened inode must be the one lstat saw.
+ * symlink, and the opened inode must be the one lstat saw. `maxBytes` and `check` (why the opened
+ * file's stat is refused, or null) judge the file that is read, not the name.
  */
-export function readRegular(real: string, shown: string): Buffer | null {
+export function readRegular(
+  real: string,
+  shown: string,
+  o: { maxBytes?: number; check?: (st: Stats) => string | null } = {},
+): Buffer | null {
   let before;
   try {
     before = lstatSync(real);
@@ -267,6 +273,10 @@ export function readRegular(real: string, shown: string): Buffer | null {
     const st = fstatSync(fd);
     if (!st.isFile() || st.ino !== before.ino || st.dev !== before.dev)
       throw new SystemRefusal('conflict', `${shown} changed while it was being read`);
+    if (o.maxBytes !== undefined && st.size > o.maxBytes)
+      throw new SystemRefusal('bad_request', `${shown} is larger than ${o.maxBytes} bytes`);
+    const why = o.check?.(st);
+    if (why) throw new SystemRefusal('forbidden', `${shown} ${why}`);
     return readFileSync(fd);
   } finally {
     closeSync(fd);

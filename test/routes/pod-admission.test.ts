@@ -3,12 +3,15 @@
  * interpolation, coerced booleans, a pod's own directory only, nested writable binds, the
  * isolation of pods, the check before every start (verify) and the engine's model.
  */
-import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { podSettingsSchema, type PodSettings, type ValidateResult } from '../../handlers/pod/contract';
 import { engineRunner, type EngineExec } from '../../runtime/areas/pod/admission/engine';
 import { checkCompose, verifyStored } from '../../runtime/areas/pod/compose-check';
+import { verifyCommand } from '../../runtime/areas/pod/verify';
+import type { HostConfig } from '../../runtime/config-types';
+import type { CommandBackend } from '../../runtime/system/types';
 import { privateDir } from '../helpers/tmp';
 
 let podData: string;
@@ -202,5 +205,41 @@ describe("the engine's model", () => {
       ctx(v2, engineRunner(v2, answer('{"services":{"a":{"image":"busybox"}}}'))),
     );
     expect(calls[2].argv.slice(-3)).toEqual(['config', '--format', 'json']);
+  });
+});
+
+describe('ballast pod verify (the units’ ExecStartPre)', () => {
+  it('runs only a regular stored file that only root could have written', async () => {
+    const errs: string[] = [];
+    const settings = { ...podSettingsSchema.parse({}), engineCheck: false };
+    const run = (args = [P]) =>
+      verifyCommand.run({
+        args,
+        config: { paths: { podData, podFiles } } as unknown as HostConfig,
+        settings,
+        backend: undefined as unknown as CommandBackend,
+        err: (l) => errs.push(l),
+      });
+    const file = join(podFiles, P, 'compose.json');
+    mkdirSync(join(podFiles, P), { recursive: true });
+    const r = await check(svc({ volumes: ['./data:/d'] }));
+    writeFileSync(file, JSON.stringify(r.ok ? r.data : {}), { mode: 0o640 });
+    expect([await run(), errs]).toEqual([0, []]);
+    chmodSync(file, 0o660);
+    expect(await run()).toBe(1);
+    expect(errs.pop()).toBe(`pod verify: ${P} refused: ${file} is writable by others than its owner`);
+    chmodSync(file, 0o640);
+    chownSync(file, 1000, 0);
+    expect(await run()).toBe(1);
+    expect(errs.pop()).toBe(`pod verify: ${P} refused: ${file} is not owned by root (uid 1000)`);
+    rmSync(file);
+    symlinkSync('/etc/hostname', file);
+    expect(await run()).toBe(1);
+    expect(errs.pop()).toBe(`pod verify: ${P} refused: not a regular file: ${file}`);
+    rmSync(file);
+    expect(await run()).toBe(1);
+    expect(errs.pop()).toBe(`pod verify: ${P} refused: ${file} does not exist`);
+    expect(await run(['ballast-pod-a', 'extra'])).toBe(2);
+    expect(await run(['other-pod-a'])).toBe(2);
   });
 });

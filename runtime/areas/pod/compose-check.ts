@@ -12,8 +12,7 @@
  *   7. the compose tool's own resolved model of the result is admitted again.
  * Every issue names its JSON path (`fileContents.services.web.privileged`).
  */
-import { constants } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parseDocument } from 'yaml';
@@ -26,6 +25,7 @@ import {
 } from '../../../handlers/pod/contract';
 import composeSpec from './compose-spec.json';
 import { importModule } from '../../launcher-bridge';
+import { readRegular } from '../../system/files';
 import { admit } from './admission/admit';
 import type { EngineRunner } from './admission/engine';
 import type { PathMode } from './admission/host-paths';
@@ -315,18 +315,6 @@ function portsOfCompose(data: Obj | null): { key: string; path: string }[] {
   return out;
 }
 
-/** A regular file's text (no FIFO, device or symlink: O_NONBLOCK|O_NOFOLLOW, checked after open), at most 1 MiB. */
-async function readRegular(path: string): Promise<string> {
-  const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  try {
-    const st = await fh.stat();
-    if (!st.isFile() || st.size > 1024 * 1024) throw new Error(`${path} is not a regular file of at most 1 MiB`);
-    return await fh.readFile('utf8');
-  } finally {
-    await fh.close();
-  }
-}
-
 async function portClashes(data: Obj, p: ValidatePayload, c: CheckContext): Promise<ValidateIssue[]> {
   const out: ValidateIssue[] = [];
   const mine = portsOfCompose(data);
@@ -339,8 +327,11 @@ async function portClashes(data: Obj, p: ValidatePayload, c: CheckContext): Prom
   if (out.length || !c.settings.checkHostPorts || !p.probeHostPorts || mine.length === 0) return out;
   let own = new Set<string>();
   if (p.ignoreOwnPorts) {
+    const file = resolve(c.podFiles, p.project, COMPOSE_FILE_NAME);
     try {
-      const current = JSON.parse(await readRegular(resolve(c.podFiles, p.project, COMPOSE_FILE_NAME))) as Obj;
+      const current = JSON.parse(
+        readRegular(file, file, { maxBytes: c.settings.maxComposeBytes })?.toString('utf8') ?? 'null',
+      ) as Obj;
       own = new Set(portsOfCompose(current).map((x) => x.key));
     } catch {
       // no current file: nothing of ours is listening

@@ -5,27 +5,18 @@
  * source swapped for a symlink since is refused), and the engine's model is admitted again.
  * Exit 0 lets the unit start; 1 stops it, with the reasons on stderr (the unit's journal).
  */
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { COMPOSE_FILE_NAME, POD_WORD, type PodSettings } from '../../../handlers/pod/contract';
 import type { AreaCommand } from '../types';
 import { engineRunner } from './admission/engine';
 import { verifyStored } from './compose-check';
+import { readRegular } from '../../system/files';
 
-/** The stored file: a regular root-owned file of bounded size, opened without following a link. */
-async function readStored(file: string, maxBytes: number): Promise<string> {
-  const fh = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  try {
-    const st = await fh.stat();
-    if (!st.isFile()) throw new Error(`${file} is not a regular file`);
-    if (st.uid !== 0 && process.getuid?.() === 0) throw new Error(`${file} is not owned by root (uid ${st.uid})`);
-    if (st.mode & 0o022) throw new Error(`${file} is writable by others than its owner`);
-    if (st.size > maxBytes) throw new Error(`${file} is larger than settings.pod.maxComposeBytes`);
-    return await fh.readFile('utf8');
-  } finally {
-    await fh.close();
-  }
+/** Why the stored file is not one only root could have written, or null. */
+function untrusted(st: { uid: number; mode: number }): string | null {
+  if (st.uid !== 0 && process.getuid?.() === 0) return `is not owned by root (uid ${st.uid})`;
+  if (st.mode & 0o022) return 'is writable by others than its owner';
+  return null;
 }
 
 export const verifyCommand: AreaCommand<PodSettings> = {
@@ -39,7 +30,9 @@ export const verifyCommand: AreaCommand<PodSettings> = {
     const file = join(config.paths.podFiles, project, COMPOSE_FILE_NAME);
     let text: string;
     try {
-      text = await readStored(file, settings.maxComposeBytes);
+      const bytes = readRegular(file, file, { maxBytes: settings.maxComposeBytes, check: untrusted });
+      if (bytes === null) throw new Error(`${file} does not exist`);
+      text = bytes.toString('utf8');
     } catch (e) {
       err(`pod verify: ${project} refused: ${(e as Error).message.split('\n')[0]}`);
       return 1;
