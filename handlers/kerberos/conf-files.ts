@@ -3,6 +3,7 @@
  * be written to them, and how they are shown.
  */
 import { ApiError } from '../core/errors';
+import { isUnder } from '../core/paths';
 import { ParseError } from '../core/parse-error';
 import { path, type Vars } from '../core/vars';
 import { checkConfPaths, checkRealmFile, policyRoots } from './conf-policy';
@@ -106,7 +107,7 @@ function refuseCodeLoading(conf: Krb5Conf, text: string, vars: Vars): void {
   for (const d of conf.directives) {
     if (d.type === 'module') continue; // refused by the caller
     const p = stripSlash(d.path.trim());
-    const inside = allowed.some((a) => p === a || p.startsWith(`${a}/`)) && !p.split('/').includes('..');
+    const inside = allowed.some((a) => isUnder(p, a)) && !p.split('/').includes('..');
     if (!inside) {
       throw invalidConf(
         `${d.type} ${d.path}${at((l) => l.trim().startsWith(`${d.type} `) && l.includes(d.path))} is outside the Kerberos configuration this host manages (${realmDir(vars)})`,

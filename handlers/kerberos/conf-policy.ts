@@ -12,6 +12,7 @@
  * Each refusal is a 400 on `body.conf` naming the line's number and text.
  */
 import { ApiError } from '../core/errors';
+import { isUnder } from '../core/paths';
 import { path, type Vars } from '../core/vars';
 import { kerberosSettings } from './contract';
 import { parseKrb5Conf, type Krb5LineEvent } from './parse/krb5-conf';
@@ -160,7 +161,7 @@ function pathProblem(p: string, roots: readonly string[]): string | undefined {
   if (p.includes('%{')) return EXPANSION;
   if (p.split('/').some((s) => s === '.' || s === '..')) return `${p} has . or .. segments`;
   const q = stripSlash(p.replace(/\/{2,}/g, '/'));
-  if (roots.some((r) => q === r || q.startsWith(`${r}/`))) return undefined;
+  if (roots.some((r) => isUnder(q, r))) return undefined;
   return `${p} is outside the Kerberos paths this host manages (${roots.join(', ')})`;
 }
 

@@ -11,6 +11,7 @@
  * Whatever the roots say, a path another area or the host manages is refused (owners.ts).
  */
 import { lstatSync } from 'node:fs';
+import { isUnder } from '../../handlers/core/paths';
 import { resolveExisting } from './files';
 import { posix } from 'node:path';
 import { SystemRefusal } from './types';
@@ -70,8 +71,7 @@ export function resolvePath(p: string): string {
   return resolveExisting(p);
 }
 
-export const isUnder = (p: string, root: string, strictly = false): boolean =>
-  root === '/' ? !strictly || p !== '/' : p.startsWith(`${root}/`) || (!strictly && p === root);
+export { isUnder };
 
 /** Roots as real paths, so a root configured through a symlink matches resolved operands. */
 export function realRoots(roots: readonly string[]): string[] {

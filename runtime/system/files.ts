@@ -12,10 +12,11 @@ import {
   unlinkSync,
   type Stats,
 } from 'node:fs';
-import { dirname, basename, join, resolve, sep } from 'node:path';
+import { dirname, basename, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { DirEntry, FileStat, WriteResult } from '../../handlers/core/system';
 import { SystemRefusal } from './types';
+import { isUnder } from '../../handlers/core/paths';
 
 /**
  * File operations confined to configured locations. A path is checked after resolving symlinks
@@ -45,7 +46,7 @@ export class ConfinedFiles {
     if (path.includes('\0')) throw new SystemRefusal('bad_request', 'path must not contain NUL');
     if (path.split('/').includes('..')) throw new SystemRefusal('bad_request', 'path must not contain ..');
     const real = resolveExisting(path);
-    const inside = (r: string) => real === r || real.startsWith(r.endsWith(sep) ? r : r + sep);
+    const inside = (r: string) => isUnder(real, r);
     const root = this.roots.find((r) => inside(r.path) && (r.writable || !write));
     if (!root) {
       const readOnly = this.roots.some((r) => inside(r.path));

@@ -53,8 +53,7 @@ export function fsOps(o: FsOpsOptions): Record<string, HostOp> {
   const under = !s.pathRoot || s.pathRoot === '/' ? undefined : s.pathRoot.replace(/\/+$/, '');
   // normalize first: an absolute path cannot climb above its own / (so never above pathRoot)
   const seen = (p: string) => (under === undefined ? p : join(under, normalize(p)));
-  const unseen = (p: string) =>
-    under !== undefined && (p === under || p.startsWith(`${under}/`)) ? p.slice(under.length) || '/' : p;
+  const unseen = (p: string) => (under !== undefined && isUnder(p, under) ? p.slice(under.length) || '/' : p);
   const asRequested = <T>(run: () => Promise<T>): Promise<T> =>
     under === undefined
       ? run()
