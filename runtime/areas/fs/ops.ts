@@ -6,9 +6,7 @@
  * never another area's or the host's paths (explore: nor a tree holding one), and are audited (path, entry count or size; never file content). A requested path is seen from
  * `settings.fs.pathRoot` (`/`, or the demo's root), and answers name it as requested.
  */
-import { issuesOf, issuesText } from '../../../handlers/core/errors';
 import { join, normalize } from 'node:path';
-import type * as z from 'zod';
 import { constants } from 'node:fs';
 import { lstat, open, realpath } from 'node:fs/promises';
 import {
@@ -24,20 +22,13 @@ import { READ_TEXT_MAX_BYTES, READ_TEXT_OP, readTextPayload, type ReadTextResult
 import type { SqliteDb } from '../../db/database';
 import { freshResult, type HostOp } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
+import { payloadOf } from '../../system/host-op';
 import { exploreWalk } from './explore';
 import { isUnder, realRoots } from '../../system/confine';
 import { opAudit } from '../../db/audit';
 
 /** the binding protocol carries the collected tree */
 const collectIfStream = (v: unknown) => (isExploreStream(v) ? collectExplore(v) : v);
-
-function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
-  const r = schema.safeParse(p);
-  if (!r.success) {
-    throw new SystemRefusal('bad_request', `${op}: ${issuesText(issuesOf('payload', r.error))}`);
-  }
-  return r.data;
-}
 
 export interface FsOpsOptions {
   settings: FsSettings;

@@ -15,7 +15,6 @@ import { constants, promises as fsp, type Stats } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type * as z from 'zod';
 import {
   AUTHORIZED_KEYS,
   GENERATE_OP,
@@ -37,6 +36,7 @@ import type { ExecResult } from '../../../handlers/core/system';
 import type { SqliteDb } from '../../db/database';
 import type { HostOp, SystemService } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
+import { payloadOf } from '../../system/host-op';
 import { opAudit } from '../../db/audit';
 import { isUnder } from '../../system/confine';
 
@@ -60,17 +60,6 @@ interface User {
   home: string;
   /** the home as the user database names it */
   shownHome: string;
-}
-
-function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
-  const r = schema.safeParse(p);
-  if (!r.success) {
-    throw new SystemRefusal(
-      'bad_request',
-      `${op}: ${r.error.issues.map((i) => `${i.path.map(String).join('.') || 'payload'}: ${i.message}`).join('; ')}`,
-    );
-  }
-  return r.data;
 }
 
 const errno = (e: unknown): string | undefined => (e as NodeJS.ErrnoException)?.code;

@@ -9,7 +9,6 @@
  */
 import { lstat, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type * as z from 'zod';
 import {
   REMOVE_OP,
   removePayload,
@@ -24,21 +23,11 @@ import {
 import type { SqliteDb } from '../../db/database';
 import type { HostOp } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
+import { payloadOf } from '../../system/host-op';
 import { checkCompose, hostListeners } from './compose-check';
 import { resolveExisting } from '../../system/files';
 import { engineRunner, type EngineExec, type EngineExecResult } from './admission/engine';
 import { opAudit } from '../../db/audit';
-
-function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
-  const r = schema.safeParse(p);
-  if (!r.success) {
-    throw new SystemRefusal(
-      'bad_request',
-      `${op}: ${r.error.issues.map((i) => `${i.path.map(String).join('.') || 'payload'}: ${i.message}`).join('; ')}`,
-    );
-  }
-  return r.data;
-}
 
 export interface PodOpsOptions {
   settings: PodSettings;
