@@ -184,3 +184,33 @@ export const resolvePayload = z.strictObject({ path: absolutePath });
 export interface ResolveResult {
   real: string;
 }
+
+// ---- host op: pod/apply -----------------------------------------------------------------
+
+/**
+ * A pod's create or update in one host crossing, under the intent journal: admit the file (as
+ * pod/validate), write the compose file and the unit, reload systemd and (update of a running
+ * pod) restart it. A failure puts both files back at once; a host killed part way puts them back
+ * at its next start (the journal), so a pod is its old files or its new ones, never a mix.
+ */
+export const APPLY_OP = 'pod/apply';
+export const applyPayload = validatePayload.omit({ ignoreOwnPorts: true, probeHostPorts: true }).extend({
+  mode: z.enum(['create', 'update']),
+  /** the unit as the route renders it (handlers/pod/render/unit.ts) */
+  unitText: z.string().min(1).max(65_536),
+  /** update: the unit was online, so it is restarted for the change to take effect */
+  restart: z.boolean().optional(),
+});
+export type ApplyPayload = z.infer<typeof applyPayload>;
+/** A command of the change failed (the route answers it as 502/504 with these details). */
+export interface ApplyCommandFailure {
+  ok: false;
+  status: 502 | 504;
+  command: string[];
+  exitCode: number | null;
+  stderr: string;
+  durationMs: number;
+  /** what the rollback did: both files put back and systemd reloaded, or not */
+  rolledBack: boolean;
+}
+export type ApplyResult = ValidateResult | ApplyCommandFailure;

@@ -1,10 +1,13 @@
 /** What the pod routes share: names and paths of a pod, its commands, its state from systemd. */
 import { ApiError, badGateway, conflict, notFound, validationFailed } from '../core/errors';
 import type { EventsBinding } from '../core/bindings';
-import { commandFailed, type SystemClient } from '../core/system';
+import { commandFailed, commandTimeout, type SystemClient } from '../core/system';
 import { bin, path, type Vars } from '../core/vars';
 import {
+  APPLY_OP,
   COMPOSE_FILE_NAME,
+  type ApplyPayload,
+  type ApplyResult,
   flavourOf,
   podSettingsSchema,
   VALIDATE_OP,
@@ -192,6 +195,17 @@ export function recipesToMerge(
   return out;
 }
 
+/** A refusal of the admission as the route answers it (409, or 400 naming each JSON path). */
+function refusalOf(r: Extract<ValidateResult, { ok: false }>): ApiError {
+  if (r.status === 409) return conflict(r.message);
+  const issues = r.issues.map((i) => ({ path: `body.${i.path}`, message: i.message }));
+  return new ApiError(
+    'validation_failed',
+    `invalid body.fileContents: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+    { issues },
+  );
+}
+
 /** The host validates (schema, limits, ports) and answers the compose object to store. */
 export async function validateCompose(
   system: SystemClient,
@@ -206,13 +220,37 @@ export async function validateCompose(
 ): Promise<Record<string, unknown>> {
   const r = await system.op<ValidateResult>(VALIDATE_OP, o);
   if (r.ok) return r.data;
-  if (r.status === 409) throw conflict(r.message);
-  const issues = r.issues.map((i) => ({ path: `body.${i.path}`, message: i.message }));
-  throw new ApiError(
-    'validation_failed',
-    `invalid body.fileContents: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
-    { issues },
-  );
+  throw refusalOf(r);
+}
+
+/**
+ * Create or update a pod in one host crossing (pod/apply): admitted, both files written, systemd
+ * reloaded and a running pod restarted under the intent journal; the compose object stored.
+ */
+export async function applyCompose(system: SystemClient, o: ApplyPayload): Promise<Record<string, unknown>> {
+  const r = await system.op<ApplyResult>(APPLY_OP, o);
+  if (r.ok) return r.data;
+  if ('command' in r) {
+    const exec = {
+      signal: null,
+      truncated: false,
+      code: r.exitCode ?? -1,
+      stdout: '',
+      stderr: r.stderr,
+      durationMs: r.durationMs,
+      timedOut: r.status === 504,
+    };
+    const kept = r.rolledBack
+      ? 'both files were put back'
+      : 'putting the files back did not complete (the next change or start retries it)';
+    if (r.status === 504) throw commandTimeout(r.command, exec);
+    throw commandFailed(
+      r.command,
+      exec,
+      `${commandFailed(r.command, exec).message}; the pod ${o.mode === 'create' ? 'was not created' : 'keeps its old compose file'}: ${kept}`,
+    );
+  }
+  throw refusalOf(r);
 }
 
 export async function detail(system: SystemClient, vars: Vars, ref: PodRef, compose: Record<string, unknown>) {

@@ -1,7 +1,7 @@
 import { podSettingsSchema, type PodSettings } from '../../handlers/pod/contract';
 import { podOps } from './pod/ops';
 import { verifyCommand } from './pod/verify';
-import type { EngineExecResult } from './pod/admission/engine';
+import { DEFAULT_BIN } from '../../handlers/core/vars';
 import { defineArea } from './types';
 
 /**
@@ -37,8 +37,9 @@ export default defineArea<PodSettings>({
         db: host.db,
         podData: host.config.paths.podData,
         podFiles: host.config.paths.podFiles,
-        exec: (argv, opts, requestId) =>
-          host.system.handle('exec', { argv, ...opts }, requestId) as Promise<EngineExecResult>,
+        podUnitDir: host.config.paths.podUnitDir,
+        systemctl: host.vars.bin.systemctl ?? DEFAULT_BIN.systemctl,
+        handle: (op, payload, requestId) => host.system.handle(op, payload, requestId),
       }),
     };
   },

@@ -154,7 +154,14 @@ describe('set', () => {
 
   it('writes the compose file and a disabled unit, reloads systemd, emits pod.created', async () => {
     await host([ok([SC, 'daemon-reload']), show('ballast-pod-site.service')]);
+    // every host crossing the route makes (SYSTEM binding calls): at most 3 for a set
+    const direct = t.host.env.SYSTEM_DIRECT!;
+    const call = direct.call.bind(direct);
+    const crossings: string[] = [];
+    direct.call = (op, payload, requestId) => (crossings.push(op), call(op, payload, requestId));
     const r = await t.call('POST', '/api/v2/pod/ballast-pod-site/set', { body });
+    direct.call = call;
+    expect(crossings).toEqual(['file/read', 'pod/apply', 'exec']);
     const p = paths();
     const stored = {
       version: '3.8',
@@ -259,9 +266,14 @@ describe('set', () => {
       body: { fileContents: { version: '3.8', services: { a: { image: 'x' } } } },
     });
     expect([r.status, detail(r, 'command')]).toEqual([502, [SC, 'daemon-reload']]);
+    expect(errorOf(r).message).toBe(
+      'systemctl failed (exit 1): Failed to reload daemon: Access denied; the pod was not created: putting the files back did not complete (the next change or start retries it)',
+    );
     expect(existsSync(paths().compose('site'))).toBe(false);
     expect(existsSync(paths().unit('site'))).toBe(false);
     expect(events('pod.created')).toEqual([]);
+    // systemd did not reload after the files went: the intent stays for the next start to finish
+    expect(t.host.db.prepare('SELECT area FROM intents').all()).toEqual([{ area: 'pod' }]);
   });
 });
 

@@ -1,17 +1,5 @@
 import { route } from '../../core/route';
-import { ApiError, conflict } from '../../core/errors';
-import { bin } from '../../core/vars';
-import {
-  composeJson,
-  detail,
-  podExists,
-  podRef,
-  podSettings,
-  recipesToMerge,
-  requireConfigured,
-  unitText,
-  validateCompose,
-} from '../pod';
+import { applyCompose, detail, podRef, podSettings, recipesToMerge, requireConfigured, unitText } from '../pod';
 import { PodNameParams, SetBody } from '../requests';
 import { PodDetailSchema } from '../schemas';
 
@@ -55,28 +43,15 @@ export default route({
     const s = podSettings(vars);
     const ref = podRef(vars, s, params.name);
     await requireConfigured(system, vars, s);
-    if ((await podExists(system, ref)) || (await system.stat(ref.unitFile)) !== null)
-      throw conflict(`pod ${ref.project} already exists`);
-    const data = await validateCompose(system, {
+    // one host crossing: admitted, both files written (exclusive), systemd reloaded, journaled
+    const data = await applyCompose(system, {
+      mode: 'create',
       project: ref.project,
       fileContents: body.fileContents,
       merge: recipesToMerge(body.recipes, ref.project),
       requireVersion: true,
-      probeHostPorts: true,
+      unitText: unitText(vars, s, ref),
     });
-    const written: string[] = [];
-    try {
-      await system.writeFile(ref.composeFile, composeJson(data), { exclusive: true, mode: 0o640 });
-      written.push(ref.composeFile);
-      await system.writeFile(ref.unitFile, unitText(vars, s, ref), { exclusive: true, mode: 0o644 });
-      written.push(ref.unitFile);
-      await system.run([bin(vars, 'systemctl'), 'daemon-reload']);
-    } catch (e) {
-      // nothing half made: a pod is its compose file and its unit, or nothing
-      for (const f of written.reverse()) await system.removeFile(f).catch(() => undefined);
-      if (e instanceof ApiError && e.status === 409) throw conflict(`pod ${ref.project} already exists`);
-      throw e;
-    }
     await events.send({ kind: 'pod.created', data: { name: ref.project, recipes: body.recipes ?? [] } });
     return detail(system, vars, ref, data);
   },

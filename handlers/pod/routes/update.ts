@@ -1,16 +1,5 @@
 import { route } from '../../core/route';
-import { bin } from '../../core/vars';
-import {
-  composeJson,
-  detail,
-  podRef,
-  podSettings,
-  recipesToMerge,
-  requirePod,
-  serviceStates,
-  unitText,
-  validateCompose,
-} from '../pod';
+import { applyCompose, detail, podRef, podSettings, recipesToMerge, requirePod, serviceStates, unitText } from '../pod';
 import { PodNameParams, UpdateBody } from '../requests';
 import { PodDetailSchema } from '../schemas';
 
@@ -54,30 +43,18 @@ export default route({
     const s = podSettings(vars);
     const ref = podRef(vars, s, params.name);
     await requirePod(system, ref);
-    const data = await validateCompose(system, {
+    const before = (await serviceStates(system, vars, [ref.unit])).get(ref.unit);
+    // one host crossing: admitted, both files written with a backup, reloaded, a running pod
+    // restarted; on failure (or a kill) both files come back and the pod runs its old file
+    const data = await applyCompose(system, {
+      mode: 'update',
       project: ref.project,
       fileContents: body.fileContents,
       merge: recipesToMerge(body.recipes, ref.project),
-      ignoreOwnPorts: true,
       requireVersion: true,
-      probeHostPorts: true,
+      unitText: unitText(vars, s, ref),
+      restart: before?.state === 'online',
     });
-    const systemctl = bin(vars, 'systemctl');
-    const before = (await serviceStates(system, vars, [ref.unit])).get(ref.unit);
-    await system.writeFile(ref.composeFile, composeJson(data), { backup: true, mode: 0o640 });
-    await system.writeFile(ref.unitFile, unitText(vars, s, ref), { backup: true, mode: 0o644 });
-    try {
-      await system.run([systemctl, 'daemon-reload']);
-      if (before?.state === 'online')
-        await system.run([systemctl, 'restart', '--', ref.unit], { timeoutMs: s.composeTimeoutMs });
-    } catch (e) {
-      await system.restoreFile(ref.composeFile);
-      await system.restoreFile(ref.unitFile);
-      await system.exec([systemctl, 'daemon-reload']);
-      if (before?.state === 'online')
-        await system.exec([systemctl, 'restart', '--', ref.unit], { timeoutMs: s.composeTimeoutMs });
-      throw e;
-    }
     await events.send({ kind: 'pod.updated', data: { name: ref.project, recipes: body.recipes ?? [] } });
     return detail(system, vars, ref, data);
   },

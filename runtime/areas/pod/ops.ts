@@ -24,9 +24,10 @@ import type { SqliteDb } from '../../db/database';
 import type { HostOp } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
 import { payloadOf } from '../../system/host-op';
-import { checkCompose, hostListeners } from './compose-check';
+import { checkCompose, hostListeners, type CheckContext } from './compose-check';
 import { resolveExisting } from '../../system/files';
-import { engineRunner, type EngineExec, type EngineExecResult } from './admission/engine';
+import { engineRunner, type EngineExecResult } from './admission/engine';
+import { applyOp, type ApplyDeps } from './apply';
 import { opAudit } from '../../db/audit';
 
 export interface PodOpsOptions {
@@ -34,8 +35,10 @@ export interface PodOpsOptions {
   db: SqliteDb;
   podData: string;
   podFiles: string;
-  /** runs the compose tool's `config` (the host's SYSTEM exec: confined, audited) */
-  exec: (argv: string[], opts: Parameters<EngineExec>[1], requestId: string | undefined) => Promise<EngineExecResult>;
+  podUnitDir: string;
+  systemctl: string;
+  /** the SYSTEM binding's operations (exec, file/*, journal/*: confined, audited) */
+  handle: ApplyDeps['handle'];
   /** tests: a fixed set of `port/proto` the host "listens" on */
   listeners?: () => Promise<Set<string>>;
 }
@@ -43,17 +46,31 @@ export interface PodOpsOptions {
 export function podOps(o: PodOpsOptions): Record<string, HostOp> {
   const audit = opAudit(o.db);
   const prefix = `${o.settings.prefix}-pod-`;
+  const check = (requestId: string | undefined): CheckContext => ({
+    settings: o.settings,
+    podData: o.podData,
+    podFiles: o.podFiles,
+    listeners: o.listeners ?? (() => hostListeners()),
+    engine: o.settings.engineCheck
+      ? engineRunner(
+          o.settings,
+          async (argv, opts) => (await o.handle('exec', { argv, ...opts }, requestId)) as EngineExecResult,
+        )
+      : null,
+  });
   return {
+    ...applyOp({
+      check,
+      podFiles: o.podFiles,
+      podUnitDir: o.podUnitDir,
+      systemctl: o.systemctl,
+      composeTimeoutMs: o.settings.composeTimeoutMs,
+      handle: o.handle,
+    }),
     [VALIDATE_OP]: async (payload, requestId) => {
       const req = payloadOf(validatePayload, VALIDATE_OP, payload);
       const started = performance.now();
-      const r = await checkCompose(req, {
-        settings: o.settings,
-        podData: o.podData,
-        podFiles: o.podFiles,
-        listeners: o.listeners ?? (() => hostListeners()),
-        engine: o.settings.engineCheck ? engineRunner(o.settings, (argv, opts) => o.exec(argv, opts, requestId)) : null,
-      });
+      const r = await checkCompose(req, check(requestId));
       audit({
         kind: VALIDATE_OP,
         requestId,

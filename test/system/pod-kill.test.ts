@@ -1,0 +1,163 @@
+/**
+ * System tier, kill -9 in the middle of a pod set (#34: one journaled pod op). The real host
+ * process (`cli.mjs serve`, live back end, the real docker-compose for the engine check) runs the
+ * set; systemctl is a stand-in script (no systemd manager runs here) that logs its argv and
+ * blocks on the first `daemon-reload`, after both files were written. The host is killed with
+ * SIGKILL there. A new host on the same state finds the intent at start, removes both files,
+ * reloads systemd, logs it and records pod.change.rolled_back: no half-made pod is left.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { dbFile } from '../../runtime/config';
+import { distDir, makeTestConfig, repo } from '../helpers/host';
+import { privateDir } from '../helpers/tmp';
+
+const cli = join(distDir, 'host', 'cli.mjs');
+const children: ChildProcess[] = [];
+const standInPids: number[] = [];
+
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const pid of standInPids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+function startCli(configFile: string) {
+  const child = spawn(process.execPath, [cli, 'serve', '--config', configFile], {
+    cwd: repo,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void; reject: (e: Error) => void }[] = [];
+  const check = () => {
+    for (const w of [...waiters]) {
+      const m = out.match(w.re);
+      if (m) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(m);
+      }
+    }
+  };
+  child.stdout?.on('data', (d: Buffer) => ((out += d.toString()), check()));
+  child.stderr?.on('data', (d: Buffer) => ((out += d.toString()), check()));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  void exited.then(() => {
+    for (const w of waiters.splice(0)) w.reject(new Error(`host exited before printing ${w.re}; output:\n${out}`));
+  });
+  return {
+    child,
+    exited,
+    output: () => out,
+    waitFor: (re: RegExp) =>
+      new Promise<RegExpMatchArray>((resolve, reject) => {
+        waiters.push({ re, resolve, reject });
+        check();
+      }),
+  };
+}
+
+function whenFileMatches(file: string, re: RegExp): Promise<void> {
+  return new Promise((resolve) => {
+    const test = () => existsSync(file) && re.test(readFileSync(file, 'utf8'));
+    if (test()) return resolve();
+    const w = watch(join(file, '..'), () => {
+      if (test()) {
+        w.close();
+        resolve();
+      }
+    });
+  });
+}
+
+describe('kill -9 during a pod set', () => {
+  it('the next host start removes the half-made pod', async () => {
+    if (!existsSync('/usr/bin/docker-compose'))
+      throw new Error('needs /usr/bin/docker-compose (apt-get install docker-compose)');
+    const dir = privateDir('pod-kill');
+    const log = join(dir, 'systemctl.log');
+    const pidFile = join(dir, 'reload.pid');
+    const systemctl = join(dir, 'pod-standin-systemctl');
+    writeFileSync(
+      systemctl,
+      `#!/bin/sh\necho "$*" >> ${log}\nif [ "$1" = daemon-reload ] && [ ! -e ${pidFile} ]; then echo $$ > ${pidFile}; exec sleep 600; fi\nexit 0\n`,
+      { mode: 0o755 },
+    );
+    const { config } = makeTestConfig();
+    mkdirSync(join(config.paths.fstab, '..'), { recursive: true });
+    writeFileSync(config.paths.fstab, 'UUID=0000 /srv/pods ext4 defaults 0 2 # ballast:pod-data\n');
+    const file = join(dir, 'config.yaml');
+    writeFileSync(
+      file,
+      stringify({
+        stateDir: config.stateDir,
+        paths: config.paths,
+        listen: { host: '127.0.0.1', port: 0 },
+        system: { mode: 'live', binaries: { systemctl } },
+        settings: { pod: { composeCommand: ['/usr/bin/docker-compose'] } },
+      }),
+    );
+    const composeFile = join(config.paths.podFiles, 'ballast-pod-site', 'compose.json');
+    const unitFile = join(config.paths.podUnitDir, 'ballast-pod-site.service');
+
+    // 1. the first host, killed while `systemctl daemon-reload` runs
+    const first = startCli(file);
+    const token = (await first.waitFor(/^ {2}(blt_\S+)$/m))[1];
+    const url = (await first.waitFor(/listening on (http:\/\/\S+)\/api\/v2/))[1];
+    const request = fetch(`${url}/api/v2/pod/site/set`, {
+      method: 'POST',
+      headers: { token, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        fileContents: { version: '3.8', services: { a: { image: 'busybox', volumes: ['./data:/data'] } } },
+      }),
+    }).catch((e: unknown) => e);
+    await Promise.race([
+      whenFileMatches(pidFile, /^\d+\n$/),
+      request.then(async (r) => {
+        throw new Error(
+          `set answered before daemon-reload ran: ${r instanceof Response ? `${r.status} ${await r.text()}` : String(r)}`,
+        );
+      }),
+    ]);
+    standInPids.push(Number(readFileSync(pidFile, 'utf8')));
+    first.child.kill('SIGKILL');
+    await first.exited;
+    expect(await request).toBeInstanceOf(Error);
+    expect([existsSync(composeFile), existsSync(unitFile)]).toEqual([true, true]);
+    const db1 = new Database(dbFile(config), { readonly: true });
+    expect(db1.prepare('SELECT area FROM intents').all()).toEqual([{ area: 'pod' }]);
+    db1.close();
+
+    // 2. the next start puts it back: both files gone, systemd reloaded
+    const second = startCli(file);
+    await second.waitFor(/^pod: rolled back a change interrupted at request \S+: files .*; 1 command\(s\) undone$/m);
+    expect([existsSync(composeFile), existsSync(unitFile)]).toEqual([false, false]);
+    expect(readFileSync(log, 'utf8')).toBe('daemon-reload\ndaemon-reload\n');
+    const db2 = new Database(dbFile(config), { readonly: true });
+    expect(db2.prepare('SELECT * FROM intents').all()).toEqual([]);
+    const ev = db2.prepare("SELECT data FROM events WHERE kind = 'pod.change.rolled_back'").all() as { data: string }[];
+    expect(ev.map((e) => (JSON.parse(e.data) as { files: string[] }).files.sort())).toEqual([
+      [composeFile, unitFile].sort(),
+    ]);
+    db2.close();
+    // and the pod can be set again
+    const token2 = (await second.waitFor(/listening on (http:\/\/\S+)\/api\/v2/))[1];
+    const again = await fetch(`${token2}/api/v2/pod/site/set`, {
+      method: 'POST',
+      headers: { token, 'content-type': 'application/json' },
+      body: JSON.stringify({ fileContents: { version: '3.8', services: { a: { image: 'busybox' } } } }),
+    });
+    expect(again.status).toBe(200);
+    second.child.kill('SIGTERM');
+    await second.exited;
+  }, 90_000);
+});
