@@ -11,7 +11,7 @@
  * - The host runs every command with LC_ALL=C and TZ=UTC, which the klist parsers rely on.
  * - Passwords travel only as the answer of a `secret` pty step: never argv, env or stdin.
  */
-import { issuesOf, issuesText } from '../core/errors';
+import { areaSettings } from '../core/settings';
 import { kerberosSettings } from './contract';
 import type { PtyStep } from '../core/system';
 import { bin, path, type Vars } from '../core/vars';
@@ -76,9 +76,5 @@ export function passwordDialogue(password: string): PtyStep[] {
 export const DEFAULT_KINIT_TIMEOUT_MS = 20_000;
 
 export function kinitTimeoutMs(vars: Vars): number {
-  const parsed = kerberosSettings.optional().safeParse(vars.settings.kerberos);
-  // A wrong setting is a deployment bug: fail loudly (500, logged) rather than guess.
-  if (!parsed.success)
-    throw new Error(`settings.kerberos is invalid: ${issuesText(issuesOf('settings.kerberos', parsed.error))}`);
-  return parsed.data?.kinitTimeoutMs ?? DEFAULT_KINIT_TIMEOUT_MS;
+  return areaSettings(vars, 'kerberos', kerberosSettings).kinitTimeoutMs ?? DEFAULT_KINIT_TIMEOUT_MS;
 }

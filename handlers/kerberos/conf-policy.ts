@@ -11,6 +11,7 @@
  *
  * Each refusal is a 400 on `body.conf` naming the line's number and text.
  */
+import { areaSettings } from '../core/settings';
 import { ApiError } from '../core/errors';
 import { isUnder } from '../core/paths';
 import { path, type Vars } from '../core/vars';
@@ -89,8 +90,7 @@ const stripSlash = (p: string) => (p.length > 1 ? p.replace(/\/+$/, '') : p);
  * cache for caches, and for any other file these plus the global file and the include directory.
  */
 export function policyRoots(vars: Vars): PolicyRoots {
-  const parsed = kerberosSettings.optional().safeParse(vars.settings.kerberos);
-  const keytabRoots = parsed.success ? (parsed.data?.keytabRoots ?? []) : [];
+  const keytabRoots = areaSettings(vars, 'kerberos', kerberosSettings).keytabRoots ?? [];
   const keytab = [path(vars, 'keytab'), ...keytabRoots].map(stripSlash);
   const ccache = [stripSlash(path(vars, 'krb5Ccache'))];
   const conf = [path(vars, 'krb5Conf'), path(vars, 'krb5ConfD')].map(stripSlash);

@@ -9,8 +9,8 @@
  *
  * The DHCP client is not a setting but a binary: `system.binaries.dhclient` (see README.md).
  */
+import { areaSettings } from '../core/settings';
 import * as z from 'zod';
-import { ApiError, issuesOf, issuesText } from '../core/errors';
 import type { Vars } from '../core/vars';
 
 const listRule = z
@@ -35,10 +35,5 @@ export const networkSettings = z
 export type NetworkSettings = z.output<typeof networkSettings>;
 
 export function networkSettingsOf(vars: Vars): NetworkSettings {
-  const r = networkSettings.safeParse(vars.settings?.network ?? {});
-  if (!r.success) {
-    const what = issuesText(issuesOf('settings.network', r.error));
-    throw new ApiError('internal', `the host configuration is invalid: ${what}`);
-  }
-  return r.data;
+  return areaSettings(vars, 'network', networkSettings);
 }

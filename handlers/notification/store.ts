@@ -1,3 +1,5 @@
+import { deliverySettingsSchema } from './contract';
+import { areaSettings } from '../core/settings';
 import type * as z from 'zod';
 import type { D1Database } from '../core/bindings';
 import { ApiError, issuesOf, issuesText, notFound, validationFailed } from '../core/errors';
@@ -132,8 +134,7 @@ export function sameConfig(a: Record<string, unknown>, b: Record<string, unknown
 /** 400 for a webhook URL naming this machine, unless settings.notification.allowLocalTargets. */
 export function checkWebhookTarget(type: AgentType, json: Record<string, unknown>, vars: Vars): void {
   if (type !== 'webhook' || typeof json.url !== 'string') return;
-  const allowed =
-    (vars.settings.notification as { allowLocalTargets?: boolean } | undefined)?.allowLocalTargets === true;
+  const allowed = areaSettings(vars, 'notification', deliverySettingsSchema).allowLocalTargets;
   if (allowed) return;
   const host = new URL(json.url).hostname;
   if (isLocalHost(host)) {

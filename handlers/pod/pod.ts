@@ -1,4 +1,5 @@
 /** What the pod routes share: names and paths of a pod, its commands, its state from systemd. */
+import { areaSettings } from '../core/settings';
 import { ApiError, badGateway, conflict, notFound, validationFailed } from '../core/errors';
 import type { EventsBinding } from '../core/bindings';
 import { commandFailed, commandTimeout, type SystemClient } from '../core/system';
@@ -21,7 +22,7 @@ import { recipeByName, recipeServices } from './recipes/index';
 import { renderUnit } from './render/unit';
 
 export function podSettings(vars: Vars): PodSettings {
-  return podSettingsSchema.parse(vars.settings.pod ?? {});
+  return areaSettings(vars, 'pod', podSettingsSchema);
 }
 
 export interface PodRef {
