@@ -1,6 +1,6 @@
 /** What the pod routes share: names and paths of a pod, its commands, its state from systemd. */
 import { areaSettings } from '../core/settings';
-import { ApiError, badGateway, conflict, notFound, validationFailed } from '../core/errors';
+import { ApiError, badGateway, conflict, issuesText, notFound, validationFailed } from '../core/errors';
 import type { EventsBinding } from '../core/bindings';
 import { commandFailed, commandTimeout, type SystemClient } from '../core/system';
 import { bin, path, type Vars } from '../core/vars';
@@ -200,11 +200,7 @@ export function recipesToMerge(
 function refusalOf(r: Extract<ValidateResult, { ok: false }>): ApiError {
   if (r.status === 409) return conflict(r.message);
   const issues = r.issues.map((i) => ({ path: `body.${i.path}`, message: i.message }));
-  return new ApiError(
-    'validation_failed',
-    `invalid body.fileContents: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
-    { issues },
-  );
+  return new ApiError('validation_failed', `invalid body.fileContents: ${issuesText(issues)}`, { issues });
 }
 
 /** The host validates (schema, limits, ports) and answers the compose object to store. */

@@ -25,6 +25,7 @@ import {
 } from '../../../handlers/pod/contract';
 import composeSpec from './compose-spec.json';
 import { importModule } from '../../launcher-bridge';
+import { issuesText } from '../../../handlers/core/errors';
 import { readRegular } from '../../system/files';
 import { admit } from './admission/admit';
 import type { EngineRunner } from './admission/engine';
@@ -179,7 +180,7 @@ function dollarIssues(o: unknown, path: string, out: ValidateIssue[]): void {
 const refusal = (issues: ValidateIssue[]): ValidateResult => ({
   ok: false,
   status: 400,
-  message: issues.map((i) => `${i.path}: ${i.message}`).join('; '),
+  message: issuesText(issues),
   issues: issues.slice(0, 50),
 });
 
