@@ -3,7 +3,6 @@ import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import * as z from 'zod';
 import { issuesOf, issuesText } from '../handlers/core/errors';
-import { DEFAULT_BIN } from '../handlers/core/vars';
 import { AREAS, areaBinaries, areaPaths } from './areas/index';
 import type { HostConfig } from './config-types';
 
@@ -40,9 +39,10 @@ export function defaultConfig(): HostConfig {
       mode: 'live',
       fixtures: [],
       wrapper: [],
-      binaries: { ...DEFAULT_BIN, ...areaBinaries() },
+      binaries: areaBinaries(),
       env: {},
-      envAllow: ['KRB5CCNAME', 'KRB5_CONFIG', 'KRB5_KTNAME', 'KRB5_CLIENT_KTNAME'],
+      // the names an area's commands set come with the area (AreaModule.envAllow)
+      envAllow: [],
     },
     limits: {
       bodyBytes: 1024 * 1024,

@@ -16,38 +16,9 @@ export interface Vars {
   basePath?: string;
 }
 
-export const DEFAULT_BIN: Record<string, string> = {
-  ip: '/usr/sbin/ip',
-  tc: '/usr/sbin/tc',
-  ethtool: '/usr/sbin/ethtool',
-  ifup: '/usr/sbin/ifup',
-  ifdown: '/usr/sbin/ifdown',
-  kinit: '/usr/bin/kinit',
-  klist: '/usr/bin/klist',
-  kdestroy: '/usr/bin/kdestroy',
-  mkfs: '/usr/sbin/mkfs',
-  install: '/usr/bin/install',
-  mount: '/usr/bin/mount',
-  umount: '/usr/bin/umount',
-  findmnt: '/usr/bin/findmnt',
-  lsblk: '/usr/bin/lsblk',
-  wipefs: '/usr/sbin/wipefs',
-  blkid: '/usr/sbin/blkid',
-  setfacl: '/usr/bin/setfacl',
-  getfacl: '/usr/bin/getfacl',
-  xxhsum: '/usr/bin/xxhsum',
-  sshKeygen: '/usr/bin/ssh-keygen',
-  updateCaCertificates: '/usr/sbin/update-ca-certificates',
-  systemctl: '/usr/bin/systemctl',
-  journalctl: '/usr/bin/journalctl',
-  docker: '/usr/bin/docker',
-  lctl: '/usr/sbin/lctl',
-  lnetctl: '/usr/sbin/lnetctl',
-  lfs: '/usr/bin/lfs',
-};
-
-export function bin(vars: Vars, tool: keyof typeof DEFAULT_BIN | string): string {
-  const p = vars.bin[tool] ?? DEFAULT_BIN[tool];
+/** The configured absolute binary of a tool; the areas declare theirs (runtime/areas/<area>.ts `binaries`). */
+export function bin(vars: Vars, tool: string): string {
+  const p = vars.bin[tool];
   if (!p) throw new Error(`no binary configured for ${tool}`);
   return p;
 }

@@ -29,6 +29,13 @@ export default defineArea<DfsSettings>({
     },
   }),
   binaries: {
+    lctl: '/usr/sbin/lctl',
+    lnetctl: '/usr/sbin/lnetctl',
+    lfs: '/usr/bin/lfs',
+    mount: '/usr/bin/mount',
+    umount: '/usr/bin/umount',
+    install: '/usr/bin/install',
+    systemctl: '/usr/bin/systemctl',
     mkfsLustre: '/usr/sbin/mkfs.lustre',
     zpool: '/usr/sbin/zpool',
     zfs: '/usr/sbin/zfs',

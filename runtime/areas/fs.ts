@@ -12,7 +12,19 @@ export default defineArea<FsSettings>({
     sbinLegacy: { default: '/sbin', kind: 'dir', readOnly: true },
   },
   // set_permissions with test and no entries lists the current ACLs
-  binaries: { getfacl: '/usr/bin/getfacl' },
+  binaries: {
+    mkfs: '/usr/sbin/mkfs',
+    install: '/usr/bin/install',
+    mount: '/usr/bin/mount',
+    umount: '/usr/bin/umount',
+    findmnt: '/usr/bin/findmnt',
+    lsblk: '/usr/bin/lsblk',
+    wipefs: '/usr/sbin/wipefs',
+    blkid: '/usr/sbin/blkid',
+    setfacl: '/usr/bin/setfacl',
+    getfacl: '/usr/bin/getfacl',
+    xxhsum: '/usr/bin/xxhsum',
+  },
   setup: (host) => ({
     ops: fsOps({
       settings: host.settings,

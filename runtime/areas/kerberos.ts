@@ -11,6 +11,7 @@ export default defineArea<KerberosSettings>({
   settings: kerberosSettings,
   // every Kerberos command runs with these set to the configured paths (handlers/kerberos/commands.ts)
   envAllow: ['KRB5_CONFIG', 'KRB5CCNAME', 'KRB5_KTNAME', 'KRB5_CLIENT_KTNAME'],
+  binaries: { kinit: '/usr/bin/kinit', klist: '/usr/bin/klist', kdestroy: '/usr/bin/kdestroy' },
   setup: (host) => ({
     ops: {
       [ENSURE_CONF_DIR_OP]: async (_payload, requestId) => {

@@ -9,4 +9,5 @@ export default defineArea<NetworkSettings>({
     networkInterfaces: { default: '/etc/network/interfaces', kind: 'file' },
     networkInterfacesD: { default: '/etc/network/interfaces.d', kind: 'dir' },
   },
+  binaries: { ip: '/usr/sbin/ip', ethtool: '/usr/sbin/ethtool' },
 });

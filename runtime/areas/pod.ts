@@ -1,7 +1,6 @@
 import { podSettingsSchema, type PodSettings } from '../../handlers/pod/contract';
 import { podOps } from './pod/ops';
 import { verifyCommand } from './pod/verify';
-import { DEFAULT_BIN } from '../../handlers/core/vars';
 import { defineArea } from './types';
 
 /**
@@ -22,7 +21,16 @@ export default defineArea<PodSettings>({
     dockerDaemonJson: { default: '/etc/docker/daemon.json', kind: 'file' },
     fstab: { default: '/etc/fstab', kind: 'file' },
   },
-  binaries: { dockerCompose: '/usr/bin/docker-compose', podmanCompose: '/usr/bin/podman-compose' },
+  binaries: {
+    systemctl: '/usr/bin/systemctl',
+    journalctl: '/usr/bin/journalctl',
+    docker: '/usr/bin/docker',
+    dockerCompose: '/usr/bin/docker-compose',
+    podmanCompose: '/usr/bin/podman-compose',
+    lsblk: '/usr/bin/lsblk',
+    findmnt: '/usr/bin/findmnt',
+    blkid: '/usr/sbin/blkid',
+  },
   commands: { verify: verifyCommand },
   setup: (host) => {
     // compose commands pass settings.pod.env; the host refuses names missing from system.envAllow
@@ -38,7 +46,7 @@ export default defineArea<PodSettings>({
         podData: host.config.paths.podData,
         podFiles: host.config.paths.podFiles,
         podUnitDir: host.config.paths.podUnitDir,
-        systemctl: host.vars.bin.systemctl ?? DEFAULT_BIN.systemctl,
+        systemctl: host.vars.bin.systemctl,
         handle: (op, payload, requestId) => host.system.handle(op, payload, requestId),
       }),
     };

@@ -55,7 +55,7 @@ export default defineArea<S3Settings>({
     s3UnitDir: { default: '/etc/systemd/system', kind: 'dir' },
     s3EnvDir: { default: '/etc/ballast/s3', kind: 'dir' },
   },
-  binaries: { ss: '/usr/bin/ss' },
+  binaries: { ss: '/usr/bin/ss', systemctl: '/usr/bin/systemctl' },
   setup: (host) => ({
     ops: s3Ops({
       settings: host.settings,

@@ -92,5 +92,6 @@ export async function reconcileTrafficOnStart(
 export default defineArea<TrafficSettings>({
   name: 'traffic',
   settings: trafficSettings,
+  binaries: { tc: '/usr/sbin/tc', ip: '/usr/sbin/ip' },
   setup: (host) => ({ onStart: () => void reconcileTrafficOnStart(host, host.log) }),
 });

@@ -22,7 +22,8 @@ export interface ApplyDeps {
   check: (requestId: string | undefined) => CheckContext;
   podFiles: string;
   podUnitDir: string;
-  systemctl: string;
+  /** absent when system.binaries has none: pod/apply then refuses (nothing can reload systemd) */
+  systemctl: string | undefined;
   composeTimeoutMs: number;
   /** the SYSTEM binding's own operations (confined, audited), as a route would call them */
   handle: (op: string, payload: Record<string, unknown>, requestId: string | undefined) => Promise<unknown>;
@@ -32,6 +33,9 @@ export function applyOp(d: ApplyDeps): Record<string, HostOp> {
   return {
     [APPLY_OP]: async (payload, requestId): Promise<ApplyResult> => {
       const req = payloadOf(applyPayload, APPLY_OP, payload);
+      const systemctl = d.systemctl;
+      if (!systemctl)
+        throw new SystemRefusal('not_implemented', 'this host has no systemctl (system.binaries.systemctl)');
       const composeFile = join(d.podFiles, req.project, COMPOSE_FILE_NAME);
       const unitFile = join(d.podUnitDir, `${req.project}.service`);
       const unit = `${req.project}.service`;
@@ -46,15 +50,15 @@ export function applyOp(d: ApplyDeps): Record<string, HostOp> {
 
       const run = async (argv: string[], timeoutMs?: number) =>
         (await d.handle('exec', { argv, ...(timeoutMs ? { timeoutMs } : {}) }, requestId)) as ExecResult;
-      const reload = [d.systemctl, 'daemon-reload'];
-      const restart = [d.systemctl, 'restart', '--', unit];
+      const reload = [systemctl, 'daemon-reload'];
+      const restart = [systemctl, 'restart', '--', unit];
       const { id } = (await d.handle('journal/begin', { area: 'pod', files: [composeFile, unitFile] }, requestId)) as {
         id: number;
       };
       // recorded before the step runs: recovery reloads systemd and restarts a pod restarted here
       await d.handle(
         'journal/step',
-        { id, undo: req.restart ? [reload, [d.systemctl, 'try-restart', '--', unit]] : [reload] },
+        { id, undo: req.restart ? [reload, [systemctl, 'try-restart', '--', unit]] : [reload] },
         requestId,
       );
       let written = false;

@@ -36,7 +36,7 @@ export interface PodOpsOptions {
   podData: string;
   podFiles: string;
   podUnitDir: string;
-  systemctl: string;
+  systemctl: string | undefined;
   /** the SYSTEM binding's operations (exec, file/*, journal/*: confined, audited) */
   handle: ApplyDeps['handle'];
   /** tests: a fixed set of `port/proto` the host "listens" on */
