@@ -1,6 +1,6 @@
 /**
  * POST /fs/explore: the contract between the route and the host operation that walks the tree
- * (runtime/system/ops/fs-explore.ts). Route code cannot stat (no node: in handlers/), so the
+ * (runtime/areas/fs/explore.ts). Route code cannot stat (no node: in handlers/), so the
  * host walks and answers entries already in the spec's shape; the route validates the request,
  * asks, and checks the answer against the same schemas.
  *
