@@ -14,6 +14,7 @@ import details from '../../handlers/s3/routes/details';
 import list from '../../handlers/s3/routes/list';
 import update from '../../handlers/s3/routes/update';
 import { examplePath } from '../../runtime/demo-examples';
+import { ReplayBackend } from '../../runtime/system/replay';
 import { makeDemoHost, type TestHost } from '../helpers/host';
 
 const ROUTES: RouteModule[] = [list, details, create, update, del];
@@ -21,7 +22,7 @@ const ROUTES: RouteModule[] = [list, details, create, update, del];
 let d: TestHost;
 
 beforeAll(async () => {
-  d = await makeDemoHost({ routes: ROUTES });
+  d = await makeDemoHost({ routes: ROUTES, replayCallsKept: 1000 });
 });
 afterAll(async () => {
   await d?.close();
@@ -53,6 +54,12 @@ describe('the demo appliance answers every S3 example', () => {
     expect(shares.projects.path).toBe('/srv/projects');
     expect(shares.projects.rootPassword).toBe('**************ey');
     expect(shares.backup.enabled).toBe(false);
+    // backup is stopped: its update may restart it only if it runs, so it stays stopped
+    const replay = d.host.backend instanceof ReplayBackend ? d.host.backend : undefined;
+    const backupCalls = (replay?.calls ?? []).map((c) => c.argv).filter((a) => a.includes('s3-backup.service'));
+    expect(backupCalls.filter((a) => a[1] !== 'is-enabled')).toEqual([
+      ['/usr/bin/systemctl', 'try-restart', '--', 's3-backup.service'],
+    ]);
     expect(statSync(join(d.root, 'srv/media')).isDirectory()).toBe(true);
     const env = statSync(join(d.root, 'etc/ballast/s3/projects.env'));
     expect(env.mode & 0o777).toBe(0o600);

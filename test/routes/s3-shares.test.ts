@@ -397,7 +397,7 @@ describe('GET /s3/list and /s3/{share_name}/details', () => {
 });
 
 describe('POST /s3/{share_name}/update', () => {
-  it('rewrites the environment file (0600), restarts, answers the file text', async () => {
+  it('rewrites the environment file (0600), restarts the service only if it runs (try-restart), answers the file text', async () => {
     await createMedia();
     const r = await post('/api/v2/s3/media/update', { rootPassword: 'N3w"Secret$Key' }, manager);
     expect(r.status, r.text).toBe(200);
@@ -416,7 +416,8 @@ describe('POST /s3/{share_name}/update', () => {
     expect(readFileSync(envFile, 'utf8')).toBe(text);
     expect(mode(envFile)).toBe(0o600);
     expect(existsSync(`${envFile}.prev`)).toBe(false);
-    expect(argvs()).toEqual([[SC, 'restart', '--', 's3-media.service']]);
+    // a stopped share stays stopped: never `restart`, which would start it
+    expect(argvs()).toEqual([[SC, 'try-restart', '--', 's3-media.service']]);
     expect(events('s3.share.updated').at(-1)).toEqual({ shareName: 'media', changed: ['rootPassword'] });
     expect(intents()).toEqual([]);
     const weak = await post('/api/v2/s3/media/update', { rootUser: 'x' });
@@ -430,7 +431,7 @@ describe('POST /s3/{share_name}/update', () => {
     const envFile = join(envDir, 'media.env');
     const before = readFileSync(envFile, 'utf8');
     t.replay!.load([
-      fixture([SC, 'restart', '--', 's3-media.service'], '', {
+      fixture([SC, 'try-restart', '--', 's3-media.service'], '', {
         code: 1,
         once: true,
         stderr: 'Job for s3-media.service failed.\n',
@@ -439,13 +440,13 @@ describe('POST /s3/{share_name}/update', () => {
     const r = await post('/api/v2/s3/media/update', { rootUser: 'new-admin' });
     expect(r.status).toBe(502);
     expect(errorOf(r.json).message).toBe(
-      'update of S3 share media failed at `systemctl restart -- s3-media.service` (exit 1: Job for s3-media.service failed.); the previous environment file was put back',
+      'update of S3 share media failed at `systemctl try-restart -- s3-media.service` (exit 1: Job for s3-media.service failed.); the previous environment file was put back',
     );
     expect(readFileSync(envFile, 'utf8')).toBe(before);
     expect(mode(envFile)).toBe(0o600);
     expect(existsSync(`${envFile}.prev`)).toBe(false);
     expect(argvs()).toEqual([
-      [SC, 'restart', '--', 's3-media.service'],
+      [SC, 'try-restart', '--', 's3-media.service'],
       [SC, 'try-restart', '--', 's3-media.service'],
     ]);
     expect(intents()).toEqual([]);

@@ -15,7 +15,7 @@ export default route({
   path: '/s3/:share_name/update',
   permission: 's3:manage',
   summary:
-    'Change the root user and/or root password of an S3 share: rewrite its environment file (0600) and restart its service',
+    'Change the root user and/or root password of an S3 share: rewrite its environment file (0600) and restart its service if it runs (a stopped share stays stopped)',
   style: S3_STYLE,
   params: ShareParamsSchema,
   body: UpdateBodySchema,
@@ -60,7 +60,8 @@ export default route({
     try {
       await system.writeFile(envPrevPath(vars, name), old.text, { mode: 0o600 });
       await system.writeFile(envPath(vars, name), envText, { mode: 0o600 });
-      await system.run([bin(vars, 'systemctl'), 'restart', '--', svc]);
+      // try-restart: a share an operator stopped stays stopped and reads the new file at its next start
+      await system.run([bin(vars, 'systemctl'), 'try-restart', '--', svc]);
     } catch (e) {
       const undo = await undoUpdate(system, vars, name);
       if (undo.complete) await endIntent(db, name);
