@@ -144,3 +144,22 @@ describe('bounds', () => {
     expect(parseTcSize('2Tb')).toBeNull();
   });
 });
+
+describe('explore: the directory read is still the one lstat saw', () => {
+  it('a directory swapped for a link or another directory between lstat and read is not the same', async () => {
+    const { lstatSync, renameSync, symlinkSync } = await import('node:fs');
+    const { stillTheDirectory } = await import('../../runtime/areas/fs/explore-common');
+    const dir = privateDir('explore-swap');
+    const d = join(dir, 'd');
+    mkdirSync(d);
+    mkdirSync(join(dir, 'other'));
+    const was = lstatSync(d);
+    expect(stillTheDirectory(lstatSync(d), was)).toBe(true);
+    renameSync(d, join(dir, 'd-old'));
+    symlinkSync('/etc', d);
+    expect(stillTheDirectory(lstatSync(d), was)).toBe(false);
+    renameSync(join(dir, 'other'), join(dir, 'd2'));
+    expect(stillTheDirectory(lstatSync(join(dir, 'd2')), was)).toBe(false);
+    expect(stillTheDirectory(lstatSync(join(dir, 'd-old')), was)).toBe(true);
+  });
+});
