@@ -10,7 +10,7 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { promisify } from 'node:util';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import { demoConfig, seedDemo } from '../../runtime/demo';
 import { serve, type Serving } from '../../runtime/serve';
 import { DOCS_CSP } from '../../runtime/docs-page';
 import { createToken } from '../../runtime/tokens';
+import { privateDir } from '../helpers/tmp';
 
 const repo = resolve(import.meta.dirname, '../..');
 const dist = join(repo, 'dist');
@@ -220,10 +221,18 @@ describe('GET /api/v2/docs', () => {
     expect(stderr).not.toMatch(/Content Security Policy/i);
   }, 120_000);
 
-  it('saves a screenshot to docs/docs-page.png', async () => {
-    const out = join(repo, 'docs/docs-page.png');
+  it('takes a screenshot of the page (BALLAST_DOCS_SCREENSHOT=docs/docs-page.png refreshes the README picture)', async () => {
+    const out = join(privateDir('docs-shot'), 'docs-page.png');
     await chromium([`--screenshot=${out}`, '--window-size=1280,1400', '--hide-scrollbars', `${base}/docs`]);
-    expect(existsSync(out)).toBe(true);
+    const png = readFileSync(out);
+    // a PNG of the window's size, with more in it than a blank page (a blank 1280x1400 PNG is ~10 KB)
+    expect([png.subarray(1, 4).toString('latin1'), png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([
+      'PNG',
+      1280,
+      1400,
+    ]);
+    expect(png.length).toBeGreaterThan(40_000);
+    if (process.env.BALLAST_DOCS_SCREENSHOT) copyFileSync(out, resolve(repo, process.env.BALLAST_DOCS_SCREENSHOT));
   }, 120_000);
 
   it('sends one authorised request from "Try it out": GET /kerberos/conf answers 200 with the realm', async () => {
