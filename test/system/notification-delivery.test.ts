@@ -454,7 +454,9 @@ describe('outbox', () => {
     const e2 = eventAbout('notification.agent.updated', off);
     await waitFor('off got e2', () => hooks.on('/off').some((r) => r.headers['webhook-id'] === e2));
     expect(hooks.on('/off').map((r) => r.json.type)).toEqual(['notification.agent.updated']);
-    expect(delivery(e2, on)?.state).toBeDefined();
+    // the enabled agent gets the same event: its delivery ends delivered, not just exists
+    await waitFor('on got e2', () => delivery(e2, on)?.state === 'delivered');
+    expect(hooks.on('/on').filter((r) => r.headers['webhook-id'] === e2)).toHaveLength(1);
   });
 
   it('delivery never blocks the request that emitted the event, nor the other agents', async () => {
