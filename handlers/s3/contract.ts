@@ -2,4 +2,5 @@
 export { s3Settings, type S3Settings, DEFAULT_SERVER_COMMAND } from './settings';
 export { RESOLVE_PATH_OP, resolvePathPayload, type ResolvePathResult } from './resolve-op';
 export { UNIT_DIR_KEY, ENV_DIR_KEY } from './names';
-export { pendingIntents, settleIntent, type Intent, type Step } from './journal';
+export { pendingIntent, settleIntent, type Intent, type Step } from './journal';
+export { SETTLE_OP, settlePayload, type SettleResult } from './settle-op';

@@ -1,14 +1,16 @@
 /**
  * The S3 intent journal (kill -9 safety). A change writes a row in `s3_intents` before its first
- * step and deletes it after its last; a row that is still there at host start belongs to a
- * change that never finished, and the host (runtime/areas/s3.ts) settles it:
+ * step and deletes it after its last; a row that is still there belongs to a change that never
+ * finished (killed, or its own rollback failed part way), and it is settled:
  *   create  rolled back: stop, disable (both best effort), remove the environment file and the
  *           unit, daemon-reload;
  *   update  rolled back: the previous environment file (`<share>.env.prev`, 0600) is put back
  *           and the service restarted if it runs (`try-restart`);
  *   delete  completed: stop, disable (best effort), remove both files, daemon-reload (delete is
  *           final; its environment file may already be gone).
- * The route that fails part way runs the same steps itself and clears the row when they worked.
+ * The route that fails part way runs the same steps itself and clears the row when they worked;
+ * otherwise the next change of that share settles it first (host op `s3/settle`), and the host
+ * at its next start settles every row an earlier host process left.
  */
 import type { D1Database } from '../core/bindings';
 import { ApiError } from '../core/errors';
@@ -42,24 +44,39 @@ export async function endIntent(db: D1Database, shareName: string): Promise<void
   await db.prepare('DELETE FROM s3_intents WHERE share_name = ?').bind(shareName).run();
 }
 
-export async function pendingIntents(db: D1Database): Promise<Intent[]> {
-  const r = await db
-    .prepare('SELECT share_name, op, request_id, started_at FROM s3_intents ORDER BY started_at')
-    .all<{ share_name: string; op: IntentOp; request_id: string | null; started_at: number }>();
-  return r.results.map((x) => ({
-    shareName: x.share_name,
-    op: x.op,
-    requestId: x.request_id,
-    startedAt: x.started_at,
-  }));
+/** The unfinished change of one share, if any. */
+export async function pendingIntent(db: D1Database, shareName: string): Promise<Intent | null> {
+  const x = await db
+    .prepare('SELECT share_name, op, request_id, started_at FROM s3_intents WHERE share_name = ?')
+    .bind(shareName)
+    .first<{ share_name: string; op: IntentOp; request_id: string | null; started_at: number }>();
+  return x ? { shareName: x.share_name, op: x.op, requestId: x.request_id, startedAt: x.started_at } : null;
 }
 
-/** A failed change's error, carrying what the rollback did (`details.rollback`, `details.rolledBack`). */
+/**
+ * What a rollback (or a delete's completion) that did not finish leaves: every step still to do
+ * (the one that failed, and those not run after it) and those done. The whole sequence is
+ * re-run by the next try, so "still to do" is exactly what keeps the share unsettled.
+ */
+export function unfinishedText(steps: Step[]): string {
+  const todo = steps.filter((s) => !s.ok).map((s) => `${s.step} (${s.error ?? 'failed'})`);
+  const done = steps.filter((s) => s.ok).map((s) => s.step);
+  return `still to do: ${todo.join('; ')}${done.length ? `; done: ${done.join('; ')}` : ''}`;
+}
+
+/** Who settles an unfinished change: said the same way by every message. */
+export const RETRIED_BY = 'the next change of this share, or the next host start, retries it first';
+
+/**
+ * A failed change's error, carrying what the rollback did (`details.rollback`,
+ * `details.rolledBack`). The message states the share's state: `rolledBack` true says "the share
+ * was rolled back: <done>", false "the share was NOT rolled back fully: still to do …" (never both).
+ */
 export function withRollback(
   e: unknown,
   what: string,
   undo: { steps: Step[]; complete: boolean },
-  after: string,
+  done: string,
 ): unknown {
   if (!(e instanceof ApiError)) return e;
   const cmd = e.details?.command;
@@ -73,11 +90,8 @@ export function withRollback(
       ? ` (exit ${e.details.exitCode}${stderr ? `: ${stderr}` : ''})`
       : `: ${e.message}`;
   const state = undo.complete
-    ? after
-    : `${after} failed part way (${undo.steps
-        .filter((s) => !s.ok)
-        .map((s) => s.step)
-        .join(', ')}); the host finishes it at its next start`;
+    ? `the share was rolled back: ${done}`
+    : `the share was NOT rolled back fully: ${unfinishedText(undo.steps)}; no other change of this share is made until that is done (${RETRIED_BY})`;
   return new ApiError(e.code, `${what} failed${named}${exit}; ${state}`, {
     issues: e.issues,
     details: { ...(e.details ?? {}), rollback: undo.steps, rolledBack: undo.complete },
@@ -194,6 +208,10 @@ export async function undoUpdate(
       ok: false,
       error: e instanceof Error ? e.message : String(e),
     });
+    steps.push(
+      { step: `systemctl try-restart ${serviceName(share)}`, ok: false, error: 'not run' },
+      { step: `remove ${prevPath}`, ok: false, error: 'not run: the previous version is kept for the retry' },
+    );
     return { steps, complete: false };
   }
   const unit = serviceName(share);
@@ -201,6 +219,8 @@ export async function undoUpdate(
     (await command(sys, [bin(vars, 'systemctl'), 'try-restart', '--', unit], steps, `systemctl try-restart ${unit}`)) &&
     ok;
   if (ok) ok = await remove(sys, prevPath, steps);
+  else
+    steps.push({ step: `remove ${prevPath}`, ok: false, error: 'not run: the previous version is kept for the retry' });
   return { steps, complete: ok };
 }
 

@@ -158,19 +158,41 @@ describe('a host started after a crash settles unfinished S3 changes', () => {
       fixture([SC, 'disable', '--', 's3-fresh.service'], ''),
       fixture([SC, 'daemon-reload'], '', { code: 1, stderr: 'Failed to reload daemon: Connection timed out\n' }),
     ]);
-    const h = await startHost(config, replay, log);
+    const first = await startHost(config, new ReplayBackend([]), log);
     writeShare(config.paths.s3UnitDir, config.paths.s3EnvDir, 'fresh', data, 'Fresh-Secret-1');
-    h.db
+    first.db
       .prepare('INSERT INTO s3_intents (share_name, op, request_id, started_at) VALUES (?, ?, ?, ?)')
       .run('fresh', 'create', 'r', 1);
+    hosts.splice(hosts.indexOf(first), 1);
+    await first.close();
+    const h = await startHost(config, replay, log);
     await runStart(h);
     expect(h.db.prepare('SELECT share_name, op FROM s3_intents').all()).toEqual([
       { share_name: 'fresh', op: 'create' },
     ]);
     expect(existsSync(join(config.paths.s3UnitDir, 's3-fresh.service'))).toBe(false);
     expect(log.find((l) => l.startsWith('s3: '))).toMatch(
-      /not fully rolled back; retried at next start.* — failed: systemctl daemon-reload: exit 1: Failed to reload daemon: Connection timed out$/,
+      /not fully rolled back; retried by the next change of the share or the next start: .* — failed: systemctl daemon-reload: exit 1: Failed to reload daemon: Connection timed out$/,
     );
+    rmSync(state, { recursive: true, force: true });
+  });
+
+  it('a row written after this host started (a change of this process, in flight) is left to its route', async () => {
+    const data = privateDir('s3-crash-data');
+    const { config, state } = makeTestConfig({ settings: { s3: { shareRoots: [data] } } } as Parameters<
+      typeof makeTestConfig
+    >[0]);
+    const log: string[] = [];
+    const replay = new ReplayBackend([]);
+    const h = await startHost(config, replay, log);
+    const share = writeShare(config.paths.s3UnitDir, config.paths.s3EnvDir, 'fresh', data, 'Fresh-Secret-1');
+    h.db
+      .prepare('INSERT INTO s3_intents (share_name, op, request_id, started_at) VALUES (?, ?, ?, ?)')
+      .run('fresh', 'create', 'r', 1);
+    await runStart(h);
+    expect(replay.calls).toEqual([]);
+    expect([existsSync(share.unit), existsSync(share.env)]).toEqual([true, true]);
+    expect(h.db.prepare('SELECT share_name FROM s3_intents').all()).toEqual([{ share_name: 'fresh' }]);
     rmSync(state, { recursive: true, force: true });
   });
 });

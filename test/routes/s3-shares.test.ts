@@ -245,7 +245,7 @@ describe('POST /s3/create', () => {
     const e = errorOf(r.json);
     expect(e.code).toBe('command_failed');
     expect(e.message).toBe(
-      'create of S3 share media failed at `systemctl start -- s3-media.service` (exit 1: Job for s3-media.service failed because the control process exited with error code.); the share was rolled back (files removed, daemon reloaded)',
+      'create of S3 share media failed at `systemctl start -- s3-media.service` (exit 1: Job for s3-media.service failed because the control process exited with error code.); the share was rolled back: files removed, daemon reloaded',
     );
     expect(e.details).toMatchObject({
       command: [SC, 'start', '--', 's3-media.service'],
@@ -440,7 +440,7 @@ describe('POST /s3/{share_name}/update', () => {
     const r = await post('/api/v2/s3/media/update', { rootUser: 'new-admin' });
     expect(r.status).toBe(502);
     expect(errorOf(r.json).message).toBe(
-      'update of S3 share media failed at `systemctl try-restart -- s3-media.service` (exit 1: Job for s3-media.service failed.); the previous environment file was put back',
+      'update of S3 share media failed at `systemctl try-restart -- s3-media.service` (exit 1: Job for s3-media.service failed.); the share was rolled back: the previous environment file was put back (the service restarted if it runs)',
     );
     expect(readFileSync(envFile, 'utf8')).toBe(before);
     expect(mode(envFile)).toBe(0o600);
@@ -524,5 +524,133 @@ describe('POST /api/{version}/s3/{share_name}/delete', () => {
     const r = await post('/api/v2/s3/media/delete', {});
     expect(r.status, r.text).toBe(200);
     expect(existsSync(join(unitDir, 's3-media.service'))).toBe(false);
+  });
+});
+
+describe('an unfinished change is settled by the next change of its share, not by a host restart', () => {
+  const RETRY =
+    'no other change of this share is made until that is done (the next change of this share, or the next host start, retries it first)';
+  const tryRestartFails = (n: number) =>
+    Array.from({ length: n }, () =>
+      fixture([SC, 'try-restart', '--', 's3-media.service'], '', {
+        code: 1,
+        once: true,
+        stderr: 'Job for s3-media.service failed.\n',
+      }),
+    );
+  const TRY_RESTART = [SC, 'try-restart', '--', 's3-media.service'];
+
+  it('a failed update whose rollback fails too: 502 saying what is left (rolledBack false); the next update retries the rollback, then proceeds', async () => {
+    await createMedia();
+    const envFile = join(envDir, 'media.env');
+    const original = readFileSync(envFile, 'utf8');
+    t.replay!.load(tryRestartFails(2));
+    const r = await post('/api/v2/s3/media/update', { rootUser: 'failed-admin' });
+    expect(r.status).toBe(502);
+    const e = errorOf(r.json);
+    expect(e.details?.rolledBack).toBe(false);
+    expect(e.message).toBe(
+      `update of S3 share media failed at \`systemctl try-restart -- s3-media.service\` (exit 1: Job for s3-media.service failed.); the share was NOT rolled back fully: still to do: systemctl try-restart s3-media.service (exit 1: Job for s3-media.service failed.); remove ${envFile}.prev (not run: the previous version is kept for the retry); done: restore ${envFile}; ${RETRY}`,
+    );
+    expect(readFileSync(`${envFile}.prev`, 'utf8')).toBe(original);
+    expect(intents()).toEqual([{ share_name: 'media', op: 'update' }]);
+    t.replay!.calls.length = 0;
+
+    const next = await post('/api/v2/s3/media/update', { rootPassword: 'Next-Secret-2027' });
+    expect(next.status, next.text).toBe(200);
+    // the rollback's try-restart first, then the update's own
+    expect(argvs()).toEqual([TRY_RESTART, TRY_RESTART]);
+    const text = renderEnvFile({
+      shareName: 'media',
+      rootUser: 'media-admin',
+      rootPassword: 'Next-Secret-2027',
+      path: join(data, 'media'),
+      port: '9000',
+      env: settings.env,
+    });
+    expect(readFileSync(envFile, 'utf8')).toBe(text);
+    expect(existsSync(`${envFile}.prev`)).toBe(false);
+    expect(intents()).toEqual([]);
+    expect(events('s3.share.recovered').at(-1)).toEqual({
+      shareName: 'media',
+      op: 'update',
+      outcome: 'rolled back',
+      complete: true,
+    });
+  });
+
+  it('a retry that fails again is a 409 saying what is left, and runs nothing else; a later change proceeds', async () => {
+    await createMedia();
+    const envFile = join(envDir, 'media.env');
+    t.replay!.load(tryRestartFails(3));
+    expect((await post('/api/v2/s3/media/update', { rootUser: 'failed-admin' })).status).toBe(502);
+    t.replay!.calls.length = 0;
+
+    const blocked = await post('/api/v2/s3/media/delete', {});
+    expect(blocked.status).toBe(409);
+    expectS3Headers(blocked.headers);
+    const e = errorOf(blocked.json);
+    expect(e.message).toBe(
+      `an earlier update of S3 share media did not finish and rolling it back failed again: the share is NOT rolled back fully: still to do: systemctl try-restart s3-media.service (exit 1: Job for s3-media.service failed.); remove ${envFile}.prev (not run: the previous version is kept for the retry); done: restore ${envFile}; ${RETRY}`,
+    );
+    expect(e.details).toMatchObject({
+      shareName: 'media',
+      rolledBack: false,
+      pending: { op: 'update', outcome: 'rolled back', complete: false },
+    });
+    expect(argvs()).toEqual([TRY_RESTART]);
+    expect(existsSync(join(unitDir, 's3-media.service'))).toBe(true);
+    expect(intents()).toEqual([{ share_name: 'media', op: 'update' }]);
+    expect(events('s3.share.recovered').at(-1)).toEqual({
+      shareName: 'media',
+      op: 'update',
+      outcome: 'rolled back',
+      complete: false,
+    });
+    t.replay!.calls.length = 0;
+
+    const del = await post('/api/v2/s3/media/delete', {});
+    expect(del.status, del.text).toBe(200);
+    expect(argvs()).toEqual([
+      TRY_RESTART,
+      [SC, 'stop', '--', 's3-media.service'],
+      [SC, 'disable', '--', 's3-media.service'],
+      [SC, 'daemon-reload'],
+    ]);
+    expect([existsSync(envFile), existsSync(`${envFile}.prev`)]).toEqual([false, false]);
+    expect(intents()).toEqual([]);
+  });
+
+  it('a failed create whose rollback fails: the next create of the name finishes the rollback, then creates', async () => {
+    t.replay!.load([
+      fixture([SC, 'start', '--', 's3-media.service'], '', { code: 1, once: true, stderr: 'Job failed.\n' }),
+      fixture([SC, 'daemon-reload'], '', { once: true }),
+      fixture([SC, 'daemon-reload'], '', { code: 1, once: true, stderr: 'Failed to reload daemon: Access denied\n' }),
+    ]);
+    const r = await post('/api/v2/s3/create', MEDIA());
+    expect(r.status).toBe(502);
+    const e = errorOf(r.json);
+    expect(e.details?.rolledBack).toBe(false);
+    expect(e.message).toMatch(
+      /; the share was NOT rolled back fully: still to do: systemctl daemon-reload \(exit 1: Failed to reload daemon: Access denied\); done: systemctl disable s3-media.service; remove .*media\.env; remove .*s3-media\.service; no other change/,
+    );
+    expect(intents()).toEqual([{ share_name: 'media', op: 'create' }]);
+    t.replay!.calls.length = 0;
+
+    const again = await post('/api/v2/s3/create', MEDIA());
+    expect(again.status, again.text).toBe(200);
+    expect(argvs()).toEqual([
+      // the rollback, retried whole (stop and disable best effort)
+      [SC, 'stop', '--', 's3-media.service'],
+      [SC, 'disable', '--', 's3-media.service'],
+      [SC, 'daemon-reload'],
+      // the create
+      SS,
+      [SC, 'daemon-reload'],
+      [SC, 'enable', '--', 's3-media.service'],
+      [SC, 'start', '--', 's3-media.service'],
+    ]);
+    expect(existsSync(join(unitDir, 's3-media.service'))).toBe(true);
+    expect(intents()).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import { renderUnit } from '../render/unit';
 import { CreateBodySchema, credentialWarnings } from '../requests';
 import { RESOLVE_PATH_OP, type ResolvePathResult } from '../resolve-op';
 import { ShareChangedSchema } from '../schemas';
+import { settleFirst } from '../settle-op';
 import { checkPortFree } from '../shares';
 import { s3SettingsOf } from '../settings';
 
@@ -63,6 +64,7 @@ export default route({
     const svc = serviceName(name);
     const unitFile = unitPath(vars, name);
     const envFile = envPath(vars, name);
+    await settleFirst(system, name);
     if ((await system.stat(unitFile)) !== null) throw conflict(`S3 share ${name} already exists`, { shareName: name });
     if ((await system.stat(envFile)) !== null)
       throw conflict(`S3 share ${name}: an environment file ${envFile} already exists`, { shareName: name });
@@ -89,7 +91,7 @@ export default route({
     const systemctl = bin(vars, 'systemctl');
 
     if (!(await beginIntent(db, name, 'create', requestId))) {
-      throw conflict(`an unfinished change of S3 share ${name} is pending; the host settles it at its next start`, {
+      throw conflict(`another change of S3 share ${name} is in progress`, {
         shareName: name,
       });
     }
@@ -111,12 +113,7 @@ export default route({
       }
       const undo = await undoCreate(system, vars, name, progress);
       if (undo.complete) await endIntent(db, name);
-      throw withRollback(
-        e,
-        `create of S3 share ${name}`,
-        undo,
-        'the share was rolled back (files removed, daemon reloaded)',
-      );
+      throw withRollback(e, `create of S3 share ${name}`, undo, 'files removed, daemon reloaded');
     }
     await endIntent(db, name);
     await events.send({ kind: 's3.share.created', data: { shareName: name, path: resolved.path, port: body.port } });

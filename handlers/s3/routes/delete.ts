@@ -3,10 +3,11 @@ import { S3_STYLE } from '../../core/http';
 import { ApiError, conflict, notFound } from '../../core/errors';
 import { commandFailed } from '../../core/system';
 import { bin } from '../../core/vars';
-import { beginIntent, endIntent, finishDelete } from '../journal';
+import { beginIntent, endIntent, finishDelete, RETRIED_BY, unfinishedText } from '../journal';
 import { envPath, envPrevPath, serviceName, unitPath } from '../names';
 import { emptyObject } from '../../core/schemas';
 import { DeleteParamsSchema } from '../requests';
+import { settleFirst } from '../settle-op';
 import { DeletedSchema } from '../schemas';
 
 /** `systemctl stop` exit 5: the unit is not loaded (never reloaded, broken): nothing runs, go on. */
@@ -40,9 +41,10 @@ export default route({
     }
     const name = params.share_name;
     const svc = serviceName(name);
+    await settleFirst(system, name);
     if ((await system.stat(unitPath(vars, name))) === null) throw notFound(`no S3 share ${name}`);
     if (!(await beginIntent(db, name, 'delete', requestId))) {
-      throw conflict(`an unfinished change of S3 share ${name} is pending; the host settles it at its next start`, {
+      throw conflict(`another change of S3 share ${name} is in progress`, {
         shareName: name,
       });
     }
@@ -72,7 +74,7 @@ export default route({
         if (e instanceof ApiError) {
           throw new ApiError(
             e.code,
-            `delete of S3 share ${name} failed part way: ${e.message}; the host completes it at its next start`,
+            `delete of S3 share ${name} failed part way: ${e.message}; the share is partly deleted: ${unfinishedText(again.steps)} (${RETRIED_BY})`,
             { details: { ...(e.details ?? {}), steps: again.steps } },
           );
         }

@@ -7,6 +7,7 @@ import { envPath, envPrevPath, serviceName, unitPath } from '../names';
 import { renderEnvFile } from '../render/env-file';
 import { credentialWarnings, ShareParamsSchema, UpdateBodySchema } from '../requests';
 import { ShareChangedSchema } from '../schemas';
+import { settleFirst } from '../settle-op';
 import { readEnv } from '../shares';
 import { s3SettingsOf } from '../settings';
 
@@ -33,6 +34,7 @@ export default route({
     const settings = s3SettingsOf(vars);
     const name = params.share_name;
     const svc = serviceName(name);
+    await settleFirst(system, name);
     if ((await system.stat(unitPath(vars, name))) === null) throw notFound(`no S3 share ${name}`);
     const old = await readEnv({ system, vars }, settings, name);
     if (!old)
@@ -50,10 +52,10 @@ export default route({
       env: settings.env,
     });
 
-    // a previous version left by an update whose clean-up failed must not be restored by this one
+    // nothing is pending (settleFirst): a previous version still here is stale and must not be restored by this update
     await system.removeFile(envPrevPath(vars, name));
     if (!(await beginIntent(db, name, 'update', requestId))) {
-      throw conflict(`an unfinished change of S3 share ${name} is pending; the host settles it at its next start`, {
+      throw conflict(`another change of S3 share ${name} is in progress`, {
         shareName: name,
       });
     }
@@ -65,7 +67,12 @@ export default route({
     } catch (e) {
       const undo = await undoUpdate(system, vars, name);
       if (undo.complete) await endIntent(db, name);
-      throw withRollback(e, `update of S3 share ${name}`, undo, 'the previous environment file was put back');
+      throw withRollback(
+        e,
+        `update of S3 share ${name}`,
+        undo,
+        'the previous environment file was put back (the service restarted if it runs)',
+      );
     }
     await system.removeFile(envPrevPath(vars, name));
     await endIntent(db, name);
