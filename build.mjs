@@ -156,13 +156,39 @@ async function packageExtras() {
     { stdio: 'inherit' },
   );
   cpSync(join(root, 'package/openapi.d.ts'), join(dist, 'types/package/openapi.d.ts'));
+  withJsExtensions(join(dist, 'types'));
   writeFileSync(
     join(dist, 'app.d.ts'),
-    `export * from './types/package/app';\nexport { default } from './types/package/app';\n`,
+    `export * from './types/package/app.js';\nexport { default } from './types/package/app.js';\n`,
   );
-  writeFileSync(join(dist, 'client.d.ts'), `export * from './types/package/client';\n`);
-  writeFileSync(join(dist, 'host/index.d.ts'), `export * from '../types/runtime/index';\n`);
+  writeFileSync(join(dist, 'client.d.ts'), `export * from './types/package/client.js';\n`);
+  writeFileSync(join(dist, 'host/index.d.ts'), `export * from '../types/runtime/index.js';\n`);
   console.log(`package extras (client types, declarations) in ${Math.round(performance.now() - t0)} ms`);
+}
+
+/**
+ * Relative imports in the emitted declarations get the `.js` (or `/index.js`) that Node's own
+ * resolution needs: the sources import without extensions (bundler resolution), and a consumer
+ * with `moduleResolution: node16/nodenext` resolves a declaration's imports as Node would.
+ */
+function withJsExtensions(dir) {
+  const spec = /((?:import|export)\s[^'"]*?from\s*|import\(\s*)(['"])(\.{1,2}\/[^'"]*)\2/g;
+  for (const f of readdirSync(dir, { recursive: true })) {
+    const file = join(dir, String(f));
+    if (!file.endsWith('.d.ts')) continue;
+    const text = readFileSync(file, 'utf8');
+    const out = text.replace(spec, (all, head, q, rel) => {
+      if (/\.(m?js|json)$/.test(rel)) return all;
+      const target = join(dirname(file), rel);
+      const withExt = existsSync(`${target}.d.ts`)
+        ? `${rel}.js`
+        : existsSync(join(target, 'index.d.ts'))
+          ? `${rel}/index.js`
+          : rel;
+      return `${head}${q}${withExt}${q}`;
+    });
+    if (out !== text) writeFileSync(file, out);
+  }
 }
 
 /**

@@ -118,7 +118,7 @@ rmSync(state, { recursive: true, force: true });
     expect([out.noToken, out.spec, out.version]).toEqual([401, 200, '3.1.0']);
   });
 
-  it('is typed: the app, Env, Vars, the host API and the client type-check in the embedder', async () => {
+  it('is typed: the app, Env, Vars, the host API and the client type-check in the embedder (bundler and nodenext)', async () => {
     writeFileSync(
       join(dir, 'main.ts'),
       `import app, { routes, type Env, type Vars, type App } from 'ballast';
@@ -156,13 +156,24 @@ export { r, n, h, c, a };
         files: ['main.ts'],
       }),
     );
-    let out: string;
-    try {
-      out = await run(process.execPath, [tsc, '-p', '.']);
-    } catch (e) {
-      out = (e as { stdout: string }).stdout;
-    }
-    expect(out).toBe('');
+    const typeCheck = async (project: string) => {
+      try {
+        return await run(process.execPath, [tsc, '-p', project]);
+      } catch (e) {
+        return (e as { stdout: string }).stdout;
+      }
+    };
+    expect(await typeCheck('.')).toBe('');
+    // the resolution TypeScript recommends for Node ESM: every import of a declaration resolves
+    // as Node would (extensions included), so the same file type-checks there too
+    writeFileSync(
+      join(dir, 'tsconfig.nodenext.json'),
+      JSON.stringify({
+        extends: './tsconfig.json',
+        compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' },
+      }),
+    );
+    expect(await typeCheck('tsconfig.nodenext.json')).toBe('');
   });
 
   it('npx ballast --help prints the usage', async () => {
