@@ -41,7 +41,24 @@ export const lnetName = z
 
 /** A NID address part: dotted IPv4 (each octet 0-255), a bare number (`0@lo`, `6@gni`). */
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-/** `10.0.0.1@tcp`, `192.168.1.2@o2ib1`, `0@lo`, `5@gni`. */
+
+/** `tcp10` → { lnd: 'tcp', num: 10 }; `tcp` and `tcp0` are the same network (num 0). */
+export function lnetNet(s: string): { lnd: string; num: number } | null {
+  const m = LNET_NAME_RE.exec(s);
+  return m ? { lnd: m[1], num: m[2] === undefined ? 0 : Number(m[2]) } : null;
+}
+/** Whether two LNet network names are the same network (`tcp` = `tcp0`, `tcp1` ≠ `tcp10`). */
+export function sameLnet(a: string, b: string): boolean {
+  if (a === 'lo' || b === 'lo') return a === b;
+  const x = lnetNet(a);
+  const y = lnetNet(b);
+  return x !== null && y !== null && x.lnd === y.lnd && x.num === y.num;
+}
+
+/**
+ * A NID as Lustre prints it: `10.0.0.1@tcp`, `192.168.1.2@o2ib1`, `0@lo`, `5@gni`. The parsers
+ * read tool output with this; requests take host names too (isNidInput).
+ */
 export function isNid(s: string): boolean {
   const at = s.indexOf('@');
   if (at <= 0 || at !== s.lastIndexOf('@')) return false;
@@ -52,10 +69,33 @@ export function isNid(s: string): boolean {
   if (IPV4.test(addr)) return true;
   return /^(0|[1-9]\d{0,9})$/.test(addr) && /^(gni|kfi|ptl|ptl4|ra|elan|bxi3f)/.test(net);
 }
-export const nid = z
-  .string()
-  .max(64)
-  .refine(isNid, 'must be a NID: <IPv4>@<net> (10.0.0.1@tcp, 192.168.1.2@o2ib1) or 0@lo');
+
+/**
+ * A host name in a NID (`io1@tcp0`): lctl, mount.lustre and mkfs.lustre resolve it on the IP
+ * networks (socklnd `tcp`, o2iblnd `o2ib`), and only when it starts with a letter (libcfs reads
+ * anything else as an address). DNS labels (letters, digits, inner `-`, each 1-63) joined by
+ * `.`, at most 253 characters: no shell, option or path character can pass.
+ */
+export const HOST_NAME_MAX = 253;
+const HOST_NAME_RE = /^[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+export function isHostNid(s: string): boolean {
+  const at = s.indexOf('@');
+  if (at <= 0 || at !== s.lastIndexOf('@')) return false;
+  const host = s.slice(0, at);
+  const net = lnetNet(s.slice(at + 1));
+  return (
+    net !== null && (net.lnd === 'tcp' || net.lnd === 'o2ib') && host.length <= HOST_NAME_MAX && HOST_NAME_RE.test(host)
+  );
+}
+
+/** What a request may name a node by: a NID, or a host name on an IP network (`io1@tcp0`). */
+export const isNidInput = (s: string): boolean => isNid(s) || isHostNid(s);
+
+/** `<host name>@<net>` at its longest: the name, `@` and the longest network name (`bxi3f9999`). */
+export const NID_MAX = HOST_NAME_MAX + 1 + 9;
+export const NID_MESSAGE =
+  'must be a NID: <IPv4>@<net> (10.0.0.1@tcp, 192.168.1.2@o2ib1), 0@lo, or <host name>@tcp|o2ib (io1@tcp0)';
+export const nid = z.string().max(NID_MAX).refine(isNidInput, NID_MESSAGE);
 
 /**
  * The MGS of a mount or a target: one NID, `,` between NIDs of one node, `:` between failover
@@ -63,14 +103,14 @@ export const nid = z
  */
 export function isMgsSpec(s: string): boolean {
   const nids = s.split(/[:,]/);
-  return nids.length >= 1 && nids.length <= 8 && nids.every(isNid);
+  return nids.length >= 1 && nids.length <= 8 && nids.every(isNidInput);
 }
 export const mgsNids = z
   .string()
-  .max(512)
+  .max(8 * (NID_MAX + 1))
   .refine(
     isMgsSpec,
-    'must be the MGS NID(s): 10.0.0.1@tcp, or failover nodes separated by : (10.0.0.1@tcp:10.0.0.2@tcp)',
+    'must be the MGS NID(s): 10.0.0.1@tcp or mgs1@tcp, or failover nodes separated by : (10.0.0.1@tcp:10.0.0.2@tcp)',
   );
 
 /** A target index as the spec sends it: a decimal string 0-65535 (`"0"`, `"12"`). */

@@ -1,7 +1,19 @@
 /** Request bodies of the dfs routes. */
 import * as z from 'zod';
 import { absolutePath, interfaceName } from '../core/schemas';
-import { datasetComponent, fsName, isNid, LNET_NAME_RE, lnetName, mgsNids, poolName, targetIndex } from './names';
+import {
+  datasetComponent,
+  fsName,
+  isNidInput,
+  LNET_NAME_RE,
+  lnetName,
+  mgsNids,
+  NID_MAX,
+  NID_MESSAGE,
+  poolName,
+  sameLnet,
+  targetIndex,
+} from './names';
 
 export const lnetChange = z.strictObject({
   lnetName: lnetName.describe('LNet network, e.g. tcp1 or o2ib'),
@@ -10,7 +22,7 @@ export const lnetChange = z.strictObject({
 
 const counters = z.record(z.string().regex(/^[a-z_ ]{1,40}$/), z.number().int());
 const localNi = z.strictObject({
-  nid: z.string().refine(isNid, 'must be a NID: 10.0.0.1@tcp, 192.168.1.2@o2ib1 or 0@lo'),
+  nid: z.string().max(NID_MAX).refine(isNidInput, NID_MESSAGE),
   status: z.enum(['up', 'down']).optional(),
   interfaces: z.record(z.string().regex(/^\d{1,2}$/, 'interface index must be 0-99'), interfaceName).optional(),
   statistics: counters.optional(),
@@ -38,11 +50,10 @@ export const lnetConfig = z.strictObject({
           'local NI(s)': z.array(localNi).min(1).max(32),
         })
         .superRefine((n, ctx) => {
-          // a NI belongs to its net: 10.0.0.1@tcp1 under `net type: tcp1` (tcp0 is tcp)
-          const norm = (x: string) => x.replace(/^([a-z]+\d?[a-z]*?)0$/, '$1');
+          // a NI belongs to its net: 10.0.0.1@tcp1 under `net type: tcp1`, @tcp0 under tcp, never @tcp10 under tcp1
           n['local NI(s)'].forEach((ni, i) => {
             const net = ni.nid.slice(ni.nid.indexOf('@') + 1);
-            if (norm(net) !== norm(n['net type']))
+            if (!sameLnet(net, n['net type']))
               ctx.addIssue({
                 code: 'custom',
                 path: ['local NI(s)', i, 'nid'],

@@ -313,7 +313,8 @@ describe('an OSS node', () => {
       [],
     ]);
     expect(argvs(t).at(-1)).toEqual([LCTL, 'ping', '192.168.14.121@tcp']);
-    for (const bad of ['10.0.0.256@tcp', '10.0.0.1', 'eth0@tcp', '-1@tcp', '1@lo', '10.0.0.1@tcp@tcp']) {
+    // eth0@tcp would be a host name NID (io1@tcp0 is one); eth_0 is no host name
+    for (const bad of ['10.0.0.256@tcp', '10.0.0.1', 'eth_0@tcp', 'eth0@gni', '-1@tcp', '1@lo', '10.0.0.1@tcp@tcp']) {
       expect((await get(t, `/lnet/${encodeURIComponent(bad)}/ping`)).status, bad).toBe(400);
     }
   });
