@@ -63,7 +63,7 @@ export const DFS_PATHS = {
   clientMountRoot: 'dfsClientMountRoot',
   /** Server targets (MGT, MDTs, OSTs) are mounted at <root>/<target label>. */
   targetMountRoot: 'dfsTargetMountRoot',
-  /** Where /dfs/lnet/import_config writes the YAML lnetctl imports. */
+  /** Where /dfs/lnet/import_config writes the temporary YAML file lnetctl imports. */
   lnetImportDir: 'dfsLnetImportDir',
   /** The FLR synchronisation configuration (JSON). */
   flrConfig: 'dfsFlrConfig',

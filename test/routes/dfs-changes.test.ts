@@ -2,8 +2,8 @@
  * The dfs changes on a test host (MDS fixtures + constructed outputs): exact argv, files written
  * (bytes and modes), events, the refusals (400 per field, 404, 409) and the roll-backs.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadFixtureDir } from '../../runtime/system/fixture-file';
 import { fixture, makeTestHost, repo, type TestHost } from '../helpers/host';
@@ -32,25 +32,38 @@ beforeEach(async () => {
 afterEach(() => t.close());
 
 describe('LNet changes', () => {
-  it('adds a network: lnetctl net add, then net show --net; event dfs.lnet.added', async () => {
-    t.replay!.load([
-      ok([LNETCTL, 'net', 'add', '--net', 'o2ib1', '--if', 'ib2']),
-      ok(
-        [LNETCTL, 'net', 'show', '--net', 'o2ib1'],
-        'net:\n    - net type: o2ib1\n      local NI(s):\n        - nid: 10.0.1.5@o2ib1\n          status: up\n',
-      ),
-    ]);
+  it('adds a network: lnetctl net add, then net show (every network, as remove answers); event dfs.lnet.added', async () => {
+    const all =
+      'net:\n    - net type: lo\n      local NI(s):\n        - nid: 0@lo\n          status: up\n    - net type: o2ib1\n      local NI(s):\n        - nid: 10.0.1.5@o2ib1\n          status: up\n';
+    t.replay!.load([ok([LNETCTL, 'net', 'add', '--net', 'o2ib1', '--if', 'ib2']), ok([LNETCTL, 'net', 'show'], all)]);
     const r = await post('/lnet/add', { lnetName: 'o2ib1', faceName: 'ib2' });
-    expect(r.json).toEqual({
-      result: 'net:\n    - net type: o2ib1\n      local NI(s):\n        - nid: 10.0.1.5@o2ib1\n          status: up\n',
-      lnetName: 'o2ib1',
-      faceName: 'ib2',
-    });
+    expect(r.json).toEqual({ result: all, lnetName: 'o2ib1', faceName: 'ib2' });
     expect(argvs()).toEqual([
       [LNETCTL, 'net', 'add', '--net', 'o2ib1', '--if', 'ib2'],
-      [LNETCTL, 'net', 'show', '--net', 'o2ib1'],
+      [LNETCTL, 'net', 'show'],
     ]);
     expect(events('dfs.lnet.added')).toEqual([{ lnetName: 'o2ib1', faceName: 'ib2' }]);
+  });
+
+  it('add and remove answer the same network information: the whole net show after the change', async () => {
+    const before = 'net:\n    - net type: lo\n      local NI(s):\n        - nid: 0@lo\n          status: up\n';
+    const withTcp1 = `${before}    - net type: tcp1\n      local NI(s):\n        - nid: 10.20.0.11@tcp1\n          status: up\n`;
+    t.replay!.load([
+      ok([LNETCTL, 'net', 'add', '--net', 'tcp1', '--if', 'eth2']),
+      ok([LNETCTL, 'net', 'show'], withTcp1),
+    ]);
+    const added = await post<{ result: string }>('/lnet/add', { lnetName: 'tcp1', faceName: 'eth2' });
+    t.replay!.load([
+      ok([LNETCTL, 'net', 'del', '--net', 'tcp1', '--if', 'eth2']),
+      ok([LNETCTL, 'net', 'show'], before),
+    ]);
+    const removed = await post<{ result: string }>('/lnet/remove', { lnetName: 'tcp1', faceName: 'eth2' });
+    expect([added.json.result, removed.json.result]).toEqual([withTcp1, before]);
+    const shows = argvs().filter((a) => a[1] === 'net' && a[2] === 'show');
+    expect(shows).toEqual([
+      [LNETCTL, 'net', 'show'],
+      [LNETCTL, 'net', 'show'],
+    ]);
   });
 
   it('maps lnetctl errnos: EEXIST 409, ENODEV 404, LNet down 409; other errors 502', async () => {
@@ -151,19 +164,29 @@ describe('LNet changes', () => {
     expect(argvs()).toEqual([]);
   });
 
-  it('import_config writes the file (0600, previous kept), runs lnetctl import on it, answers its path', async () => {
+  it('import_config writes a temporary file (0600) lnetctl imports, removes it, answers its path', async () => {
     const file = join(p('dfsLnetImportDir'), 'lnet-import.yaml');
+    let seen: { text: string; mode: number } | null = null;
     t.replay!.load([ok([LNETCTL, 'import', file])]);
+    const replay = t.replay!;
+    const exec = replay.exec.bind(replay);
+    replay.exec = (argv, opts) => {
+      // what lnetctl reads, while it reads it
+      if (argv[1] === 'import') seen = { text: readFileSync(file, 'utf8'), mode: statSync(file).mode & 0o777 };
+      return exec(argv, opts);
+    };
     const r = await post('/lnet/import_config', CONFIG);
-    expect(r.json).toBe(file);
-    expect(readFileSync(file, 'utf8')).toBe(YAML);
-    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect([r.status, r.json]).toEqual([200, file]);
+    expect(seen).toEqual({ text: YAML, mode: 0o600 });
     expect(argvs()).toEqual([[LNETCTL, 'import', file]]);
+    expect(readdirSync(p('dfsLnetImportDir'))).toEqual([]);
     expect(events('dfs.lnet.config_imported')).toEqual([{}]);
   });
 
-  it('import_config: a refused import leaves no file behind (or the previous one)', async () => {
+  it('import_config: a refused import leaves no file behind either, and an earlier file is not put back', async () => {
     const file = join(p('dfsLnetImportDir'), 'lnet-import.yaml');
+    mkdirSync(p('dfsLnetImportDir'), { recursive: true });
+    writeFileSync(file, 'left by a killed host\n');
     t.replay!.load([
       fixture([LNETCTL, 'import', file], '', {
         code: 1,
@@ -175,7 +198,7 @@ describe('LNet changes', () => {
       400,
       'lnetctl import refused the configuration: cannot add network: Invalid argument',
     ]);
-    expect(existsSync(file)).toBe(false);
+    expect(readdirSync(p('dfsLnetImportDir'))).toEqual([]);
     expect(events('dfs.lnet.config_imported')).toEqual([]);
   });
 
@@ -474,10 +497,16 @@ describe('FLR synchronisation configuration', () => {
     run_interval: 60,
     directories: ['/mnt/lustre/demofs/a/', '/mnt/lustre//demofs/b'],
   };
+  const SYSTEMCTL = '/usr/bin/systemctl';
+  const loadState = (unit: string, state: string) =>
+    fixture([SYSTEMCTL, 'show', '--property=LoadState', '--value', '--', unit], `${state}\n`);
 
-  it('404 before one is written; update writes JSON atomically, restarts the unit, get reads it back', async () => {
+  it('404 before one is written; update checks the unit, writes JSON atomically, restarts it, get reads it back', async () => {
     expect((await t.call('GET', '/api/v2/dfs/flr/get')).status).toBe(404);
-    t.replay!.load([ok(['/usr/bin/systemctl', 'restart', '--', 'lustre-flr-sync.service'])]);
+    t.replay!.load([
+      loadState('lustre-flr-sync.service', 'loaded'),
+      ok([SYSTEMCTL, 'restart', '--', 'lustre-flr-sync.service']),
+    ]);
     const r = await post('/flr/update', body);
     const want = {
       max_history_size: 500,
@@ -486,28 +515,102 @@ describe('FLR synchronisation configuration', () => {
     };
     expect(r.json).toEqual(want);
     expect(readFileSync(p('dfsFlrConfig'), 'utf8')).toBe(`${JSON.stringify(want, null, 2)}\n`);
-    expect(argvs()).toEqual([['/usr/bin/systemctl', 'restart', '--', 'lustre-flr-sync.service']]);
+    expect(argvs()).toEqual([
+      [SYSTEMCTL, 'show', '--property=LoadState', '--value', '--', 'lustre-flr-sync.service'],
+      [SYSTEMCTL, 'restart', '--', 'lustre-flr-sync.service'],
+    ]);
     expect(events('dfs.flr.updated')).toEqual([{ maxHistorySize: 500, runInterval: 60, directories: 2 }]);
     expect((await t.call('GET', '/api/v2/dfs/flr/get')).json).toEqual(want);
   });
 
-  it('a failed restart puts the previous configuration back (502)', async () => {
+  it('a unit systemd does not know is a 501 naming settings.dfs.flrService; nothing is written or restarted', async () => {
+    mkdirSync(dirname(p('dfsFlrConfig')), { recursive: true });
+    const before = '{"max_history_size":1,"run_interval":2,"directories":["/mnt/lustre/x"]}\n';
+    writeFileSync(p('dfsFlrConfig'), before);
+    t.replay!.load([loadState('lustre-flr-sync.service', 'not-found')]);
+    const r = await post('/flr/update', body);
+    expect([r.status, errorOf(r).code, errorOf(r).message, errorOf(r).details]).toEqual([
+      501,
+      'not_implemented',
+      'the FLR synchronisation service lustre-flr-sync.service does not exist on this node: install the unit that reads paths.dfsFlrConfig, or name it in settings.dfs.flrService',
+      { setting: 'settings.dfs.flrService', unit: 'lustre-flr-sync.service', configPath: 'paths.dfsFlrConfig' },
+    ]);
+    expect(argvs()).toEqual([[SYSTEMCTL, 'show', '--property=LoadState', '--value', '--', 'lustre-flr-sync.service']]);
+    expect(readFileSync(p('dfsFlrConfig'), 'utf8')).toBe(before);
+    expect(readdirSync(dirname(p('dfsFlrConfig')))).toEqual([basename(p('dfsFlrConfig'))]);
+    expect(events('dfs.flr.updated')).toEqual([]);
+  });
+
+  it('a unit gone by the restart (exit 5, Unit … not found) is a 501 too, with the previous file put back', async () => {
     mkdirSync(dirname(p('dfsFlrConfig')), { recursive: true });
     const before = '{"max_history_size":1,"run_interval":2,"directories":["/mnt/lustre/x"]}\n';
     writeFileSync(p('dfsFlrConfig'), before);
     t.replay!.load([
-      fixture(['/usr/bin/systemctl', 'restart', '--', 'lustre-flr-sync.service'], '', {
+      loadState('lustre-flr-sync.service', 'loaded'),
+      fixture([SYSTEMCTL, 'restart', '--', 'lustre-flr-sync.service'], '', {
         code: 5,
         stderr: 'Failed to restart lustre-flr-sync.service: Unit lustre-flr-sync.service not found.\n',
       }),
     ]);
     const r = await post('/flr/update', body);
-    expect([r.status, errorOf(r).message]).toEqual([
-      502,
-      'the FLR service did not restart (previous configuration restored): Failed to restart lustre-flr-sync.service: Unit lustre-flr-sync.service not found.',
+    expect([r.status, errorOf(r).details]).toEqual([
+      501,
+      { setting: 'settings.dfs.flrService', unit: 'lustre-flr-sync.service', configPath: 'paths.dfsFlrConfig' },
     ]);
     expect(readFileSync(p('dfsFlrConfig'), 'utf8')).toBe(before);
     expect(events('dfs.flr.updated')).toEqual([]);
+  });
+
+  it('a failed restart of a unit that exists puts the previous configuration back (502)', async () => {
+    mkdirSync(dirname(p('dfsFlrConfig')), { recursive: true });
+    const before = '{"max_history_size":1,"run_interval":2,"directories":["/mnt/lustre/x"]}\n';
+    writeFileSync(p('dfsFlrConfig'), before);
+    t.replay!.load([
+      loadState('lustre-flr-sync.service', 'loaded'),
+      fixture([SYSTEMCTL, 'restart', '--', 'lustre-flr-sync.service'], '', {
+        code: 1,
+        stderr:
+          'Job for lustre-flr-sync.service failed because the control process exited with error code.\nSee "systemctl status lustre-flr-sync.service" and "journalctl -xeu lustre-flr-sync.service" for details.\n',
+      }),
+    ]);
+    const r = await post('/flr/update', body);
+    expect([r.status, errorOf(r).message]).toEqual([
+      502,
+      'the FLR service did not restart (previous configuration restored): Job for lustre-flr-sync.service failed because the control process exited with error code.',
+    ]);
+    expect(readFileSync(p('dfsFlrConfig'), 'utf8')).toBe(before);
+    expect(events('dfs.flr.updated')).toEqual([]);
+  });
+
+  it('the unit and the file are the configured ones (settings.dfs.flrService, paths.dfsFlrConfig)', async () => {
+    const h = await makeTestHost({
+      routes: DFS_ROUTES,
+      configure: (c, root) => {
+        c.settings.dfs = { flrService: 'site-mirror-sync.service' };
+        c.paths.dfsFlrConfig = join(root, 'etc', 'site', 'mirror-sync.json');
+      },
+    });
+    try {
+      h.replay!.load([
+        loadState('site-mirror-sync.service', 'loaded'),
+        ok([SYSTEMCTL, 'restart', '--', 'site-mirror-sync.service']),
+      ]);
+      const r = await h.call('POST', '/api/v2/dfs/flr/update', { body });
+      expect(r.status).toBe(200);
+      expect(h.replay!.calls.map((c) => c.argv)).toEqual([
+        [SYSTEMCTL, 'show', '--property=LoadState', '--value', '--', 'site-mirror-sync.service'],
+        [SYSTEMCTL, 'restart', '--', 'site-mirror-sync.service'],
+      ]);
+      expect(JSON.parse(readFileSync(h.config.paths.dfsFlrConfig, 'utf8'))).toEqual(r.json);
+      h.replay!.load([loadState('site-mirror-sync.service', 'not-found')]);
+      const missing = await h.call('POST', '/api/v2/dfs/flr/update', { body });
+      expect([missing.status, errorOf(missing).message]).toEqual([
+        501,
+        'the FLR synchronisation service site-mirror-sync.service does not exist on this node: install the unit that reads paths.dfsFlrConfig, or name it in settings.dfs.flrService',
+      ]);
+    } finally {
+      await h.close();
+    }
   });
 
   it('refuses bad values and paths, and reads a broken file as 502', async () => {

@@ -2,21 +2,23 @@ import { ApiError } from '../../core/errors';
 import { route } from '../../core/route';
 import { commandFailed } from '../../core/system';
 import { bin } from '../../core/vars';
-import { dfsPath, exec, settingsOf } from '../commands';
+import { dfsPath, exec } from '../commands';
 import { normaliseDir, renderFlrConfig } from '../flr';
+import { flrServiceMissing, requireFlrService, unitNotFound } from '../flr-service';
 import { flrConfigBody } from '../requests';
 import { flrConfig } from '../schemas';
 
 /**
  * The update the spec leaves open: write the whole configuration atomically (previous version
  * kept) and restart the synchronisation service; a failed restart puts the previous file back.
+ * The service is the site's (README, "FLR synchronisation"): without its unit this is a 501.
  */
 export default route({
   method: 'POST',
   path: '/dfs/flr/update',
   permission: 'dfs:manage',
   summary:
-    'Replace the FLR synchronisation configuration (atomic write) and restart its service (systemctl restart <settings.dfs.flrService>); answers the new configuration',
+    'Replace the FLR synchronisation configuration (atomic write of paths.dfsFlrConfig) and restart its service (systemctl restart <settings.dfs.flrService>); answers the new configuration; 501 when that unit does not exist',
   body: flrConfigBody,
   response: flrConfig,
   lock: 'dfs-flr',
@@ -37,10 +39,11 @@ export default route({
       throw new ApiError('validation_failed', 'directories repeat once normalised', {
         issues: [{ path: 'body.directories', message: 'must not repeat' }],
       });
+    const unit = await requireFlrService(system, vars);
     const cfg = { max_history_size: body.max_history_size, run_interval: body.run_interval, directories: dirs };
     const file = dfsPath(vars, 'flrConfig');
     const w = await system.writeFile(file, renderFlrConfig(cfg), { mode: 0o644, backup: true });
-    const argv = [bin(vars, 'systemctl'), 'restart', '--', settingsOf(vars).flrService];
+    const argv = [bin(vars, 'systemctl'), 'restart', '--', unit];
     const r = await exec(system, vars, argv, 'systemctlMs').catch(async (e: unknown) => {
       if (w.backupPath) await system.restoreFile(file);
       else await system.removeFile(file);
@@ -49,6 +52,8 @@ export default route({
     if (r.code !== 0) {
       if (w.backupPath) await system.restoreFile(file);
       else await system.removeFile(file);
+      // the unit went away between the check and the restart
+      if (unitNotFound(r)) throw flrServiceMissing(unit);
       throw commandFailed(
         argv,
         r,

@@ -4,15 +4,16 @@ import { runLnetctl } from '../commands';
 import { parseNetShow } from '../parse/lnetctl';
 import { lnetChange } from '../requests';
 
+/** Answers every network of the node after the change, as remove does (README, decisions). */
 export default route({
   method: 'POST',
   path: '/dfs/lnet/add',
   permission: 'dfs:manage',
   summary:
-    'Add an LNet network on a physical interface (lnetctl net add --net <lnetName> --if <faceName>); answers lnetctl net show --net <lnetName>',
+    'Add an LNet network on a physical interface (lnetctl net add --net <lnetName> --if <faceName>); answers lnetctl net show (every network, as remove does)',
   body: lnetChange,
   response: z.object({
-    result: z.string().describe('lnetctl net show --net <lnetName> after the change'),
+    result: z.string().describe('lnetctl net show after the change: every network of this node'),
     lnetName: z.string(),
     faceName: z.string(),
   }),
@@ -38,12 +39,8 @@ export default route({
       `cannot add ${body.lnetName} on ${body.faceName}`,
     );
     await events.send({ kind: 'dfs.lnet.added', data: { lnetName: body.lnetName, faceName: body.faceName } });
-    const show = await runLnetctl(
-      system,
-      vars,
-      ['net', 'show', '--net', body.lnetName],
-      `cannot show ${body.lnetName}`,
-    );
+    // the spec's "current network information": the whole of it, the same answer remove gives
+    const show = await runLnetctl(system, vars, ['net', 'show'], 'cannot list LNet networks');
     parseNetShow(show.stdout);
     return { result: show.stdout, lnetName: body.lnetName, faceName: body.faceName };
   },

@@ -22,26 +22,28 @@ export const LNET_EXAMPLE = {
   ],
 };
 
+/**
+ * The spec answers "the path of the temporary file holding the configuration": the file exists
+ * only while lnetctl reads it (one at a time: the route's lock) and is removed afterwards, whether
+ * the import worked or not. What is in effect is GET /dfs/lnet/export_config, not this file.
+ */
 export default route({
   method: 'POST',
   path: '/dfs/lnet/import_config',
   permission: 'dfs:manage',
   summary:
-    "Write the configuration as lnetctl YAML to the configured import file and apply it (lnetctl import <file>); answers the file's path",
+    'Write the configuration as lnetctl YAML to a temporary file, apply it (lnetctl import <file>) and remove the file; answers the path it was imported from',
   body: lnetConfig,
-  response: z.string().describe('path of the file holding the imported configuration'),
+  response: z.string().describe('path of the temporary file lnetctl imported (removed once the import is done)'),
   lock: 'dfs-lnet',
   examples: [{ summary: 'import tcp1 on eth2', body: LNET_EXAMPLE }],
   async handler({ body, system, vars, events }) {
     const file = `${dfsPath(vars, 'lnetImportDir')}/${LNET_IMPORT_FILE}`;
-    const w = await system.writeFile(file, renderLnetYaml(body), { mode: 0o600, backup: true });
+    await system.writeFile(file, renderLnetYaml(body), { mode: 0o600 });
     try {
       await runLnetctl(system, vars, ['import', file], 'lnetctl import refused the configuration');
-    } catch (e) {
-      // the file keeps what was imported last
-      if (w.backupPath) await system.restoreFile(file);
-      else await system.removeFile(file);
-      throw e;
+    } finally {
+      await system.removeFile(file);
     }
     await events.send({ kind: 'dfs.lnet.config_imported', data: {} });
     return file;

@@ -4,7 +4,10 @@ import { runLnetctl } from '../commands';
 import { parseNetShow } from '../parse/lnetctl';
 import { lnetChange } from '../requests';
 
-/** The spec shows no method for this route: POST, like every other change (README). */
+/**
+ * The spec shows no method for this route: POST, like every other change (README). Answers every
+ * network of the node after the change, as add does.
+ */
 export default route({
   method: 'POST',
   path: '/dfs/lnet/remove',

@@ -339,10 +339,20 @@ save(D, 'lnetctl-net-add-tcp1-again', {
   stdout: '',
   stderr: 'add:\n    - net:\n          errno: -17\n          descr: "cannot add network: File exists"\n',
 });
-save(D, 'lnetctl-net-show-tcp1', {
-  source: demo('lnetctl net show --net'),
-  argv: [B.lnetctl, 'net', 'show', '--net', 'tcp1'],
-  stdout: demoNetTcp1,
+// add and remove answer `lnetctl net show` (every network): the node's list after each change
+save(D, 'lnetctl-net-show-after-add-tcp1', {
+  source:
+    'demo appliance mds01 (MGS+MDS of demofs, OSS 10.10.0.21@tcp): lnetctl-net-show.yaml after the lnet add example (tcp1 on eth2); composed in the formats of lnetctl-net-show/cn-notes-2.15.1-net-show-o2ib-bond0.yaml',
+  after: 'dfs/lnetctl-net-add-tcp1',
+  argv: [B.lnetctl, 'net', 'show'],
+  stdout: demoNet + demoNetTcp1.slice('net:\n'.length),
+});
+save(D, 'lnetctl-net-show-after-del-tcp1', {
+  source:
+    'demo appliance mds01: lnetctl-net-show.yaml again after the lnet remove example took tcp1 off eth2 (lo and tcp on eth1)',
+  after: 'dfs/lnetctl-net-del-tcp1',
+  argv: [B.lnetctl, 'net', 'show'],
+  stdout: demoNet,
 });
 save(D, 'lnetctl-net-del-tcp1', {
   source: demo('lnetctl net del (prints nothing on success); once: a second del finds nothing'),
@@ -525,6 +535,11 @@ save(D, 'mount-ost2', {
   source: demo('mount -t lustre'),
   argv: [B.mount, '-t', 'lustre', '--', 'ostpool/demofs-ost2', '$ROOT/lustre/demofs-OST0002'],
   stdout: '',
+});
+save(D, 'systemctl-show-flr', {
+  source: demo('systemctl show --property=LoadState --value (the unit file exists: loaded)'),
+  argv: [B.systemctl, 'show', '--property=LoadState', '--value', '--', 'lustre-flr-sync.service'],
+  stdout: 'loaded\n',
 });
 save(D, 'systemctl-restart-flr', {
   source: demo('systemctl restart (prints nothing on success)'),
