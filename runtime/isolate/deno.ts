@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { startIsolateProcess } from './process';
 import type { IsolateOptions, Isolated } from './types';
@@ -6,10 +7,45 @@ import type { IsolateOptions, Isolated } from './types';
 /** The pinned Deno (package.json devDependencies). */
 export const DENO_VERSION = '2.9.6';
 
-export function denoBinary(distDir: string): string {
-  const bin = join(dirname(distDir), 'node_modules', '.bin', 'deno');
-  if (!existsSync(bin))
-    throw new Error(`isolate deno: ${bin} is missing; install the pinned Deno with: npm i deno@${DENO_VERSION}`);
+/**
+ * The Deno binary of the `deno` npm package, found as Node finds the package from here (so an
+ * embedder's own `npm i deno@<version>` serves an installed ballast, as workerd's package does),
+ * or the checkout's; it must be the pinned version. The package's postinstall puts the binary
+ * beside its package.json (`deno/deno`); its optional platform package holds it too.
+ */
+export function denoBinary(
+  distDir: string,
+  from: string[] = [import.meta.url, join(dirname(distDir), 'package.json')],
+): string {
+  const install = `npm i deno@${DENO_VERSION}`;
+  let pkgFile: string | undefined;
+  for (const base of from) {
+    try {
+      pkgFile = createRequire(base).resolve('deno/package.json');
+      break;
+    } catch {
+      // not installed where this base looks
+    }
+  }
+  if (!pkgFile)
+    throw new Error(`isolate deno: the deno package is not installed; install the pinned Deno with: ${install}`);
+  const { version } = JSON.parse(readFileSync(pkgFile, 'utf8')) as { version?: string };
+  if (version !== DENO_VERSION)
+    throw new Error(
+      `isolate deno: ${pkgFile} is deno ${version ?? '?'}, not the pinned ${DENO_VERSION}; install it with: ${install}`,
+    );
+  const pkgDir = dirname(pkgFile);
+  const candidates = [join(pkgDir, 'deno')];
+  try {
+    candidates.push(join(dirname(createRequire(pkgFile).resolve('@deno/linux-x64-glibc/package.json')), 'deno'));
+  } catch {
+    // another platform, or its optional package absent: the postinstall's copy is the one
+  }
+  const bin = candidates.find((c) => existsSync(c));
+  if (!bin)
+    throw new Error(
+      `isolate deno: ${pkgDir} has no deno binary (its install script did not run?); reinstall with: ${install} (scripts allowed)`,
+    );
   return bin;
 }
 

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { denoArgs, denoBinary } from '../../runtime/isolate/deno';
 import { serve } from '../../runtime/serve';
 import { createToken } from '../../runtime/tokens';
-import { distDir, makeTestConfig, makeTestHost } from '../helpers/host';
+import { distDir, makeTestConfig, makeTestHost, repo } from '../helpers/host';
 import { startBindingSocket } from '../../runtime/bindings/socket';
 import { launchIsolate } from '../../runtime/isolate/index';
 import { privateDir } from '../helpers/tmp';
@@ -112,9 +112,21 @@ console.log(JSON.stringify(out));
     expect(walk(distDir)).toEqual([]);
   });
 
-  it('without node_modules/.bin/deno the error says which package to install', () => {
-    expect(() => denoBinary('/nonexistent/dist')).toThrow(
-      'isolate deno: /nonexistent/node_modules/.bin/deno is missing; install the pinned Deno with: npm i deno@2.9.6',
+  it("finds Deno where Node finds the package (an embedder's install too), and names the exact version otherwise", () => {
+    const tmp = privateDir('deno-resolve');
+    expect(() => denoBinary('/nonexistent/dist', [join(tmp, 'x.js')])).toThrow(
+      'isolate deno: the deno package is not installed; install the pinned Deno with: npm i deno@2.9.6',
+    );
+    // an embedder's project with its own deno package (not below ballast's directory)
+    const consumer = join(tmp, 'consumer');
+    mkdirSync(join(consumer, 'node_modules'), { recursive: true });
+    symlinkSync(join(repo, 'node_modules/deno'), join(consumer, 'node_modules/deno'));
+    expect(denoBinary('/nonexistent/dist', [join(consumer, 'x.js')])).toBe(join(repo, 'node_modules/deno/deno'));
+    const old = join(tmp, 'old');
+    mkdirSync(join(old, 'node_modules/deno'), { recursive: true });
+    writeFileSync(join(old, 'node_modules/deno/package.json'), '{"name":"deno","version":"2.0.0"}');
+    expect(() => denoBinary('/nonexistent/dist', [join(old, 'x.js')])).toThrow(
+      `isolate deno: ${join(old, 'node_modules/deno/package.json')} is deno 2.0.0, not the pinned 2.9.6; install it with: npm i deno@2.9.6`,
     );
   });
 
