@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -62,7 +62,7 @@ type Command = keyof typeof COMMANDS;
 
 const USAGE = `usage:\n  ${[...Object.values(COMMANDS).map((c) => c.usage), ...areaCommandUsages()].join(
   '\n  ',
-)}\n  ballast [COMMAND] --help\n`;
+)}\n  ballast [COMMAND] --help\n  ballast --version\n`;
 
 interface Parsed {
   command: Command;
@@ -83,9 +83,10 @@ interface Parsed {
 }
 
 /** Strict parsing: an unknown flag, a missing value or a stray operand is a UsageError. */
-function parseCommandLine(argv: string[]): Parsed | 'help' {
+function parseCommandLine(argv: string[]): Parsed | 'help' | 'version' {
   const [first, ...rest] = argv;
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') return 'help';
+  if (first === '--version' || first === '-V' || first === 'version') return 'version';
   if (!(first in COMMANDS))
     throw new UsageError(`unknown command ${JSON.stringify(first)} (commands: ${Object.keys(COMMANDS).join(', ')})`);
   const command = first as Command;
@@ -130,7 +131,7 @@ function configFrom(v: Parsed['values']): HostConfig {
     cfg = existsSync(file) ? loadConfigFile(file) : defaultConfig();
   }
   if (v.port !== undefined) {
-    if (!/^\d{1,5}$/.test(v.port))
+    if (!/^\d{1,5}$/.test(v.port) || Number(v.port) > 65535)
       throw new UsageError(`--port must be a number from 0 to 65535 (got ${JSON.stringify(v.port)})`);
     cfg.listen.port = Number(v.port);
   }
@@ -166,6 +167,11 @@ async function main(argv: string[]): Promise<number> {
   const area = argv[0] === undefined ? undefined : areaWithCommands(argv[0]);
   if (area) return areaMain(area, argv.slice(1));
   const p = parseCommandLine(argv);
+  if (p === 'version') {
+    const { version } = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { version: string };
+    process.stdout.write(`ballast ${version}\n`);
+    return 0;
+  }
   if (p === 'help') {
     process.stdout.write(USAGE);
     return 0;
@@ -210,6 +216,8 @@ async function main(argv: string[]): Promise<number> {
           `token: ${sub ? `unknown subcommand ${JSON.stringify(sub)}` : 'needs a subcommand'} (create, list, revoke)`,
         );
       if (sub === 'create' && !name) throw new UsageError('token create needs a NAME');
+      if (sub === 'create' && !v.perm?.length)
+        throw new UsageError('token create needs at least one --perm (<area>:read, <area>:manage or *)');
       if (sub === 'revoke' && !name) throw new UsageError('token revoke needs an ID or NAME');
       if (sub === 'list' && name) throw new UsageError(`token list: unexpected operand ${JSON.stringify(name)}`);
       if (v.db !== undefined && (v.config !== undefined || v.demo))

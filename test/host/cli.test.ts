@@ -165,12 +165,25 @@ describe('command line and config file are strict', () => {
     [['serve', '--demo', '--prot', '1'], "ballast: serve: Unknown option '--prot'\n"],
     [['serve', '--port'], "ballast: serve: Option '--port <value>' argument missing\n"],
     [['serve', '--port', 'eighty'], 'ballast: --port must be a number from 0 to 65535 (got "eighty")\n'],
+    [['serve', '--port', '70000'], 'ballast: --port must be a number from 0 to 65535 (got "70000")\n'],
+    [['serve', '--port', '65536'], 'ballast: --port must be a number from 0 to 65535 (got "65536")\n'],
+    [
+      ['token', 'create', 'x', '--db', '/nonexistent/x.db'],
+      'ballast: token create needs at least one --perm (<area>:read, <area>:manage or *)\n',
+    ],
+    [['serve', '--isolate=bun'], 'ballast: --isolate takes workerd or deno (got "bun")\n'],
     [['token'], 'ballast: token: needs a subcommand (create, list, revoke)\n'],
     [['frobnicate'], 'ballast: unknown command "frobnicate" (commands: serve, token, record)\n'],
   ])('%j exits 2 with one line saying what is wrong', (args, line) => {
     const r = run(args);
     expect(r.code).toBe(2);
     expect(r.err).toBe(line);
+  });
+
+  it('--version prints the package version', () => {
+    const r = run(['--version']);
+    const { version } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { version: string };
+    expect([r.code, r.out]).toEqual([0, `ballast ${version}\n`]);
   });
 
   it('nothing is created on disk before the command is known', () => {
