@@ -58,6 +58,16 @@ const unitName = z
     'must be a systemd unit name (e.g. nginx.service)',
   );
 
+/**
+ * The three application modules that serve with the appliance's key, restarted after regenerate by
+ * default: the web UI, the HTTPS front end and the S3 gateway (the API itself reloads its TLS in process).
+ */
+export const DEFAULT_RESTART_UNITS = [
+  'ballast-ui.service',
+  'ballast-proxy.service',
+  'ballast-s3-gateway.service',
+] as const;
+
 /** `settings.certificate` (checked by the host at start; routes read it through VARS). */
 export const certificateSettingsSchema = z.strictObject({
   /** Seconds between an ingest and the automatic rollback when no commit came (the spec's 60). */
@@ -68,10 +78,25 @@ export const certificateSettingsSchema = z.strictObject({
   validityDays: z.number().int().min(1).max(3650).default(825),
   /** regenerate: the certificate's CN and first DNS name; default: the machine's host name. */
   hostName: hostName.optional(),
-  /** regenerate: IP SANs; default: the machine's addresses except loopback and link-local. */
+  /**
+   * regenerate: IP SANs; default: the addresses of the appliance's own interfaces (NICs and what is
+   * built on them: bonds, VLANs, bridges with such a port), not loopback, link-local or container plumbing.
+   */
   addresses: z.array(ipAddress).max(64).optional(),
-  /** Units restarted with `systemctl restart` after regenerate (the services that read the key). */
-  restartUnits: z.array(unitName).max(16).default([]),
+  /**
+   * The spec's "three application modules must be restarted" after regenerate: `systemctl
+   * try-restart` of those that are installed and running (README "Regenerate restarts").
+   */
+  restartUnits: z
+    .array(unitName)
+    .max(16)
+    .default([...DEFAULT_RESTART_UNITS]),
+  /**
+   * Time limit of one update-ca-certificates run (add, remove and their repair run): it rebuilds
+   * every hash link and the bundle, 4-30 s on a real store; the host caps it at 10 x
+   * `limits.commandTimeoutMs`.
+   */
+  trustTimeoutMs: z.number().int().min(1000).max(600_000).default(60_000),
 });
 export type CertificateSettings = z.output<typeof certificateSettingsSchema>;
 

@@ -18,7 +18,7 @@ export function trustAnswer(r: TrustResult): string {
   if (f.timedOut)
     throw new ApiError(
       'command_timeout',
-      `${head}update-ca-certificates did not finish within its time limit; ${note}`,
+      `${head}update-ca-certificates did not finish within its time limit (settings.certificate.trustTimeoutMs); ${note}`,
       {
         details: { command: f.command, durationMs: f.durationMs },
       },

@@ -79,6 +79,7 @@ export default defineArea<CertificateSettings>({
       etcDir: host.config.paths.sslCerts,
       intentFile: trustIntentFile(host.config.stateDir),
       argv: (fresh) => updateArgv(host.vars, fresh),
+      timeoutMs: host.settings.trustTimeoutMs,
       system: host.system,
       events: host.events,
       db: host.db,

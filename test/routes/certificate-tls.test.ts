@@ -447,34 +447,41 @@ describe('regenerate', () => {
   const genpkey = readFixture(join(repo, 'fixtures/demo/certificate/openssl-genpkey-p256.yaml'));
   const reqDemo = readFixture(join(repo, 'fixtures/demo/certificate/openssl-req-self-signed.yaml'));
   let req = reqDemo;
-  const systemctl = [
-    '/usr/bin/systemctl',
-    'restart',
-    '--',
-    'certificate-test-web.service',
-    'certificate-test-s3.service',
-  ];
+  const units = ['certificate-test-web.service', 'certificate-test-s3.service', 'certificate-test-gone.service'];
+  const show = ['/usr/bin/systemctl', 'show', '--no-pager', '--property=Id,LoadState,ActiveState', '--', ...units];
+  // web runs, s3 is stopped (it stays stopped), gone is not installed (skipped)
+  const shown = [
+    'Id=certificate-test-web.service\nLoadState=loaded\nActiveState=active',
+    'Id=certificate-test-s3.service\nLoadState=loaded\nActiveState=inactive',
+    'Id=certificate-test-gone.service\nLoadState=not-found\nActiveState=inactive',
+  ].join('\n\n');
+  const systemctl = ['/usr/bin/systemctl', 'try-restart', '--', 'certificate-test-web.service'];
+  const restartFixtures = () => [fixture(show, `${shown}\n`, { once: true }), fixture(systemctl, '', { once: true })];
   beforeAll(async () => {
     c = await open({
       hostName: 'demo-appliance',
       addresses: ['192.0.2.10'],
-      restartUnits: ['certificate-test-web.service', 'certificate-test-s3.service'],
+      restartUnits: units,
     });
     req = { ...reqDemo, argv: reqDemo.argv.map((a) => a.replace('$ROOT', c.t.root)) };
   });
   afterAll(() => c.t.close());
 
-  it('writes a new self-signed server certificate and key, removes root and intermediate, restarts the units, 204', async () => {
+  it('writes a new self-signed server certificate and key, removes root and intermediate, restarts the running units, 204', async () => {
     c.seed(pki.a);
-    c.t.replay!.load([{ ...genpkey, once: true }, { ...req, once: true }, fixture(systemctl, '', { once: true })]);
+    c.t.replay!.load([{ ...genpkey, once: true }, { ...req, once: true }, ...restartFixtures()]);
     const r = await c.call('POST', '/regenerate', {});
     expect(r.status, JSON.stringify(r.json)).toBe(204);
     expect(r.json).toBeUndefined();
-    expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    // no content, so no Content-Type (RFC 9110 §8.3); the other headers as on every answer
+    expect(r.headers.get('content-type')).toBeNull();
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
+    expect(r.headers.get('x-powered-by')).toBe('Ballast');
+    expect(r.headers.get('x-request-id')).toMatch(/./);
     expect(c.t.replay!.calls.map((x) => [x.argv, x.stdin])).toEqual([
       [genpkey.argv, undefined],
       [req.argv, undefined],
+      [show, undefined],
       [systemctl, undefined],
     ]);
     expect(c.pieces()).toEqual({ server: new X509Certificate(req.stdout).toString(), private_key: genpkey.stdout });
@@ -485,7 +492,9 @@ describe('regenerate', () => {
     expect(c.events('certificate.regenerated').at(-1)).toMatchObject({
       subject: 'CN=demo-appliance',
       keyType: 'ecdsa-p256',
-      restarted: ['certificate-test-web.service', 'certificate-test-s3.service'],
+      restarted: ['certificate-test-web.service'],
+      notRunning: ['certificate-test-s3.service'],
+      notInstalled: ['certificate-test-gone.service'],
       endedWindow: false,
     });
     // the audit names the files and the SANs, never key material
@@ -499,7 +508,7 @@ describe('regenerate', () => {
   it('supersedes a pending ingest: its window ends, nothing is rolled back later', async () => {
     c.seed(pki.a);
     expect((await c.call('POST', '/ingest', { pieces: pki.b })).status).toBe(200);
-    c.t.replay!.load([{ ...genpkey, once: true }, { ...req, once: true }, fixture(systemctl, '', { once: true })]);
+    c.t.replay!.load([{ ...genpkey, once: true }, { ...req, once: true }, ...restartFixtures()]);
     expect((await c.call('POST', '/regenerate', {})).status).toBe(204);
     expect(existsSync(journalOf(c.t))).toBe(false);
     expect(c.pieces()).toEqual({ server: new X509Certificate(req.stdout).toString(), private_key: genpkey.stdout });
@@ -517,5 +526,62 @@ describe('regenerate', () => {
       'openssl could not generate a key',
     ]);
     expect(c.pieces()).toEqual(pki.a);
+  });
+});
+
+describe('regenerate restarts the spec three application modules by default', () => {
+  let c: Ctx;
+  const demo = (name: string) => {
+    const f = readFixture(join(repo, `fixtures/demo/certificate/${name}.yaml`));
+    return { ...f, argv: f.argv.map((a) => a.replace('$ROOT', c.t.root)), once: true };
+  };
+  beforeAll(async () => {
+    c = await open({ hostName: 'demo-appliance', addresses: ['192.0.2.10'] });
+  });
+  afterAll(() => c.t.close());
+
+  it('asks systemd about the three default units and try-restarts the running ones (the demo fixtures)', async () => {
+    c.seed(pki.a);
+    const show = demo('systemctl-show-restart-units');
+    const restart = demo('systemctl-try-restart-modules');
+    c.t.replay!.load([demo('openssl-genpkey-p256'), demo('openssl-req-self-signed'), show, restart]);
+    c.t.replay!.calls.length = 0;
+    expect((await c.call('POST', '/regenerate', {})).status).toBe(204);
+    expect(c.t.replay!.calls.slice(2).map((x) => x.argv)).toEqual([
+      [
+        '/usr/bin/systemctl',
+        'show',
+        '--no-pager',
+        '--property=Id,LoadState,ActiveState',
+        '--',
+        'ballast-ui.service',
+        'ballast-proxy.service',
+        'ballast-s3-gateway.service',
+      ],
+      ['/usr/bin/systemctl', 'try-restart', '--', 'ballast-ui.service', 'ballast-proxy.service'],
+    ]);
+    expect(c.events('certificate.regenerated').at(-1)).toMatchObject({
+      restarted: ['ballast-ui.service', 'ballast-proxy.service'],
+      notRunning: [],
+      notInstalled: ['ballast-s3-gateway.service'],
+    });
+  });
+
+  it('a failed restart is a 502 naming the units; the certificate is in place and the event says nothing restarted', async () => {
+    c.seed(pki.a);
+    const restart = demo('systemctl-try-restart-modules');
+    c.t.replay!.load([
+      demo('openssl-genpkey-p256'),
+      demo('openssl-req-self-signed'),
+      demo('systemctl-show-restart-units'),
+      { ...restart, code: 1, stderr: 'Job for ballast-ui.service failed.\n' },
+    ]);
+    const r = await c.call('POST', '/regenerate', {});
+    expect([r.status, errorCode(r.json)]).toEqual([502, 'command_failed']);
+    expect(errorMessage(r.json)).toMatch(
+      /^the certificate was regenerated, but restarting ballast-ui\.service, ballast-proxy\.service, ballast-s3-gateway\.service failed: /,
+    );
+    expect(c.pieces().root).toBeUndefined();
+    expect(c.events('certificate.regenerated').at(-1)).toMatchObject({ restarted: [], notInstalled: [] });
   });
 });

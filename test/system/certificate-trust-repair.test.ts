@@ -38,8 +38,8 @@ beforeAll(() => {
 interface Box {
   s: Serving;
   config: HostConfig;
-  /** the tool's `find` sleeps (and is killed) at its nth call from now */
-  stallFindAt(n: number): void;
+  /** the tool's `find` sleeps at its nth call from now (120 s: killed by the time limit) */
+  stallFindAt(n: number, seconds?: number): void;
   call(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }>;
 }
 
@@ -48,14 +48,18 @@ afterEach(async () => {
   for (const s of running.splice(0)) await s.stop();
 });
 
-function configure(): { config: HostConfig; arm: string } {
+function configure(limits: { commandTimeoutMs: number; trustTimeoutMs: number } = TIMEOUT_LIMITS): {
+  config: HostConfig;
+  arm: string;
+} {
   const base = makeTestConfig();
   const stubs = join(base.state, 'stubs');
   const arm = join(base.state, 'find-arm');
   mkdirSync(stubs);
+  // the arm file holds `<n> <seconds>`: the nth find from now sleeps that long, then finds
   writeFileSync(
     join(stubs, 'find'),
-    `#!/bin/sh\nif [ -f ${arm} ]; then\n  n=$(cat ${arm})\n  if [ "$n" -le 1 ]; then rm -f ${arm}; exec /usr/bin/sleep 120; fi\n  echo $((n - 1)) > ${arm}\nfi\nexec /usr/bin/find "$@"\n`,
+    `#!/bin/sh\nif [ -f ${arm} ]; then\n  read n s < ${arm}\n  if [ "$n" -le 1 ]; then rm -f ${arm}; /usr/bin/sleep "$s"; else echo "$((n - 1)) $s" > ${arm}; fi\nfi\nexec /usr/bin/find "$@"\n`,
     { mode: 0o755 },
   );
   const config: HostConfig = {
@@ -65,12 +69,19 @@ function configure(): { config: HostConfig; arm: string } {
       mode: 'live',
       env: { PATH: `${stubs}:/usr/sbin:/usr/bin:/sbin:/bin` },
     },
-    limits: { ...base.config.limits, commandTimeoutMs: 5000 },
+    limits: { ...base.config.limits, commandTimeoutMs: limits.commandTimeoutMs },
+    settings: {
+      ...base.config.settings,
+      certificate: { ...(base.config.settings.certificate ?? {}), trustTimeoutMs: limits.trustTimeoutMs },
+    },
   };
   // a conf that is not empty (an empty one makes every run --fresh): add runs without it, as on a box
   writeFileSync(config.paths.caCertificatesConf, '# no distribution certificates here\n');
   return { config, arm };
 }
+
+/** The tool's own limit decides, not the host's command limit (which is longer here). */
+const TIMEOUT_LIMITS = { commandTimeoutMs: 30_000, trustTimeoutMs: 5000 };
 
 async function start(config: HostConfig, arm = ''): Promise<Box> {
   const s = await serve({ config, distDir, signals: false, accessLog: false, log: () => undefined });
@@ -79,7 +90,7 @@ async function start(config: HostConfig, arm = ''): Promise<Box> {
   return {
     s,
     config,
-    stallFindAt: (n) => writeFileSync(arm, String(n)),
+    stallFindAt: (n, seconds = 120) => writeFileSync(arm, `${n} ${seconds}`),
     async call(method, path, body) {
       const res = await fetch(`${s.server.url}/api/v2${path}`, {
         method,
@@ -152,7 +163,7 @@ describe('a trust store change whose update-ca-certificates times out', () => {
     expect([r.status, errorCode(r.json), errorMessage(r.json)]).toEqual([
       504,
       'command_timeout',
-      'update-ca-certificates did not finish within its time limit; the trust store was put back as it was',
+      'update-ca-certificates did not finish within its time limit (settings.certificate.trustTimeoutMs); the trust store was put back as it was',
     ]);
     // the stalled find went with the tool (its process group), so the answer did not wait for it
     expect(Date.now() - started).toBeLessThan(60_000);
@@ -193,6 +204,22 @@ describe('a trust store change whose update-ca-certificates times out', () => {
     expect(again.status, JSON.stringify(again.json)).toBe(200);
     expect(bundle(config)).toBe(normalized(pki.a.root) + normalized(pki.b.root));
     expect([trusted(config, pki.a.root), trusted(config, pki.b.root)]).toEqual([true, true]);
+  });
+});
+
+describe('the tool has its own time limit (settings.certificate.trustTimeoutMs)', () => {
+  it('a run longer than limits.commandTimeoutMs but inside trustTimeoutMs succeeds', async () => {
+    // 1 s for every other command; the trust store's runs get 8 s (the host caps at 10 x 1 s)
+    const { config, arm } = configure({ commandTimeoutMs: 1000, trustTimeoutMs: 8000 });
+    const b = await start(config, arm);
+    b.stallFindAt(1, 2);
+    const started = Date.now();
+    const r = await b.call('POST', '/certificate/add', { name: 'ca-a', certificate: pki.a.root });
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    expect(existsSync(arm)).toBe(false);
+    expect(trusted(config, pki.a.root)).toBe(true);
+    expect(events(b.s, 'certificate.trusted.added').map((e) => e.data)).toEqual([{ name: 'ca-a' }]);
   });
 });
 

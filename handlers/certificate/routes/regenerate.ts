@@ -1,8 +1,8 @@
 import { ApiError } from '../../core/errors';
 import { baseHeaders } from '../../core/http';
 import { route } from '../../core/route';
-import { bin } from '../../core/vars';
 import { REGENERATE_OP, certificateSettings, type RegenerateResult } from '../contract';
+import { restartUnits, type Restarts } from '../restart';
 import { RegenerateResponse } from '../schemas';
 
 export default route({
@@ -10,7 +10,7 @@ export default route({
   path: '/certificate/regenerate',
   permission: 'certificate:manage',
   summary:
-    'New self-signed server certificate and key (root and intermediate removed; a pending ingest is superseded), TLS reloaded, the configured units restarted; 204',
+    'New self-signed server certificate and key (root and intermediate removed; a pending ingest is superseded), TLS reloaded, the running modules of settings.certificate.restartUnits restarted; 204',
   response: RegenerateResponse,
   examples: [{ summary: 'a fresh self-signed certificate', status: 204 }],
   async handler({ system, vars, events, requestId }) {
@@ -20,29 +20,28 @@ export default route({
         details: { command: r.failure.command, exitCode: r.failure.exitCode, stderr: r.failure.stderr },
       });
     const units = certificateSettings(vars.settings).restartUnits;
-    const restarted: string[] = [];
-    if (units.length) {
-      try {
-        await system.run([bin(vars, 'systemctl'), 'restart', '--', ...units]);
-        restarted.push(...units);
-      } catch (e) {
-        await events.send({
-          kind: 'certificate.regenerated',
-          data: { subject: r.subject, keyType: r.keyType, notAfter: r.notAfter, restarted, endedWindow: r.endedWindow },
-        });
-        if (e instanceof ApiError)
-          throw new ApiError(
-            e.code,
-            `the certificate was regenerated, but restarting ${units.join(', ')} failed: ${e.message}`,
-            { details: e.details },
-          );
-        throw e;
-      }
+    const regenerated = (x: Restarts) =>
+      events.send({
+        kind: 'certificate.regenerated',
+        data: { subject: r.subject, keyType: r.keyType, notAfter: r.notAfter, ...x, endedWindow: r.endedWindow },
+      });
+    let restarts: Restarts;
+    try {
+      restarts = await restartUnits(system, vars, units);
+    } catch (e) {
+      // the certificate is in place: the event says so, with nothing restarted
+      await regenerated({ restarted: [], notRunning: [], notInstalled: [] });
+      if (e instanceof ApiError)
+        throw new ApiError(
+          e.code,
+          `the certificate was regenerated, but restarting ${units.join(', ')} failed: ${e.message}`,
+          { details: e.details },
+        );
+      throw e;
     }
-    await events.send({
-      kind: 'certificate.regenerated',
-      data: { subject: r.subject, keyType: r.keyType, notAfter: r.notAfter, restarted, endedWindow: r.endedWindow },
-    });
-    return new Response(null, { status: 204, headers: baseHeaders(vars, requestId) });
+    await regenerated(restarts);
+    // a 204 has no content, so nothing for a Content-Type to describe (RFC 9110 §8.3, §15.3.5)
+    const { 'content-type': _none, ...headers } = baseHeaders(vars, requestId);
+    return new Response(null, { status: 204, headers });
   },
 });

@@ -67,6 +67,8 @@ export interface TrustStoreOptions {
   intentFile: string;
   /** the update-ca-certificates argv (contract updateArgv) */
   argv(fresh: boolean): string[];
+  /** `settings.certificate.trustTimeoutMs`: one run of the tool (a change's, a repair's) */
+  timeoutMs: number;
   system: SystemService;
   events: EventsProducer;
   db: SqliteDb;
@@ -340,7 +342,11 @@ export class TrustStore {
 
   private async run(fresh: boolean, requestId: string | undefined): Promise<TrustRun> {
     const command = this.o.argv(fresh);
-    const r = (await this.o.system.handle('exec', { argv: command }, requestId)) as ExecResult;
+    const r = (await this.o.system.handle(
+      'exec',
+      { argv: command, timeoutMs: this.o.timeoutMs },
+      requestId,
+    )) as ExecResult;
     return {
       command,
       code: r.code,
