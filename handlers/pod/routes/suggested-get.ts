@@ -1,6 +1,6 @@
 import { route } from '../../core/route';
 import { notFound } from '../../core/errors';
-import { recipeByName } from '../recipes/index';
+import { recipeByName, recipeObject } from '../recipes/index';
 import { RecipeNameParams } from '../requests';
 import { RecipeSchema } from '../schemas';
 
@@ -19,6 +19,6 @@ export default route({
   async handler({ params }) {
     const r = recipeByName(params.name);
     if (!r) throw notFound(`no recipe ${params.name}`);
-    return r;
+    return recipeObject(r);
   },
 });
