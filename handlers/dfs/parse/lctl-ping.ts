@@ -3,7 +3,6 @@
  * optionally `N out of M ids listed`. Split on any whitespace (a pasted sample put two on one
  * line). Failure: `failed to ping <nid>: <strerror>` — on stdout on the 2.15+ netlink path, on
  * stderr on the ioctl path — so callers also check the exit status.
- * `lctl list_nids`: one NID per line.
  */
 import { ParseError } from '../../core/parse-error';
 import { isNid } from '../names';
@@ -32,17 +31,6 @@ export function parseLctlPing(text: string): LctlPing {
         throw new ParseError('lctl ping', `expected "<pid>-<nid>", got ${JSON.stringify(tok.slice(0, 40))}`, i + 1);
       out.nids.push(m[2]);
     }
-  });
-  return out;
-}
-
-export function parseListNids(text: string): string[] {
-  const out: string[] = [];
-  text.split('\n').forEach((l, i) => {
-    const s = l.trim();
-    if (s === '') return;
-    if (!isNid(s)) throw new ParseError('lctl list_nids', `not a NID: ${JSON.stringify(s.slice(0, 40))}`, i + 1);
-    out.push(s);
   });
   return out;
 }

@@ -143,16 +143,3 @@ export function parseLfsDf(text: string): DfBlock[] {
   if (blocks.length === 0 && text.trim() !== '') throw new ParseError('lfs df', 'no UUID header');
   return blocks;
 }
-
-/** `lfs check servers|mds|osts`: `<device>: active` per line. */
-export function parseLfsCheck(text: string): { device: string; state: string }[] {
-  const out: { device: string; state: string }[] = [];
-  text.split('\n').forEach((l, i) => {
-    const s = l.trim();
-    if (s === '') return;
-    const m = /^(\S+): (.+)$/.exec(s);
-    if (!m) throw new ParseError('lfs check', 'expected "<device>: <state>"', i + 1);
-    out.push({ device: m[1], state: m[2] });
-  });
-  return out;
-}

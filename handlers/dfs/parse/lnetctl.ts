@@ -245,19 +245,3 @@ export function parseStatsShow(text: string): Record<string, number> {
   }
   return out;
 }
-
-/** `lnetctl ping <nid>`: `ping: - primary nid, Multi-Rail, peer ni: - nid`. */
-export function parseLnetctlPing(text: string): { primary_nid: string; multi_rail: boolean; nids: string[] }[] {
-  const blocks = lnetBlocks(text, 'lnetctl ping');
-  const errors = lnetErrors(
-    blocks.filter((b) => b.key !== 'ping' || !list(b.value).some((x) => rec(x)['primary nid'])),
-  );
-  const p = blocks.find((b) => b.key === 'ping');
-  if (!p) throw new ParseError('lnetctl ping', 'no ping: block');
-  if (errors.length) throw new ParseError('lnetctl ping', `lnetctl reported: ${errors[0].descr}`);
-  return toPeers(p.value, 'lnetctl ping').map((x) => ({
-    primary_nid: x.primary_nid,
-    multi_rail: x.multi_rail,
-    nids: x.peer_ni.map((n) => n.nid),
-  }));
-}
