@@ -123,6 +123,8 @@ export const certInfoSchema = z.object({
   keyBits: z.number().optional(),
   curve: z.string().optional(),
   fingerprint256: z.string(),
+  /** why the appliance does not accept this key (the one rule of ingest and trust store add) */
+  keyProblem: z.string().optional(),
 });
 export type CertInfo = z.output<typeof certInfoSchema>;
 
@@ -134,6 +136,8 @@ export const inspectResult = z.object({
   otherBlocks: z.array(z.string()),
   /** Why a block did not parse, when one did not. */
   error: z.string().optional(),
+  /** Why the text is not exactly one PEM block (whitespace around it only, base64 inside). */
+  layout: z.string().optional(),
 });
 export type InspectResult = z.output<typeof inspectResult>;
 
@@ -252,7 +256,13 @@ export const trustRun = z.object({
 });
 export type TrustRun = z.output<typeof trustRun>;
 export const trustResult = z.union([
-  z.object({ ok: z.literal(true), output: z.string() }),
+  z.object({
+    ok: z.literal(true),
+    output: z.string(),
+    /** the file added or removed and the certificate(s) it held */
+    file: z.string(),
+    certificates: z.array(z.object({ subject: z.string(), fingerprint256: z.string() })),
+  }),
   z.object({
     ok: z.literal(false),
     /** the run that failed: the change's own, or the repair of an earlier one */

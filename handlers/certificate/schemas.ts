@@ -5,7 +5,11 @@ export const TrustListResponse = z
   .array(z.string().describe('file name ending in .crt'))
   .describe('names of the trusted certificates');
 export const TrustDetailsResponse = z.object({ certificate: z.string().describe('PEM text of the file') });
-export const TrustUpdateResponse = z.string().describe('output of update-ca-certificates');
+export const TrustUpdateResponse = z
+  .string()
+  .describe(
+    'a line naming the file added or removed and its certificate (`Removed partner-ca.crt (CN=…, SHA-256 …).`), then the output of update-ca-certificates',
+  );
 export const RetrieveResponse = z.array(
   z.object({ piece: z.enum(PIECES), output: z.string().describe('PEM text; empty when the piece is not present') }),
 );

@@ -4,12 +4,26 @@ import { READ_OP, type CertInfo, type ReadPayload, type ReadResult, type TrustRe
 import { parseUpdateCaCertificates } from './parse/update-ca-certificates';
 
 /**
- * The answer of a trust store change (TRUST_OP): the tool's output, or its failure as the error
+ * The answer's first line: which file went or came, and what it held (the tool's own summary
+ * counts links, e.g. `143 added, 0 removed` after a `--fresh` remove, and names nothing).
+ */
+export function trustHeadline(
+  action: 'add' | 'remove',
+  file: string,
+  certs: { subject: string; fingerprint256: string }[],
+): string {
+  const what = certs.map((c) => `${c.subject}, SHA-256 ${c.fingerprint256}`).join('; ');
+  return `${action === 'add' ? 'Added' : 'Removed'} ${file}${what ? ` (${what})` : ''}.`;
+}
+
+/**
+ * The answer of a trust store change (TRUST_OP): a line naming the file and its certificate, then
+ * the tool's output, or its failure as the error
  * the tool's run would have been (504 `command_timeout`, 502 `command_failed`, 502 `bad_gateway`
  * for output without its summary line), saying whether the store was put back.
  */
-export function trustAnswer(r: TrustResult): string {
-  if (r.ok) return r.output;
+export function trustAnswer(r: TrustResult, action: 'add' | 'remove'): string {
+  if (r.ok) return `${trustHeadline(action, r.file, r.certificates)}\n${r.output}`;
   const f = r.failure;
   const note = r.restored
     ? 'the trust store was put back as it was'
@@ -46,7 +60,8 @@ export async function readTrusted(system: SystemClient, name: string): Promise<{
 
 /**
  * Why certificates may not join the trust store, as the 400 to answer (or undefined): none,
- * a non-CA without `allowLeaf`, outside its validity without `allowExpired`.
+ * a non-CA without `allowLeaf`, a key the appliance does not accept, outside its validity
+ * without `allowExpired`.
  */
 export function trustProblem(
   certs: CertInfo[],
@@ -57,6 +72,8 @@ export function trustProblem(
     const which = certs.length > 1 ? `certificate ${i + 1} (${c.subject})` : `the certificate (${c.subject})`;
     if (!c.ca && !o.allowLeaf)
       return validationFailed('body.certificate', `${which} is not a CA certificate; set allowLeaf to trust it anyway`);
+    // the rule ingest applies to the appliance's own chain (RSA under 2048 bits is refused)
+    if (c.keyProblem) return validationFailed('body.certificate', `${which}: ${c.keyProblem}`);
     if (!o.allowExpired && new Date(c.notAfter) < o.now)
       return validationFailed(
         'body.certificate',

@@ -119,8 +119,12 @@ describe('POST /certificate/add', () => {
   it('writes <name>.crt (0644, re-encoded PEM), runs update-ca-certificates, answers its output and records the event', async () => {
     addFixture();
     const before = events('certificate.trusted.added').length;
-    const r = await call('POST', '/add', { name: 'corp-root.crt', certificate: `subject=whatever\n${pki.a.root}\n` });
-    expect(r).toEqual({ status: 200, json: UPDATE_OUTPUT });
+    const r = await call('POST', '/add', { name: 'corp-root.crt', certificate: `\n  ${pki.a.root}\n\n` });
+    const c = new X509Certificate(pki.a.root);
+    expect(r).toEqual({
+      status: 200,
+      json: `Added corp-root.crt (${c.subject.replace(/\n/g, ', ')}, SHA-256 ${c.fingerprint256}).\n${UPDATE_OUTPUT}`,
+    });
     expect(t.replay!.calls.map((c) => c.argv)).toEqual([updateArgv(t.config.paths, false)]);
     const file = join(dir, 'corp-root.crt');
     expect(readFileSync(file, 'utf8')).toBe(new X509Certificate(pki.a.root).toString());
@@ -129,13 +133,70 @@ describe('POST /certificate/add', () => {
     expect(events('certificate.trusted.added').slice(before)).toEqual([{ name: 'corp-root' }]);
   });
 
-  it('accepts several CA certificates in one PEM', async () => {
+  it('takes exactly one PEM CERTIFICATE block: whitespace around it only, base64 inside (CRLF lines too); else 400', async () => {
+    const crlf = pki.a.root.replace(/\n/g, '\r\n');
+    const lines = pki.a.root.trim().split('\n');
+    // node:crypto decodes this one (a NUL ending a line): only the layout check refuses it
+    const withNul = [...lines.slice(0, 2), `${lines[2]}\0`, ...lines.slice(3)].join('\n');
+    const cases: [string, string][] = [
+      [
+        pki.a.intermediate + pki.a.root,
+        'body.certificate: holds 2 certificates; add each CA under its own name (update-ca-certificates links single-certificate files only)',
+      ],
+      [`subject=CN=corp\n${pki.a.root}`, 'body.certificate: has text before the PEM block; give the block alone'],
+      [`${pki.a.root}issuer=CN=corp\n`, 'body.certificate: has text after the PEM block; give the block alone'],
+      [
+        withNul,
+        'body.certificate: line 3 of the PEM block is not base64 (a NUL character); give the block as exported',
+      ],
+      [
+        pki.a.root.replace(lines[3], `${lines[3]} `),
+        'body.certificate: line 4 of the PEM block is not base64 (other characters); give the block as exported',
+      ],
+    ];
+    for (const [certificate, issue] of cases) {
+      const r = await call('POST', '/add', { name: 'k', certificate });
+      expect([r.status, issuesOf(r.json)]).toEqual([400, [issue]]);
+    }
+    expect(readdirSync(dir)).toEqual([]);
+    expect(t.replay!.calls).toEqual([]);
     addFixture();
-    const r = await call('POST', '/add', { name: 'both', certificate: pki.a.intermediate + pki.a.root });
-    expect(r.status).toBe(200);
-    expect(readFileSync(join(dir, 'both.crt'), 'utf8')).toBe(
-      new X509Certificate(pki.a.intermediate).toString() + new X509Certificate(pki.a.root).toString(),
-    );
+    expect((await call('POST', '/add', { name: 'crlf', certificate: crlf })).status).toBe(200);
+    expect(readFileSync(join(dir, 'crlf.crt'), 'utf8')).toBe(new X509Certificate(pki.a.root).toString());
+  });
+
+  it('409 naming the existing file when the same certificate is trusted under another name; nothing runs', async () => {
+    writeFileSync(join(dir, 'corp.crt'), pki.a.root);
+    writeFileSync(join(dir, 'both.crt'), pki.b.intermediate + pki.b.root);
+    const fp = (pem: string) => new X509Certificate(pem).fingerprint256;
+    for (const [pem, as, subject] of [
+      [pki.a.root, 'corp.crt', new X509Certificate(pki.a.root).subject],
+      [pki.b.root, 'both.crt', new X509Certificate(pki.b.root).subject],
+    ] as const) {
+      const r = await call('POST', '/add', { name: 'again', certificate: pem });
+      expect([r.status, errorCode(r.json), errorMessage(r.json)]).toEqual([
+        409,
+        'conflict',
+        `this certificate (${subject.replace(/\n/g, ', ')}, SHA-256 ${fp(pem)}) is already trusted as ${as}`,
+      ]);
+    }
+    expect(readdirSync(dir).sort()).toEqual(['both.crt', 'corp.crt']);
+    expect(t.replay!.calls).toEqual([]);
+    expect(existsSync(intentFile())).toBe(false);
+  });
+
+  it('an RSA key under 2048 bits is a 400, as in ingest (one rule), whatever allowLeaf and allowExpired say', async () => {
+    const r = await call('POST', '/add', {
+      name: 'weak',
+      certificate: pki.rsa1024Server,
+      allowLeaf: true,
+      allowExpired: true,
+    });
+    expect([r.status, issuesOf(r.json)]).toEqual([
+      400,
+      ['body.certificate: the certificate (CN=localhost): RSA key of 1024 bits is too small (at least 2048)'],
+    ]);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('409 when the name exists; the file is not touched and nothing runs', async () => {
@@ -265,7 +326,12 @@ describe('POST /certificate/remove', () => {
     writeFileSync(join(dir, 'keep.crt'), pki.b.root);
     freshFixture();
     const r = await call('POST', '/remove', { name: 'corp.crt' });
-    expect(r).toEqual({ status: 200, json: FRESH_OUTPUT });
+    // the tool's summary counts links and names nothing: the first line says which certificate went
+    const c = new X509Certificate(pki.a.root);
+    expect(r).toEqual({
+      status: 200,
+      json: `Removed corp.crt (${c.subject.replace(/\n/g, ', ')}, SHA-256 ${c.fingerprint256}).\n${FRESH_OUTPUT}`,
+    });
     expect(t.replay!.calls.map((c) => c.argv)).toEqual([updateArgv(t.config.paths, true)]);
     expect(readdirSync(dir)).toEqual(['keep.crt']);
     expect(events('certificate.trusted.removed').at(-1)).toEqual({ name: 'corp' });

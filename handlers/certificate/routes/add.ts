@@ -35,18 +35,25 @@ export default route({
         'body.certificate',
         `holds a ${info.otherBlocks[0]} block; only CERTIFICATE blocks are accepted`,
       );
+    if (info.certificates.length > 1)
+      throw validationFailed(
+        'body.certificate',
+        `holds ${info.certificates.length} certificates; add each CA under its own name (update-ca-certificates links single-certificate files only)`,
+      );
+    if (info.certificates.length === 1 && info.layout) throw validationFailed('body.certificate', info.layout);
     const problem = trustProblem(info.certificates, {
       allowLeaf: body.allowLeaf,
       allowExpired: body.allowExpired,
       now: new Date(),
     });
     if (problem) throw problem;
-    // the host writes the file, runs the tool and records the event; a failed run is put back
+    // the host refuses a name or a certificate already trusted (409), writes the file, runs the
+    // tool and records the event; a failed run is put back
     const r = await system.op<TrustResult>(TRUST_OP, {
       action: 'add',
       name: body.name,
       pem: info.normalized,
     } satisfies TrustPayload);
-    return trustAnswer(r);
+    return trustAnswer(r, 'add');
   },
 });

@@ -16,6 +16,6 @@ export default route({
   async handler({ body, system }) {
     // 404 when absent; on a failed run the host puts the file back: the certificate stays trusted
     const r = await system.op<TrustResult>(TRUST_OP, { action: 'remove', name: body.name } satisfies TrustPayload);
-    return trustAnswer(r);
+    return trustAnswer(r, 'remove');
   },
 });

@@ -7,7 +7,8 @@
  * Each change is audited (op, the files touched, a note; never PEM text).
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { hostname, networkInterfaces } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
+import { hostname, networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
 import type * as z from 'zod';
 import {
   COMMIT_OP,
@@ -365,10 +366,18 @@ function pendingMessage(j: Journal): string {
     : 'a certificate change is under way';
 }
 
-/** The machine's addresses for the certificate's SANs: no loopback, no link-local. */
-export function hostAddresses(): string[] {
+/**
+ * The machine's addresses for the certificate's SANs: those of the appliance's own interfaces
+ * (ownInterfaces), without loopback and link-local ones.
+ */
+export function hostAddresses(
+  sysClassNet = '/sys/class/net',
+  interfaces: NodeJS.Dict<NetworkInterfaceInfo[]> = networkInterfaces(),
+): string[] {
+  const own = ownInterfaces(sysClassNet);
   const out: string[] = [];
-  for (const list of Object.values(networkInterfaces())) {
+  for (const [name, list] of Object.entries(interfaces)) {
+    if (!own.has(name)) continue;
     for (const a of list ?? []) {
       if (a.internal) continue;
       if (a.family === 'IPv6' && /^fe[89ab]/i.test(a.address)) continue;
@@ -377,6 +386,46 @@ export function hostAddresses(): string[] {
     }
   }
   return out;
+}
+
+/**
+ * The interfaces that are the appliance's own, from sysfs: a NIC (it has a `device`), and what is
+ * built on one: a bond, a VLAN or a macvlan (a `lower_<dev>` link to an own interface) or a bridge
+ * with an own port (`brif/<dev>`). Container plumbing is not: veths, docker0 and br-<id> (their
+ * ports are veths), tun/tap, dummies, loopback.
+ */
+export function ownInterfaces(sysClassNet: string): Set<string> {
+  let names: string[];
+  try {
+    names = readdirSync(sysClassNet);
+  } catch {
+    return new Set();
+  }
+  const below = (name: string): string[] => {
+    const dir = join(sysClassNet, name);
+    const lower = safeList(dir)
+      .filter((n) => n.startsWith('lower_'))
+      .map((n) => n.slice('lower_'.length));
+    return [...lower, ...safeList(join(dir, 'brif'))];
+  };
+  const memo = new Map<string, boolean>();
+  const own = (name: string, depth: number): boolean => {
+    const known = memo.get(name);
+    if (known !== undefined) return known;
+    if (depth > 8) return false;
+    const r = existsSync(join(sysClassNet, name, 'device')) || below(name).some((n) => own(n, depth + 1));
+    memo.set(name, r);
+    return r;
+  };
+  return new Set(names.filter((n) => own(n, 0)));
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 export function certificateOps(m: TlsManager, trustDir: string): Record<string, HostOp> {

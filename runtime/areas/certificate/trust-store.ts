@@ -16,7 +16,16 @@
  * bundle agree, no partial bundle) is recorded (event, audit row) as the request would have;
  * anything less is rolled back as above (`certificate.trusted.rolled_back`).
  */
-import { lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, unlinkSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  unlinkSync,
+  type Dirent,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import * as z from 'zod';
 import {
@@ -120,12 +129,19 @@ export class TrustStore {
     return this.serial(async () => {
       const blocked = await this.settleLeftover();
       if (blocked) return blocked;
-      // the route checked the text; the host writes nothing but certificates all the same
+      // the route checked the text; the host writes nothing but one certificate all the same
       const info = inspectPem(pem);
-      if (info.error || info.certificates.length === 0 || info.otherBlocks.length)
-        throw new SystemRefusal('bad_request', `${TRUST_OP}: pem must hold certificates and nothing else`);
+      if (info.error || info.certificates.length !== 1 || info.otherBlocks.length || info.layout)
+        throw new SystemRefusal('bad_request', `${TRUST_OP}: pem must be one certificate and nothing else`);
       const file = this.file(name);
       if (exists(file)) throw new SystemRefusal('conflict', `a trusted certificate named ${name} already exists`);
+      const fingerprint = info.certificates[0].fingerprint256;
+      const already = this.trustedAs(fingerprint);
+      if (already)
+        throw new SystemRefusal(
+          'conflict',
+          `this certificate (${info.certificates[0].subject}, SHA-256 ${fingerprint}) is already trusted as ${already}`,
+        );
       const intent = this.begin('add', name, info.normalized, requestId);
       try {
         await this.o.system.handle(
@@ -158,6 +174,31 @@ export class TrustStore {
       }
       return this.apply(intent, true, requestId);
     });
+  }
+
+  /** The trust store file (a regular `.crt`, as the list shows them) that holds this certificate. */
+  private trustedAs(fingerprint256: string): string | undefined {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(this.o.localDir, { withFileTypes: true });
+    } catch (e) {
+      if (isErrno(e, 'ENOENT')) return undefined;
+      throw e;
+    }
+    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (!e.isFile() || !e.name.endsWith('.crt') || e.name.startsWith('.')) continue;
+      let r: ReturnType<typeof readRegular>;
+      try {
+        r = readRegular(join(this.o.localDir, e.name), e.name);
+      } catch (err) {
+        // swapped for a link or grown past 1 MiB since the listing: not a file the store manages
+        if (err instanceof SystemRefusal) continue;
+        throw err;
+      }
+      if (r && inspectPem(r.data.toString('utf8')).certificates.some((c) => c.fingerprint256 === fingerprint256))
+        return e.name;
+    }
+    return undefined;
   }
 
   private file(name: string): string {
@@ -217,7 +258,11 @@ export class TrustStore {
       // the event before the intent goes: a host killed in between records it at start, once
       this.o.events.record({ kind: TRUST_EVENT[i.action], data: { name: i.name }, requestId });
       this.clearIntent();
-      return { ok: true, output: run.stdout };
+      const certificates = inspectPem(i.content).certificates.map((c) => ({
+        subject: c.subject,
+        fingerprint256: c.fingerprint256,
+      }));
+      return { ok: true, output: run.stdout, file: `${i.name}.crt`, certificates };
     }
     const back = await this.rollBack(i, requestId, true);
     return { ok: false, failure: run, restored: back.restored };

@@ -47,6 +47,7 @@ export function pemBlocks(text: string): PemBlock[] {
 export function certInfo(c: X509Certificate): CertInfo {
   const key = c.publicKey;
   const d = key.asymmetricKeyDetails ?? {};
+  const kp = keyProblem(key);
   return {
     subject: c.subject.replace(/\n/g, ', '),
     issuer: c.issuer.replace(/\n/g, ', '),
@@ -59,6 +60,7 @@ export function certInfo(c: X509Certificate): CertInfo {
     ...(d.modulusLength !== undefined ? { keyBits: d.modulusLength } : {}),
     ...(d.namedCurve !== undefined ? { curve: d.namedCurve } : {}),
     fingerprint256: c.fingerprint256,
+    ...(kp !== undefined ? { keyProblem: kp } : {}),
   };
 }
 
@@ -86,7 +88,30 @@ export function inspectPem(text: string): InspectResult {
       };
     }
   }
-  return { certificates, normalized: normalized.join(''), otherBlocks };
+  const layout = pemLayoutProblem(text);
+  return { certificates, normalized: normalized.join(''), otherBlocks, ...(layout ? { layout } : {}) };
+}
+
+const BASE64_LINE = /^[A-Za-z0-9+/]+$/;
+const BASE64_LAST = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * Why a text is not exactly one PEM block with nothing but whitespace around it and nothing but
+ * base64 inside (node:crypto skips text around blocks and tolerates some inside; the trust store
+ * takes the text as the one thing it says it is).
+ */
+export function pemLayoutProblem(text: string): string | undefined {
+  const lines = text.trim().split(/\r?\n/);
+  const begin = BEGIN.exec(lines[0] ?? '');
+  if (!begin) return 'has text before the PEM block; give the block alone';
+  if (lines.at(-1) !== `-----END ${begin[1]}-----`) return 'has text after the PEM block; give the block alone';
+  const body = lines.slice(1, -1);
+  if (body.length === 0) return 'the PEM block is empty';
+  for (const [i, l] of body.entries()) {
+    if (!(i === body.length - 1 ? BASE64_LAST : BASE64_LINE).test(l))
+      return `line ${i + 2} of the PEM block is not base64 (${l.includes('\0') ? 'a NUL character' : 'other characters'}); give the block as exported`;
+  }
+  return undefined;
 }
 
 function reason(e: unknown): string {
