@@ -8,7 +8,7 @@
 import { ParseError } from '../../core/parse-error';
 import { isNid } from '../names';
 
-export const DL_STATUSES = ['UP', 'ST', 'IN', 'AT', '--'] as const;
+const DL_STATUSES = ['UP', 'ST', 'IN', 'AT', '--'] as const;
 
 export interface DlLine {
   index: number;

@@ -7,17 +7,6 @@
  */
 import { ParseError } from '../../core/parse-error';
 
-export const MKFS_FLAG_BITS: Record<string, number> = {
-  MDT: 0x1,
-  OST: 0x2,
-  MGS: 0x4,
-  needs_index: 0x10,
-  first_time: 0x20,
-  update: 0x40,
-  writeconf: 0x100,
-  no_primnode: 0x1000,
-};
-
 export interface MkfsLustre {
   target: string;
   /** Number, or null for `unassigned`. */

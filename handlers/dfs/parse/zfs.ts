@@ -5,7 +5,7 @@
 import { ParseError } from '../../core/parse-error';
 
 /** A header-and-columns listing (`zpool list`, `zfs list`): rows keyed by lower-case header. */
-export function parseColumns(text: string, what: string, required: string[]): Record<string, string>[] {
+function parseColumns(text: string, what: string, required: string[]): Record<string, string>[] {
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   if (lines.length === 0) throw new ParseError(what, 'empty output');
   const header = lines[0]

@@ -46,6 +46,36 @@ describe('upstream Lustre samples', () => {
       expect(readFileSync(join(repo, 'fixtures', 'lustre', f), 'utf8')).toBe(readFileSync(join(src, f), 'utf8'));
   });
 
+  it('CHECKED.md says what each expected answer was checked against, for exactly the copied samples', () => {
+    const headings = [
+      ...readFileSync(join(repo, 'fixtures', 'lustre', 'CHECKED.md'), 'utf8').matchAll(/^## (\S+)$/gm),
+    ].map((m) => m[1]);
+    const read = samples.filter((s) => ruleFor(s.dir, s.file)?.parser).map((s) => `${s.dir}/${s.file}`);
+    expect(headings.sort()).toEqual(read.sort());
+  });
+
+  it('every export of handlers/dfs/parse is used by the area outside parse/ (no parser kept only for its tests)', () => {
+    const parseDir = join(repo, 'handlers', 'dfs', 'parse');
+    const users = [
+      join(repo, 'handlers', 'dfs'),
+      join(repo, 'handlers', 'dfs', 'routes'),
+      join(repo, 'handlers', 'dfs', 'render'),
+    ]
+      .flatMap((d) =>
+        readdirSync(d)
+          .filter((f) => f.endsWith('.ts'))
+          .map((f) => readFileSync(join(d, f), 'utf8')),
+      )
+      .join('\n');
+    const unused: string[] = [];
+    for (const f of readdirSync(parseDir).filter((x) => x.endsWith('.ts'))) {
+      const src = readFileSync(join(parseDir, f), 'utf8');
+      for (const m of src.matchAll(/^export (?:async )?(?:function|const|class|let) ([A-Za-z_$][\w$]*)/gm))
+        if (!new RegExp(`\\b${m[1]}\\b`).test(users)) unused.push(`${f}: ${m[1]}`);
+    }
+    expect(unused).toEqual([]);
+  });
+
   it('fixtures/lustre holds nothing that is not an upstream sample', () => {
     const names = new Set(samples.map((s) => `${s.dir}/${s.file}`));
     for (const dir of readdirSync(join(repo, 'fixtures', 'lustre'))) {
