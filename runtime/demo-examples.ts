@@ -66,6 +66,30 @@ async function call(host: Host, token: string, method: string, url: string, body
   return { status: res.status, contentType, body: parsed };
 }
 
+/**
+ * An answer as the documentation shows it: each example runs on a demo in a temp directory, so
+ * paths in its answer (ingest's `resolutions`, …) name that directory; they are put back as the
+ * demo's documents name them: a file under the demo root as on the box (`/etc/ballast/tls/
+ * server.key`), the rest of the demo's state under `var/demo` (as `npm start` keeps it).
+ */
+export function documentedPaths(value: unknown, stateDir: string): unknown {
+  const root = join(stateDir, 'root');
+  const map = (s: string): string =>
+    s
+      .replace(new RegExp(`${escapeRegExp(root)}(?=/|\\b|$)`, 'g'), (_, i: number, all: string) =>
+        all[i + root.length] === '/' ? '' : '/',
+      )
+      .split(stateDir)
+      .join('var/demo');
+  if (typeof value === 'string') return map(value);
+  if (Array.isArray(value)) return value.map((v) => documentedPaths(v, stateDir));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, documentedPaths(v, stateDir)]));
+  return value;
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 const stepUrl = (r: ExampleRequest) => `http://demo.local/api/v2${r.path}`;
 
 /** `/api/v2/x/:name/y` with the example's params filled in (URL-encoded) and its query appended. */
@@ -128,7 +152,7 @@ export async function runDemoExamples(
           expected: example.status ?? 200,
           status: r.status,
           contentType: r.contentType,
-          body: r.body,
+          body: documentedPaths(r.body, state),
           before,
           then,
         });
