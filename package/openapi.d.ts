@@ -1418,7 +1418,7 @@ export interface paths {
         put?: never;
         /**
          * Configure the container system: write the engine's daemon.json and the fstab entries of the image and pod data…
-         * @description Configure the container system: write the engine's daemon.json and the fstab entries of the image and pod data filesystems, then restart the engine. Needs the `pod:manage` permission. Examples (each answers as shown on the demo appliance): images on a dedicated disk, pod data on a mounted filesystem (200); an unknown daemon.json key (400).
+         * @description Configure the container system: write the engine's daemon.json and the fstab entries of the image and pod data filesystems, then restart the engine; a part not sent is kept, a device mounted elsewhere is a 409. Needs the `pod:manage` permission. Examples (each answers as shown on the demo appliance): images on a dedicated disk, pod data on a mounted filesystem (200); only the engine settings: both filesystems stay as they are (200); an engine API socket in daemon.json (hosts is refused: whoever reaches it is root) (400).
          */
         post: operations["pod_configSet"];
         delete?: never;
@@ -3146,8 +3146,8 @@ export interface components {
             podDataFs: string;
         };
         pod_configSet_body: {
-            /** @description the engine daemon.json to write (known keys only, typed) */
-            configJson: {
+            /** @description the engine daemon.json to write (known keys only, typed); not sent: daemon.json is kept */
+            configJson?: {
                 "data-root"?: string;
                 "exec-root"?: string;
                 /** @enum {string} */
@@ -3198,10 +3198,10 @@ export interface components {
                     [key: string]: boolean;
                 };
             };
-            /** @description where images live: a block device with a filesystem, mounted at data-root through fstab, or a mounted path used as data-root */
-            podImageFs: string;
-            /** @description the pod data filesystem: a block device, or a mounted path bind-mounted at the pod data mount location */
-            podDataFs: string;
+            /** @description where images live: a block device with a filesystem, mounted at data-root through fstab, or a mounted path used as data-root; not sent: kept */
+            podImageFs?: string;
+            /** @description the pod data filesystem: a block device, or a mounted path bind-mounted at the pod data mount location; not sent: kept (required the first time) */
+            podDataFs?: string;
         };
         pod_destroy_response: {
             /** @description output of compose down */

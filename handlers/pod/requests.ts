@@ -66,12 +66,23 @@ export { DaemonJsonSchema };
 /** A filesystem: an existing block device (`/dev/…`) or a mounted path under settings.pod.mountRoots. */
 const fsRef = absolutePath.refine((p) => !/[\s\\#]/.test(p), 'must not contain blanks, backslashes or #');
 
-export const ConfigBody = z.strictObject({
-  configJson: DaemonJsonSchema.describe('the engine daemon.json to write (known keys only, typed)'),
-  podImageFs: fsRef.describe(
-    'where images live: a block device with a filesystem, mounted at data-root through fstab, or a mounted path used as data-root',
-  ),
-  podDataFs: fsRef.describe(
-    'the pod data filesystem: a block device, or a mounted path bind-mounted at the pod data mount location',
-  ),
-});
+export const ConfigBody = z
+  .strictObject({
+    configJson: DaemonJsonSchema.optional().describe(
+      'the engine daemon.json to write (known keys only, typed); not sent: daemon.json is kept',
+    ),
+    podImageFs: fsRef
+      .optional()
+      .describe(
+        'where images live: a block device with a filesystem, mounted at data-root through fstab, or a mounted path used as data-root; not sent: kept',
+      ),
+    podDataFs: fsRef
+      .optional()
+      .describe(
+        'the pod data filesystem: a block device, or a mounted path bind-mounted at the pod data mount location; not sent: kept (required the first time)',
+      ),
+  })
+  .refine(
+    (b) => b.configJson !== undefined || b.podImageFs !== undefined || b.podDataFs !== undefined,
+    'send at least one of configJson, podImageFs, podDataFs',
+  );

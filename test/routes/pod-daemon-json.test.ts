@@ -17,8 +17,8 @@ import { POD_ROUTES } from './pod-helpers';
 const SC = '/usr/bin/systemctl';
 const lsblk = (dev: string) =>
   fixture(
-    ['/usr/bin/lsblk', '-J', '-d', '-o', 'PATH,TYPE,FSTYPE,UUID', '--', dev],
-    `{"blockdevices":[{"path":"${dev}","type":"disk","fstype":"xfs","uuid":"u-1"}]}`,
+    ['/usr/bin/lsblk', '-J', '-d', '-o', 'PATH,TYPE,FSTYPE,UUID,MOUNTPOINTS', '--', dev],
+    `{"blockdevices":[{"path":"${dev}","type":"disk","fstype":"xfs","uuid":"u-1","mountpoints":[null]}]}`,
   );
 const findmnt = (p: string) =>
   fixture(

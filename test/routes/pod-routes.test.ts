@@ -504,7 +504,7 @@ describe('pause, unpause, kill and log', () => {
 
 describe('config', () => {
   const lsblk = (dev: string, json: string, code = 0) =>
-    ok(['/usr/bin/lsblk', '-J', '-d', '-o', 'PATH,TYPE,FSTYPE,UUID', '--', dev], json, { code });
+    ok(['/usr/bin/lsblk', '-J', '-d', '-o', 'PATH,TYPE,FSTYPE,UUID,MOUNTPOINTS', '--', dev], json, { code });
   const findmnt = (p: string, target: string | null) =>
     ok(
       ['/usr/bin/findmnt', '-J', '-o', 'TARGET,SOURCE,FSTYPE', '--mountpoint', p],
@@ -515,7 +515,10 @@ describe('config', () => {
   it('writes daemon.json and the fstab entries, restarts the engine; GET reads them back', async () => {
     await host(
       [
-        lsblk('/dev/sdc', '{"blockdevices":[{"path":"/dev/sdc","type":"disk","fstype":"xfs","uuid":"u-1"}]}'),
+        lsblk(
+          '/dev/sdc',
+          '{"blockdevices":[{"path":"/dev/sdc","type":"disk","fstype":"xfs","uuid":"u-1","mountpoints":[null]}]}',
+        ),
         findmnt('/srv/data', '/srv/data'),
         ok([SC, 'daemon-reload']),
         ok([SC, 'restart', '--', 'docker.service']),
@@ -558,7 +561,10 @@ describe('config', () => {
 
   it('asks blkid when lsblk has no udev data', async () => {
     await host([
-      lsblk('/dev/loop7', '{"blockdevices":[{"path":"/dev/loop7","type":"loop","fstype":null,"uuid":null}]}'),
+      lsblk(
+        '/dev/loop7',
+        '{"blockdevices":[{"path":"/dev/loop7","type":"loop","fstype":null,"uuid":null,"mountpoints":[null]}]}',
+      ),
       ok(
         ['/usr/sbin/blkid', '-p', '-o', 'export', '--', '/dev/loop7'],
         'DEVNAME=/dev/loop7\nUUID=72c9d572-723e-49cd-8263-f9176ab9cd41\nVERSION=1.0\nBLOCK_SIZE=1024\nTYPE=ext4\nUSAGE=filesystem\n',
@@ -602,12 +608,18 @@ describe('config', () => {
   it('refuses unknown keys, devices without a filesystem and mounts outside the roots', async () => {
     await host([
       lsblk('/dev/sdz', '', 32),
-      lsblk('/dev/sdb', '{"blockdevices":[{"path":"/dev/sdb","type":"disk","fstype":null,"uuid":null}]}'),
+      lsblk(
+        '/dev/sdb',
+        '{"blockdevices":[{"path":"/dev/sdb","type":"disk","fstype":null,"uuid":null,"mountpoints":[null]}]}',
+      ),
       ok(['/usr/sbin/blkid', '-p', '-o', 'export', '--', '/dev/sdb'], '', { code: 2 }),
       findmnt('/home/x', '/home/x'),
       findmnt('/srv/nomount', null),
       findmnt('/srv', '/srv'),
-      lsblk('/dev/sdc', '{"blockdevices":[{"path":"/dev/sdc","type":"disk","fstype":"xfs","uuid":"u-1"}]}'),
+      lsblk(
+        '/dev/sdc',
+        '{"blockdevices":[{"path":"/dev/sdc","type":"disk","fstype":"xfs","uuid":"u-1","mountpoints":[null]}]}',
+      ),
       findmnt('/srv/data', '/srv/data'),
     ]);
     const post = (b: unknown) => t.call('POST', '/api/v2/pod/config', { body: b });

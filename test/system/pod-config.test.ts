@@ -148,4 +148,20 @@ describe('the container system configuration on real devices', () => {
     );
     expect(JSON.parse(readFileSync(daemonJson, 'utf8'))).toEqual({ 'data-root': data!.mountpoint });
   });
+
+  it('refuses a device that is mounted elsewhere (409 naming where) and writes nothing (#31 item 3)', async () => {
+    const before = readFileSync(fstab, 'utf8');
+    const daemonBefore = readFileSync(daemonJson, 'utf8');
+    const callsBefore = readFileSync(calls, 'utf8');
+    const r = await call('POST', '/pod/config', { podImageFs: data!.device });
+    expect([r.status, errorOf(r).message]).toEqual([
+      409,
+      `${data!.device} is in use: mounted at ${data!.mountpoint}; the next boot would mount it twice: unmount it first (POST /fs/unmount), or send that mount point instead of the device`,
+    ]);
+    // the mount point itself is what may be used: as data-root, no fstab line for the device
+    expect((await call('POST', '/pod/config', { podImageFs: data!.mountpoint })).status).toBe(200);
+    expect(JSON.parse(readFileSync(daemonJson, 'utf8'))).toEqual(JSON.parse(daemonBefore));
+    expect(readFileSync(fstab, 'utf8')).toBe(before);
+    expect(readFileSync(calls, 'utf8')).toBe(`${callsBefore}daemon-reload\nrestart -- docker.service\n`);
+  });
 });

@@ -1,4 +1,4 @@
-/** `lsblk -J -d -o PATH,TYPE,FSTYPE,UUID -- DEV` and `findmnt -J -o TARGET,SOURCE,FSTYPE --mountpoint P`. */
+/** `lsblk -J -d -o PATH,TYPE,FSTYPE,UUID,MOUNTPOINTS -- DEV` and `findmnt -J -o TARGET,SOURCE,FSTYPE --mountpoint P`. */
 import { ParseError } from '../../core/parse-error';
 
 export interface BlockInfo {
@@ -6,6 +6,8 @@ export interface BlockInfo {
   type: string;
   fstype: string | null;
   uuid: string | null;
+  /** where it is mounted now (`[SWAP]` for active swap); [] when nowhere */
+  mountpoints: string[];
 }
 export interface MountInfo {
   target: string;
@@ -31,7 +33,17 @@ export function parseLsblkOne(text: string): BlockInfo {
     throw new ParseError('lsblk', 'expected one block device');
   const b = d[0] as Record<string, unknown>;
   if (!s(b.path) || !s(b.type)) throw new ParseError('lsblk', 'device without path or type');
-  return { path: s(b.path) as string, type: s(b.type) as string, fstype: s(b.fstype), uuid: s(b.uuid) };
+  // asked for: a missing list cannot be read as "not mounted" (util-linux < 2.37 has no MOUNTPOINTS)
+  const mps = b.mountpoints;
+  if (!Array.isArray(mps) || mps.some((m) => m !== null && typeof m !== 'string'))
+    throw new ParseError('lsblk', 'device without a mountpoints list');
+  return {
+    path: s(b.path) as string,
+    type: s(b.type) as string,
+    fstype: s(b.fstype),
+    uuid: s(b.uuid),
+    mountpoints: (mps as (string | null)[]).filter((m): m is string => m !== null && m !== ''),
+  };
 }
 
 export function parseFindmntOne(text: string): MountInfo {

@@ -30,7 +30,7 @@ export function randomString(chars: number, alphabet: string): string {
   const limit = 256 - (256 % n);
   let out = '';
   while (out.length < chars) {
-    for (const b of crypto.getRandomValues(new Uint8Array(Math.min(chars * 2, 4096)))) {
+    for (const b of crypto.getRandomValues(new Uint8Array(Math.min(chars * 2, 1024)))) {
       if (b < limit && out.length < chars) out += alphabet[b % n];
     }
   }

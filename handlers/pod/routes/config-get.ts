@@ -1,6 +1,6 @@
 import { route } from '../../core/route';
-import { badGateway } from '../../core/errors';
 import { path } from '../../core/vars';
+import { readDaemonJson } from '../config-fs';
 import { mountOptions } from '../parse/fstab';
 import { podDataEntry, podSettings } from '../pod';
 import { PodConfigSchema } from '../schemas';
@@ -15,18 +15,7 @@ export default route({
   examples: [{ summary: "the demo's configured engine" }],
   async handler({ system, vars }) {
     const s = podSettings(vars);
-    const file = path(vars, 'dockerDaemonJson');
-    const text = await system.readFile(file);
-    let daemonJson: Record<string, unknown> = {};
-    if (text !== null && text.trim() !== '') {
-      try {
-        daemonJson = JSON.parse(text) as Record<string, unknown>;
-      } catch {
-        throw badGateway(`${file} is not valid JSON`);
-      }
-      if (!daemonJson || typeof daemonJson !== 'object' || Array.isArray(daemonJson))
-        throw badGateway(`${file} is not a JSON object`);
-    }
+    const daemonJson = await readDaemonJson(system, path(vars, 'dockerDaemonJson'));
     const e = await podDataEntry(system, vars, s);
     if (!e) return { daemonJson };
     return {

@@ -1,107 +1,26 @@
 import { route } from '../../core/route';
 import { validationFailed } from '../../core/errors';
-import type { SystemClient } from '../../core/system';
-import { bin, path, type Vars } from '../../core/vars';
-import { RESOLVE_OP, type PodSettings, type ResolveResult } from '../contract';
-import { parseBlkidExport, parseFindmntOne, parseLsblkOne } from '../parse/block';
+import { bin, path } from '../../core/vars';
+import {
+  checkApartFromPods,
+  checkDataRoot,
+  checkFs,
+  DEFAULT_DATA_ROOT,
+  readDaemonJson,
+  refuseListedElsewhere,
+  refuseMountedElsewhere,
+  resolved,
+} from '../config-fs';
+import { parseFstab, type FstabEntry } from '../parse/fstab';
 import { podSettings } from '../pod';
 import { upsertFstab, type NewFstabEntry } from '../render/fstab';
 import { ConfigBody } from '../requests';
 import { PodConfigResultSchema } from '../schemas';
 
-const DEFAULT_DATA_ROOT = '/var/lib/docker';
-
-/** realpath on the host (of the longest existing prefix): where a mount or the engine would land. */
-const resolved = async (system: SystemClient, p: string) =>
-  (await system.op<ResolveResult>(RESOLVE_OP, { path: p })).real;
-
-type Fs = { kind: 'block'; spec: string; fstype: string } | { kind: 'mount'; target: string };
-
-const under = (p: string, root: string) => p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`);
-
-/** A block device with a filesystem (lsblk), or a mount point under settings.pod.mountRoots (findmnt). */
-async function checkFs(system: SystemClient, vars: Vars, s: PodSettings, field: string, p: string): Promise<Fs> {
-  if (p.startsWith('/dev/')) {
-    const r = await system.exec([bin(vars, 'lsblk'), '-J', '-d', '-o', 'PATH,TYPE,FSTYPE,UUID', '--', p]);
-    if (r.code !== 0) throw validationFailed(`body.${field}`, `${p} is not a block device`);
-    const b = parseLsblkOne(r.stdout);
-    let { fstype, uuid } = b;
-    if (!fstype) {
-      // lsblk reads udev's database; without udev (containers, early boot) only a probe knows
-      const probe = await system.exec([bin(vars, 'blkid'), '-p', '-o', 'export', '--', p]);
-      const k = probe.code === 0 ? parseBlkidExport(probe.stdout) : {};
-      if (k.USAGE === 'filesystem' && k.TYPE) {
-        fstype = k.TYPE;
-        uuid = k.UUID ?? null;
-      }
-    }
-    if (!fstype)
-      throw validationFailed(`body.${field}`, `${p} has no filesystem (make one with POST /fs/make_filesystem)`);
-    // both end up in an fstab line: one plain word each
-    if (!/^[A-Za-z0-9_.+-]{1,32}$/.test(fstype))
-      throw validationFailed(`body.${field}`, `${p}: unexpected filesystem type ${JSON.stringify(fstype)}`);
-    const spec = uuid && /^[A-Za-z0-9-]{1,64}$/.test(uuid) ? `UUID=${uuid}` : b.path;
-    if (!/^\/dev\/[A-Za-z0-9_./:-]+$/.test(spec) && !spec.startsWith('UUID='))
-      throw validationFailed(`body.${field}`, `${p}: unexpected device path ${JSON.stringify(b.path)}`);
-    return { kind: 'block', spec, fstype };
-  }
-  // resolved by the host (symlinks followed) and checked before any command sees it
-  const real = await resolved(system, p);
-  const notUnder = (t: string) =>
-    validationFailed(`body.${field}`, `${t} is not under the mount roots (${s.mountRoots.join(', ')})`);
-  if (!s.mountRoots.some((root) => under(real, root) && real !== root)) throw notUnder(real);
-  const r = await system.exec([bin(vars, 'findmnt'), '-J', '-o', 'TARGET,SOURCE,FSTYPE', '--mountpoint', real]);
-  if (r.code !== 0)
-    throw validationFailed(`body.${field}`, `${p} is neither a block device (/dev/…) nor a mount point`);
-  const m = parseFindmntOne(r.stdout);
-  if (!s.mountRoots.some((root) => under(m.target, root) && m.target !== root)) throw notUnder(m.target);
-  return { kind: 'mount', target: m.target };
-}
-
-/**
- * The engine's data-root holds every container's configuration, which the engine trusts at its
- * next start: no pod may reach it. It may not contain, or lie inside, the pods' data (the pod
- * data location, its mount, the bind roots).
- */
-async function checkApartFromPods(
-  system: SystemClient,
-  vars: Vars,
-  s: PodSettings,
-  data: Fs,
-  field: string,
-  root: string,
-): Promise<void> {
-  const pods = [path(vars, 'podData'), s.dataMountpoint, ...s.bindRoots];
-  if (data.kind === 'mount') pods.push(data.target);
-  for (const p of pods) {
-    const real = await resolved(system, p);
-    if (under(root, real) || under(real, root))
-      throw validationFailed(
-        field,
-        `data-root ${root} and the pods' data ${real} contain one another: containers could rewrite the engine's own files`,
-      );
-  }
-}
-
-/** A data-root a device for images is mounted on at boot: /var/lib/docker or strictly under a mount root. */
-async function checkDataRoot(
-  system: SystemClient,
-  vars: Vars,
-  s: PodSettings,
-  data: Fs,
-  root: string,
-): Promise<string> {
-  const field = 'body.configJson.data-root';
-  // resolved by the host: a link that leads elsewhere is judged where it leads
-  const real = await resolved(system, root);
-  if (real !== DEFAULT_DATA_ROOT && !s.mountRoots.some((r) => under(real, r) && real !== r)) {
-    throw validationFailed(
-      field,
-      `${root} resolves to ${real}: data-root is ${DEFAULT_DATA_ROOT} or a directory strictly under the mount roots (${s.mountRoots.join(', ')}), never a system directory`,
-    );
-  }
-  await checkApartFromPods(system, vars, s, data, field, real);
-  return real;
+/** The fstab entry on the line that carries our marker (`# ballast:<marker>`). */
+function ofMarker(text: string, entries: FstabEntry[], marker: NewFstabEntry['marker']): FstabEntry | undefined {
+  const at = text.split('\n').findIndex((l) => l.trimEnd().endsWith(`# ballast:${marker}`));
+  return at < 0 ? undefined : entries.find((e) => e.line === at);
 }
 
 export default route({
@@ -109,7 +28,7 @@ export default route({
   path: '/pod/config',
   permission: 'pod:manage',
   summary:
-    "Configure the container system: write the engine's daemon.json and the fstab entries of the image and pod data filesystems, then restart the engine",
+    "Configure the container system: write the engine's daemon.json and the fstab entries of the image and pod data filesystems, then restart the engine; a part not sent is kept, a device mounted elsewhere is a 409",
   body: ConfigBody,
   response: PodConfigResultSchema,
   lock: 'pod',
@@ -128,6 +47,10 @@ export default route({
       },
     },
     {
+      summary: 'only the engine settings: both filesystems stay as they are',
+      body: { configJson: { 'log-driver': 'journald', 'live-restore': true } },
+    },
+    {
       summary: 'an engine API socket in daemon.json (hosts is refused: whoever reaches it is root)',
       body: { configJson: { hosts: ['tcp://0.0.0.0:2375'] }, podImageFs: '/dev/sdc', podDataFs: '/srv/data' },
       status: 400,
@@ -135,26 +58,53 @@ export default route({
   ],
   async handler({ body, system, vars, events }) {
     const s = podSettings(vars);
-    if (body.podImageFs === body.podDataFs) throw validationFailed('body.podDataFs', 'must differ from podImageFs');
-    const image = await checkFs(system, vars, s, 'podImageFs', body.podImageFs);
-    const data = await checkFs(system, vars, s, 'podDataFs', body.podDataFs);
+    const { configJson, podImageFs, podDataFs } = body;
+    if (podImageFs !== undefined && podImageFs === podDataFs)
+      throw validationFailed('body.podDataFs', 'must differ from podImageFs');
+    const daemonFile = path(vars, 'dockerDaemonJson');
+    const fstabFile = path(vars, 'fstab');
+    const fstabText = (await system.readFile(fstabFile)) ?? '';
+    const fstabNow = parseFstab(fstabText);
+    const dataNow = fstabNow.find((e) => e.fs_file === s.dataMountpoint);
+    if (podDataFs === undefined && !dataNow)
+      throw validationFailed(
+        'body.podDataFs',
+        'required until the container system is configured (no pod data entry in fstab yet)',
+      );
+    const image = podImageFs === undefined ? undefined : await checkFs(system, vars, s, 'podImageFs', podImageFs);
+    const data = podDataFs === undefined ? undefined : await checkFs(system, vars, s, 'podDataFs', podDataFs);
 
-    const daemon: Record<string, unknown> = { ...body.configJson };
-    const given = body.configJson['data-root'];
+    // a part not sent is kept: daemon.json as it is, the fstab line of a filesystem as it is
+    const daemonNow = configJson ? undefined : await readDaemonJson(system, daemonFile);
+    const daemon: Record<string, unknown> = { ...(configJson ?? daemonNow) };
+    const given = configJson?.['data-root'];
+    // the pods' data the engine must stay apart from: the new mount, or the bind source that stays
+    const dataPaths = data
+      ? data.kind === 'mount'
+        ? [data.target]
+        : []
+      : dataNow?.fs_mntops.includes('bind')
+        ? [dataNow.fs_spec]
+        : [];
     const entries: NewFstabEntry[] = [];
-    if (image.kind === 'mount') {
+    let imagesAt = '';
+    let imagesNow = '';
+    if (image?.kind === 'mount') {
       if (given !== undefined && (await resolved(system, given)) !== image.target) {
         throw validationFailed(
           'body.configJson.data-root',
           `differs from podImageFs ${image.target}, which becomes data-root`,
         );
       }
-      await checkApartFromPods(system, vars, s, data, 'body.podImageFs', image.target);
+      await checkApartFromPods(system, vars, s, dataPaths, 'body.podImageFs', image.target);
       daemon['data-root'] = image.target;
-    } else {
-      const root = await checkDataRoot(system, vars, s, data, given ?? DEFAULT_DATA_ROOT);
+    } else if (image) {
+      const root = await checkDataRoot(system, s, given ?? DEFAULT_DATA_ROOT);
+      await checkApartFromPods(system, vars, s, dataPaths, 'body.configJson.data-root', root);
       // the engine and the fstab line name the place that was checked, not a link to it
       if (given !== undefined) daemon['data-root'] = root;
+      else delete daemon['data-root'];
+      imagesAt = root;
       entries.push({
         marker: 'pod-images',
         fs_spec: image.spec,
@@ -164,36 +114,66 @@ export default route({
         fs_freq: 0,
         fs_passno: 2,
       });
+    } else {
+      // images stay where they are: data-root belongs to podImageFs, so a configJson without one keeps it
+      const line = ofMarker(fstabText, fstabNow, 'pod-images');
+      // the data-root in force now (a daemon.json no longer readable is being replaced: the line or the default)
+      const current =
+        daemonNow ?? (await readDaemonJson(system, daemonFile).catch(() => ({}) as Record<string, unknown>));
+      const before = typeof current['data-root'] === 'string' ? current['data-root'] : undefined;
+      const kept = given ?? before ?? line?.fs_file ?? DEFAULT_DATA_ROOT;
+      const real = given !== undefined ? await checkDataRoot(system, s, given) : await resolved(system, kept);
+      if (line && line.fs_file !== real) {
+        throw validationFailed(
+          'body.configJson.data-root',
+          `the images filesystem ${line.fs_spec} is mounted at ${line.fs_file} (fstab): data-root stays there unless podImageFs is sent too`,
+        );
+      }
+      await checkApartFromPods(
+        system,
+        vars,
+        s,
+        dataPaths,
+        data && given === undefined ? 'body.podDataFs' : 'body.configJson.data-root',
+        real,
+      );
+      if (kept !== DEFAULT_DATA_ROOT || given !== undefined) daemon['data-root'] = real;
+      imagesNow = line?.fs_spec ?? real;
     }
-    entries.push(
-      data.kind === 'block'
-        ? {
-            marker: 'pod-data',
-            fs_spec: data.spec,
-            fs_file: s.dataMountpoint,
-            fs_vfstype: data.fstype,
-            fs_mntops: ['defaults', 'nofail'],
-            fs_freq: 0,
-            fs_passno: 2,
-          }
-        : {
-            marker: 'pod-data',
-            fs_spec: data.target,
-            fs_file: s.dataMountpoint,
-            fs_vfstype: 'none',
-            fs_mntops: ['bind', 'nofail'],
-            fs_freq: 0,
-            fs_passno: 0,
-          },
-    );
+    if (data?.kind === 'block') {
+      entries.push({
+        marker: 'pod-data',
+        fs_spec: data.spec,
+        fs_file: s.dataMountpoint,
+        fs_vfstype: data.fstype,
+        fs_mntops: ['defaults', 'nofail'],
+        fs_freq: 0,
+        fs_passno: 2,
+      });
+    } else if (data) {
+      entries.push({
+        marker: 'pod-data',
+        fs_spec: data.target,
+        fs_file: s.dataMountpoint,
+        fs_vfstype: 'none',
+        fs_mntops: ['bind', 'nofail'],
+        fs_freq: 0,
+        fs_passno: 0,
+      });
+    }
 
-    const daemonFile = path(vars, 'dockerDaemonJson');
-    const fstabFile = path(vars, 'fstab');
-    const fstab = upsertFstab(
-      (await system.readFile(fstabFile)) ?? '',
-      entries,
-      image.kind === 'mount' ? ['pod-images'] : [],
-    );
+    const fstab = upsertFstab(fstabText, entries, image?.kind === 'mount' ? ['pod-images'] : []);
+    // a device is mounted once: not now elsewhere, not by another fstab line after the change
+    const fstabAfter = parseFstab(fstab);
+    if (image && podImageFs !== undefined) {
+      refuseMountedElsewhere('podImageFs', podImageFs, image, imagesAt);
+      refuseListedElsewhere('podImageFs', podImageFs, image, imagesAt, fstabAfter);
+    }
+    if (data && podDataFs !== undefined) {
+      refuseMountedElsewhere('podDataFs', podDataFs, data, s.dataMountpoint);
+      refuseListedElsewhere('podDataFs', podDataFs, data, s.dataMountpoint, fstabAfter);
+    }
+
     const systemctl = bin(vars, 'systemctl');
     const hadDaemon = (await system.readFile(daemonFile)) !== null;
     await system.writeFile(daemonFile, `${JSON.stringify(daemon, null, 2)}\n`, { backup: true, mode: 0o644 });
@@ -212,7 +192,12 @@ export default route({
       await system.exec([systemctl, 'restart', '--', s.engineUnit], { timeoutMs: s.composeTimeoutMs });
       throw e;
     }
-    await events.send({ kind: 'pod.config.updated', data: { podImageFs: body.podImageFs, podDataFs: body.podDataFs } });
-    return { podImageFs: body.podImageFs, podDataFs: body.podDataFs };
+    // both filesystems as configured now: the one sent, or the source of what stays
+    const answer = {
+      podImageFs: podImageFs ?? imagesNow,
+      podDataFs: podDataFs ?? (dataNow as FstabEntry).fs_spec,
+    };
+    await events.send({ kind: 'pod.config.updated', data: answer });
+    return answer;
   },
 });

@@ -126,12 +126,22 @@ describe('fstab', () => {
 
 describe('lsblk / findmnt', () => {
   it('reads one device and one mount', () => {
-    expect(parseLsblkOne('{"blockdevices":[{"path":"/dev/sdc","type":"disk","fstype":null,"uuid":null}]}')).toEqual({
-      path: '/dev/sdc',
-      type: 'disk',
-      fstype: null,
-      uuid: null,
-    });
+    expect(
+      parseLsblkOne(
+        '{"blockdevices":[{"path":"/dev/sdc","type":"disk","fstype":null,"uuid":null,"mountpoints":[null]}]}',
+      ),
+    ).toEqual({ path: '/dev/sdc', type: 'disk', fstype: null, uuid: null, mountpoints: [] });
+    // util-linux 2.38: one entry per mount (bind mounts too), `[SWAP]` for active swap
+    expect(
+      parseLsblkOne(
+        '{"blockdevices":[{"path":"/dev/sdd","type":"disk","fstype":"ext4","uuid":"u","mountpoints":["/srv/a","/mnt/b"]}]}',
+      ).mountpoints,
+    ).toEqual(['/srv/a', '/mnt/b']);
+    // asked for and missing (util-linux < 2.37): not read as "not mounted"
+    expect(
+      parseError(() => parseLsblkOne('{"blockdevices":[{"path":"/dev/sdc","type":"disk","fstype":null,"uuid":null}]}'))
+        .message,
+    ).toMatch(/mountpoints/);
     expect(parseFindmntOne('{"filesystems":[{"target":"/srv/data","source":"/dev/sdb","fstype":"xfs"}]}')).toEqual({
       target: '/srv/data',
       source: '/dev/sdb',
