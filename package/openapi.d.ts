@@ -114,7 +114,7 @@ export interface paths {
         put?: never;
         /**
          * New self-signed server certificate and key (root and intermediate removed; a pending ingest is superseded), TLS…
-         * @description New self-signed server certificate and key (root and intermediate removed; a pending ingest is superseded), TLS reloaded, the configured units restarted; 204. Needs the `certificate:manage` permission. Examples (each answers as shown on the demo appliance): a fresh self-signed certificate (204).
+         * @description New self-signed server certificate and key (root and intermediate removed; a pending ingest is superseded), TLS reloaded, the running modules of settings.certificate.restartUnits restarted; 204. Needs the `certificate:manage` permission. Examples (each answers as shown on the demo appliance): a fresh self-signed certificate (204).
          */
         post: operations["certificate_regenerate"];
         delete?: never;
@@ -253,8 +253,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Replace the FLR synchronisation configuration (atomic write) and restart its service (systemctl restart…
-         * @description Replace the FLR synchronisation configuration (atomic write) and restart its service (systemctl restart <settings.dfs.flrService>); answers the new configuration. Needs the `dfs:manage` permission. Examples (each answers as shown on the demo appliance): sync two project trees every 10 minutes (200).
+         * Replace the FLR synchronisation configuration (atomic write of paths.dfsFlrConfig) and restart its service…
+         * @description Replace the FLR synchronisation configuration (atomic write of paths.dfsFlrConfig) and restart its service (systemctl restart <settings.dfs.flrService>); answers the new configuration; 501 when that unit does not exist. Needs the `dfs:manage` permission. Examples (each answers as shown on the demo appliance): sync two project trees every 10 minutes (200).
          */
         post: operations["dfs_flrUpdate"];
         delete?: never;
@@ -414,7 +414,7 @@ export interface paths {
         put?: never;
         /**
          * Add an LNet network on a physical interface (lnetctl net add --net <lnetName> --if <faceName>); answers lnetctl net…
-         * @description Add an LNet network on a physical interface (lnetctl net add --net <lnetName> --if <faceName>); answers lnetctl net show --net <lnetName>. Needs the `dfs:manage` permission. Examples (each answers as shown on the demo appliance): tcp1 on eth2 (200; then GET /dfs/lnet shows it).
+         * @description Add an LNet network on a physical interface (lnetctl net add --net <lnetName> --if <faceName>); answers lnetctl net show (every network, as remove does). Needs the `dfs:manage` permission. Examples (each answers as shown on the demo appliance): tcp1 on eth2 (200; then GET /dfs/lnet shows it).
          */
         post: operations["dfs_lnetAdd"];
         delete?: never;
@@ -453,8 +453,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Write the configuration as lnetctl YAML to the configured import file and apply it (lnetctl import <file>); answers…
-         * @description Write the configuration as lnetctl YAML to the configured import file and apply it (lnetctl import <file>); answers the file's path. Needs the `dfs:manage` permission. Examples (each answers as shown on the demo appliance): import tcp1 on eth2 (200).
+         * Write the configuration as lnetctl YAML to a temporary file, apply it (lnetctl import <file>) and remove the file;…
+         * @description Write the configuration as lnetctl YAML to a temporary file, apply it (lnetctl import <file>) and remove the file; answers the path it was imported from. Needs the `dfs:manage` permission. Examples (each answers as shown on the demo appliance): import tcp1 on eth2 (200).
          */
         post: operations["dfs_lnetImportConfig"];
         delete?: never;
@@ -1515,8 +1515,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The pods (directories `<prefix>-pod-<name>` under the pod data location holding a compose file), each with its…
-         * @description The pods (directories `<prefix>-pod-<name>` under the pod data location holding a compose file), each with its systemd service state. Needs the `pod:read` permission. Examples (each answers as shown on the demo appliance): the demo has one online and one disabled pod (200).
+         * The pods (directories `<prefix>-pod-<name>` under paths.podFiles holding a compose file), each with its systemd…
+         * @description The pods (directories `<prefix>-pod-<name>` under paths.podFiles holding a compose file), each with its systemd service state. Needs the `pod:read` permission. Examples (each answers as shown on the demo appliance): the demo has one online and one disabled pod (200).
          */
         get: operations["pod_list"];
         put?: never;
@@ -1777,8 +1777,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Change the root user and/or root password of an S3 share: rewrite its environment file (0600) and restart its service
-         * @description Change the root user and/or root password of an S3 share: rewrite its environment file (0600) and restart its service. Needs the `s3:manage` permission. Examples (each answers as shown on the demo appliance): new secret key for the demo share backup (200); an unknown share (404).
+         * Change the root user and/or root password of an S3 share: rewrite its environment file (0600) and restart its…
+         * @description Change the root user and/or root password of an S3 share: rewrite its environment file (0600) and restart its service if it runs (a stopped share stays stopped). Needs the `s3:manage` permission. Examples (each answers as shown on the demo appliance): new secret key for the demo share backup (200); an unknown share (404).
          */
         post: operations["s3_update"];
         delete?: never;
@@ -1875,7 +1875,7 @@ export interface components {
                 };
             };
         };
-        /** @description output of update-ca-certificates */
+        /** @description a line naming the file added or removed and its certificate (`Removed partner-ca.crt (CN=…, SHA-256 …).`), then the output of update-ca-certificates */
         certificate_add_response: string;
         certificate_add_body: {
             /** @description name of the trusted certificate: the file <name>.crt in the trust store (the .crt suffix is optional) */
@@ -2157,7 +2157,7 @@ export interface components {
             poolName: string;
         };
         dfs_lnetAdd_response: {
-            /** @description lnetctl net show --net <lnetName> after the change */
+            /** @description lnetctl net show after the change: every network of this node */
             result: string;
             lnetName: string;
             faceName: string;
@@ -2169,7 +2169,7 @@ export interface components {
             faceName: string;
         };
         dfs_lnetExportConfig_response: string;
-        /** @description path of the file holding the imported configuration */
+        /** @description path of the temporary file lnetctl imported (removed once the import is done) */
         dfs_lnetImportConfig_response: string;
         dfs_lnetImportConfig_body: {
             net: {
@@ -3149,9 +3149,8 @@ export interface components {
             /** @description the engine daemon.json to write (known keys only, typed); not sent: daemon.json is kept */
             configJson?: {
                 "data-root"?: string;
-                "exec-root"?: string;
                 /** @enum {string} */
-                "storage-driver"?: "overlay2" | "fuse-overlayfs" | "btrfs" | "zfs" | "vfs" | "devicemapper";
+                "storage-driver"?: "overlay2" | "fuse-overlayfs" | "btrfs" | "zfs" | "vfs";
                 "storage-opts"?: string[];
                 /** @enum {string} */
                 "log-driver"?: "json-file" | "local" | "journald" | "syslog" | "none";
@@ -3162,41 +3161,175 @@ export interface components {
                 "log-level"?: "debug" | "info" | "warn" | "error" | "fatal";
                 "live-restore"?: boolean;
                 "default-address-pools"?: {
+                    /** Format: cidrv4 */
                     base: string;
                     size: number;
                 }[];
+                /** Format: cidrv4 */
                 bip?: string;
                 mtu?: number;
-                dns?: string[];
+                dns?: (string)[];
                 "dns-search"?: string[];
                 "dns-opts"?: string[];
                 "registry-mirrors"?: string[];
                 "insecure-registries"?: string[];
                 "max-concurrent-downloads"?: number;
                 "max-concurrent-uploads"?: number;
+                "max-download-attempts"?: number;
                 "shutdown-timeout"?: number;
-                "exec-opts"?: string[];
+                "exec-opts"?: ("native.cgroupdriver=systemd" | "native.cgroupdriver=cgroupfs")[];
                 "default-ulimits"?: {
-                    [key: string]: {
-                        Name: string;
+                    core?: {
+                        /** @constant */
+                        Name: "core";
                         Hard: number;
                         Soft: number;
                     };
+                    cpu?: {
+                        /** @constant */
+                        Name: "cpu";
+                        Hard: number;
+                        Soft: number;
+                    };
+                    data?: {
+                        /** @constant */
+                        Name: "data";
+                        Hard: number;
+                        Soft: number;
+                    };
+                    fsize?: {
+                        /** @constant */
+                        Name: "fsize";
+                        Hard: number;
+                        Soft: number;
+                    };
+                    locks?: {
+                        /** @constant */
+                        Name: "locks";
+                        Hard: number;
+                        Soft: number;
+                    };
+                    memlock?: {
+                        /** @constant */
+                        Name: "memlock";
+                        Hard: number;
+                        Soft: number;
+                    };
+                    msgqueue?: {
+                        /** @constant */
+                        Name: "msgqueue";
+                        Hard: number;
+                        Soft: number;
+                    };
+                    nofile?: {
+                        /** @constant */
+                        Name: "nofile";
+                        Hard: number;
+                        Soft: number;
+                    };
+                    nproc?: {
+                        /** @constant */
+                        Name: "nproc";
+                        Hard: number;
+                        Soft: number;
+                    };
+                    rss?: {
+                        /** @constant */
+                        Name: "rss";
+                        Hard: number;
+                        Soft: number;
+                    };
+                    rttime?: {
+                        /** @constant */
+                        Name: "rttime";
+                        Hard: number;
+                        Soft: number;
+                    };
+                    sigpending?: {
+                        /** @constant */
+                        Name: "sigpending";
+                        Hard: number;
+                        Soft: number;
+                    };
+                    stack?: {
+                        /** @constant */
+                        Name: "stack";
+                        Hard: number;
+                        Soft: number;
+                    };
+                    rtprio?: unknown;
+                    nice?: unknown;
+                } & {
+                    [key: string]: unknown;
                 };
+                /** @constant */
+                "default-cgroupns-mode"?: "private";
+                /** @constant */
+                "default-ipc-mode"?: "private";
+                init?: boolean;
                 icc?: boolean;
-                iptables?: boolean;
+                /** @constant */
+                iptables?: true;
                 ip6tables?: boolean;
                 "ip-forward"?: boolean;
                 "ip-masq"?: boolean;
                 ipv6?: boolean;
                 "userland-proxy"?: boolean;
-                "no-new-privileges"?: boolean;
+                /** @constant */
+                "no-new-privileges"?: true;
                 "userns-remap"?: string;
                 debug?: boolean;
                 experimental?: boolean;
                 features?: {
-                    [key: string]: boolean;
+                    buildkit?: boolean;
                 };
+                hosts?: unknown;
+                group?: unknown;
+                tls?: unknown;
+                tlsverify?: unknown;
+                tlscacert?: unknown;
+                tlscert?: unknown;
+                tlskey?: unknown;
+                "api-cors-header"?: unknown;
+                "authorization-plugins"?: unknown;
+                "exec-root"?: unknown;
+                pidfile?: unknown;
+                containerd?: unknown;
+                "containerd-namespace"?: unknown;
+                "containerd-plugin-namespace"?: unknown;
+                runtimes?: unknown;
+                "default-runtime"?: unknown;
+                "init-path"?: unknown;
+                "userland-proxy-path"?: unknown;
+                "seccomp-profile"?: unknown;
+                "selinux-enabled"?: unknown;
+                "cgroup-parent"?: unknown;
+                "cpu-rt-period"?: unknown;
+                "cpu-rt-runtime"?: unknown;
+                "oom-score-adjust"?: unknown;
+                bridge?: unknown;
+                "cluster-store"?: unknown;
+                "cluster-advertise"?: unknown;
+                "cluster-store-opts"?: unknown;
+                "metrics-addr"?: unknown;
+                "network-diagnostic-port"?: unknown;
+                "allow-nondistributable-artifacts"?: unknown;
+                builder?: unknown;
+                "default-gateway"?: unknown;
+                "default-gateway-v6"?: unknown;
+                "default-shm-size"?: unknown;
+                "fixed-cidr"?: unknown;
+                "fixed-cidr-v6"?: unknown;
+                graph?: unknown;
+                "host-gateway-ip"?: unknown;
+                ip?: unknown;
+                labels?: unknown;
+                "node-generic-resources"?: unknown;
+                "raw-logs"?: unknown;
+                rootless?: unknown;
+                "swarm-default-advertise-addr"?: unknown;
+            } & {
+                [key: string]: unknown;
             };
             /** @description where images live: a block device with a filesystem, mounted at data-root through fstab, or a mounted path used as data-root; not sent: kept */
             podImageFs?: string;
@@ -6279,6 +6412,10 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     pod_suggestedList: {
