@@ -4,7 +4,7 @@
  * (`systemctl try-restart`, so one stopped in between stays stopped); one that is stopped stays
  * stopped, one the box does not have is skipped. Each is reported in the event.
  */
-import { parseSystemctlShow } from '../pod/parse/systemctl-show';
+import { parseSystemctlShow } from '../tools/systemctl-show';
 import type { SystemClient } from '../core/system';
 import { bin, type Vars } from '../core/vars';
 

@@ -17,7 +17,8 @@ import {
 } from './contract';
 import { parseComposePs } from './parse/compose-ps';
 import { parseFstab, type FstabEntry } from './parse/fstab';
-import { parseSystemctlShow, unitState, type PodServiceState } from './parse/systemctl-show';
+import { parseSystemctlShow } from '../tools/systemctl-show';
+import { unitState, type PodServiceState } from './unit-state';
 import { recipeByName, recipeServices } from './recipes/index';
 import { renderUnit } from './render/unit';
 
