@@ -144,7 +144,11 @@ describe('kill -9 during a pod set', () => {
     expect(readFileSync(log, 'utf8')).toBe('daemon-reload\ndaemon-reload\n');
     const db2 = new Database(dbFile(config), { readonly: true });
     expect(db2.prepare('SELECT * FROM intents').all()).toEqual([]);
-    const ev = db2.prepare("SELECT data FROM events WHERE kind = 'pod.change.rolled_back'").all() as { data: string }[];
+    // the host logs the rollback, then records its event: wait for the row (bounded), not a fixed time
+    const rolledBack = () =>
+      db2.prepare("SELECT data FROM events WHERE kind = 'pod.change.rolled_back'").all() as { data: string }[];
+    for (let i = 0; i < 100 && rolledBack().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    const ev = rolledBack();
     expect(ev.map((e) => (JSON.parse(e.data) as { files: string[] }).files.sort())).toEqual([
       [composeFile, unitFile].sort(),
     ]);
