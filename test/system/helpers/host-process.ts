@@ -54,7 +54,8 @@ export class HostProcess {
 
   kill9(): Promise<void> {
     const c = this.child;
-    if (!c || c.exitCode !== null) return Promise.resolve();
+    // a child that already ended (by a signal too: exitCode stays null then) sends no second exit
+    if (!c || c.exitCode !== null || c.signalCode !== null) return Promise.resolve();
     return new Promise((resolve) => {
       c.once('exit', () => resolve());
       if (this.opts.group && c.pid !== undefined) process.kill(-c.pid, 'SIGKILL');
