@@ -7,7 +7,7 @@
  * The URL is parsed once, the path is matched once, the body is read, size-checked and parsed
  * once, and 404/405/HEAD/OPTIONS are answered in one place (app.ts).
  */
-import { ApiError } from './errors';
+import { ApiError, validationFailed } from './errors';
 
 /** Addresses of the HTTP connection, for routes that must not cut it (network lockout guard). */
 export interface ConnectionInfo {
@@ -99,16 +99,18 @@ class ProtoKey extends Error {}
 
 /**
  * GET bodies cannot travel in a WHATWG Request, and the spec gives some GET routes body
- * parameters (system keys `user`), so top-level scalar fields of a GET's JSON body become query
- * parameters. The URL wins.
+ * parameters (system keys `user`), so the fields of a GET's JSON body become query parameters
+ * (the URL wins), and the route then refuses any it does not take, as it does in the URL. A
+ * field no query string can hold (null, an object, an array) is refused here rather than
+ * dropped: a body field is never silently ignored.
  */
 export function mapGetBodyToQuery(call: Call): void {
   if (call.method !== 'GET' || call.bodyText === undefined) return;
   const body = parseJsonBody(call.bodyText);
   for (const [k, v] of Object.entries(body)) {
-    if (call.url.searchParams.has(k)) continue;
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
-      call.url.searchParams.set(k, String(v));
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean')
+      throw validationFailed(`body.${k}`, "a GET's body fields are query parameters: a string, number or boolean");
+    if (!call.url.searchParams.has(k)) call.url.searchParams.set(k, String(v));
   }
 }
 

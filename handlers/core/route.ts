@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ApiError, internalError, issuesOf, issuesText, validationFailed } from './errors';
+import { queryKeysOf, refuseUnknownQueryKeys } from './query';
 import { authenticate, authorize, type Principal } from './auth';
 import {
   database,
@@ -237,6 +238,7 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
   if (spec.examples?.length) meta.examples = spec.examples;
   if (spec.style?.contentType) meta.contentType = spec.style.contentType;
   const headSafe = !spec.sideEffects;
+  const queryKeys = queryKeysOf(spec.query, `${spec.method} ${path}`);
 
   async function handle(
     call: Call,
@@ -253,7 +255,9 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
       authorize(principal, spec.permission);
 
       const params = validate('params', spec.params, decodeParams(rawParams));
-      const query = validate('query', spec.query, queryObject(call.url));
+      const rawQuery = queryObject(call.url);
+      refuseUnknownQueryKeys(rawQuery, queryKeys);
+      const query = validate('query', spec.query, rawQuery);
       const rawBody = spec.method === 'GET' ? {} : parseJsonBody(call.bodyText);
       // a route that takes no body takes `{}` (the spec's "requests without parameters")
       const extra = spec.body ? undefined : Object.keys(rawBody)[0];

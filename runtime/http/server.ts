@@ -5,7 +5,14 @@ import type { SecureContextOptions } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { ApiError, internalError } from '../../handlers/core/errors';
 import { errorReply } from '../../handlers/core/http';
-import { CONNECTION_HEADER, iteratorOf, requestIdFrom, type Call, type Reply } from '../../handlers/core/pipeline';
+import {
+  CONNECTION_HEADER,
+  iteratorOf,
+  mapGetBodyToQuery,
+  requestIdFrom,
+  type Call,
+  type Reply,
+} from '../../handlers/core/pipeline';
 import type { Env, ExecutionContext } from '../../handlers/core/bindings';
 import type { HostConfig } from '../config';
 
@@ -124,7 +131,9 @@ function requestOf(call: Call, req: http.IncomingMessage): Request {
   }
   h.set(CONNECTION_HEADER, JSON.stringify(call.connection));
   h.set('x-request-id', call.requestId);
-  // GET bodies cannot travel in a WHATWG Request: the scalars go onto the query (pipeline.ts)
+  // GET bodies cannot travel in a WHATWG Request: their fields go onto the query here, as the
+  // in-process app does (pipeline.ts), so an isolate answers a GET body the same way
+  mapGetBodyToQuery(call);
   const hasBody = call.bodyText !== undefined && !BODYLESS.has(call.method);
   return new Request(call.url, { method: call.method, headers: h, body: hasBody ? call.bodyText : undefined });
 }
