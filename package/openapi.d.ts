@@ -3444,8 +3444,8 @@ export interface components {
             serviceName: string;
             /** @description create: the unit text; update: the environment file text */
             raw: string;
-            /** @description present when the credentials are below the S3 minimums (access key 3, secret key 8 characters): the share exists but its service will not start */
-            warnings?: string[];
+            /** @description present only when the credentials are below the S3 minimums (access key 3, secret key 8 characters): one line per problem; the share exists but its service will not start */
+            warnings?: string;
         };
         s3_create_body: {
             /** @description share name: 1-64 of A-Z a-z 0-9 _ -, starting with a letter or digit */

@@ -34,11 +34,13 @@ export const ShareChangedSchema = z.strictObject({
   shareName: z.string(),
   serviceName: z.string().describe('`s3-<shareName>.service`'),
   raw: z.string().describe('create: the unit text; update: the environment file text'),
+  // an extension the spec does not show (README "Answers"); a string like the spec's dfs `warnings`
   warnings: z
-    .array(z.string())
+    .string()
+    .min(1)
     .optional()
     .describe(
-      'present when the credentials are below the S3 minimums (access key 3, secret key 8 characters): the share exists but its service will not start',
+      'present only when the credentials are below the S3 minimums (access key 3, secret key 8 characters): one line per problem; the share exists but its service will not start',
     ),
 });
 

@@ -118,6 +118,11 @@ export default route({
     await endIntent(db, name);
     await events.send({ kind: 's3.share.created', data: { shareName: name, path: resolved.path, port: body.port } });
     const warnings = credentialWarnings(body.rootUser, body.rootPassword);
-    return { shareName: name, serviceName: svc, raw: unitText, ...(warnings.length ? { warnings } : {}) };
+    return {
+      shareName: name,
+      serviceName: svc,
+      raw: unitText,
+      ...(warnings.length ? { warnings: warnings.join('\n') } : {}),
+    };
   },
 });

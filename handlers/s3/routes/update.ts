@@ -79,6 +79,11 @@ export default route({
     const changed = (['rootUser', 'rootPassword'] as const).filter((k) => body[k] !== undefined);
     await events.send({ kind: 's3.share.updated', data: { shareName: name, changed } });
     const warnings = credentialWarnings(rootUser, rootPassword);
-    return { shareName: name, serviceName: svc, raw: envText, ...(warnings.length ? { warnings } : {}) };
+    return {
+      shareName: name,
+      serviceName: svc,
+      raw: envText,
+      ...(warnings.length ? { warnings: warnings.join('\n') } : {}),
+    };
   },
 });
