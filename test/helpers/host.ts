@@ -1,4 +1,4 @@
-import { rmSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { defaultConfig, mergeConfig, type HostConfig } from '../../runtime/config';
 import { createHost, type Host, type HostOptions } from '../../runtime/host';
@@ -161,4 +161,17 @@ async function testHostOf(
 
 export function fixture(argv: string[], stdout: string, o: Partial<Fixture> = {}): Fixture {
   return { source: 'test-constructed', argv, code: 0, stdout, stderr: '', ...o };
+}
+
+/** Every route file under handlers/<area>/routes/, in area and file order (as the build finds them). */
+export async function allRouteModules(): Promise<RouteModule[]> {
+  const dir = join(repo, 'handlers');
+  const out: RouteModule[] = [];
+  for (const area of readdirSync(dir).sort()) {
+    const rd = join(dir, area, 'routes');
+    if (!existsSync(rd)) continue;
+    for (const f of readdirSync(rd).sort())
+      if (f.endsWith('.ts')) out.push(((await import(join(rd, f))) as { default: RouteModule }).default);
+  }
+  return out;
 }

@@ -4,12 +4,12 @@
  * (`warnings` is a string of lines, as the spec's dfs answers have it). A new such field fails
  * here until it is added to the table and documented in its area README.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { RouteModule } from '../../handlers/core/route';
-import { repo } from '../helpers/host';
+import { allRouteModules, repo } from '../helpers/host';
 
 type Json = Record<string, unknown>;
 
@@ -30,13 +30,7 @@ const NAMES = new Set(['warnings', 'error']);
 
 const modules: RouteModule[] = [];
 beforeAll(async () => {
-  const dir = join(repo, 'handlers');
-  for (const area of readdirSync(dir).sort()) {
-    const rd = join(dir, area, 'routes');
-    if (!existsSync(rd)) continue;
-    for (const f of readdirSync(rd).sort())
-      if (f.endsWith('.ts')) modules.push(((await import(join(rd, f))) as { default: RouteModule }).default);
-  }
+  modules.push(...(await allRouteModules()));
 });
 
 const typeOf = (s: Json): string => {

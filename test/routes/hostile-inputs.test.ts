@@ -36,7 +36,7 @@ import { DEMO_NEW_CHAIN } from '../../handlers/certificate/examples';
 import type { Host } from '../../runtime/host';
 import { ReplayBackend } from '../../runtime/system/replay';
 import { isUnder, realRoots, resolvePath } from '../../runtime/system/confine';
-import { distDir, makeDemoHost, repo, type TestHost } from '../helpers/host';
+import { allRouteModules, distDir, makeDemoHost, repo, type TestHost } from '../helpers/host';
 
 const SECRET = 'HOSTILE-SECRET-7f3a9c';
 /** whsec_ + base64 of 24 bytes that spell a marker */
@@ -425,13 +425,7 @@ const modules: RouteModule[] = [];
 const logLines: string[] = [];
 
 beforeAll(async () => {
-  const dir = join(repo, 'handlers');
-  for (const area of readdirSync(dir).sort()) {
-    const rd = join(dir, area, 'routes');
-    if (!existsSync(rd)) continue;
-    for (const f of readdirSync(rd).sort())
-      if (f.endsWith('.ts')) modules.push(((await import(join(rd, f))) as { default: RouteModule }).default);
-  }
+  modules.push(...(await allRouteModules()));
   demo = await makeDemoHost({
     routes: modules,
     log: (l) => logLines.push(l),

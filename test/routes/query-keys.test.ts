@@ -4,26 +4,20 @@
  * schema or not; a GET's JSON body (the Node host maps its fields onto the query) is held to the
  * same keys.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { route, type RouteModule } from '../../handlers/core/route';
 import type { Call } from '../../handlers/core/pipeline';
-import { distDir, makeDemoHost, repo, type TestHost } from '../helpers/host';
+import { allRouteModules, distDir, makeDemoHost, type TestHost } from '../helpers/host';
 import { errorOf } from '../helpers/answers';
 
 const modules: RouteModule[] = [];
 let demo: TestHost;
 
 beforeAll(async () => {
-  const dir = join(repo, 'handlers');
-  for (const area of readdirSync(dir).sort()) {
-    const rd = join(dir, area, 'routes');
-    if (!existsSync(rd)) continue;
-    for (const f of readdirSync(rd).sort())
-      if (f.endsWith('.ts')) modules.push(((await import(join(rd, f))) as { default: RouteModule }).default);
-  }
+  modules.push(...(await allRouteModules()));
   demo = await makeDemoHost({ routes: modules });
 }, 60_000);
 afterAll(async () => {
