@@ -6,22 +6,21 @@
  * SIGKILL there. A new host on the same state finds the intent at start, removes both files,
  * reloads systemd, logs it and records pod.change.rolled_back: no half-made pod is left.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { dbFile } from '../../runtime/config';
-import { distDir, makeTestConfig, repo } from '../helpers/host';
+import { makeTestConfig } from '../helpers/host';
 import { privateDir } from '../helpers/tmp';
+import { HostProcess } from './helpers/host-process';
 
-const cli = join(distDir, 'host', 'cli.mjs');
-const children: ChildProcess[] = [];
+let host: HostProcess | undefined;
 const standInPids: number[] = [];
 
-afterAll(() => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+afterAll(async () => {
+  await host?.kill9();
   for (const pid of standInPids) {
     try {
       process.kill(pid, 'SIGKILL');
@@ -30,41 +29,6 @@ afterAll(() => {
     }
   }
 });
-
-function startCli(configFile: string) {
-  const child = spawn(process.execPath, [cli, 'serve', '--config', configFile], {
-    cwd: repo,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void; reject: (e: Error) => void }[] = [];
-  const check = () => {
-    for (const w of [...waiters]) {
-      const m = out.match(w.re);
-      if (m) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(m);
-      }
-    }
-  };
-  child.stdout?.on('data', (d: Buffer) => ((out += d.toString()), check()));
-  child.stderr?.on('data', (d: Buffer) => ((out += d.toString()), check()));
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  void exited.then(() => {
-    for (const w of waiters.splice(0)) w.reject(new Error(`host exited before printing ${w.re}; output:\n${out}`));
-  });
-  return {
-    child,
-    exited,
-    output: () => out,
-    waitFor: (re: RegExp) =>
-      new Promise<RegExpMatchArray>((resolve, reject) => {
-        waiters.push({ re, resolve, reject });
-        check();
-      }),
-  };
-}
 
 function whenFileMatches(file: string, re: RegExp): Promise<void> {
   return new Promise((resolve) => {
@@ -110,9 +74,9 @@ describe('kill -9 during a pod set', () => {
     const unitFile = join(config.paths.podUnitDir, 'ballast-pod-site.service');
 
     // 1. the first host, killed while `systemctl daemon-reload` runs
-    const first = startCli(file);
-    const token = (await first.waitFor(/^ {2}(blt_\S+)$/m))[1];
-    const url = (await first.waitFor(/listening on (http:\/\/\S+)\/api\/v2/))[1];
+    host = new HostProcess(file, config.stateDir);
+    const url = await host.start();
+    const token = host.token;
     const request = fetch(`${url}/api/v2/pod/site/set`, {
       method: 'POST',
       headers: { token, 'content-type': 'application/json' },
@@ -129,8 +93,7 @@ describe('kill -9 during a pod set', () => {
       }),
     ]);
     standInPids.push(Number(readFileSync(pidFile, 'utf8')));
-    first.child.kill('SIGKILL');
-    await first.exited;
+    await host.kill9();
     expect(await request).toBeInstanceOf(Error);
     expect([existsSync(composeFile), existsSync(unitFile)]).toEqual([true, true]);
     const db1 = new Database(dbFile(config), { readonly: true });
@@ -138,8 +101,11 @@ describe('kill -9 during a pod set', () => {
     db1.close();
 
     // 2. the next start puts it back: both files gone, systemd reloaded
-    const second = startCli(file);
-    await second.waitFor(/^pod: rolled back a change interrupted at request \S+: files .*; 1 command\(s\) undone$/m);
+    // the journal is recovered before the host listens: its line is in the output once start resolves
+    const url2 = await host.start();
+    expect(host.output).toMatch(
+      /^pod: rolled back a change interrupted at request \S+: files .*; 1 command\(s\) undone$/m,
+    );
     expect([existsSync(composeFile), existsSync(unitFile)]).toEqual([false, false]);
     expect(readFileSync(log, 'utf8')).toBe('daemon-reload\ndaemon-reload\n');
     const db2 = new Database(dbFile(config), { readonly: true });
@@ -154,14 +120,12 @@ describe('kill -9 during a pod set', () => {
     ]);
     db2.close();
     // and the pod can be set again
-    const token2 = (await second.waitFor(/listening on (http:\/\/\S+)\/api\/v2/))[1];
-    const again = await fetch(`${token2}/api/v2/pod/site/set`, {
+    const again = await fetch(`${url2}/api/v2/pod/site/set`, {
       method: 'POST',
       headers: { token, 'content-type': 'application/json' },
       body: JSON.stringify({ fileContents: { version: '3.8', services: { a: { image: 'busybox' } } } }),
     });
     expect(again.status).toBe(200);
-    second.child.kill('SIGTERM');
-    await second.exited;
+    await host.kill9();
   }, 90_000);
 });
