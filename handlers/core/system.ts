@@ -187,21 +187,29 @@ function toolName(argv: string[]): string {
   return a0.slice(a0.lastIndexOf('/') + 1);
 }
 
-export function commandFailed(argv: string[], r: ExecResult, message?: string): ApiError {
+/**
+ * What a failed command printed, as an error shows it: the kept stderr and the line that says
+ * why. A Python tool (docker-compose 1.x) that dies prints its traceback first and the cause
+ * last: the cause is its last line, and the end of stderr is kept, where it is.
+ */
+export function failureOf(r: Pick<ExecResult, 'stderr'>): { stderr: string; cause: string } {
   const all = r.stderr.trim();
-  // a Python tool (docker-compose 1.x) that dies prints its traceback first and the cause last:
-  // the message names the cause, and the details keep the end, where it is
   const traceback = all.includes('Traceback (most recent call last):');
   const stderr = traceback ? all.slice(-MAX_STDERR_IN_ERROR) : all.slice(0, MAX_STDERR_IN_ERROR);
   const lines = stderr.split('\n').filter((l) => l.trim() !== '');
-  const firstLine = (traceback ? lines[lines.length - 1] : lines[0]) ?? '';
-  return new ApiError(
-    'command_failed',
-    message ?? `${toolName(argv)} failed (exit ${r.code})${firstLine ? `: ${firstLine}` : ''}`,
-    {
-      details: { command: argv, exitCode: r.code, stderr },
-    },
-  );
+  return { stderr, cause: (traceback ? lines[lines.length - 1] : lines[0]) ?? '' };
+}
+
+/** `<tool> failed (exit N): <cause>`, the message of a command_failed error. */
+export function failureText(argv: string[], r: Pick<ExecResult, 'code' | 'stderr'>): string {
+  const { cause } = failureOf(r);
+  return `${toolName(argv)} failed (exit ${r.code})${cause ? `: ${cause}` : ''}`;
+}
+
+export function commandFailed(argv: string[], r: ExecResult, message?: string): ApiError {
+  return new ApiError('command_failed', message ?? failureText(argv, r), {
+    details: { command: argv, exitCode: r.code, stderr: failureOf(r).stderr },
+  });
 }
 
 export function commandTimeout(argv: string[], r: ExecResult): ApiError {

@@ -2,7 +2,7 @@
 import { areaSettings } from '../core/settings';
 import { ApiError, badGateway, conflict, issuesText, notFound, validationFailed } from '../core/errors';
 import type { EventsBinding } from '../core/bindings';
-import { commandFailed, commandTimeout, type SystemClient } from '../core/system';
+import { commandFailed, commandTimeout, failureText, type SystemClient } from '../core/system';
 import { bin, path, type Vars } from '../core/vars';
 import {
   APPLY_OP,
@@ -245,7 +245,7 @@ export async function applyCompose(system: SystemClient, o: ApplyPayload): Promi
     throw commandFailed(
       r.command,
       exec,
-      `${commandFailed(r.command, exec).message}; the pod ${o.mode === 'create' ? 'was not created' : 'keeps its old compose file'}: ${kept}`,
+      `${failureText(r.command, exec)}; the pod ${o.mode === 'create' ? 'was not created' : 'keeps its old compose file'}: ${kept}`,
     );
   }
   throw refusalOf(r);

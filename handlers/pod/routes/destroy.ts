@@ -1,6 +1,6 @@
 import { route } from '../../core/route';
 import { notFound } from '../../core/errors';
-import { commandFailed } from '../../core/system';
+import { commandFailed, failureOf } from '../../core/system';
 import { bin } from '../../core/vars';
 import { REMOVE_OP, type RemoveResult } from '../contract';
 import { composeArgv, execEnv, outputOf, podExists, podRef, podSettings } from '../pod';
@@ -38,12 +38,14 @@ export default route({
     if (await podExists(system, ref)) {
       const argv = composeArgv(s, ref, ['down', '--remove-orphans']);
       const down = await system.exec(argv, { timeoutMs: s.composeTimeoutMs, ...execEnv(s) });
-      if (down.code !== 0)
+      if (down.code !== 0) {
+        const { cause } = failureOf(down);
         throw commandFailed(
           argv,
           down,
-          `compose down of ${ref.project} failed (exit ${down.code}); the pod was kept as it was${commandFailed(argv, down).message.replace(/^[^:]*/, '')}`,
+          `compose down of ${ref.project} failed (exit ${down.code}); the pod was kept as it was${cause ? `: ${cause}` : ''}`,
         );
+      }
       containerResponse = outputOf(down);
     }
     // stop runs the unit's ExecStop (compose down again: nothing left); a unit systemd never loaded answers 5
