@@ -1,8 +1,16 @@
-import { ApiError, internalError } from './errors';
+import { IttyRouter, type IRequest } from 'itty-router';
+import { ApiError, toApiError } from './errors';
 import type { Env, ExecutionContext } from './bindings';
-import { errorReply, methodNotAllowed, preflightReply } from './http';
-import { callFromRequest, mapGetBodyToQuery, responseFromReply, type Call, type Reply } from './pipeline';
-import { API_BASE, type Method, type RouteModule } from './route';
+import { errorReply, methodNotAllowed, preflightReply, type ResponseStyle } from './http';
+import {
+  callFromRequest,
+  DEFAULT_MAX_BODY_BYTES,
+  mapGetBodyToQuery,
+  responseFromReply,
+  type Call,
+  type Reply,
+} from './pipeline';
+import { API_BASE, type Method, type RouteModule } from './route-module';
 import { rebase } from './openapi';
 import type { Vars } from './vars';
 
@@ -27,6 +35,8 @@ export interface AppOptions {
   openapi?: () => Record<string, unknown> | Promise<Record<string, unknown>>;
   /** Extra unauthenticated GET pages under the base path (the docs page and its assets), by sub-path. */
   pages?: (subPath: string) => Reply | undefined | Promise<Reply | undefined>;
+  /** The headers style of the app's own errors (404, 405, 413): a single-route app uses its route's. */
+  style?: ResponseStyle;
 }
 
 /** `VARS.basePath` normalised: no trailing slash; `''` mounts the routes at the root. */
@@ -57,14 +67,13 @@ interface Matched {
   params: Record<string, string>;
 }
 
-const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-
 /**
- * One fetch handler over many routes. The path is matched once (itty-router's patterns over the
- * manifest, on the pathname the host already parsed; the match gives the raw params); 404, 405 with Allow, HEAD as GET (refused for GETs with side
- * effects) and the CORS preflight are answered here and nowhere else; the route then does auth,
- * validation and its handler. Both `dist/app.mjs` and the Node host use this, so they answer
- * identically.
+ * One fetch handler over many routes, and the only one: the Node host, `dist/app.mjs` and every
+ * single-route bundle (route.ts `fetch`) are this app, so they answer identically. The path is
+ * matched once, by itty-router (the match gives the raw params); 404, 405 with Allow, HEAD as GET
+ * (refused for GETs with side effects), the CORS preflight and the mapping of anything thrown
+ * (errors.ts `toApiError`) are here and nowhere else; the route then does auth, validation and
+ * its handler.
  */
 export function createApp(entries: AppEntry[], options: AppOptions = {}): App {
   const byPath = new Map<string, PathEntry>();
@@ -77,21 +86,22 @@ export function createApp(entries: AppEntry[], options: AppOptions = {}): App {
   }
   // Paths can overlap (`/pod/:name/set` and `/pod/suggested/:name`): a path serves the request
   // when it has the method; else the next matching path is tried, and the first match that lacks
-  // the method answers OPTIONS or 405.
+  // the method answers OPTIONS or 405. itty-router matches (its patterns, its loop over them in
+  // declaration order); a handler that returns nothing lets it try the next path.
   const serves = (entry: PathEntry, method: string) =>
     entry.byMethod.has(method === 'HEAD' && entry.headSafe ? 'GET' : method);
-  const table = [...byPath].map(([path, entry]) => ({ pattern: pathPattern(path), entry }));
-  /** The path's routes and raw params, on the pathname already parsed (no second URL parse). */
-  const match = (method: string, pathname: string): Matched | undefined => {
-    let first: Matched | undefined;
-    for (const { pattern, entry } of table) {
-      const m = pattern.exec(pathname);
-      if (!m) continue;
-      const hit = { entry, params: { ...m.groups } };
-      if (method !== 'OPTIONS' && serves(entry, method)) return hit;
-      first ??= hit;
-    }
-    return first;
+  const router = IttyRouter<IRequest, [{ first?: Matched }], Matched | undefined>();
+  for (const [path, entry] of byPath)
+    router.all(path, (req, seen) => {
+      const hit = { entry, params: req.params };
+      if (req.method !== 'OPTIONS' && serves(entry, req.method)) return hit;
+      seen.first ??= hit;
+      return undefined;
+    });
+  /** The path's routes and raw params (itty leaves them URL-encoded; the route decodes them). */
+  const match = async (method: string, url: URL): Promise<Matched | undefined> => {
+    const seen: { first?: Matched } = {};
+    return (await router.fetch({ method, url: url.href }, seen)) ?? seen.first;
   };
 
   async function handle(call: Call, env: Env, ctx?: ExecutionContext): Promise<Reply> {
@@ -125,7 +135,7 @@ export function createApp(entries: AppEntry[], options: AppOptions = {}): App {
         const page = options.pages && routePath.startsWith(`${API_BASE}/`) ? await options.pages(sub) : undefined;
         if (page) return isHead ? { ...page, body: null } : page;
       }
-      const matched = match(call.method, call.url.pathname);
+      const matched = await match(call.method, call.url);
       if (!matched) throw new ApiError('route_not_found', `no route ${call.method} ${call.url.pathname}`);
       const { entry, params } = matched;
       if (call.method === 'OPTIONS') return preflightReply(vars, call.requestId, entry.methods, entry.headSafe);
@@ -134,9 +144,7 @@ export function createApp(entries: AppEntry[], options: AppOptions = {}): App {
       mapGetBodyToQuery(call);
       return await (await load()).handle(call, params, env, ctx);
     } catch (e) {
-      if (e instanceof ApiError) return errorReply(e, vars, call.requestId, isHead);
-      console.error(`[${call.requestId}] dispatch error:`, e);
-      return errorReply(internalError(call.requestId), vars, call.requestId, isHead);
+      return errorReply(toApiError(e, call.requestId), vars, call.requestId, isHead, options.style);
     }
   }
 
@@ -148,28 +156,12 @@ export function createApp(entries: AppEntry[], options: AppOptions = {}): App {
         call = await callFromRequest(request, Number(env?.VARS?.settings?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
       } catch (e) {
         const requestId = crypto.randomUUID();
-        const err = e instanceof ApiError ? e : internalError(requestId);
-        return responseFromReply(errorReply(err, env?.VARS, requestId, request.method === 'HEAD'));
+        const err = toApiError(e, requestId);
+        return responseFromReply(errorReply(err, env?.VARS, requestId, request.method === 'HEAD', options.style));
       }
       return responseFromReply(await handle(call, env, ctx));
     },
   };
-}
-
-/**
- * The pattern itty-router builds for a path (its v5 Router, kept character for character so
- * matching is unchanged): `:name` is one segment, `:name+` the rest, `*` anything, trailing
- * slashes allowed. The params stay raw (URL-decoded by the route).
- */
-export function pathPattern(path: string): RegExp {
-  return RegExp(
-    `^${path
-      .replace(/\/+(\/|$)/g, '$1')
-      .replace(/(\/?\.?):(\w+)\+/g, '($1(?<$2>[^]+))')
-      .replace(/(\/?\.?):(\w+)/g, '($1(?<$2>[^$1/]+?))')
-      .replace(/\./g, '\\.')
-      .replace(/(\/?)\*/g, '($1.*)?')}/*$`,
-  );
 }
 
 function memo<T>(load: () => T | Promise<T>): () => Promise<T> {

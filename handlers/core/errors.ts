@@ -4,6 +4,7 @@
  *                "issues"?: [{ "path": "a.b", "message": "..." }], "details"?: {...} } }
  * with the HTTP status telling the class. Codes are stable API; messages are for people.
  */
+import { ParseError } from './parse-error';
 /** Every error code and the one HTTP status it is answered with: the status follows from the code. */
 export const STATUS = {
   bad_request: 400,
@@ -126,3 +127,21 @@ export const badGateway = (message: string, details?: Record<string, unknown>) =
 /** A bug: the message only names the request id, the details go to the log. */
 export const internalError = (requestId: string) =>
   new ApiError('internal', `internal error; see the server log for request ${requestId}`);
+
+/**
+ * The one mapping of anything thrown to the error model (the app, every route, the Node host):
+ * a parser's failure is the system's answer we cannot read (502), anything unexpected is a 500
+ * whose message names only the request id; neither leaks its message.
+ */
+export function toApiError(e: unknown, requestId: string): ApiError {
+  if (e instanceof ApiError) return e;
+  if (e instanceof ParseError) {
+    console.error(`[${requestId}] parse error: ${e.message}`);
+    return new ApiError(
+      'bad_gateway',
+      `could not read the output of ${e.parser}${e.line !== undefined ? ` (line ${e.line})` : ''}`,
+    );
+  }
+  console.error(`[${requestId}] unexpected error:`, e);
+  return internalError(requestId);
+}

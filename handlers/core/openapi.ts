@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { STATUS, type ErrorCode } from './errors';
-import { API_BASE, type RouteExample, type RouteModule } from './route';
+import { API_BASE, type RouteExample, type RouteModule } from './route-module';
 
 /**
  * OpenAPI 3.1 document generated from the same zod schemas that validate requests.

@@ -124,7 +124,11 @@ function connectionFromHeader(raw: string | null): ConnectionInfo {
   }
 }
 
-const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** What a request body may be when VARS.settings.maxBodyBytes does not say (the host sets limits.bodyBytes). */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** Methods whose request body is never read (a WHATWG Request cannot carry one). */
+export const BODYLESS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** WHATWG Request → Call (the Workers entry points). Reads the body once, bounded. */
 export async function callFromRequest(request: Request, maxBodyBytes: number): Promise<Call> {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ApiError, internalError, issuesOf, issuesText, validationFailed } from './errors';
+import { ApiError, internalError, issuesOf, issuesText, toApiError, validationFailed } from './errors';
 import { queryKeysOf, refuseUnknownQueryKeys } from './query';
 import { authenticate, authorize, type Principal } from './auth';
 import {
@@ -12,21 +12,22 @@ import {
   type ExecutionContext,
 } from './bindings';
 import { system, type SystemClient } from './system';
-import { ParseError } from './parse-error';
-import { baseHeaders, errorReply, jsonReply, methodNotAllowed, preflightReply, type ResponseStyle } from './http';
-import {
-  callFromRequest,
-  parseJsonBody,
-  responseFromReply,
-  type Call,
-  type ConnectionInfo,
-  type Reply,
-} from './pipeline';
+import { baseHeaders, errorReply, jsonReply, type ResponseStyle } from './http';
+import { parseJsonBody, type Call, type ConnectionInfo, type Reply } from './pipeline';
 import type { Vars } from './vars';
 import { withLock } from './lock';
+import { fullPath, type Method, type RouteExample, type RouteMeta, type RouteModule } from './route-module';
+import { createApp, type App } from './app';
 
-export const API_BASE = '/api/v2';
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export {
+  API_BASE,
+  fullPath,
+  type ExampleRequest,
+  type Method,
+  type RouteExample,
+  type RouteMeta,
+  type RouteModule,
+} from './route-module';
 
 export { CONNECTION_HEADER, type ConnectionInfo } from './pipeline';
 
@@ -46,38 +47,6 @@ export interface HandlerContext<P, Q, B> {
 }
 
 type AnySchema = z.ZodType;
-
-/**
- * One documented request of a route. Each example must answer `status` (default 200) on a fresh
- * `npm start` demo; the OpenAPI document shows it, and a test runs every example against the demo.
- */
-export interface RouteExample {
-  summary: string;
-  params?: Record<string, string>;
-  query?: Record<string, string>;
-  body?: unknown;
-  /** The expected status (default 200). */
-  status?: number;
-  /**
-   * Requests the example needs first, run in order on the same fresh demo (a create before the
-   * by-id routes of what it created); each must answer its `status` (default 200).
-   */
-  before?: ExampleRequest[];
-  /**
-   * Reads that show the change: run on the same demo before the example (they must NOT show it
-   * then) and after it (200, and the answer must contain `shows`: objects by their listed keys,
-   * arrays by an element matching each listed element).
-   */
-  then?: (ExampleRequest & { shows: unknown })[];
-}
-
-/** A request of a demo sequence: `path` relative to /api/v2 with its values in (`/notification/agent/1/details`). */
-export interface ExampleRequest {
-  method: Method;
-  path: string;
-  body?: unknown;
-  status?: number;
-}
 
 export interface RouteSpec<P extends AnySchema, Q extends AnySchema, B extends AnySchema, R extends AnySchema> {
   method: Method;
@@ -116,30 +85,6 @@ export class JsonText {
   constructor(readonly text: string | Iterable<string> | AsyncIterable<string>) {}
 }
 
-export interface RouteMeta {
-  method: Method;
-  path: string;
-  permission: string;
-  summary: string;
-  sideEffects?: boolean;
-  examples?: RouteExample[];
-  /** The answer's content type when the route's style sets one (S3); absent = JSON's. */
-  contentType?: string;
-}
-
-export interface RouteModule {
-  meta: RouteMeta;
-  schemas: { params?: AnySchema; query?: AnySchema; body?: AnySchema; response: AnySchema };
-  /** The Workers module contract: this route alone (matches its own path, answers OPTIONS/405). */
-  fetch(request: Request, env: Env, ctx?: ExecutionContext): Promise<Response>;
-  /**
-   * A call the app already matched to this route (method checked, raw path params given): auth,
-   * validation, the handler, the answer. HEAD arrives as `call.method === 'HEAD'`.
-   */
-  handle(call: Call, rawParams: Record<string, string>, env: Env, ctx?: ExecutionContext): Promise<Reply>;
-}
-
-const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const noopCtx: ExecutionContext = { waitUntil: () => undefined };
 
 /** A handler's Response answer; anything whose prototype is Object's or Array's is not one. */
@@ -147,19 +92,6 @@ function isResponse(v: unknown): v is Response {
   if (v === null || typeof v !== 'object') return false;
   const proto: unknown = Object.getPrototypeOf(v);
   return proto !== Object.prototype && proto !== Array.prototype && proto !== null && v instanceof Response;
-}
-
-export function fullPath(path: string): string {
-  return path.startsWith('/api/') ? path : API_BASE + path;
-}
-
-/** `/a/:x/b` → a regex with named groups; params are matched raw and URL-decoded afterwards. */
-export function compilePath(path: string): RegExp {
-  const src = path
-    .split('/')
-    .map((seg) => (seg.startsWith(':') ? `(?<${seg.slice(1)}>[^/]+)` : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('/');
-  return new RegExp(`^${src}/?$`);
 }
 
 export { issuesOf } from './errors';
@@ -214,30 +146,14 @@ function recordingEvents(inner: EventsBinding, requestId: string): EventsBinding
   };
 }
 
-/** Turn anything thrown into the error model; unexpected errors never leak their message. */
-export function toApiError(e: unknown, requestId: string): ApiError {
-  if (e instanceof ApiError) return e;
-  if (e instanceof ParseError) {
-    console.error(`[${requestId}] parse error: ${e.message}`);
-    return new ApiError(
-      'bad_gateway',
-      `could not read the output of ${e.parser}${e.line !== undefined ? ` (line ${e.line})` : ''}`,
-    );
-  }
-  console.error(`[${requestId}] unexpected error:`, e);
-  return internalError(requestId);
-}
-
 export function route<P extends AnySchema, Q extends AnySchema, B extends AnySchema, R extends AnySchema>(
   spec: RouteSpec<P, Q, B, R>,
 ): RouteModule {
   const path = fullPath(spec.path);
-  const pattern = compilePath(path);
   const meta: RouteMeta = { method: spec.method, path, permission: spec.permission, summary: spec.summary };
   if (spec.sideEffects) meta.sideEffects = true;
   if (spec.examples?.length) meta.examples = spec.examples;
   if (spec.style?.contentType) meta.contentType = spec.style.contentType;
-  const headSafe = !spec.sideEffects;
   const queryKeys = queryKeysOf(spec.query, `${spec.method} ${path}`);
 
   async function handle(
@@ -307,32 +223,17 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
     }
   }
 
-  /** Served alone (one bundle behind any Fetch-API server): the same pipeline, with one route. */
-  async function fetch(request: Request, env: Env, ctx: ExecutionContext = noopCtx): Promise<Response> {
-    const vars = env?.VARS;
-    let call: Call | undefined;
-    try {
-      call = await callFromRequest(request, Number(vars?.settings?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
-      if (call.method === 'OPTIONS')
-        return responseFromReply(preflightReply(vars, call.requestId, [spec.method], headSafe));
-      const isHead = call.method === 'HEAD' && spec.method === 'GET';
-      if ((call.method !== spec.method && !isHead) || (isHead && !headSafe))
-        throw methodNotAllowed([spec.method], headSafe);
-      const match = pattern.exec(call.url.pathname);
-      if (!match) throw new ApiError('route_not_found', `no route ${call.method} ${call.url.pathname}`);
-      return responseFromReply(await handle(call, match.groups ?? {}, env, ctx));
-    } catch (e) {
-      const requestId = call?.requestId ?? crypto.randomUUID();
-      return responseFromReply(
-        errorReply(toApiError(e, requestId), vars, requestId, request.method === 'HEAD', spec.style),
-      );
-    }
-  }
-
-  return {
+  // Served alone (one bundle behind any Fetch-API server), a route is the app over that one
+  // route: the same match, OPTIONS/405/HEAD branch and error mapping as the whole API.
+  let alone: App | undefined;
+  const mod: RouteModule = {
     meta,
     schemas: { params: spec.params, query: spec.query, body: spec.body, response: spec.response },
-    fetch,
+    fetch: (request, env, ctx) =>
+      (alone ??= createApp([{ method: spec.method, path, sideEffects: spec.sideEffects, load: () => mod }], {
+        style: spec.style,
+      })).fetch(request, env, ctx),
     handle,
   };
+  return mod;
 }

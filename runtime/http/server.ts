@@ -3,9 +3,10 @@ import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { SecureContextOptions } from 'node:tls';
 import type { AddressInfo } from 'node:net';
-import { ApiError, internalError } from '../../handlers/core/errors';
+import { ApiError, toApiError } from '../../handlers/core/errors';
 import { errorReply } from '../../handlers/core/http';
 import {
+  BODYLESS,
   CONNECTION_HEADER,
   iteratorOf,
   mapGetBodyToQuery,
@@ -39,7 +40,6 @@ export interface RunningServer {
 }
 
 const ORIGIN = 'http://ballast.local';
-const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const HOP_BY_HOP = new Set(['transfer-encoding', 'content-length', 'connection', 'keep-alive']);
 
 class BodyTooLarge extends Error {}
@@ -256,10 +256,7 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
             ? new ApiError('payload_too_large', `request body exceeds ${config.limits.bodyBytes} bytes`)
             : e instanceof TimeoutError
               ? new ApiError('timeout', `request did not complete within ${config.limits.requestTimeoutMs} ms`)
-              : e instanceof ApiError
-                ? e
-                : (process.stderr.write(`[${requestId}] host error: ${(e as Error)?.stack ?? String(e)}\n`),
-                  internalError(requestId));
+              : toApiError(e, requestId);
         reply = errorReply(err, env.VARS, requestId, method === 'HEAD');
         tooLarge = e instanceof BodyTooLarge;
       }
