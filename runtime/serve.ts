@@ -52,8 +52,10 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   host.setTlsReloader(() => server.reloadTls());
   // Area start-up tasks (outbox delivery, stored traffic rules back into tc): not awaited, log only.
   host.startAreas();
+  const apiUrl = `${server.url}${o.config.basePath === '/' ? '' : (o.config.basePath ?? '/api/v2')}`;
   process.stdout.write(
-    `${o.config.productName} API listening on ${server.url}${o.config.basePath === '/' ? '' : (o.config.basePath ?? '/api/v2')} (${o.config.system.mode} system${runtime ? `, routes in ${runtime}` : ''}; ready in ${Math.round(performance.now() - started)} ms)\n`,
+    `${o.config.productName} API listening on ${apiUrl} (${o.config.system.mode} system${runtime ? `, routes in ${runtime}` : ''}; ready in ${Math.round(performance.now() - started)} ms)\n` +
+      `docs: ${apiUrl}/docs (every operation, its examples, Try-it-out with a token)\n`,
   );
   let stopping: Promise<void> | undefined;
   const stop = () =>

@@ -1,7 +1,7 @@
 import { IttyRouter, type IRequest } from 'itty-router';
 import { ApiError, toApiError } from './errors';
 import type { Env, ExecutionContext } from './bindings';
-import { errorReply, methodNotAllowed, preflightReply, type ResponseStyle } from './http';
+import { baseHeaders, errorReply, jsonReply, methodNotAllowed, preflightReply, type ResponseStyle } from './http';
 import {
   callFromRequest,
   DEFAULT_MAX_BODY_BYTES,
@@ -109,6 +109,14 @@ export function createApp(entries: AppEntry[], options: AppOptions = {}): App {
     const isHead = call.method === 'HEAD';
     try {
       const base = basePathOf(vars);
+      // `/` and the base path itself point a newcomer (or a browser) to the docs, without a token
+      // (an app that serves the document; a single-route bundle has neither)
+      if (options.openapi && (call.method === 'GET' || isHead) && [base, `${base}/`, '/'].includes(call.url.pathname)) {
+        const index: Record<string, string> = { name: vars?.productName ?? 'Ballast' };
+        if (options.pages) index.docs = `${base}/docs`;
+        index.openapi = `${base}/openapi.json`;
+        return jsonReply(index, 200, baseHeaders(vars, call.requestId), isHead);
+      }
       const routePath = toRoutePath(call.url.pathname, base);
       if (routePath === null)
         throw new ApiError(

@@ -62,6 +62,16 @@ describe('Node host over real HTTP', () => {
     expect(wrong.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
   });
 
+  it('/ and the base path point to the docs page and the document, without a token', async () => {
+    for (const url of [`${s.server.url}/`, base, `${base}/`]) {
+      const r = await fetch(url);
+      expect(r.status, url).toBe(200);
+      expect(await r.json()).toEqual({ name: 'Ballast', docs: '/api/v2/docs', openapi: '/api/v2/openapi.json' });
+    }
+    expect((await fetch(`${s.server.url}/`, { method: 'POST', body: '{}' })).status).toBe(404);
+    expect((await fetch(`${s.server.url}/api`)).status).toBe(404);
+  });
+
   it('HEAD answers like GET without a body; OPTIONS is a CORS preflight', async () => {
     const head = await fetch(`${base}/kerberos/conf`, { method: 'HEAD', headers: { token: admin } });
     expect(head.status).toBe(200);
