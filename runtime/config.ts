@@ -2,7 +2,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import * as z from 'zod';
-import { issuesOf, issuesText } from '../handlers/core/errors';
+import { configIssuesText } from './config-hints';
 import { AREAS, areaBinaries, areaPaths } from './areas/index';
 import type { HostConfig } from './config-types';
 
@@ -159,7 +159,7 @@ export class ConfigError extends Error {}
 
 function check<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
   const r = schema.safeParse(value);
-  if (!r.success) throw new ConfigError(`config ${where}: ${issuesText(issuesOf('', r.error))}`);
+  if (!r.success) throw new ConfigError(`config ${where}: ${configIssuesText('', r.error, schema)}`);
   return r.data;
 }
 

@@ -1,4 +1,4 @@
-import { issuesOf, issuesText } from '../handlers/core/errors';
+import { configIssuesText } from './config-hints';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -136,7 +136,7 @@ export function areaSettings(area: AreaModule<unknown>, settings: Record<string,
   if (!area.settings) return settings[area.name];
   const r = area.settings.safeParse(settings[area.name] ?? {});
   if (!r.success) {
-    throw new Error(`config: ${issuesText(issuesOf(`settings.${area.name}`, r.error))}`);
+    throw new Error(`config: ${configIssuesText(`settings.${area.name}`, r.error, area.settings)}`);
   }
   return r.data;
 }

@@ -221,9 +221,16 @@ describe('command line and config file are strict', () => {
   });
 
   it.each([
-    ['listn: 1\n', '(root): Unrecognized key: "listn"'],
+    ['listn: 1\n', '(root): Unrecognized key: "listn" ("listn": did you mean "listen"?)'],
+    ['listen: { prot: 80 }\n', 'listen: Unrecognized key: "prot" ("prot": did you mean "port"?)'],
+    ['limits: { BodyBytes: 80 }\n', 'limits: Unrecognized key: "BodyBytes" ("BodyBytes": did you mean "bodyBytes"?)'],
+    [
+      'settings: { kerberos: { kinitTimoutMs: 5 } }\n',
+      'settings.kerberos: Unrecognized key: "kinitTimoutMs" ("kinitTimoutMs": did you mean "kinitTimeoutMs"?)',
+    ],
     ['limits: { bodyBytes: "big" }\n', 'limits.bodyBytes: Invalid input: expected number, received string'],
-    ['settings: { network: { nope: 1 } }\n', 'settings.network: Unrecognized key: "nope"'],
+    // nothing close: no guess
+    ['settings: { network: { nope: 1 } }\n', 'settings.network: Unrecognized key: "nope"\n'],
     ['settings: { fs: { readRoots: [relative] } }\n', 'settings.fs.readRoots.0: must be an absolute path'],
     ['limits: { commandConcurrency: -1 }\n', 'limits.commandConcurrency: Too small'],
     ['isolate: "no"\n', 'isolate: must be false, true (= workerd), workerd or deno'],
