@@ -12,6 +12,7 @@ import { RecordBackend } from './system/record';
 import { startupDone } from './launcher-bridge';
 import { areaCommandUsages, areaWithCommands, runAreaCommand } from './area-commands';
 import type { AreaModule } from './areas/types';
+import { closestKey } from './config-hints';
 
 /** The repo (or install) root: this file is bundled to dist/host/cli.mjs, or run from runtime/. */
 function repoRoot(): string {
@@ -60,6 +61,35 @@ const COMMANDS = {
 } as const;
 type Command = keyof typeof COMMANDS;
 
+/** What each option does, printed by `ballast <command> --help`. */
+const OPTION_HELP: Record<Command, [string, string][]> = {
+  serve: [
+    ['--config FILE', 'the config file (default /etc/ballast/config.yaml, or $BALLAST_CONFIG)'],
+    ['--demo', 'serve the embedded demo appliance: replayed tools, state under var/demo'],
+    ['--isolate [workerd|deno]', 'run the route handlers in a workerd (the default) or Deno isolate'],
+    ['--port N', 'listen on port N, 0 to 65535 (overrides listen.port; the demo also reads $PORT)'],
+    ['--host ADDR', 'listen on ADDR (overrides listen.host)'],
+  ],
+  token: [
+    ['--perm PERM', '<area>:read, <area>:manage or * (repeat it for several)'],
+    ['--expires WHEN', '30d, 12h or 15m from now, or an ISO date; without it the token does not expire'],
+    ['--json', 'token list: one JSON array instead of a table'],
+    ['--db FILE', 'any SQLite file (a D1 export…): the schema is created if missing'],
+    ['--config FILE', "the config file whose state directory's database holds the tokens"],
+    ['--demo', "the demo appliance's database"],
+  ],
+  record: [
+    ['--dir DIR', 'where the recorded invocation goes (default <stateDir>/recorded)'],
+    ['--config FILE', 'the config file: its allow-list of binaries and environment'],
+  ],
+};
+
+function commandHelp(command: Command): string {
+  const rows = [...OPTION_HELP[command], ['--help', 'this text']];
+  const width = Math.max(...rows.map(([o]) => o.length));
+  return `usage:\n  ${COMMANDS[command].usage}\n\noptions:\n${rows.map(([o, h]) => `  ${o.padEnd(width)}  ${h}`).join('\n')}\n`;
+}
+
 const USAGE = `usage:\n  ${[...Object.values(COMMANDS).map((c) => c.usage), ...areaCommandUsages()].join(
   '\n  ',
 )}\n  ballast [COMMAND] --help\n  ballast --version\n`;
@@ -103,9 +133,10 @@ function parseCommandLine(argv: string[]): Parsed | 'help' | 'version' {
     parsed = parseArgs({ args, options: spec.options, allowPositionals: true, strict: true });
   } catch (e) {
     // node's messages are long and multi-line; the first line says which flag
-    throw new UsageError(
-      `${command}: ${(e as Error).message.split('\n')[0].replace(/\. To specify a positional.*$/, '')}`,
-    );
+    const said = (e as Error).message.split('\n')[0].replace(/\. To specify a positional.*$/, '');
+    const unknown = /^Unknown option '--([^']+)'/.exec(said)?.[1];
+    const guess = unknown === undefined ? undefined : closestKey(unknown, Object.keys(spec.options));
+    throw new UsageError(`${command}: ${said}${guess ? ` (did you mean --${guess}?)` : ''}`);
   }
   const positionals = parsed.positionals;
   if (positionals.length > spec.positionals)
@@ -178,7 +209,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const { command, values: v, positionals } = p;
   if (v.help) {
-    process.stdout.write(`usage:\n  ${COMMANDS[command].usage}\n`);
+    process.stdout.write(commandHelp(command));
     return 0;
   }
   switch (command) {

@@ -156,13 +156,21 @@ describe('command line and config file are strict', () => {
     expect(top.out).toMatch(/^usage:\n {2}ballast serve /);
     const serveHelp = run(['serve', '--help']);
     expect(serveHelp.code).toBe(0);
-    expect(serveHelp.out).toBe(
-      'usage:\n  ballast serve [--config FILE | --demo] [--isolate [workerd|deno]] [--port N] [--host ADDR]\n',
+    expect(serveHelp.out).toMatch(
+      /^usage:\n {2}ballast serve \[--config FILE \| --demo\] \[--isolate \[workerd\|deno\]\] \[--port N\] \[--host ADDR\]\n\noptions:\n/,
     );
+    // every option the command takes has a line of its own
+    for (const o of ['--config FILE ', '--demo ', '--isolate [workerd|deno] ', '--port N ', '--host ADDR ', '--help '])
+      expect(serveHelp.out).toContain(`\n  ${o}`);
+    expect(serveHelp.out).toContain('--port N                  listen on port N, 0 to 65535');
+    const tokenHelp = run(['token', '--help']);
+    for (const o of ['--perm PERM', '--expires WHEN', '--json', '--db FILE'])
+      expect(tokenHelp.out).toContain(`\n  ${o}`);
   });
 
   it.each([
-    [['serve', '--demo', '--prot', '1'], "ballast: serve: Unknown option '--prot'\n"],
+    [['serve', '--demo', '--prot', '1'], "ballast: serve: Unknown option '--prot' (did you mean --port?)\n"],
+    [['serve', '--demo', '--zzzz', '1'], "ballast: serve: Unknown option '--zzzz'\n"],
     [['serve', '--port'], "ballast: serve: Option '--port <value>' argument missing\n"],
     [['serve', '--port', 'eighty'], 'ballast: --port must be a number from 0 to 65535 (got "eighty")\n'],
     [['serve', '--port', '70000'], 'ballast: --port must be a number from 0 to 65535 (got "70000")\n'],
