@@ -7,8 +7,10 @@ import { DIRECTORY_PATH_KEYS, defaultConfig, mergeConfig, type HostConfig } from
  * reads or writes under var/demo/root. Nothing outside var/demo is touched.
  */
 export function demoConfig(repo: string, port: number, stateDir = process.env.BALLAST_DEMO_DIR): HostConfig {
-  // BALLAST_DEMO_DIR lets tests run a demo without touching a developer's var/demo.
-  const state = resolve(repo, stateDir ?? 'var/demo');
+  // The demo's state goes to the working directory (var/demo), never into the package: an
+  // installed one (node_modules/ballast) is not the user's to write. BALLAST_DEMO_DIR moves it
+  // (tests run demos without touching a developer's var/demo).
+  const state = resolve(process.cwd(), stateDir || 'var/demo');
   const root = join(state, 'root');
   const base = defaultConfig();
   const paths: Record<string, string> = {};

@@ -10,16 +10,16 @@
  * `serve` that started without a usable cache (none yet, a new bundle, a new Node: V8 checks
  * the source and its own version and flags, and rejects a mismatch) writes one as soon as it
  * listens (runtime/launcher-bridge.ts), so it holds what start-up compiled; written to a temp
- * file and renamed, so a reader never sees half of one. Where the directory is read-only (an
- * installed package) no cache is written and the start compiles as it always did. Other
- * commands only read the cache.
+ * file and renamed, so a reader never sees half of one. An installed package (the bundle under
+ * node_modules) or a read-only directory gets no cache: the start compiles as it always did.
+ * Other commands only read the cache.
  *
  * The cache is code the host runs as root: it lives beside the bundle, written with the same
  * owner and mode, so whoever can change it could change the bundle itself.
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { IMPORTER, STARTED, type Bridge } from './launcher-bridge';
@@ -40,7 +40,9 @@ const source = `(function (exports, require, module, __filename, __dirname) {${r
 const script = new Script(source, { filename: file, cachedData });
 
 const bridge = globalThis as Bridge;
-if (process.argv[2] === 'serve' && (!cachedData || script.cachedDataRejected)) {
+// an installed package (under node_modules) is not ours to write: it starts without a cache
+const installed = dir.split(sep).includes('node_modules');
+if (process.argv[2] === 'serve' && !installed && (!cachedData || script.cachedDataRejected)) {
   bridge[STARTED] = () => {
     bridge[STARTED] = undefined;
     const tmp = `${cacheFile}.${process.pid}.tmp`;

@@ -120,13 +120,17 @@ describe('host CLI', () => {
   it('the demo serves kerberos/conf with its token file and refuses without it', async () => {
     const d = tmp();
     const port = await freePort();
+    const env: Record<string, string | undefined> = { ...process.env, PORT: String(port) };
+    delete env.BALLAST_DEMO_DIR;
+    // state goes to the working directory's var/demo, wherever the CLI is installed
     const child = spawn(process.execPath, [cli, 'serve', '--demo'], {
-      env: { ...process.env, PORT: String(port), BALLAST_DEMO_DIR: d },
+      cwd: d,
+      env,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     try {
       await untilOutput(child, /listening on/);
-      const token = readFileSync(join(d, 'admin.token'), 'utf8').trim();
+      const token = readFileSync(join(d, 'var/demo/admin.token'), 'utf8').trim();
       const r = await fetch(`http://127.0.0.1:${port}/api/v2/kerberos/conf`, { headers: { token } });
       expect(r.status).toBe(200);
       expect(r.headers.get('x-powered-by')).toBe('Ballast Demo Appliance');

@@ -5,9 +5,9 @@
  * `ballast/client`, and `npx ballast --help`. Needs the npm registry (or its cache) for the
  * tarball's dependencies; installs with --ignore-scripts and links the repo's built better-sqlite3.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -183,6 +183,34 @@ export { r, n, h, c, a };
       }),
     );
     expect(await typeCheck('tsconfig.nodenext.json')).toBe('');
+  });
+
+  it('npx ballast serve --demo keeps its state in the working directory, nothing in the package', async () => {
+    const child = spawn('npx', ['--no-install', 'ballast', 'serve', '--demo'], {
+      cwd: dir,
+      env: { ...process.env, PORT: '0', BALLAST_DEMO_DIR: '' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      await new Promise<void>((res, rej) => {
+        let out = '';
+        const t = setTimeout(() => rej(new Error(`not listening: ${out}`)), 60_000);
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (/docs: http/.test(out)) {
+            clearTimeout(t);
+            res();
+          }
+        });
+      });
+      expect(existsSync(join(dir, 'var/demo/admin.token'))).toBe(true);
+      const pkg = join(dir, 'node_modules/ballast');
+      expect(existsSync(join(pkg, 'var'))).toBe(false);
+      expect(readdirSync(join(pkg, 'dist/host')).filter((f) => f.endsWith('.v8cache'))).toEqual([]);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
   });
 
   it('npx ballast --help prints the usage', async () => {
