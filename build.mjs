@@ -133,10 +133,14 @@ function copyDocsAssets() {
 async function packageExtras() {
   const t0 = performance.now();
   // Response examples: every route's examples run on a fresh demo; the 2xx answers go in the document.
-  const { runDemoExamples } = await import(pathToFileURL(join(dist, 'host/demo-examples.mjs')).href);
+  // Times, inode numbers and the like are made fixed (stableExampleValue): two builds of one
+  // commit write the same document.
+  const { runDemoExamples, stableExampleValue } = await import(
+    pathToFileURL(join(dist, 'host/demo-examples.mjs')).href
+  );
   const answers = {};
   for (const run of await runDemoExamples(root, dist)) {
-    (answers[run.route.operationId] ??= [])[run.index] = { status: run.status, body: run.body };
+    (answers[run.route.operationId] ??= [])[run.index] = { status: run.status, body: stableExampleValue(run.body) };
   }
   const app = await import(pathToFileURL(join(dist, 'app.mjs')).href);
   const doc = app.openapiDocument(answers);

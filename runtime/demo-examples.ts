@@ -164,3 +164,33 @@ export async function runDemoExamples(
   }
   return runs;
 }
+
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z$/;
+/** The time every example answer shows: 2026-01-01T00:00:00Z. */
+export const EXAMPLE_EPOCH_MS = Date.UTC(2026, 0, 1);
+
+/**
+ * An example answer as the document shows it: what differs from one run to the next (times,
+ * inode and device numbers, block sizes of the build machine's file system) is set to fixed
+ * values, so two builds of one commit write the same document. Inode numbers count from 1000 in
+ * the answer's order, so entries stay distinct.
+ */
+export function stableExampleValue(value: unknown): unknown {
+  let ino = 1000;
+  const walk = (v: unknown, key: string): unknown => {
+    if (Array.isArray(v)) return v.map((x) => walk(x, key));
+    if (v !== null && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
+    if (typeof v === 'string' && ISO_TIME.test(v)) return new Date(EXAMPLE_EPOCH_MS).toISOString();
+    // a Unix time as digits (`unix_time: "1795729918050"`): the epoch in the same unit
+    if (typeof v === 'string' && /time/i.test(key) && /^\d{10}(\d{3})?$/.test(v))
+      return String(v.length === 13 ? EXAMPLE_EPOCH_MS : EXAMPLE_EPOCH_MS / 1000);
+    if (typeof v !== 'number') return v;
+    if (key === 'ino') return ino++;
+    if (key === 'dev') return 2049;
+    if (key === 'blksize') return 4096;
+    if (/[a-z]Ms$/.test(key) && v > 1e12) return EXAMPLE_EPOCH_MS;
+    return v;
+  };
+  return walk(value, '');
+}

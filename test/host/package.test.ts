@@ -7,7 +7,17 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,6 +57,14 @@ beforeAll(async () => {
   rmSync(join(dir, 'node_modules/better-sqlite3'), { recursive: true, force: true });
   symlinkSync(join(repo, 'node_modules/better-sqlite3'), join(dir, 'node_modules/better-sqlite3'));
 }, 600_000);
+
+/** The files under `root`, relative to it. */
+function listFiles(root: string, sub = ''): string[] {
+  return readdirSync(join(root, sub)).flatMap((n) => {
+    const rel = sub ? `${sub}/${n}` : n;
+    return statSync(join(root, rel)).isDirectory() ? listFiles(root, rel) : [rel];
+  });
+}
 
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -212,6 +230,29 @@ export { r, n, h, c, a };
       await new Promise((r) => child.once('exit', r));
     }
   });
+
+  it('a second build of the same tree, elsewhere, is byte for byte the same dist/', async () => {
+    // the tree without its outputs, and node_modules hard-linked (a real directory: a symlink
+    // would show in the bundles' path comments)
+    const copy = join(dir, 'rebuild');
+    for (const f of readdirSync(repo)) {
+      if (['node_modules', 'dist', 'var', '.git', '.build.lock'].includes(f)) continue;
+      cpSync(join(repo, f), join(copy, f), { recursive: true });
+    }
+    await run('cp', ['-al', join(repo, 'node_modules'), join(copy, 'node_modules')]).catch(() =>
+      run('cp', ['-a', join(repo, 'node_modules'), join(copy, 'node_modules')]),
+    );
+    await run(process.execPath, ['build.mjs', '--package'], copy);
+    const tree = (root: string) =>
+      listFiles(join(root, 'dist'))
+        .filter((f) => f !== '.build-stamp' && !f.endsWith('.v8cache'))
+        .sort();
+    const ours = tree(repo);
+    expect(tree(copy)).toEqual(ours);
+    expect(ours.length).toBeGreaterThan(200);
+    const differ = ours.filter((f) => !readFileSync(join(repo, 'dist', f)).equals(readFileSync(join(copy, 'dist', f))));
+    expect(differ).toEqual([]);
+  }, 600_000);
 
   it('npx ballast --help prints the usage', async () => {
     const out = await run('npx', ['--no-install', 'ballast', '--help']);
