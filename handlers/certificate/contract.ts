@@ -68,8 +68,8 @@ export const DEFAULT_RESTART_UNITS = [
   'ballast-s3-gateway.service',
 ] as const;
 
-/** `settings.certificate` (checked by the host at start; routes read it through VARS). */
-export const certificateSettingsSchema = z.strictObject({
+/** `settings.certificate` (checked by the host at start; routes read it with areaSettings). */
+export const certificateSettings = z.strictObject({
   /** Seconds between an ingest and the automatic rollback when no commit came (the spec's 60). */
   commitWindowSeconds: z.number().positive().max(3600).default(60),
   /** regenerate: the new leaf's key type. */
@@ -98,12 +98,7 @@ export const certificateSettingsSchema = z.strictObject({
    */
   trustTimeoutMs: z.number().int().min(1000).max(600_000).default(60_000),
 });
-export type CertificateSettings = z.output<typeof certificateSettingsSchema>;
-
-/** The settings as a route sees them in VARS (already parsed by the host; parsed again for types). */
-export function certificateSettings(settings: Record<string, unknown>): CertificateSettings {
-  return certificateSettingsSchema.parse(settings.certificate ?? {});
-}
+export type CertificateSettings = z.output<typeof certificateSettings>;
 
 // ---- host ops -------------------------------------------------------------------------------
 
@@ -111,7 +106,7 @@ export function certificateSettings(settings: Record<string, unknown>): Certific
 export const INSPECT_OP = 'certificate/inspect';
 export const inspectPayload = z.strictObject({ pem: z.string().max(1024 * 1024) });
 
-export const certInfoSchema = z.object({
+export const certInfo = z.object({
   subject: z.string(),
   issuer: z.string(),
   serialNumber: z.string(),
@@ -126,10 +121,10 @@ export const certInfoSchema = z.object({
   /** why the appliance does not accept this key (the one rule of ingest and trust store add) */
   keyProblem: z.string().optional(),
 });
-export type CertInfo = z.output<typeof certInfoSchema>;
+export type CertInfo = z.output<typeof certInfo>;
 
 export const inspectResult = z.object({
-  certificates: z.array(certInfoSchema),
+  certificates: z.array(certInfo),
   /** The certificates re-encoded by node:crypto (no text around them). */
   normalized: z.string(),
   /** Labels of blocks that are not certificates (`PRIVATE KEY`, ...). */

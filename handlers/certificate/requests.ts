@@ -1,3 +1,4 @@
+/** Request shapes of the certificate routes. */
 import * as z from 'zod';
 import { trustName } from './names';
 
@@ -7,7 +8,7 @@ const pem = (what: string) =>
     .max(256 * 1024)
     .describe(what);
 
-export const TrustAddBodySchema = z.strictObject({
+export const trustAddBody = z.strictObject({
   name: trustName,
   certificate: pem('PEM text of one or more X.509 certificates (CA certificates unless allowLeaf)'),
   allowLeaf: z
@@ -17,11 +18,11 @@ export const TrustAddBodySchema = z.strictObject({
   allowExpired: z.boolean().default(false).describe('also accept expired or not yet valid certificates'),
 });
 
-export const TrustRemoveBodySchema = z.strictObject({ name: trustName });
+export const trustRemoveBody = z.strictObject({ name: trustName });
 
-export const TrustDetailsParamsSchema = z.strictObject({ name: trustName });
+export const trustDetailsParams = z.strictObject({ name: trustName });
 
-export const RetrieveBodySchema = z.strictObject({
+export const retrieveBody = z.strictObject({
   pieces: z
     .strictObject({
       root: z.boolean().optional(),
@@ -32,7 +33,7 @@ export const RetrieveBodySchema = z.strictObject({
     .describe('the pieces to return: only those set true are returned'),
 });
 
-export const IngestBodySchema = z.strictObject({
+export const ingestBody = z.strictObject({
   pieces: z
     .strictObject({
       root: pem('PEM of the root CA certificate; empty string removes it').optional(),

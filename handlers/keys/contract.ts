@@ -20,7 +20,7 @@ export const userName = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,31}$/, 'must be a user name: 1-32 of A-Z a-z 0-9 _ . - not starting with . or -');
 
-export const keysSettingsSchema = z.strictObject({
+export const keysSettings = z.strictObject({
   /** The user the API's own key belongs to (the default `user`). */
   apiUser: userName.default('root'),
   /** Members of this group (listed, or with it as primary group) may also be named; null: only apiUser. */
@@ -49,7 +49,7 @@ export const keysSettingsSchema = z.strictObject({
     .max(16 * 1024 * 1024)
     .default(1024 * 1024),
 });
-export type KeysSettings = z.output<typeof keysSettingsSchema>;
+export type KeysSettings = z.output<typeof keysSettings>;
 
 /** The key pair generate writes and pub reads, in ~/.ssh. */
 export const KEY_FILE = 'id_ed25519';

@@ -1,3 +1,4 @@
+/** Request shapes of the keys routes. */
 import * as z from 'zod';
 import { userName } from './contract';
 
@@ -6,12 +7,12 @@ const user = userName.describe(
 );
 
 /** GET routes: the spec's body parameter `user`, taken from the query (the host maps a GET body onto it). */
-export const UserQuerySchema = z.strictObject({ user: user.optional() });
+export const userQuery = z.strictObject({ user: user.optional() });
 
 /** Longest key line accepted (sshd's authorized_keys lines are at most 8 KB). */
-export const MAX_KEY_LINE = 8192;
+const MAX_KEY_LINE = 8192;
 
-export const AddBodySchema = z.strictObject({
+export const authAddBody = z.strictObject({
   key: z
     .string()
     .min(1)
@@ -22,7 +23,7 @@ export const AddBodySchema = z.strictObject({
   user: user.optional(),
 });
 
-export const RemoveBodySchema = z.strictObject({
+export const authRemoveBody = z.strictObject({
   fingerprint: z.string().min(1).max(64).describe('MD5 fingerprint, `aa:bb:…` or `MD5:aa:bb:…` (case-insensitive)'),
   user: user.optional(),
 });

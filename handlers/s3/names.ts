@@ -9,7 +9,7 @@ import * as z from 'zod';
 import { path, type Vars } from '../core/vars';
 
 export const SHARE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-export const ShareNameSchema = z
+export const shareName = z
   .string()
   .regex(SHARE_NAME_PATTERN, 'share name: 1-64 of A-Z a-z 0-9 _ -, starting with a letter or digit')
   .describe('share name: 1-64 of A-Z a-z 0-9 _ -, starting with a letter or digit');

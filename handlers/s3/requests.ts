@@ -1,7 +1,7 @@
 /** Request shapes of the S3 routes. */
 import * as z from 'zod';
 import { absolutePath } from '../core/schemas';
-import { ShareNameSchema } from './names';
+import { shareName } from './names';
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const credential = (what: string) =>
@@ -11,44 +11,32 @@ const credential = (what: string) =>
     .max(256)
     .refine((s) => !CONTROL.test(s), `${what} must not contain control characters (line breaks, NUL, …)`);
 
-export const PortSchema = z
+const port = z
   .string()
   .regex(/^[1-9][0-9]{3,4}$/, 'port: a number 1024-65535 written as a string, without leading zeros')
   .refine((p) => Number(p) >= 1024 && Number(p) <= 65535, 'port: 1024-65535')
   .describe('TCP port, 1024-65535, as a string; not used by another share nor by a listening socket');
 
-export const ShareParamsSchema = z.strictObject({ share_name: ShareNameSchema });
+export const shareParams = z.strictObject({ share_name: shareName });
 
-export const DeleteParamsSchema = z.strictObject({
+export const deleteParams = z.strictObject({
   version: z.string().describe('API version; only `v2` exists (any other answers 404)'),
-  share_name: ShareNameSchema,
+  share_name: shareName,
 });
 
-export const CreateBodySchema = z.strictObject({
-  shareName: ShareNameSchema,
+export const createBody = z.strictObject({
+  shareName,
   path: absolutePath.describe('absolute path of an existing directory under one of settings.s3.shareRoots'),
-  port: PortSchema,
+  port,
   rootUser: credential('rootUser').describe('access key (S3 minimum: 3 characters; MinIO refuses `=` and `,`)'),
   rootPassword: credential('rootPassword').describe('secret key (S3 minimum: 8 characters)'),
 });
-export type CreateBody = z.output<typeof CreateBodySchema>;
+export type CreateBody = z.output<typeof createBody>;
 
-export const UpdateBodySchema = z
+export const updateBody = z
   .strictObject({
     rootUser: credential('rootUser').optional().describe('new access key'),
     rootPassword: credential('rootPassword').optional().describe('new secret key'),
   })
   .refine((b) => b.rootUser !== undefined || b.rootPassword !== undefined, 'give rootUser, rootPassword or both');
-export type UpdateBody = z.output<typeof UpdateBodySchema>;
-
-/** Warnings for credentials MinIO refuses (minio/minio internal/auth/credentials.go). */
-export function credentialWarnings(rootUser: string, rootPassword: string): string[] {
-  const w: string[] = [];
-  if ([...rootUser].length < 3)
-    w.push('rootUser is shorter than 3 characters (the S3 minimum): the service will not start');
-  if (/[=,]/.test(rootUser))
-    w.push('rootUser contains "=" or ",", which S3 access keys may not: the service will not start');
-  if ([...rootPassword].length < 8)
-    w.push('rootPassword is shorter than 8 characters (the S3 minimum): the service will not start');
-  return w;
-}
+export type UpdateBody = z.output<typeof updateBody>;

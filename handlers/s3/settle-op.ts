@@ -1,22 +1,12 @@
 /**
- * Settling a share's unfinished change before a new one (host op `s3/settle`, run by
- * runtime/areas/s3.ts). The host runs it, not the route, so the route's retry and the host's
- * start-up settling never run the same rollback at once (one lock in the host process).
+ * Settling a share's unfinished change before a new one (host op `s3/settle`, contract.ts, run by
+ * runtime/areas/s3/settle.ts). The host runs it, not the route, so the route's retry and the
+ * host's start-up settling never run the same rollback at once (one lock in the host process).
  */
-import * as z from 'zod';
 import { conflict } from '../core/errors';
 import type { SystemClient } from '../core/system';
-import { RETRIED_BY, unfinishedText, type IntentOp, type Step } from './journal';
-import { ShareNameSchema } from './names';
-
-export const SETTLE_OP = 's3/settle';
-
-export const settlePayload = z.strictObject({ shareName: ShareNameSchema });
-
-/** `pending: false`: nothing was unfinished. Otherwise what settling did, and whether it finished. */
-export type SettleResult =
-  | { pending: false }
-  | { pending: true; op: IntentOp; outcome: 'rolled back' | 'completed'; complete: boolean; steps: Step[] };
+import { SETTLE_OP, type SettleResult } from './contract';
+import { RETRIED_BY, unfinishedText } from './journal';
 
 /**
  * Every change of a share starts here, before it reads the share: an earlier change of it that

@@ -7,9 +7,10 @@ import { envPath, serviceName, UNIT_DIR_KEY, UNIT_FILE_PATTERN, unitPath } from 
 import { parseEnvFile } from './parse/env-file';
 import { parseIsEnabled } from './parse/is-enabled';
 import { parseSsListening } from './parse/ss';
-import { parseUnit } from './parse/unit';
-import type { ShareDetails } from './schemas';
-import { s3SettingsOf, type S3Settings } from './settings';
+import { parseUnit } from '../tools/systemd-unit';
+import { areaSettings } from '../core/settings';
+import { s3Settings, type S3Settings } from './contract';
+import type { ShareDetailsAnswer } from './responses';
 
 export interface Ctx {
   system: SystemClient;
@@ -86,8 +87,8 @@ export async function isEnabled(c: Ctx, share: string): Promise<boolean> {
 }
 
 /** One share with the clear password, raw and conf; 404 when its unit file does not exist. */
-export async function readShare(c: Ctx, share: string): Promise<ShareDetails> {
-  const settings = s3SettingsOf(c.vars);
+export async function readShare(c: Ctx, share: string): Promise<ShareDetailsAnswer> {
+  const settings = areaSettings(c.vars, 's3', s3Settings);
   const file = unitPath(c.vars, share);
   const raw = (await isRegularFile(c, file)) ? await c.system.readFile(file) : null;
   if (raw === null) throw notFound(`no S3 share ${share}`);

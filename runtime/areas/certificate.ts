@@ -4,7 +4,7 @@ import {
   PIECE_DEFAULT_PATH,
   PIECE_PATH_KEY,
   TRUST_PATHS,
-  certificateSettingsSchema,
+  certificateSettings,
   updateArgv,
   type CertificateSettings,
   type Piece,
@@ -22,7 +22,7 @@ import { TrustStore, trustIntentFile, trustOps } from './certificate/trust-store
  */
 export default defineArea<CertificateSettings>({
   name: 'certificate',
-  settings: certificateSettingsSchema,
+  settings: certificateSettings,
   paths: {
     caCertificates: { default: TRUST_PATHS.caCertificates, kind: 'dir' },
     caCertificatesConf: { default: TRUST_PATHS.caCertificatesConf, kind: 'file', readOnly: true },

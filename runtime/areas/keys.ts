@@ -1,4 +1,4 @@
-import { keysSettingsSchema, type KeysSettings } from '../../handlers/keys/contract';
+import { keysSettings, type KeysSettings } from '../../handlers/keys/contract';
 import { keysOps } from './keys/ops';
 import { defineArea } from './types';
 
@@ -9,7 +9,7 @@ import { defineArea } from './types';
  */
 export default defineArea<KeysSettings>({
   name: 'keys',
-  settings: keysSettingsSchema,
+  settings: keysSettings,
   binaries: { getent: '/usr/bin/getent', runuser: '/usr/sbin/runuser', sshKeygen: '/usr/bin/ssh-keygen' },
   setup: (host) => ({
     ops: keysOps({

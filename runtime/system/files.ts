@@ -3,13 +3,19 @@ import {
   promises as fsp,
   closeSync,
   constants,
+  fchmodSync,
+  fchownSync,
   fstatSync,
+  fsyncSync,
   lstatSync,
+  mkdirSync,
   openSync,
   readFileSync,
   readdirSync,
   realpathSync,
+  renameSync,
   unlinkSync,
+  writeSync,
   type Stats,
 } from 'node:fs';
 import { dirname, basename, join, resolve } from 'node:path';
@@ -244,7 +250,7 @@ export class ConfinedFiles {
   }
 }
 
-/** What an interrupted atomic write leaves behind (writeTemp's names). */
+/** What an interrupted atomic write leaves behind (writeTemp's and atomicWriteSync's names). */
 const TEMP_NAME = /^\..+\.tmp-[0-9a-f]{12}$/;
 /** The same, for the backup of a file and its mode/owner record (keep()'s two writes). */
 const BACKUP_TEMP_NAME = /^\..+\.prev(\.meta)?\.tmp-[0-9a-f]{12}$/;
@@ -322,6 +328,54 @@ export async function atomicWrite(
     throw e;
   }
   await fsyncDir(dirname(path));
+}
+
+/**
+ * atomicWrite for callers that must finish before anything else runs (an area's recovery at
+ * start, before the server reads what it restores): the same temp name, so an interrupted one is
+ * removed the same way (removeStaleTemps).
+ */
+export function atomicWriteSync(
+  path: string,
+  data: Buffer | string,
+  mode: number,
+  owner?: { uid: number; gid: number },
+): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = join(dirname(path), `.${basename(path)}.tmp-${randomBytes(6).toString('hex')}`);
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+  try {
+    const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off, buf.length - off);
+    if (owner) fchownSync(fd, owner.uid, owner.gid);
+    fchmodSync(fd, mode);
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    unlinkQuietly(tmp);
+    throw e;
+  }
+  closeSync(fd);
+  try {
+    renameSync(tmp, path);
+  } catch (e) {
+    unlinkQuietly(tmp);
+    throw e;
+  }
+  const dir = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
+}
+
+function unlinkQuietly(p: string): void {
+  try {
+    unlinkSync(p);
+  } catch {
+    // already gone
+  }
 }
 
 /** Like atomicWrite, but the final name must not exist: the file appears complete or not at all. */

@@ -154,7 +154,7 @@ describe('HTTPS from the piece files, in process', () => {
     new Promise<void>((resolve) => {
       const seen = (s.host.db.prepare('SELECT COALESCE(MAX(seq), 0) AS n FROM events').get() as { n: number }).n;
       s.host.events.onEvent(() => {
-        if (s.host.db.prepare("SELECT 1 FROM events WHERE kind = 'certificate.rolled_back' AND seq > ?").get(seen))
+        if (s.host.db.prepare("SELECT 1 FROM events WHERE kind = 'certificate.tls.rolled_back' AND seq > ?").get(seen))
           resolve();
       });
     });
@@ -198,7 +198,9 @@ describe('HTTPS from the piece files, in process', () => {
     // observe for twice the window: no rollback may come
     await new Promise((r) => setTimeout(r, 2000));
     expect(await servedChain(s.server.port)).toEqual({ server: fp(pki.b.server), issuer: fp(pki.b.intermediate) });
-    expect(s.host.db.prepare("SELECT COUNT(*) AS n FROM events WHERE kind = 'certificate.rolled_back'").get()).toEqual({
+    expect(
+      s.host.db.prepare("SELECT COUNT(*) AS n FROM events WHERE kind = 'certificate.tls.rolled_back'").get(),
+    ).toEqual({
       n: 1,
     });
     expect(await open.get()).toBe('HTTP/1.1 200 OK');

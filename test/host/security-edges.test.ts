@@ -6,8 +6,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PortSchema, CreateBodySchema } from '../../handlers/s3/requests';
-import { credentialWarnings } from '../../handlers/s3/requests';
+import { createBody } from '../../handlers/s3/requests';
+import { credentialWarnings } from '../../handlers/s3/credentials';
 import { parseSsListening } from '../../handlers/s3/parse/ss';
 import { parseTcSize } from '../../handlers/traffic/parse/tc-units';
 import { hostListeners } from '../../runtime/areas/pod/compose-check';
@@ -119,14 +119,14 @@ describe('intent journal recovery', () => {
 
 describe('bounds', () => {
   it('S3 ports are 1024-65535', () => {
-    for (const p of ['1024', '65535', '8000']) expect(PortSchema.safeParse(p).success).toBe(true);
+    for (const p of ['1024', '65535', '8000']) expect(createBody.shape.port.safeParse(p).success).toBe(true);
     for (const p of ['1023', '1000', '65536', '99999', '0800', '80'])
-      expect([p, PortSchema.safeParse(p).success]).toEqual([p, false]);
+      expect([p, createBody.shape.port.safeParse(p).success]).toEqual([p, false]);
   });
   it('an S3 access key of 3 characters is the minimum', () => {
     expect(credentialWarnings('abc', 'secret-key-1')).toEqual([]);
     expect(credentialWarnings('ab', 'secret-key-1')[0]).toMatch(/shorter than 3/);
-    expect(CreateBodySchema.shape.rootUser.safeParse('abc').success).toBe(true);
+    expect(createBody.shape.rootUser.safeParse('abc').success).toBe(true);
   });
   it('ss: a port above 65535 is not a port', () => {
     const row = (port: string) => `LISTEN 0 4096 0.0.0.0:${port} 0.0.0.0:*\n`;

@@ -111,7 +111,7 @@ describe('the demo appliance, scenarios', () => {
   it('ingest → retrieve shows the new server certificate → no commit → rolled back to the seed chain', async () => {
     const rolled = new Promise<void>((resolve) =>
       d.host.events.onEvent(() => {
-        if (d.host.db.prepare("SELECT 1 FROM events WHERE kind = 'certificate.rolled_back'").get()) resolve();
+        if (d.host.db.prepare("SELECT 1 FROM events WHERE kind = 'certificate.tls.rolled_back'").get()) resolve();
       }),
     );
     const r = await call(d, 'POST', '/api/v2/certificate/ingest', { pieces: DEMO_NEW_CHAIN });

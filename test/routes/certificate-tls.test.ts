@@ -173,7 +173,7 @@ describe('ingest and commit', () => {
     expect(readFileSync(join(prevDir, 'private_key'), 'utf8')).toBe(pki.a.private_key);
     expect(statSync(join(prevDir, 'private_key')).mode & 0o777).toBe(0o600);
     expect(existsSync(journalOf(c.t))).toBe(true);
-    expect(c.events('certificate.ingested').at(-1)).toEqual({ pieces: [...PIECES], confirmationTimeout: 60 });
+    expect(c.events('certificate.tls.ingested').at(-1)).toEqual({ pieces: [...PIECES], confirmationTimeout: 60 });
     // nothing around it was left behind
     expect(readdirSync(dirname(c.file('server'))).sort()).toEqual([
       'intermediate.crt',
@@ -190,7 +190,7 @@ describe('ingest and commit', () => {
     expect(existsSync(journalOf(c.t))).toBe(false);
     expect(existsSync(prevDir)).toBe(false);
     expect(c.pieces().server).toBe(norm(pki.b.server));
-    expect(c.events('certificate.committed')).toEqual([{}]);
+    expect(c.events('certificate.tls.committed')).toEqual([{}]);
     const none = await c.call('POST', '/commit', {});
     expect([none.status, errorMessage(none.json)]).toEqual([409, 'no ingested certificate is waiting for a commit']);
   });
@@ -276,7 +276,7 @@ describe('ingest and commit', () => {
       expect(reloads).toBe(2);
       expect(c.pieces()).toEqual(pki.a);
       expect(existsSync(journalOf(c.t))).toBe(false);
-      expect(c.events('certificate.rolled_back').at(-1)).toEqual({
+      expect(c.events('certificate.tls.rolled_back').at(-1)).toEqual({
         reason: 'the swap failed: reload refused',
         pieces: [...PIECES],
       });
@@ -301,10 +301,10 @@ describe('the commit window', () => {
     c = undefined;
   });
 
-  it('no commit: the previous pieces (contents and modes) come back and certificate.rolled_back is sent', async () => {
+  it('no commit: the previous pieces (contents and modes) come back and certificate.tls.rolled_back is sent', async () => {
     c = await open({ commitWindowSeconds: 0.3 });
     c.seed({ ...pki.a, root: undefined });
-    const rolled = nextEvent(c.t.host, 'certificate.rolled_back');
+    const rolled = nextEvent(c.t.host, 'certificate.tls.rolled_back');
     const r = await c.call('POST', '/ingest', { pieces: pki.b });
     expect(r.json).toMatchObject({ confirmationTimeout: 0.3 });
     expect(c.pieces().server).toBe(norm(pki.b.server));
@@ -326,7 +326,7 @@ describe('the commit window', () => {
     // a key shared with a service's group (daemon, gid 1), as some boxes do
     chownSync(c.file('private_key'), 0, 1);
     chmodSync(c.file('private_key'), 0o640);
-    const rolled = nextEvent(c.t.host, 'certificate.rolled_back');
+    const rolled = nextEvent(c.t.host, 'certificate.tls.rolled_back');
     expect((await c.call('POST', '/ingest', { pieces: pki.b })).status).toBe(200);
     const during = statSync(c.file('private_key'));
     expect([during.mode & 0o777, during.uid, during.gid]).toEqual([0o600, 0, 1]);
@@ -345,7 +345,9 @@ describe('the commit window', () => {
     const journal = JSON.parse(readFileSync(journalOf(c.t), 'utf8')) as { deadline: number };
     writeFileSync(journalOf(c.t), JSON.stringify({ ...journal, deadline: Date.now() - 1000 }));
     // a temp file of an interrupted write and a staged regenerate key are cleaned up too
-    writeFileSync(join(dirname(c.file('server')), '.server.crt.certificate-tmp-0123456789ab'), 'partial');
+    writeFileSync(join(dirname(c.file('server')), '.server.crt.tmp-0123456789ab'), 'partial');
+    const stateTemp = join(dirname(journalOf(c.t)), '.journal.json.tmp-0123456789ab');
+    writeFileSync(stateTemp, 'partial');
     writeFileSync(`${c.file('private_key')}.new`, 'staged', { mode: 0o600 });
     const logs: string[] = [];
     const again = await createHost({
@@ -366,13 +368,15 @@ describe('the commit window', () => {
     };
     expect(c.pieces()).toEqual(pki.a);
     expect(existsSync(journalOf(c.t))).toBe(false);
+    expect(existsSync(stateTemp)).toBe(false);
+    expect(logs).toContain('certificate: removed 1 temp file(s) of interrupted writes');
     expect(readdirSync(dirname(c.file('server'))).sort()).toEqual([
       'intermediate.crt',
       'root.crt',
       'server.crt',
       'server.key',
     ]);
-    expect(c.events('certificate.rolled_back').at(-1)).toEqual({
+    expect(c.events('certificate.tls.rolled_back').at(-1)).toEqual({
       reason: 'the commit window ran out while the host was down',
       pieces: [...PIECES],
     });
@@ -410,7 +414,7 @@ describe('the commit window', () => {
       },
     };
     expect(c.pieces().server).toBe(norm(pki.b.server));
-    await nextEvent(third, 'certificate.rolled_back');
+    await nextEvent(third, 'certificate.tls.rolled_back');
     expect(c.pieces()).toEqual(pki.a);
   });
 
@@ -489,7 +493,7 @@ describe('regenerate', () => {
     expect(existsSync(journalOf(c.t))).toBe(false);
     expect(existsSync(`${c.file('private_key')}.new`)).toBe(false);
     expect(req.argv).toContain(`${c.file('private_key')}.new`);
-    expect(c.events('certificate.regenerated').at(-1)).toMatchObject({
+    expect(c.events('certificate.tls.regenerated').at(-1)).toMatchObject({
       subject: 'CN=demo-appliance',
       keyType: 'ecdsa-p256',
       restarted: ['certificate-test-web.service'],
@@ -512,7 +516,7 @@ describe('regenerate', () => {
     expect((await c.call('POST', '/regenerate', {})).status).toBe(204);
     expect(existsSync(journalOf(c.t))).toBe(false);
     expect(c.pieces()).toEqual({ server: new X509Certificate(req.stdout).toString(), private_key: genpkey.stdout });
-    expect(c.events('certificate.regenerated').at(-1)).toMatchObject({ endedWindow: true });
+    expect(c.events('certificate.tls.regenerated').at(-1)).toMatchObject({ endedWindow: true });
     expect((await c.call('POST', '/commit', {})).status).toBe(409);
   });
 
@@ -560,7 +564,7 @@ describe('regenerate restarts the spec three application modules by default', ()
       ],
       ['/usr/bin/systemctl', 'try-restart', '--', 'ballast-ui.service', 'ballast-proxy.service'],
     ]);
-    expect(c.events('certificate.regenerated').at(-1)).toMatchObject({
+    expect(c.events('certificate.tls.regenerated').at(-1)).toMatchObject({
       restarted: ['ballast-ui.service', 'ballast-proxy.service'],
       notRunning: [],
       notInstalled: ['ballast-s3-gateway.service'],
@@ -582,6 +586,6 @@ describe('regenerate restarts the spec three application modules by default', ()
       /^the certificate was regenerated, but restarting ballast-ui\.service, ballast-proxy\.service, ballast-s3-gateway\.service failed: /,
     );
     expect(c.pieces().root).toBeUndefined();
-    expect(c.events('certificate.regenerated').at(-1)).toMatchObject({ restarted: [], notInstalled: [] });
+    expect(c.events('certificate.tls.regenerated').at(-1)).toMatchObject({ restarted: [], notInstalled: [] });
   });
 });

@@ -13,7 +13,7 @@ import authList from '../../handlers/keys/routes/auth-list';
 import authRemove from '../../handlers/keys/routes/auth-remove';
 import pub from '../../handlers/keys/routes/pub';
 import pubGenerate from '../../handlers/keys/routes/pub-generate';
-import { AuthorizedListSchema } from '../../handlers/keys/schemas';
+import { authListAnswer } from '../../handlers/keys/responses';
 import { makeDemoHost, repo, type TestHost } from '../helpers/host';
 
 const ROUTES: RouteModule[] = [pub, pubGenerate, authList, authAdd, authRemove];
@@ -37,7 +37,7 @@ describe('the demo appliance: keys', () => {
   it('starts with alice holding three keys, one with options', async () => {
     const r = await call('GET', '/api/v2/system/keys/auth', { query: { user: 'alice' } });
     expect(r.status).toBe(200);
-    const list = AuthorizedListSchema.parse(r.json);
+    const list = authListAnswer.parse(r.json);
     expect(list.map((e) => [e.index, e.algo, e.comment, e.fingerprint])).toEqual([
       [0, 'ssh-rsa', 'backup key', '2d:83:ab:a9:b2:c2:3f:84:f9:68:02:5e:a0:d5:58:f6'],
       [1, 'ssh-ed25519', 'alice@old-laptop', '20:fd:2d:69:a8:fb:18:22:8e:98:ac:b8:d2:37:74:55'],

@@ -29,7 +29,7 @@ import authList from '../../handlers/keys/routes/auth-list';
 import authRemove from '../../handlers/keys/routes/auth-remove';
 import pub from '../../handlers/keys/routes/pub';
 import pubGenerate from '../../handlers/keys/routes/pub-generate';
-import { AuthorizedListSchema, KeyEntrySchema } from '../../handlers/keys/schemas';
+import { authListAnswer, authAddAnswer } from '../../handlers/keys/responses';
 import { fixture, makeTestHost, repo, type TestHost } from '../helpers/host';
 import { privateDir } from '../helpers/tmp';
 import { errorOf } from '../helpers/answers';
@@ -121,9 +121,9 @@ beforeEach(() => {
 
 const q = (user?: string) => (user ? `?user=${user}` : '');
 const list = (user?: string, token?: string) => t.call('GET', `/api/v2/system/keys/auth${q(user)}`, { token });
-/** The answer of auth/add: the added entry (KeyEntrySchema) or an error (errorOf). */
+/** The answer of auth/add: the added entry (authAddAnswer) or an error (errorOf). */
 const add = (body: unknown, token?: string) =>
-  t.call<z.infer<typeof KeyEntrySchema>>('POST', '/api/v2/system/keys/auth/add', { body, token });
+  t.call<z.infer<typeof authAddAnswer>>('POST', '/api/v2/system/keys/auth/add', { body, token });
 const remove = (body: unknown, token?: string) => t.call('POST', '/api/v2/system/keys/auth/remove', { body, token });
 const events = (kind: string) =>
   (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map(
@@ -140,7 +140,7 @@ describe('GET /system/keys/auth', () => {
     writeFileSync(join(aliceSsh, 'authorized_keys'), readFileSync(join(repo, 'fixtures/authorized_keys/mixed.txt')));
     const r = await list('alice', reader);
     expect(r.status).toBe(200);
-    expect(AuthorizedListSchema.parse(r.json)).toEqual(
+    expect(authListAnswer.parse(r.json)).toEqual(
       JSON.parse(readFileSync(join(repo, 'fixtures/authorized_keys/mixed.expected.json'), 'utf8')),
     );
   });
@@ -212,7 +212,7 @@ describe('POST /system/keys/auth/add', () => {
     const line = `from="10.0.0.0/8,192.168.1.*",command="/usr/local/bin/backup --mode \\"full, incr\\"" ${key('ed25519')}`;
     const r = await add({ user: 'alice', key: `  ${line}\t` }, manager);
     expect(r.status, r.text).toBe(200);
-    expect(KeyEntrySchema.strict().parse(r.json)).toEqual({
+    expect(authAddAnswer.strict().parse(r.json)).toEqual({
       algo: 'ssh-ed25519',
       blob: key('ed25519').split(' ')[1],
       comment: 'admin@nas01',
@@ -262,7 +262,7 @@ describe('POST /system/keys/auth/add', () => {
       'ssh-ed25519-cert-v01@openssh.com',
       md5Of('ed25519-cert'),
     ]);
-    const listed = AuthorizedListSchema.parse((await list()).json);
+    const listed = authListAnswer.parse((await list()).json);
     expect(listed.filter((e) => e.error)).toEqual([]);
     expect(listed).toHaveLength(8);
   });

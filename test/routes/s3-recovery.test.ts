@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderEnvFile } from '../../handlers/s3/render/env-file';
 import { renderUnit } from '../../handlers/s3/render/unit';
-import { s3Settings } from '../../handlers/s3/settings';
+import { s3Settings } from '../../handlers/s3/contract';
 import { createHost, type Host } from '../../runtime/host';
 import { ReplayBackend } from '../../runtime/system/replay';
 import { distDir, fixture, makeTestConfig } from '../helpers/host';

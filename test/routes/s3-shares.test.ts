@@ -17,7 +17,7 @@ import del from '../../handlers/s3/routes/delete';
 import details from '../../handlers/s3/routes/details';
 import list from '../../handlers/s3/routes/list';
 import update from '../../handlers/s3/routes/update';
-import { s3Settings } from '../../handlers/s3/settings';
+import { s3Settings } from '../../handlers/s3/contract';
 import { fixture, makeTestHost, type TestHost } from '../helpers/host';
 import { privateDir } from '../helpers/tmp';
 

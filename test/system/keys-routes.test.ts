@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAuthorizedKeys, parsePublicKeyFile } from '../../handlers/keys/parse/authorized-keys';
-import { AuthorizedListSchema } from '../../handlers/keys/schemas';
+import { authListAnswer } from '../../handlers/keys/responses';
 import { defaultConfig, mergeConfig } from '../../runtime/config';
 import { backendFor } from '../../runtime/host';
 import { makeTestHost, type TestHost } from '../helpers/host';
@@ -210,7 +210,7 @@ describe('authorized keys (real files, fingerprints from ssh-keygen)', () => {
       0o700,
       uidOf(MEMBER),
     ]);
-    const listed = AuthorizedListSchema.parse((await t.call('GET', `/api/v2/system/keys/auth?user=${MEMBER}`)).json);
+    const listed = authListAnswer.parse((await t.call('GET', `/api/v2/system/keys/auth?user=${MEMBER}`)).json);
     expect(listed.map((e) => e.fingerprint)).toEqual(await keygenFingerprints(file));
     expect(listed.map((e) => e.comment)).toEqual(['rsa key', 'ecdsa 256', 'ecdsa 384', 'ecdsa 521', 'ed25519 key']);
 

@@ -16,7 +16,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseUnit } from '../../handlers/s3/parse/unit';
+import { parseUnit } from '../../handlers/tools/systemd-unit';
 import { backendFor } from '../../runtime/host';
 import { serve, type Serving } from '../../runtime/serve';
 import { ReplayBackend } from '../../runtime/system/replay';

@@ -2,8 +2,8 @@ import { validationFailed } from '../../core/errors';
 import { route } from '../../core/route';
 import { INSPECT_OP, TRUST_OP, type InspectResult, type TrustPayload, type TrustResult } from '../contract';
 import { DEMO_LAB_CA } from '../examples';
-import { TrustAddBodySchema } from '../requests';
-import { TrustUpdateResponse } from '../schemas';
+import { trustAddBody } from '../requests';
+import { trustUpdateAnswer } from '../responses';
 import { trustAnswer, trustProblem } from '../trust';
 
 export default route({
@@ -11,8 +11,8 @@ export default route({
   path: '/certificate/add',
   permission: 'certificate:manage',
   summary: 'Add a CA certificate to the trust store as <name>.crt and run update-ca-certificates',
-  body: TrustAddBodySchema,
-  response: TrustUpdateResponse,
+  body: trustAddBody,
+  response: trustUpdateAnswer,
   lock: 'certificate-trust',
   examples: [
     {

@@ -1,14 +1,14 @@
 import { route } from '../../core/route';
 import { COMMIT_OP } from '../contract';
 import { DEMO_NEW_CHAIN } from '../examples';
-import { CommitResponse } from '../schemas';
+import { commitAnswer } from '../responses';
 
 export default route({
   method: 'POST',
   path: '/certificate/commit',
   permission: 'certificate:manage',
   summary: 'Keep the ingested TLS pieces (409 when nothing is waiting for a commit)',
-  response: CommitResponse,
+  response: commitAnswer,
   examples: [
     {
       summary: 'after an ingest, within its window: the new pieces are kept',
@@ -21,7 +21,7 @@ export default route({
   ],
   async handler({ system, events }) {
     await system.op<{ pieces: string[] }>(COMMIT_OP, {});
-    await events.send({ kind: 'certificate.committed', data: {} });
+    await events.send({ kind: 'certificate.tls.committed', data: {} });
     return {};
   },
 });

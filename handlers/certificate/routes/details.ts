@@ -1,6 +1,6 @@
 import { route } from '../../core/route';
-import { TrustDetailsParamsSchema } from '../requests';
-import { TrustDetailsResponse } from '../schemas';
+import { trustDetailsParams } from '../requests';
+import { trustDetailsAnswer } from '../responses';
 import { readTrusted } from '../trust';
 
 export default route({
@@ -8,8 +8,8 @@ export default route({
   path: '/certificate/:name/details',
   permission: 'certificate:read',
   summary: 'PEM text of one trusted certificate (name with or without .crt)',
-  params: TrustDetailsParamsSchema,
-  response: TrustDetailsResponse,
+  params: trustDetailsParams,
+  response: trustDetailsAnswer,
   examples: [
     { summary: 'the demo corporate root CA', params: { name: 'corp-root-ca' } },
     { summary: 'an unknown name', params: { name: 'nosuch-ca.crt' }, status: 404 },

@@ -1,9 +1,10 @@
 import { ApiError } from '../../core/errors';
 import { baseHeaders } from '../../core/http';
 import { route } from '../../core/route';
+import { areaSettings } from '../../core/settings';
 import { REGENERATE_OP, certificateSettings, type RegenerateResult } from '../contract';
 import { restartUnits, type Restarts } from '../restart';
-import { RegenerateResponse } from '../schemas';
+import { regenerateAnswer } from '../responses';
 
 export default route({
   method: 'POST',
@@ -11,7 +12,7 @@ export default route({
   permission: 'certificate:manage',
   summary:
     'New self-signed server certificate and key (root and intermediate removed; a pending ingest is superseded), TLS reloaded, the running modules of settings.certificate.restartUnits restarted; 204',
-  response: RegenerateResponse,
+  response: regenerateAnswer,
   examples: [{ summary: 'a fresh self-signed certificate', status: 204 }],
   async handler({ system, vars, events, requestId }) {
     const r = await system.op<RegenerateResult>(REGENERATE_OP, {});
@@ -19,10 +20,10 @@ export default route({
       throw new ApiError('command_failed', r.failure.message, {
         details: { command: r.failure.command, exitCode: r.failure.exitCode, stderr: r.failure.stderr },
       });
-    const units = certificateSettings(vars.settings).restartUnits;
+    const units = areaSettings(vars, 'certificate', certificateSettings).restartUnits;
     const regenerated = (x: Restarts) =>
       events.send({
-        kind: 'certificate.regenerated',
+        kind: 'certificate.tls.regenerated',
         data: { subject: r.subject, keyType: r.keyType, notAfter: r.notAfter, ...x, endedWindow: r.endedWindow },
       });
     let restarts: Restarts;

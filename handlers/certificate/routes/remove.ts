@@ -1,7 +1,7 @@
 import { route } from '../../core/route';
 import { TRUST_OP, type TrustPayload, type TrustResult } from '../contract';
-import { TrustRemoveBodySchema } from '../requests';
-import { TrustUpdateResponse } from '../schemas';
+import { trustRemoveBody } from '../requests';
+import { trustUpdateAnswer } from '../responses';
 import { trustAnswer } from '../trust';
 
 export default route({
@@ -9,8 +9,8 @@ export default route({
   path: '/certificate/remove',
   permission: 'certificate:manage',
   summary: 'Remove <name>.crt from the trust store and run update-ca-certificates --fresh',
-  body: TrustRemoveBodySchema,
-  response: TrustUpdateResponse,
+  body: trustRemoveBody,
+  response: trustUpdateAnswer,
   lock: 'certificate-trust',
   examples: [{ summary: 'stop trusting the partner CA', body: { name: 'partner-ca' } }],
   async handler({ body, system }) {

@@ -2,16 +2,16 @@ import { hasPermission } from '../../core/auth';
 import { forbidden } from '../../core/errors';
 import { route } from '../../core/route';
 import { PIECES, READ_OP, type ReadPayload, type ReadResult } from '../contract';
-import { RetrieveBodySchema } from '../requests';
-import { RetrieveResponse } from '../schemas';
+import { retrieveBody } from '../requests';
+import { retrieveAnswer } from '../responses';
 
 export default route({
   method: 'POST',
   path: '/certificate/retrieve',
   permission: 'certificate:read',
   summary: 'The PEM text of the TLS pieces asked for (private_key needs certificate:manage)',
-  body: RetrieveBodySchema,
-  response: RetrieveResponse,
+  body: retrieveBody,
+  response: retrieveAnswer,
   examples: [{ summary: 'the served chain', body: { pieces: { server: true, intermediate: true, root: true } } }],
   async handler({ body, system, principal }) {
     const wanted = PIECES.filter((p) => body.pieces[p] === true);

@@ -2,8 +2,8 @@ import { conflict, validationFailed } from '../../core/errors';
 import { route } from '../../core/route';
 import { AUTH_LOCK, editAuthorizedKeys } from '../authorized-edit';
 import { appendLine, KeyLineError, parseAuthorizedKeys, parseKeyLine, type KeyLine } from '../parse/authorized-keys';
-import { AddBodySchema } from '../requests';
-import { KeyEntrySchema } from '../schemas';
+import { authAddBody } from '../requests';
+import { authAddAnswer } from '../responses';
 
 /** sshd's RequiredRSASize default (OpenSSH 9.1+): smaller RSA keys are refused at login. */
 const MIN_RSA_BITS = 1024;
@@ -35,8 +35,8 @@ export default route({
   permission: 'keys:manage',
   summary:
     "Append a key line to the API user's (or `user`'s) ~/.ssh/authorized_keys; a key already there (same fingerprint) is a 409",
-  body: AddBodySchema,
-  response: KeyEntrySchema,
+  body: authAddBody,
+  response: authAddAnswer,
   lock: AUTH_LOCK,
   examples: [
     {

@@ -1,8 +1,8 @@
 import { route } from '../../core/route';
 import { READ_OP, type ReadResult } from '../contract';
 import { parseAuthorizedKeys } from '../parse/authorized-keys';
-import { UserQuerySchema } from '../requests';
-import { AuthorizedListSchema } from '../schemas';
+import { userQuery } from '../requests';
+import { authListAnswer } from '../responses';
 
 export default route({
   method: 'GET',
@@ -10,8 +10,8 @@ export default route({
   permission: 'keys:read',
   summary:
     "The entries of the API user's (or `user`'s) ~/.ssh/authorized_keys; a line sshd cannot use is listed with an `error`",
-  query: UserQuerySchema,
-  response: AuthorizedListSchema,
+  query: userQuery,
+  response: authListAnswer,
   examples: [
     { summary: "alice's three authorized keys (one with options)", query: { user: 'alice' } },
     { summary: "The API user's authorized keys" },

@@ -2,8 +2,8 @@ import { notFound, validationFailed } from '../../core/errors';
 import { route } from '../../core/route';
 import { AUTH_LOCK, editAuthorizedKeys } from '../authorized-edit';
 import { normalizeFingerprint, removeByFingerprint } from '../parse/authorized-keys';
-import { RemoveBodySchema } from '../requests';
-import { RemovedSchema } from '../schemas';
+import { authRemoveBody } from '../requests';
+import { authRemoveAnswer } from '../responses';
 
 export default route({
   method: 'POST',
@@ -11,8 +11,8 @@ export default route({
   permission: 'keys:manage',
   summary:
     "Remove the key(s) with this MD5 fingerprint from the API user's (or `user`'s) ~/.ssh/authorized_keys; every other line stays byte for byte",
-  body: RemoveBodySchema,
-  response: RemovedSchema,
+  body: authRemoveBody,
+  response: authRemoveAnswer,
   lock: AUTH_LOCK,
   examples: [
     {

@@ -1,8 +1,8 @@
 import { route } from '../../core/route';
 import { commandFailed, commandTimeout } from '../../core/system';
 import { GENERATE_OP, type GenerateResult } from '../contract';
-import { UserQuerySchema } from '../requests';
-import { EmptySchema } from '../schemas';
+import { userQuery } from '../requests';
+import { pubGenerateAnswer } from '../responses';
 
 export default route({
   method: 'GET',
@@ -12,8 +12,8 @@ export default route({
     'Replace the key pair of the API user (or of `user`) with a new ed25519 pair (ssh-keygen, as that user). Systems that trusted the old public key lose access.',
   // a GET that writes a key: HEAD is refused rather than generating a second time
   sideEffects: true,
-  query: UserQuerySchema,
-  response: EmptySchema,
+  query: userQuery,
+  response: pubGenerateAnswer,
   examples: [
     { summary: 'A new key pair for the API user' },
     { summary: 'A new key pair for alice', query: { user: 'alice' } },

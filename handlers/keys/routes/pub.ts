@@ -2,16 +2,16 @@ import { notFound } from '../../core/errors';
 import { route } from '../../core/route';
 import { READ_OP, type ReadResult } from '../contract';
 import { parsePublicKeyFile } from '../parse/authorized-keys';
-import { UserQuerySchema } from '../requests';
-import { PublicKeySchema } from '../schemas';
+import { userQuery } from '../requests';
+import { pubAnswer } from '../responses';
 
 export default route({
   method: 'GET',
   path: '/system/keys/pub',
   permission: 'keys:read',
   summary: 'The public key of the API user (or of `user`): the line of ~/.ssh/id_ed25519.pub',
-  query: UserQuerySchema,
-  response: PublicKeySchema,
+  query: userQuery,
+  response: pubAnswer,
   examples: [
     { summary: "The API user's public key" },
     { summary: 'A user with no key pair', query: { user: 'alice' }, status: 404 },

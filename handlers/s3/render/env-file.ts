@@ -5,7 +5,7 @@
  * read that back as the exact value. Control characters (line breaks included) and NUL cannot be
  * written safely and are refused.
  */
-import type { S3Settings } from '../settings';
+import type { S3Settings } from '../contract';
 import { RenderError } from './unit';
 
 export interface EnvFileInput {

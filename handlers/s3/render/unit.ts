@@ -12,7 +12,7 @@
  * cannot be rendered safely and are refused.
  */
 import { serviceName } from '../names';
-import type { S3Settings } from '../settings';
+import type { S3Settings } from '../contract';
 
 export class RenderError extends Error {
   constructor(message: string) {

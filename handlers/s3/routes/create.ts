@@ -1,17 +1,18 @@
 import { route } from '../../core/route';
 import { S3_STYLE } from '../../core/http';
 import { ApiError, conflict, forbidden, validationFailed } from '../../core/errors';
+import { areaSettings } from '../../core/settings';
 import { bin } from '../../core/vars';
 import { beginIntent, endIntent, undoCreate, withRollback, type CreateProgress } from '../journal';
 import { envPath, serviceName, unitPath } from '../names';
 import { renderEnvFile } from '../render/env-file';
 import { renderUnit } from '../render/unit';
-import { CreateBodySchema, credentialWarnings } from '../requests';
-import { RESOLVE_PATH_OP, type ResolvePathResult } from '../resolve-op';
-import { ShareChangedSchema } from '../schemas';
+import { RESOLVE_PATH_OP, s3Settings, type ResolvePathResult } from '../contract';
+import { credentialWarnings } from '../credentials';
+import { createBody } from '../requests';
+import { shareChangedAnswer } from '../responses';
 import { settleFirst } from '../settle-op';
 import { checkPortFree } from '../shares';
-import { s3SettingsOf } from '../settings';
 
 export default route({
   method: 'POST',
@@ -20,8 +21,8 @@ export default route({
   summary:
     'Create an S3 share: its environment file (0600) and unit s3-<shareName>.service, then daemon-reload, enable and start',
   style: S3_STYLE,
-  body: CreateBodySchema,
-  response: ShareChangedSchema,
+  body: createBody,
+  response: shareChangedAnswer,
   lock: 's3',
   examples: [
     {
@@ -59,7 +60,7 @@ export default route({
   ],
   async handler({ body, system, vars, db, events, requestId }) {
     const c = { system, vars };
-    const settings = s3SettingsOf(vars);
+    const settings = areaSettings(vars, 's3', s3Settings);
     const name = body.shareName;
     const svc = serviceName(name);
     const unitFile = unitPath(vars, name);

@@ -6,9 +6,9 @@ import { bin } from '../../core/vars';
 import { beginIntent, endIntent, finishDelete, RETRIED_BY, unfinishedText } from '../journal';
 import { envPath, envPrevPath, serviceName, unitPath } from '../names';
 import { emptyObject } from '../../core/schemas';
-import { DeleteParamsSchema } from '../requests';
+import { deleteParams } from '../requests';
 import { settleFirst } from '../settle-op';
-import { DeletedSchema } from '../schemas';
+import { deletedAnswer } from '../responses';
 
 /** `systemctl stop` exit 5: the unit is not loaded (never reloaded, broken): nothing runs, go on. */
 const STOP_NOT_LOADED = 5;
@@ -20,9 +20,9 @@ export default route({
   summary:
     'Delete an S3 share: stop and disable its service, remove the unit and the environment file, daemon-reload; the exported directory is untouched. Only version v2 exists',
   style: S3_STYLE,
-  params: DeleteParamsSchema,
+  params: deleteParams,
   body: emptyObject,
-  response: DeletedSchema,
+  response: deletedAnswer,
   lock: 's3',
   examples: [
     {

@@ -1,7 +1,7 @@
 import { route } from '../../core/route';
 import { S3_STYLE } from '../../core/http';
-import { ShareParamsSchema } from '../requests';
-import { ShareDetailsSchema } from '../schemas';
+import { shareParams } from '../requests';
+import { shareDetailsAnswer } from '../responses';
 import { readShare } from '../shares';
 
 export default route({
@@ -11,8 +11,8 @@ export default route({
   summary:
     'One S3 share with its clear root password, the unit text (raw) and the environment file (conf); needs s3:manage',
   style: S3_STYLE,
-  params: ShareParamsSchema,
-  response: ShareDetailsSchema,
+  params: shareParams,
+  response: shareDetailsAnswer,
   examples: [
     { summary: 'the demo share media', params: { share_name: 'media' } },
     { summary: 'an unknown share', params: { share_name: 'nosuch' }, status: 404 },

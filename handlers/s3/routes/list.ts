@@ -1,6 +1,6 @@
 import { route } from '../../core/route';
 import { S3_STYLE } from '../../core/http';
-import { ShareListSchema, type ShareListed } from '../schemas';
+import { shareListAnswer, type ShareListed } from '../responses';
 import { readShare, shareNames, maskSecret } from '../shares';
 
 export default route({
@@ -10,7 +10,7 @@ export default route({
   summary:
     'S3 shares keyed by name: path, port, user, rootUser (access key), rootPassword masked (secret key), unit text, enabled (systemctl is-enabled)',
   style: S3_STYLE,
-  response: ShareListSchema,
+  response: shareListAnswer,
   examples: [{ summary: 'the demo appliance has two shares, media and backup' }],
   async handler({ system, vars }) {
     const names = await shareNames({ system, vars });

@@ -5,11 +5,13 @@ import { bin } from '../../core/vars';
 import { beginIntent, endIntent, undoUpdate, withRollback } from '../journal';
 import { envPath, envPrevPath, serviceName, unitPath } from '../names';
 import { renderEnvFile } from '../render/env-file';
-import { credentialWarnings, ShareParamsSchema, UpdateBodySchema } from '../requests';
-import { ShareChangedSchema } from '../schemas';
+import { credentialWarnings } from '../credentials';
+import { shareParams, updateBody } from '../requests';
+import { shareChangedAnswer } from '../responses';
 import { settleFirst } from '../settle-op';
 import { readEnv } from '../shares';
-import { s3SettingsOf } from '../settings';
+import { areaSettings } from '../../core/settings';
+import { s3Settings } from '../contract';
 
 export default route({
   method: 'POST',
@@ -18,9 +20,9 @@ export default route({
   summary:
     'Change the root user and/or root password of an S3 share: rewrite its environment file (0600) and restart its service if it runs (a stopped share stays stopped)',
   style: S3_STYLE,
-  params: ShareParamsSchema,
-  body: UpdateBodySchema,
-  response: ShareChangedSchema,
+  params: shareParams,
+  body: updateBody,
+  response: shareChangedAnswer,
   lock: 's3',
   examples: [
     {
@@ -31,7 +33,7 @@ export default route({
     { summary: 'an unknown share', params: { share_name: 'nosuch' }, body: { rootUser: 'someone' }, status: 404 },
   ],
   async handler({ params, body, system, vars, db, events, requestId }) {
-    const settings = s3SettingsOf(vars);
+    const settings = areaSettings(vars, 's3', s3Settings);
     const name = params.share_name;
     const svc = serviceName(name);
     await settleFirst(system, name);

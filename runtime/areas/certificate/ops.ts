@@ -9,7 +9,6 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { hostname, networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
-import type * as z from 'zod';
 import {
   COMMIT_OP,
   INGEST_OP,
@@ -33,20 +32,11 @@ import type { HostOp, SystemService } from '../../system/service';
 import type { ExecResult } from '../../system/types';
 import { SystemRefusal } from '../../system/types';
 import { checkPieces, inspectPem, keyProblem } from './x509';
-import { atomicWriteSync, readRegular, removeSync, TlsFileStore, type Journal } from './tls-store';
+import { readManaged, removeSync, TlsFileStore, type Journal } from './tls-store';
 import { join } from 'node:path';
 import { opAudit } from '../../db/audit';
-
-function payloadOf<T>(schema: z.ZodType<T>, op: string, p: unknown): T {
-  const r = schema.safeParse(p);
-  if (!r.success) {
-    throw new SystemRefusal(
-      'bad_request',
-      `${op}: ${r.error.issues.map((i) => `${i.path.map(String).join('.') || 'payload'}: ${i.message}`).join('; ')}`,
-    );
-  }
-  return r.data;
-}
+import { atomicWriteSync } from '../../system/files';
+import { payloadOf } from '../../system/host-op';
 
 export interface TlsManagerOptions {
   store: TlsFileStore;
@@ -159,7 +149,7 @@ export class TlsManager {
     );
     this.o.log(`certificate: previous TLS certificate restored (${reason})`);
     if (j.kind === 'ingest')
-      this.o.events.record({ kind: 'certificate.rolled_back', data: { reason, pieces: j.changed } });
+      this.o.events.record({ kind: 'certificate.tls.rolled_back', data: { reason, pieces: j.changed } });
   }
 
   ingest(pieces: Partial<Record<Piece, string>>, requestId: string | undefined): Promise<IngestResult> {
@@ -433,7 +423,7 @@ export function certificateOps(m: TlsManager, trustDir: string): Record<string, 
     [READ_OP]: async (payload, requestId): Promise<ReadResult> => {
       const req = payloadOf(readPayload, READ_OP, payload);
       const path = req.kind === 'trusted' ? join(trustDir, `${req.name}.crt`) : m.path(req.piece);
-      const r = readRegular(path, req.kind === 'trusted' ? `${req.name}.crt` : `the ${req.piece} file`);
+      const r = readManaged(path, req.kind === 'trusted' ? `${req.name}.crt` : `the ${req.piece} file`);
       // who read the private key is worth knowing (never what it is)
       if (req.kind === 'piece' && req.piece === 'private_key')
         m.record(READ_OP, requestId, [path], r ? 'private key read' : 'private key absent');

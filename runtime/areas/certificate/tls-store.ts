@@ -6,7 +6,7 @@
  * (atomically: its presence is the commit point of "a change is under way"), then swaps the
  * pieces and reloads TLS. Commit deletes the journal; the timer, or the next start when the
  * deadline passed while the host was down, puts the previous files back (contents and modes),
- * reloads TLS and sends `certificate.rolled_back`. A regenerate journal is deleted as soon as its
+ * reloads TLS and sends `certificate.tls.rolled_back`. A regenerate journal is deleted as soon as its
  * swap is complete, so one found at start means a crash mid-swap: it is rolled back at once.
  *
  * File work here is synchronous: the files are small, and at start it must be finished before
@@ -14,27 +14,23 @@
  */
 import {
   closeSync,
-  constants,
-  fchownSync,
-  fstatSync,
   fsyncSync,
   lstatSync,
   mkdirSync,
   openSync,
   readFileSync,
   readdirSync,
-  renameSync,
   rmSync,
   unlinkSync,
-  writeSync,
+  type Stats,
 } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as z from 'zod';
 import { PIECES, type Piece } from '../../../handlers/certificate/contract';
+import { atomicWriteSync, isErrno, readRegular } from '../../system/files';
 import { SystemRefusal } from '../../system/types';
 
-const journalSchema = z.object({
+const journal = z.object({
   kind: z.enum(['ingest', 'regenerate']),
   /** ms since the epoch; rollback is due from then on */
   deadline: z.number(),
@@ -51,10 +47,7 @@ const journalSchema = z.object({
     }),
   ),
 });
-export type Journal = z.output<typeof journalSchema>;
-
-export const isErrno = (e: unknown, code: string) =>
-  typeof e === 'object' && e !== null && (e as { code?: string }).code === code;
+export type Journal = z.output<typeof journal>;
 
 function fsyncDir(dir: string): void {
   const fd = openSync(dir, 'r');
@@ -65,38 +58,8 @@ function fsyncDir(dir: string): void {
   }
 }
 
-const TMP_MARK = '.certificate-tmp-';
-
-/** temp file beside `path`, fsync, rename over it, fsync the directory. */
-export function atomicWriteSync(
-  path: string,
-  data: string | Buffer,
-  mode: number,
-  owner?: { uid: number; gid: number },
-): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.${basename(path)}${TMP_MARK}${randomBytes(6).toString('hex')}`);
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
-  try {
-    const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    if (owner) fchownSync(fd, owner.uid, owner.gid);
-    fsyncSync(fd);
-  } catch (e) {
-    closeSync(fd);
-    rmSync(tmp, { force: true });
-    throw e;
-  }
-  closeSync(fd);
-  try {
-    renameSync(tmp, path);
-  } catch (e) {
-    rmSync(tmp, { force: true });
-    throw e;
-  }
-  fsyncDir(dirname(path));
-}
+/** What an interrupted atomicWriteSync leaves beside its target (runtime/system/files.ts names them so). */
+const TEMP_NAME = /^\..+\.tmp-[0-9a-f]{12}$/;
 
 export function removeSync(path: string): void {
   try {
@@ -109,30 +72,25 @@ export function removeSync(path: string): void {
 }
 
 /**
- * A regular file's bytes and mode, or undefined when it does not exist. Symlinks, FIFOs, devices
- * and sockets are refused (opened with O_NOFOLLOW|O_NONBLOCK, checked on the open descriptor).
+ * A file this area keeps (a TLS piece, a trusted certificate): its bytes, mode and owner, or
+ * undefined when it does not exist. Read with readRegular (never through a last-moment symlink,
+ * never blocking on a FIFO); a symlink, a special file or one larger than 1 MiB is a 409: it is
+ * not a file the area wrote (README "Trust store rules", "The TLS pieces").
  */
-export function readRegular(
+export function readManaged(
   path: string,
   what: string,
 ): { data: Buffer; mode: number; uid: number; gid: number } | undefined {
-  let fd: number;
+  let st: Stats | undefined;
+  let data: Buffer | null;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    data = readRegular(path, `${what} (${path})`, { maxBytes: 1024 * 1024, check: (s) => ((st = s), null) });
   } catch (e) {
-    if (isErrno(e, 'ENOENT')) return undefined;
-    if (isErrno(e, 'ELOOP'))
-      throw new SystemRefusal('conflict', `${what} (${path}) is a symbolic link; refusing to use it`);
+    if (e instanceof SystemRefusal) throw new SystemRefusal('conflict', e.message);
     throw e;
   }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw new SystemRefusal('conflict', `${what} (${path}) is not a regular file`);
-    if (st.size > 1024 * 1024) throw new SystemRefusal('conflict', `${what} (${path}) is larger than 1 MiB`);
-    return { data: readFileSync(fd), mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
-  } finally {
-    closeSync(fd);
-  }
+  if (data === null || !st) return undefined;
+  return { data, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
 }
 
 export interface TlsFiles {
@@ -160,7 +118,7 @@ export class TlsFileStore {
   current(): Partial<Record<Piece, string>> {
     const out: Partial<Record<Piece, string>> = {};
     for (const p of PIECES) {
-      const r = readRegular(this.path(p), `the ${p} file`);
+      const r = readManaged(this.path(p), `the ${p} file`);
       if (r) out[p] = r.data.toString('utf8');
     }
     return out;
@@ -174,7 +132,7 @@ export class TlsFileStore {
       if (isErrno(e, 'ENOENT')) return undefined;
       throw e;
     }
-    const r = journalSchema.safeParse(JSON.parse(text));
+    const r = journal.safeParse(JSON.parse(text));
     if (!r.success) throw new Error(`${this.journalFile} is not a certificate journal: ${r.error.message}`);
     return r.data;
   }
@@ -186,7 +144,7 @@ export class TlsFileStore {
     mkdirSync(this.previousDir, { recursive: true, mode: 0o700 });
     const previous = {} as Journal['previous'];
     for (const p of PIECES) {
-      const r = readRegular(this.path(p), `the ${p} file`);
+      const r = readManaged(this.path(p), `the ${p} file`);
       previous[p] = r ? { present: true, mode: r.mode, uid: r.uid, gid: r.gid } : { present: false };
       if (r) atomicWriteSync(join(this.previousDir, p), r.data, 0o600);
     }
@@ -237,7 +195,10 @@ export class TlsFileStore {
     rmSync(this.previousDir, { recursive: true, force: true });
   }
 
-  /** Temp files of interrupted writes (ours only: `.<name>.certificate-tmp-*`). */
+  /**
+   * Temp files of interrupted writes beside the pieces and in the state directory (the host sweeps
+   * the configured paths' directories at start, not the state directory).
+   */
   removeStaleTemps(): string[] {
     const removed: string[] = [];
     const dirs = new Set([...PIECES.map((p) => dirname(this.path(p))), this.f.dir]);
@@ -249,7 +210,7 @@ export class TlsFileStore {
         continue;
       }
       for (const n of names) {
-        if (n.startsWith('.') && n.includes(TMP_MARK)) {
+        if (TEMP_NAME.test(n)) {
           const p = join(d, n);
           if (lstatSync(p).isFile()) {
             rmSync(p, { force: true });

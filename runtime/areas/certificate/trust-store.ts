@@ -41,10 +41,12 @@ import type { SqliteDb } from '../../db/database';
 import type { EventsProducer } from '../../events';
 import type { HostOp, SystemService } from '../../system/service';
 import { SystemRefusal, type ExecResult } from '../../system/types';
-import { atomicWriteSync, isErrno, readRegular } from './tls-store';
+import { atomicWriteSync, isErrno } from '../../system/files';
+import { payloadOf } from '../../system/host-op';
+import { readManaged } from './tls-store';
 import { inspectPem } from './x509';
 
-const intentSchema = z.object({
+const trustIntent = z.object({
   action: z.enum(['add', 'remove']),
   name: z.string(),
   /** the file's text: what add writes, or what remove takes away */
@@ -57,7 +59,7 @@ const intentSchema = z.object({
    */
   phase: z.enum(['applying', 'rolling_back']),
 });
-export type TrustIntent = z.output<typeof intentSchema>;
+export type TrustIntent = z.output<typeof trustIntent>;
 
 export const TRUST_EVENT = {
   add: 'certificate.trusted.added',
@@ -162,7 +164,7 @@ export class TrustStore {
       const blocked = await this.settleLeftover();
       if (blocked) return blocked;
       const file = this.file(name);
-      const current = readRegular(file, `${name}.crt`);
+      const current = readManaged(file, `${name}.crt`);
       if (!current) throw new SystemRefusal('not_found', `no trusted certificate named ${name}`);
       const intent = this.begin('remove', name, current.data.toString('utf8'), requestId);
       try {
@@ -187,9 +189,9 @@ export class TrustStore {
     }
     for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (!e.isFile() || !e.name.endsWith('.crt') || e.name.startsWith('.')) continue;
-      let r: ReturnType<typeof readRegular>;
+      let r: ReturnType<typeof readManaged>;
       try {
-        r = readRegular(join(this.o.localDir, e.name), e.name);
+        r = readManaged(join(this.o.localDir, e.name), e.name);
       } catch (err) {
         // swapped for a link or grown past 1 MiB since the listing: not a file the store manages
         if (err instanceof SystemRefusal) continue;
@@ -217,7 +219,7 @@ export class TrustStore {
       if (isErrno(e, 'ENOENT')) return undefined;
       throw e;
     }
-    const r = intentSchema.safeParse(JSON.parse(text));
+    const r = trustIntent.safeParse(JSON.parse(text));
     if (!r.success) throw new Error(`${this.o.intentFile} is not a trust store intent: ${r.error.message}`);
     return r.data;
   }
@@ -310,7 +312,7 @@ export class TrustStore {
 
   private async restoreFile(i: TrustIntent, requestId: string | undefined): Promise<void> {
     const file = this.file(i.name);
-    const now = readRegular(file, `${i.name}.crt`)?.data.toString('utf8');
+    const now = readManaged(file, `${i.name}.crt`)?.data.toString('utf8');
     if (i.action === 'add') {
       // only what this add wrote (a file that differs was never ours: the add checked first)
       if (now === i.content) await this.o.system.handle('file/remove', { path: file }, requestId);
@@ -318,7 +320,7 @@ export class TrustStore {
     }
     if (now !== undefined) return;
     const r = (await this.o.system.handle('file/restore', { path: file }, requestId)) as { restored: boolean };
-    if (!r.restored || readRegular(file, `${i.name}.crt`)?.data.toString('utf8') !== i.content)
+    if (!r.restored || readManaged(file, `${i.name}.crt`)?.data.toString('utf8') !== i.content)
       await this.o.system.handle('file/write', { path: file, content: i.content, mode: 0o644 }, requestId);
   }
 
@@ -360,7 +362,7 @@ export class TrustStore {
   private tookEffect(i: TrustIntent): boolean {
     if (exists(this.partialBundle)) return false;
     const file = this.file(i.name);
-    const now = readRegular(file, `${i.name}.crt`)?.data.toString('utf8');
+    const now = readManaged(file, `${i.name}.crt`)?.data.toString('utf8');
     const link = linkTarget(join(this.o.etcDir, `${i.name}.pem`));
     let bundle = '';
     try {
@@ -446,15 +448,8 @@ function message(e: unknown): string {
 export function trustOps(store: TrustStore): Record<string, HostOp> {
   return {
     [TRUST_OP]: async (payload, requestId) => {
-      const r = trustPayload.safeParse(payload);
-      if (!r.success)
-        throw new SystemRefusal(
-          'bad_request',
-          `${TRUST_OP}: ${r.error.issues.map((i) => `${i.path.map(String).join('.') || 'payload'}: ${i.message}`).join('; ')}`,
-        );
-      return r.data.action === 'add'
-        ? store.add(r.data.name, r.data.pem, requestId)
-        : store.remove(r.data.name, requestId);
+      const p = payloadOf(trustPayload, TRUST_OP, payload);
+      return p.action === 'add' ? store.add(p.name, p.pem, requestId) : store.remove(p.name, requestId);
     },
   };
 }

@@ -32,13 +32,14 @@ import {
   type WriteResult,
 } from '../../../handlers/keys/contract';
 import { withLock } from '../../../handlers/core/lock';
+import { isUnder } from '../../../handlers/core/paths';
 import type { ExecResult } from '../../../handlers/core/system';
 import type { SqliteDb } from '../../db/database';
+import { isErrno } from '../../system/files';
 import type { HostOp, SystemService } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
 import { payloadOf } from '../../system/host-op';
 import { opAudit } from '../../db/audit';
-import { isUnder } from '../../system/confine';
 
 export interface KeysOpsOptions {
   settings: KeysSettings;
@@ -62,13 +63,11 @@ interface User {
   shownHome: string;
 }
 
-const errno = (e: unknown): string | undefined => (e as NodeJS.ErrnoException)?.code;
-
 async function lstatOrNull(p: string): Promise<Stats | null> {
   try {
     return await fsp.lstat(p);
   } catch (e) {
-    if (errno(e) === 'ENOENT') return null;
+    if (isErrno(e, 'ENOENT')) return null;
     throw e;
   }
 }
@@ -139,7 +138,7 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
     try {
       home = await fsp.realpath(shown);
     } catch (e) {
-      if (errno(e) === 'ENOENT' || errno(e) === 'ENOTDIR')
+      if (isErrno(e, 'ENOENT') || isErrno(e, 'ENOTDIR'))
         throw new SystemRefusal('not_found', `the home ${pw.home} of ${name} does not exist`);
       throw e;
     }
@@ -177,14 +176,14 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
     try {
       await fsp.mkdir(dir, { mode: 0o700 });
     } catch (e) {
-      if (errno(e) !== 'EEXIST') throw e;
+      if (!isErrno(e, 'EEXIST')) throw e;
     }
     let fh;
     try {
       fh = await fsp.open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
     } catch (e) {
       // replaced by a link or a file between the mkdir and the open
-      if (errno(e) === 'ELOOP' || errno(e) === 'ENOTDIR')
+      if (isErrno(e, 'ELOOP') || isErrno(e, 'ENOTDIR'))
         throw new SystemRefusal('forbidden', `${join(u.shownHome, '.ssh')} is not a directory: refused`);
       throw e;
     }
@@ -212,8 +211,8 @@ export function keysOps(o: KeysOpsOptions): Record<string, HostOp> {
     try {
       fh = await fsp.open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (e) {
-      if (errno(e) === 'ENOENT') return null;
-      if (errno(e) === 'ELOOP') throw new SystemRefusal('forbidden', `${shown} is a symlink: refused`);
+      if (isErrno(e, 'ENOENT')) return null;
+      if (isErrno(e, 'ELOOP')) throw new SystemRefusal('forbidden', `${shown} is a symlink: refused`);
       throw e;
     }
     try {

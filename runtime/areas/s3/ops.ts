@@ -8,7 +8,6 @@
  *                    the owner, runtime/system/owners.ts).
  * Audited with the path asked and the answer; it never reads or changes the directory.
  */
-import { realpathSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import {
@@ -17,19 +16,13 @@ import {
   type ResolvePathResult,
   type S3Settings,
 } from '../../../handlers/s3/contract';
+import { isUnder } from '../../../handlers/core/paths';
 import type { SqliteDb } from '../../db/database';
+import { resolveExisting } from '../../system/files';
+import { payloadOf } from '../../system/host-op';
 import type { HostOp } from '../../system/service';
 import { SystemRefusal } from '../../system/types';
 import { opAudit } from '../../db/audit';
-import { isUnder } from '../../system/confine';
-
-function realOrSelf(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p; // a root that does not exist matches nothing below a real path
-  }
-}
 
 export function s3Ops(o: {
   settings: S3Settings;
@@ -40,22 +33,17 @@ export function s3Ops(o: {
   const audit = opAudit(o.db);
   return {
     [RESOLVE_PATH_OP]: async (payload, requestId): Promise<ResolvePathResult> => {
-      const r = resolvePathPayload.safeParse(payload);
-      if (!r.success)
-        throw new SystemRefusal(
-          'bad_request',
-          `${RESOLVE_PATH_OP}: ${r.error.issues.map((i) => i.message).join('; ')}`,
-        );
-      const asked = r.data.path;
+      const asked = payloadOf(resolvePathPayload, RESOLVE_PATH_OP, payload).path;
       if (!asked.startsWith('/') || asked.includes('\0'))
         throw new SystemRefusal('bad_request', `${RESOLVE_PATH_OP}: path must be absolute`);
       let result: ResolvePathResult;
       // share paths are seen from settings.s3.pathRoot (`/` on a real box, the demo's root there)
-      const base = realOrSelf(o.settings.pathRoot);
+      // (a root that does not exist yet resolves to where it would be, and nothing real is below it)
+      const base = resolveExisting(o.settings.pathRoot);
       const show = (real: string) => (base === '/' ? real : isUnder(real, base) ? `/${relative(base, real)}` : real);
       try {
         const real = await realpath(join(base, asked));
-        const roots = o.settings.shareRoots.map((root) => realOrSelf(join(base, root)));
+        const roots = o.settings.shareRoots.map((root) => resolveExisting(join(base, root)));
         const shown = show(real);
         if (!roots.some((root) => isUnder(real, root))) result = { ok: false, reason: 'outside', path: shown };
         else if (!(await stat(real)).isDirectory()) result = { ok: false, reason: 'not-directory', path: shown };

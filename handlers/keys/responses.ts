@@ -1,3 +1,4 @@
+/** Answer shapes of the keys routes. */
 import * as z from 'zod';
 
 const fingerprint = z
@@ -5,7 +6,7 @@ const fingerprint = z
   .describe('colon-separated hex MD5 of the key blob, as `ssh-keygen -l -E md5` prints it without `MD5:`');
 
 /** An authorized key as add answers it (the spec's entry without `index`). */
-export const KeyEntrySchema = z.object({
+export const keyEntry = z.object({
   algo: z
     .string()
     .describe(
@@ -18,7 +19,7 @@ export const KeyEntrySchema = z.object({
 });
 
 /** A listed line: a key, or (with `error`) a line sshd cannot use, listed rather than hidden. */
-export const AuthorizedEntrySchema = KeyEntrySchema.extend({
+export const authorizedEntry = keyEntry.extend({
   index: z.number().int().min(0).describe('position among the listed lines, from 0 (blank and # lines are not listed)'),
   error: z
     .string()
@@ -26,9 +27,11 @@ export const AuthorizedEntrySchema = KeyEntrySchema.extend({
     .describe('present only for a line that is not a valid key line: why (its other fields are "")'),
 });
 
-export const AuthorizedListSchema = z.array(AuthorizedEntrySchema);
-export const PublicKeySchema = z.object({
+/** auth/add answers the entry it added. */
+export const authAddAnswer = keyEntry;
+export const authListAnswer = z.array(authorizedEntry);
+export const pubAnswer = z.object({
   public_key: z.string().describe('the key line of ~/.ssh/id_ed25519.pub (type, base64, comment)'),
 });
-export const EmptySchema = z.object({}).strict();
-export const RemovedSchema = z.object({ fingerprint });
+export const pubGenerateAnswer = z.object({}).strict();
+export const authRemoveAnswer = z.object({ fingerprint });

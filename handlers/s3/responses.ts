@@ -13,24 +13,24 @@ const shareFields = {
   raw: z.string().describe('text of the service unit definition'),
 };
 
-export const ShareListedSchema = z.strictObject({
+export const shareListed = z.strictObject({
   ...shareFields,
   rootPassword: z
     .string()
     .describe('secret key, masked: every character but the last two replaced by `*` (all of them when shorter than 8)'),
 });
-export type ShareListed = z.output<typeof ShareListedSchema>;
+export type ShareListed = z.output<typeof shareListed>;
 
-export const ShareListSchema = z.record(z.string(), ShareListedSchema).describe('object keyed by share name');
+export const shareListAnswer = z.record(z.string(), shareListed).describe('object keyed by share name');
 
-export const ShareDetailsSchema = z.strictObject({
+export const shareDetailsAnswer = z.strictObject({
   ...shareFields,
   rootPassword: z.string().describe('secret key, in clear'),
   conf: z.string().describe('text of the environment file (root user, root password, path, port)'),
 });
-export type ShareDetails = z.output<typeof ShareDetailsSchema>;
+export type ShareDetailsAnswer = z.output<typeof shareDetailsAnswer>;
 
-export const ShareChangedSchema = z.strictObject({
+export const shareChangedAnswer = z.strictObject({
   shareName: z.string(),
   serviceName: z.string().describe('`s3-<shareName>.service`'),
   raw: z.string().describe('create: the unit text; update: the environment file text'),
@@ -44,4 +44,4 @@ export const ShareChangedSchema = z.strictObject({
     ),
 });
 
-export const DeletedSchema = z.string().describe('success message naming the service');
+export const deletedAnswer = z.string().describe('success message naming the service');

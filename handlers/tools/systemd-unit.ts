@@ -1,9 +1,10 @@
 /**
- * Reads the settings of a systemd unit file (systemd.syntax(7)): `[Section]` headers, `Key=Value`
- * lines, `#`/`;` comments, a trailing backslash joins the next line. Returns the last value of
- * each key per section. A line that is none of these is a ParseError naming the line.
+ * Reads the settings of a systemd unit file (systemd.syntax(7)), a format every area that writes
+ * units reads back (handlers/tools holds what more than one area reads): `[Section]` headers,
+ * `Key=Value` lines, `#`/`;` comments, a trailing backslash joins the next line. Returns the last
+ * value of each key per section. A line that is none of these is a ParseError naming the line.
  */
-import { ParseError } from '../../core/parse-error';
+import { ParseError } from '../core/parse-error';
 
 const P = 'unit file';
 
