@@ -72,32 +72,9 @@ export class ConfinedFiles {
     return { content: data === null ? null : data.toString('utf8') };
   }
 
-  /**
-   * Removes the temp files an interrupted atomic write leaves (`.<name>.tmp-<hex>`) in these
-   * directories; answers what it removed. Run at start, before anything writes.
-   */
+  /** Removes the temp files interrupted atomic writes left in these directories (removeStaleTemps). */
   removeStaleTemps(dirs: readonly string[]): string[] {
-    const removed: string[] = [];
-    for (const dir of new Set(dirs)) {
-      let names: string[];
-      try {
-        names = readdirSync(dir);
-      } catch {
-        continue;
-      }
-      for (const name of names) {
-        if (!TEMP_NAME.test(name)) continue;
-        const p = join(dir, name);
-        try {
-          if (!lstatSync(p).isFile()) continue;
-          unlinkSync(p);
-          removed.push(p);
-        } catch {
-          // gone already, or not ours to remove
-        }
-      }
-    }
-    return removed;
+    return removeStaleTemps(dirs);
   }
 
   /**
@@ -252,6 +229,34 @@ export class ConfinedFiles {
 
 /** What an interrupted atomic write leaves behind (writeTemp's and atomicWriteSync's names). */
 const TEMP_NAME = /^\..+\.tmp-[0-9a-f]{12}$/;
+
+/**
+ * Removes the temp files an interrupted atomic write leaves (`.<name>.tmp-<hex>`) in these
+ * directories; answers what it removed. Run at start, before anything writes.
+ */
+export function removeStaleTemps(dirs: readonly string[]): string[] {
+  const removed: string[] = [];
+  for (const dir of new Set(dirs)) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (!TEMP_NAME.test(name)) continue;
+      const p = join(dir, name);
+      try {
+        if (!lstatSync(p).isFile()) continue;
+        unlinkSync(p);
+        removed.push(p);
+      } catch {
+        // gone already, or not ours to remove
+      }
+    }
+  }
+  return removed;
+}
 /** The same, for the backup of a file and its mode/owner record (keep()'s two writes). */
 const BACKUP_TEMP_NAME = /^\..+\.prev(\.meta)?\.tmp-[0-9a-f]{12}$/;
 

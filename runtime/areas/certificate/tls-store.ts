@@ -12,22 +12,11 @@
  * File work here is synchronous: the files are small, and at start it must be finished before
  * the HTTP server reads the certificate.
  */
-import {
-  closeSync,
-  fsyncSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  unlinkSync,
-  type Stats,
-} from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as z from 'zod';
 import { PIECES, type Piece } from '../../../handlers/certificate/contract';
-import { atomicWriteSync, isErrno, readRegular } from '../../system/files';
+import { atomicWriteSync, isErrno, readRegular, removeStaleTemps } from '../../system/files';
 import { SystemRefusal } from '../../system/types';
 
 const journal = z.object({
@@ -59,7 +48,6 @@ function fsyncDir(dir: string): void {
 }
 
 /** What an interrupted atomicWriteSync leaves beside its target (runtime/system/files.ts names them so). */
-const TEMP_NAME = /^\..+\.tmp-[0-9a-f]{12}$/;
 
 export function removeSync(path: string): void {
   try {
@@ -200,25 +188,6 @@ export class TlsFileStore {
    * the configured paths' directories at start, not the state directory).
    */
   removeStaleTemps(): string[] {
-    const removed: string[] = [];
-    const dirs = new Set([...PIECES.map((p) => dirname(this.path(p))), this.f.dir]);
-    for (const d of dirs) {
-      let names: string[];
-      try {
-        names = readdirSync(d);
-      } catch {
-        continue;
-      }
-      for (const n of names) {
-        if (TEMP_NAME.test(n)) {
-          const p = join(d, n);
-          if (lstatSync(p).isFile()) {
-            rmSync(p, { force: true });
-            removed.push(p);
-          }
-        }
-      }
-    }
-    return removed;
+    return removeStaleTemps([...PIECES.map((p) => dirname(this.path(p))), this.f.dir]);
   }
 }
