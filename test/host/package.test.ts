@@ -203,8 +203,9 @@ export { r, n, h, c, a };
     expect(await typeCheck('tsconfig.nodenext.json')).toBe('');
   });
 
-  it('npx ballast serve --demo keeps its state in the working directory, nothing in the package', async () => {
-    const child = spawn('npx', ['--no-install', 'ballast', 'serve', '--demo'], {
+  it('the installed ballast serve --demo keeps its state in the working directory, nothing in the package', async () => {
+    // the installed bin itself (npx would not pass SIGTERM on to it)
+    const child = spawn(process.execPath, [join(dir, 'node_modules/.bin/ballast'), 'serve', '--demo'], {
       cwd: dir,
       env: { ...process.env, PORT: '0', BALLAST_DEMO_DIR: '' },
       stdio: ['ignore', 'pipe', 'inherit'],
