@@ -66,3 +66,35 @@ describe('ballast/client on the demo', () => {
     expect([r.response.status, r.error?.error.code]).toEqual([401, 'unauthorized']);
   });
 });
+
+describe('the client under another base path', () => {
+  const urls = async (o: { baseUrl: string; basePath?: string }) => {
+    const seen: string[] = [];
+    const api = createBallastClient({
+      ...o,
+      fetch: (r: Request) => (seen.push(r.url), Promise.resolve(new Response('{}', { status: 200 }))),
+    });
+    await api.GET('/api/v2/kerberos/realm/{name}/details', { params: { path: { name: 'lab' } } });
+    await api.GET('/api/v2/kerberos/conf');
+    return seen;
+  };
+
+  it('replaces /api/v2 by basePath after the base URL’s own path; without basePath nothing changes', async () => {
+    expect(await urls({ baseUrl: 'http://h:1' })).toEqual([
+      'http://h:1/api/v2/kerberos/realm/lab/details',
+      'http://h:1/api/v2/kerberos/conf',
+    ]);
+    expect(await urls({ baseUrl: 'http://h:1/x/', basePath: '/' })).toEqual([
+      'http://h:1/x/kerberos/realm/lab/details',
+      'http://h:1/x/kerberos/conf',
+    ]);
+    expect(await urls({ baseUrl: 'http://h:1', basePath: '/mgmt/' })).toEqual([
+      'http://h:1/mgmt/kerberos/realm/lab/details',
+      'http://h:1/mgmt/kerberos/conf',
+    ]);
+    expect(await urls({ baseUrl: 'http://h:1', basePath: '/api/v2' })).toEqual([
+      'http://h:1/api/v2/kerberos/realm/lab/details',
+      'http://h:1/api/v2/kerberos/conf',
+    ]);
+  });
+});

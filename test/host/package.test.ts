@@ -145,6 +145,57 @@ rmSync(state, { recursive: true, force: true });
     expect([out.noToken, out.spec, out.version]).toEqual([401, 200, '3.1.0']);
   });
 
+  it('mounted under /mgmt (config.basePath, Hono without stripping): the routes, the document, the docs page and the typed client follow the prefix', async () => {
+    writeFileSync(
+      join(dir, 'mount.mjs'),
+      `import { Hono } from 'hono';
+import { createHost, demoConfig, seedDemo, createToken } from 'ballast/host';
+import { createBallastClient } from 'ballast/client';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { createRequire } from 'node:module';
+const pkg = dirname(createRequire(import.meta.url).resolve('ballast/package.json'));
+const state = mkdtempSync(join(tmpdir(), 'ballast-package-mount-'));
+const config = { ...demoConfig(pkg, 0, state), basePath: '/mgmt' };
+seedDemo(pkg, config);
+const host = await createHost({ config, distDir: join(pkg, 'dist'), log: () => {} });
+const { token } = await createToken(host.db, 'admin', ['*']);
+const h = new Hono();
+h.mount('/mgmt', (req) => host.app.fetch(req, host.env), { replaceRequest: false });
+const seen = [];
+const api = createBallastClient({ baseUrl: 'http://embedder.test', basePath: '/mgmt', token, fetch: (r) => (seen.push(r.url), h.fetch(r)) });
+const viaClient = await api.GET('/api/v2/kerberos/realm/{name}/details', { params: { path: { name: 'lab' } } });
+const doc = await (await h.request('/mgmt/openapi.json')).json();
+const docs = await h.request('/mgmt/docs');
+const old = await h.request('/api/v2/kerberos/realm/lab/details', { headers: { token } });
+console.log(JSON.stringify({
+  client: viaClient.response.status,
+  url: seen,
+  raw: viaClient.data?.raw,
+  docPaths: Object.keys(doc.paths).filter((p) => p.includes('realm/{name}/details')),
+  docs: docs.status,
+  docsType: docs.headers.get('content-type'),
+  docsBody: (await docs.text()).includes('/mgmt/openapi.json'),
+  old: old.status,
+}));
+await host.close();
+rmSync(state, { recursive: true, force: true });
+`,
+    );
+    const out = JSON.parse(await run(process.execPath, ['mount.mjs'])) as Record<string, unknown>;
+    expect(out).toEqual({
+      client: 200,
+      url: ['http://embedder.test/mgmt/kerberos/realm/lab/details'],
+      raw: readFileSync(join(repo, 'fixtures/demo/files/etc/krb5.conf.d/lab.conf'), 'utf8'),
+      docPaths: ['/mgmt/kerberos/realm/{name}/details'],
+      docs: 200,
+      docsType: 'text/html; charset=utf-8',
+      docsBody: true,
+      old: 404,
+    });
+  });
+
   it('is typed: the app, Env, Vars, the host API and the client type-check in the embedder (bundler and nodenext)', async () => {
     writeFileSync(
       join(dir, 'main.ts'),
