@@ -156,49 +156,8 @@ export const availableFsSchema = z.object({ name: z.string(), device_associated:
 export type AvailableFs = z.infer<typeof availableFsSchema>;
 
 // ---------------------------------------------------------------------------------------------
-// block devices, mounts, signatures, swap
+// signatures, swap (lsblk and findmnt: handlers/tools)
 // ---------------------------------------------------------------------------------------------
-
-/** One node of `lsblk -J` output, normalised (see parse/lsblk.ts for the column set). */
-export const lsblkDeviceSchema = z.object({
-  name: z.string(),
-  kname: z.string().nullable(),
-  path: z.string(),
-  majMin: z.string().nullable(),
-  /** disk, part, loop, lvm, crypt, raid1, rom, ... */
-  type: z.string(),
-  /** bytes (lsblk -b) */
-  size: z.number().int().nonnegative().nullable(),
-  ro: z.boolean().nullable(),
-  /** from the udev database: can be null on a box without udev even when a filesystem exists */
-  fstype: z.string().nullable(),
-  label: z.string().nullable(),
-  uuid: z.string().nullable(),
-  pttype: z.string().nullable(),
-  pkname: z.string().nullable(),
-  /** every mountpoint, `[SWAP]` for active swap; lsblk's `[null]` for "none" becomes [] */
-  mountpoints: z.array(z.string()),
-  /** partitions and holders (dm, md, ...) stacked on this device */
-  get children() {
-    return z.array(lsblkDeviceSchema);
-  },
-});
-export type LsblkDevice = z.infer<typeof lsblkDeviceSchema>;
-
-/** One mounted filesystem from `findmnt -J` (tree flattened, parent kept). */
-export const mountEntrySchema = z.object({
-  target: z.string(),
-  /** as findmnt prints it, e.g. `/dev/vda` or `/dev/vda[/srv/x]` for a bind mount */
-  source: z.string(),
-  /** `source` without a bind-mount `[/root]` suffix */
-  sourceDevice: z.string(),
-  /** the `[/root]` part of a bind mount, else null */
-  fsroot: z.string().nullable(),
-  fstype: z.string(),
-  options: z.array(z.string()),
-  parentTarget: z.string().nullable(),
-});
-export type MountEntry = z.infer<typeof mountEntrySchema>;
 
 /** One signature from `wipefs -n -J` (read only; `-n` never writes). */
 export const wipefsSignatureSchema = z.object({

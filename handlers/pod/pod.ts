@@ -16,7 +16,7 @@ import {
   type ValidateResult,
 } from './contract';
 import { parseComposePs } from './parse/compose-ps';
-import { parseFstab, type FstabEntry } from './parse/fstab';
+import { parseFstab, type FstabEntry } from '../tools/fstab';
 import { parseSystemctlShow } from '../tools/systemctl-show';
 import { unitState, type PodServiceState } from './unit-state';
 import { recipeByName, recipeServices } from './recipes/index';

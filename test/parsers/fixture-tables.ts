@@ -8,17 +8,16 @@ import assert from 'node:assert/strict';
 import * as z from 'zod';
 import type { Fixture } from '../../runtime/system/fixture-file';
 import { expectedFileOf, type FixtureTable } from '../helpers/fixture-table';
+// tools (commands several areas run)
+import { mountEntry, parseFindmnt } from '../../handlers/tools/findmnt';
+import { lsblkDevice, parseLsblk } from '../../handlers/tools/lsblk';
 // fs
-import { parseFindmnt } from '../../handlers/fs/parse/findmnt';
 import { parseGetfacl, parseSetfaclErrors, parseSetfaclTest } from '../../handlers/fs/parse/getfacl';
-import { parseLsblk } from '../../handlers/fs/parse/lsblk';
 import { parseProcSwaps } from '../../handlers/fs/parse/proc-swaps';
 import { parseWipefs } from '../../handlers/fs/parse/wipefs';
 import { parseXxhsumCheck, parseXxhsumSums } from '../../handlers/fs/parse/xxhsum';
 import {
   getfaclFileSchema,
-  lsblkDeviceSchema,
-  mountEntrySchema,
   setfaclErrorSchema,
   setfaclTestRecordSchema,
   swapEntrySchema,
@@ -48,6 +47,19 @@ import { parseComposePs } from '../../handlers/pod/parse/compose-ps';
 
 const args = (f: Fixture) => f.argv.slice(1);
 
+/* ---------------- tools (handlers/tools: commands several areas run) ---------------- */
+
+/** lsblk and findmnt, recorded by test/tools/fs/record-fixtures.ts; fs and pod read them */
+export const TOOLS_FIXTURES: FixtureTable = {
+  area: 'tools',
+  dirs: ['lsblk', 'findmnt'],
+  check: (f) => assert.match(f.argv[0], /^\//, 'absolute binaries only'),
+  entries: [
+    { name: 'lsblk', match: /^lsblk\//, parse: (f) => parseLsblk(f.stdout), schema: z.array(lsblkDevice) },
+    { name: 'findmnt', match: /^findmnt\//, parse: (f) => parseFindmnt(f.stdout), schema: z.array(mountEntry) },
+  ],
+};
+
 /* ---------------- fs ---------------- */
 
 /** file operands of an xxhsum generate call: after `--`, else every non-option argument */
@@ -67,7 +79,7 @@ export const setfaclOutcomeSchema = z.object({
 
 export const FS_FIXTURES: FixtureTable = {
   area: 'fs',
-  dirs: ['xxhsum', 'getfacl', 'setfacl', 'lsblk', 'findmnt', 'wipefs', 'swaps'],
+  dirs: ['xxhsum', 'getfacl', 'setfacl', 'wipefs', 'swaps'],
   check: (f) => assert.match(f.argv[0], /^\//, 'absolute binaries only'),
   entries: [
     {
@@ -92,8 +104,6 @@ export const FS_FIXTURES: FixtureTable = {
       }),
       schema: setfaclOutcomeSchema,
     },
-    { name: 'lsblk', match: /^lsblk\//, parse: (f) => parseLsblk(f.stdout), schema: z.array(lsblkDeviceSchema) },
-    { name: 'findmnt', match: /^findmnt\//, parse: (f) => parseFindmnt(f.stdout), schema: z.array(mountEntrySchema) },
     { name: 'wipefs', match: /^wipefs\//, parse: (f) => parseWipefs(f.stdout), schema: z.array(wipefsSignatureSchema) },
     {
       name: '/proc/swaps',

@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { exploreResultSchema, ExploreEntry } from '../../handlers/fs/explore';
 import type * as z from 'zod';
-import { parseFindmnt, findmntArgv } from '../../handlers/fs/parse/findmnt';
+import { parseFindmnt, findmntArgv } from '../../handlers/tools/findmnt';
 import { parseGetfacl } from '../../handlers/fs/parse/getfacl';
 import { parseWipefs, wipefsArgv } from '../../handlers/fs/parse/wipefs';
 import { defaultConfig, mergeConfig } from '../../runtime/config';

@@ -10,7 +10,7 @@
 import * as z from 'zod';
 import { ParseError } from '../../core/parse-error';
 import type { WipefsSignature } from '../schemas';
-import { parseJsonOutput } from './json';
+import { parseJsonOutput } from '../../tools/json-output';
 
 const PARSER = 'wipefs';
 

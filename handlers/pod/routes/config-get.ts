@@ -1,7 +1,6 @@
 import { route } from '../../core/route';
 import { path } from '../../core/vars';
-import { readDaemonJson } from '../config-fs';
-import { mountOptions } from '../parse/fstab';
+import { mountOptions, readDaemonJson } from '../config-fs';
 import { podDataEntry, podSettings } from '../pod';
 import { PodConfigSchema } from '../schemas';
 

@@ -11,7 +11,7 @@ import {
   refuseMountedElsewhere,
   resolved,
 } from '../config-fs';
-import { parseFstab, type FstabEntry } from '../parse/fstab';
+import { parseFstab, type FstabEntry } from '../../tools/fstab';
 import { podSettings } from '../pod';
 import { upsertFstab, type NewFstabEntry } from '../render/fstab';
 import { ConfigBody } from '../requests';
