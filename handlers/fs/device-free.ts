@@ -17,7 +17,9 @@
 import { isUnder } from '../core/paths';
 import type { MountEntry } from '../tools/findmnt';
 import { flattenLsblk, type LsblkDevice } from '../tools/lsblk';
-import type { CheckResult, SwapEntry, WipefsSignature } from './schemas';
+import type { CheckResult } from './check-result';
+import type { SwapEntry } from './parse/proc-swaps';
+import type { WipefsSignature } from './parse/wipefs';
 
 export interface DeviceFacts {
   /** the device as requested (e.g. `/dev/loop0`) */

@@ -15,8 +15,7 @@ import { commandFailed, commandTimeout, type ExecResult, type SystemClient } fro
 import { bin, type Vars } from '../core/vars';
 import { findmntArgv, parseFindmnt, type MountEntry } from '../tools/findmnt';
 import { lsblkArgv, parseLsblk, type LsblkDevice } from '../tools/lsblk';
-import { parseWipefs, wipefsArgv } from './parse/wipefs';
-import type { WipefsSignature } from './schemas';
+import { parseWipefs, wipefsArgv, type WipefsSignature } from './parse/wipefs';
 
 /** The parsers' argv with the configured binary in front (tests and the demo use the defaults). */
 export function withBin(vars: Vars, tool: string, argv: readonly string[]): string[] {

@@ -12,19 +12,17 @@ import { expectedFileOf, type FixtureTable } from '../helpers/fixture-table';
 import { mountEntry, parseFindmnt } from '../../handlers/tools/findmnt';
 import { lsblkDevice, parseLsblk } from '../../handlers/tools/lsblk';
 // fs
-import { parseGetfacl, parseSetfaclErrors, parseSetfaclTest } from '../../handlers/fs/parse/getfacl';
-import { parseProcSwaps } from '../../handlers/fs/parse/proc-swaps';
-import { parseWipefs } from '../../handlers/fs/parse/wipefs';
-import { parseXxhsumCheck, parseXxhsumSums } from '../../handlers/fs/parse/xxhsum';
 import {
-  getfaclFileSchema,
-  setfaclErrorSchema,
-  setfaclTestRecordSchema,
-  swapEntrySchema,
-  wipefsSignatureSchema,
-  xxhsumCheckSchema,
-  xxhsumSumSchema,
-} from '../../handlers/fs/schemas';
+  getfaclFile,
+  parseGetfacl,
+  parseSetfaclErrors,
+  parseSetfaclTest,
+  setfaclError,
+  setfaclTestRecord,
+} from '../../handlers/fs/parse/getfacl';
+import { parseProcSwaps, swapEntry } from '../../handlers/fs/parse/proc-swaps';
+import { parseWipefs, wipefsSignature } from '../../handlers/fs/parse/wipefs';
+import { parseXxhsumCheck, parseXxhsumSums, xxhsumCheck, xxhsumSum } from '../../handlers/fs/parse/xxhsum';
 // kerberos
 import { parseKeytabList, parseKlist, parseKlistCollection } from '../../handlers/kerberos/parse/klist';
 import { parseKrb5Error } from '../../handlers/kerberos/parse/krb5-error';
@@ -72,9 +70,9 @@ export function xxhsumFileNames(argv: readonly string[]): string[] {
 export const isXxhsumCheck = (argv: readonly string[]): boolean => argv.includes('-c') || argv.includes('--check');
 
 /** what a setfacl invocation yields: the --test records (if any) and classified stderr */
-export const setfaclOutcomeSchema = z.object({
-  records: z.array(setfaclTestRecordSchema),
-  errors: z.array(setfaclErrorSchema),
+export const setfaclOutcome = z.object({
+  records: z.array(setfaclTestRecord),
+  errors: z.array(setfaclError),
 });
 
 export const FS_FIXTURES: FixtureTable = {
@@ -86,15 +84,15 @@ export const FS_FIXTURES: FixtureTable = {
       name: 'xxhsum -c',
       match: (f, p) => p.startsWith('xxhsum/') && isXxhsumCheck(f.argv),
       parse: (f) => parseXxhsumCheck(f.stdout, f.stderr),
-      schema: xxhsumCheckSchema,
+      schema: xxhsumCheck,
     },
     {
       name: 'xxhsum',
       match: (f, p) => p.startsWith('xxhsum/') && !isXxhsumCheck(f.argv),
       parse: (f) => parseXxhsumSums(f.stdout, { fileNames: xxhsumFileNames(f.argv) }),
-      schema: z.array(xxhsumSumSchema),
+      schema: z.array(xxhsumSum),
     },
-    { name: 'getfacl', match: /^getfacl\//, parse: (f) => parseGetfacl(f.stdout), schema: z.array(getfaclFileSchema) },
+    { name: 'getfacl', match: /^getfacl\//, parse: (f) => parseGetfacl(f.stdout), schema: z.array(getfaclFile) },
     {
       name: 'setfacl',
       match: /^setfacl\//,
@@ -102,14 +100,14 @@ export const FS_FIXTURES: FixtureTable = {
         records: parseSetfaclTest(f.stdout, f.argv.includes('--test') ? { root: f.argv[f.argv.length - 1] } : {}),
         errors: parseSetfaclErrors(f.stderr),
       }),
-      schema: setfaclOutcomeSchema,
+      schema: setfaclOutcome,
     },
-    { name: 'wipefs', match: /^wipefs\//, parse: (f) => parseWipefs(f.stdout), schema: z.array(wipefsSignatureSchema) },
+    { name: 'wipefs', match: /^wipefs\//, parse: (f) => parseWipefs(f.stdout), schema: z.array(wipefsSignature) },
     {
       name: '/proc/swaps',
       match: /^swaps\//,
       parse: (f) => parseProcSwaps(f.stdout),
-      schema: z.array(swapEntrySchema),
+      schema: z.array(swapEntry),
     },
   ],
 };
