@@ -18,6 +18,7 @@
  */
 import * as z from 'zod';
 import { ParseError } from '../../core/parse-error';
+import { isUnder } from '../../core/paths';
 
 // ---- output shapes (the fixture table checks every parse against them) ----
 
@@ -285,8 +286,7 @@ export function parseSetfaclTest(stdout: string, options: ParseSetfaclTestOption
     throw new ParseError(SETFACL, 'output ends without a newline (truncated?)', stdout.split('\n').length);
   }
   const { root } = options;
-  const underRoot = (p: string) =>
-    root === undefined || p === root || p.startsWith(root.endsWith('/') ? root : root + '/');
+  const underRoot = (p: string) => root === undefined || isUnder(p, root);
   // a record's first line starts with the root followed by `/` (a file below it) or `: `
   const startsRecord = (line: string) =>
     root === undefined ||
