@@ -147,7 +147,7 @@ export async function readDaemonJson(system: SystemClient, file: string): Promis
 }
 
 /** The spec's podDataMount options: booleans read from the mount options. */
-export function mountOptions(ops: string[]): {
+export function mountOptionsOf(ops: string[]): {
   rw: boolean;
   mand: boolean;
   noatime: boolean;

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { containerStatusText, parseComposePs } from '../../../handlers/pod/parse/compose-ps';
-import { mountOptions } from '../../../handlers/pod/config-fs';
+import { mountOptionsOf } from '../../../handlers/pod/config-fs';
 import { parseBlkidExport } from '../../../handlers/pod/parse/blkid';
 import { parseFstab } from '../../../handlers/tools/fstab';
 import { parseSystemctlShow } from '../../../handlers/tools/systemctl-show';
@@ -60,8 +60,8 @@ describe('systemctl show', () => {
 describe('fstab', () => {
   it("reads the pod data entry's options as the spec's booleans", () => {
     const [e] = parseFstab('UUID=x /srv/pods xfs rw,noatime,acl,user_xattr 0 2 # ballast:pod-data\n');
-    expect(mountOptions(e.fs_mntops)).toEqual({ rw: true, mand: false, noatime: true, xattr: true, posixacl: true });
-    expect(mountOptions(['ro', 'mand', 'xattr', 'posixacl'])).toEqual({
+    expect(mountOptionsOf(e.fs_mntops)).toEqual({ rw: true, mand: false, noatime: true, xattr: true, posixacl: true });
+    expect(mountOptionsOf(['ro', 'mand', 'xattr', 'posixacl'])).toEqual({
       rw: false,
       mand: true,
       noatime: false,
