@@ -33,6 +33,8 @@ export default defineArea<FsSettings>({
     }),
     confine: {
       roots: {
+        // device nodes for mkfs, wipefs, mount: whatever /dev holds (lsblk decides what is a disk)
+        device: ['/dev'],
         'fs.mount': host.settings.mountRoots,
         'fs.write': host.settings.writeRoots,
         'fs.read': host.settings.readRoots,
