@@ -27,7 +27,7 @@ import { loadFixtureDir } from './system/fixture-file';
 import { ConfinedFiles, type FileRoot } from './system/files';
 import { SystemService, type HostOp } from './system/service';
 import { PathConfinement } from './system/confine';
-import { HOST_OWNER, managedPathsOf } from './system/owners';
+import { managedPathsOf } from './system/owners';
 import { IntentJournal } from './system/journal';
 import { SecretBox } from './system/secret-box';
 import { BatchedAudit } from './db/audit';
@@ -172,8 +172,6 @@ export async function createHost(o: HostOptions): Promise<Host> {
   const confinement = new PathConfinement(config.system.binaries, managed);
   const journal = new IntentJournal(db, files);
   const secrets = new SecretBox(join(resolve(config.stateDir), 'secret.key'));
-  // device nodes for mkfs, mount, wipefs: whatever /dev holds (lsblk decides what is a disk)
-  confinement.addRoots('device', ['/dev'], HOST_OWNER);
   // audit rows: one transaction per event-loop turn, pruned by age and count (db/audit.ts);
   // once they come fast, WAL checkpoints move off the event loop (db/checkpointer.ts)
   const checkpointer = new WalCheckpointer(db, { log });

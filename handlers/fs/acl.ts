@@ -23,7 +23,7 @@
  * Octal perms and `X` are kept as given in the canonical text (X is only meaningful to setfacl).
  */
 import * as z from 'zod';
-import type { AclTag } from './schemas';
+import type { AclTag } from './parse/getfacl';
 
 /**
  * Letters, digits, `_ . @ -`, first character a letter or `_`, at most 64 characters, with an
@@ -154,7 +154,7 @@ export function checkAclEntry(text: string, mode: AclEntryMode = 'modify'): AclE
 }
 
 /** zod schema for one `setfacl -m` entry (body field `acls[]`); the issue message names the problem. */
-export const aclEntryStringSchema = z
+export const aclEntryString = z
   .string()
   .max(MAX_ACL_ENTRY_LENGTH)
   .superRefine((value, ctx) => {
@@ -163,7 +163,7 @@ export const aclEntryStringSchema = z
   });
 
 /** zod schema for one `setfacl -x` entry (no permissions). */
-export const aclRemoveEntryStringSchema = z
+export const aclRemoveEntryString = z
   .string()
   .max(MAX_ACL_ENTRY_LENGTH)
   .superRefine((value, ctx) => {
@@ -172,7 +172,7 @@ export const aclRemoveEntryStringSchema = z
   });
 
 /** A list of entries; setfacl gets them joined with `,` as one `-m` argument. */
-export const aclEntryListSchema = z.array(aclEntryStringSchema).min(1).max(64);
+export const aclEntryList = z.array(aclEntryString).min(1).max(64);
 
 /** Canonical texts of already-validated entries, joined for one `-m`/`-x` argument. */
 export function aclArgument(entries: readonly string[], mode: AclEntryMode = 'modify'): string {

@@ -37,7 +37,7 @@
  *   scan; were the source ever widened (e.g. /proc/filesystems `nodev` types), they would be
  *   `device_associated: false` — NOT_DEVICE_ASSOCIATED records that decision.
  */
-import type { AvailableFs } from './schemas';
+import type { AvailableFs } from './responses';
 
 /** mkfs program suffix → the type name we report (mount(8) `-t` name) */
 const KNOWN: Readonly<Record<string, string>> = {

@@ -14,8 +14,12 @@
  *     filesystem over existing data must be a deliberate wipe elsewhere, never a side effect.
  * The checks run in that order so the reason names the most telling problem.
  */
-import type { CheckResult, LsblkDevice, MountEntry, SwapEntry, WipefsSignature } from './schemas';
-import { flattenLsblk } from './parse/lsblk';
+import { isUnder } from '../core/paths';
+import type { MountEntry } from '../tools/findmnt';
+import { flattenLsblk, type LsblkDevice } from '../tools/lsblk';
+import type { CheckResult } from './check-result';
+import type { SwapEntry } from './parse/proc-swaps';
+import type { WipefsSignature } from './parse/wipefs';
 
 export interface DeviceFacts {
   /** the device as requested (e.g. `/dev/loop0`) */
@@ -41,7 +45,9 @@ export function findDevice(lsblk: readonly LsblkDevice[], device: string): Lsblk
   const all = flattenLsblk(lsblk);
   return (
     all.find((d) => d.path === device) ??
-    all.find((d) => `/dev/${d.name}` === device || (d.kname !== null && `/dev/${d.kname}` === device)) ??
+    all.find(
+      (d) => (d.name !== null && `/dev/${d.name}` === device) || (d.kname !== null && `/dev/${d.kname}` === device),
+    ) ??
     null
   );
 }
@@ -136,7 +142,7 @@ export function checkCanUnmount(facts: {
   if (facts.device !== undefined && top.sourceDevice !== facts.device) {
     return refuse('device-mismatch', `${JSON.stringify(target)} holds ${top.source}, not ${facts.device}`);
   }
-  const below = facts.mounts.filter((m) => m.target.startsWith(target === '/' ? '/' : `${target}/`));
+  const below = facts.mounts.filter((m) => isUnder(m.target, target, true));
   if (below.length > 0) {
     return refuse(
       'has-submounts',

@@ -7,7 +7,7 @@
  *   the socket (Reply.chunks), and each top-level entry's compact subtree is let go once its
  *   piece is made, so the host holds the compact tree shrinking as it goes, one subtree's
  *   objects and one piece, never the whole text (57 MB at 100 000 entries) or a copy of it;
- * - without the run-time check against exploreResultSchema that route() gives small answers
+ * - without the run-time check against exploreAnswer (responses.ts) that route() gives small answers
  *   (it made a validated deep copy of the whole tree: for 100 000 entries ~0.2 GB more and most
  *   of the route's time). Response validation for this answer lives in the tests instead
  *   (test/routes/fs-explore-json.test.ts: the text is the serialised objects byte for byte and
@@ -27,10 +27,10 @@ import {
   entryObject,
   expandExplore,
   type CompactEntry,
-  type ExploreEntry,
   type ExploreOpResult,
   type ExploreStream,
 } from './explore';
+import type { ExploreEntry } from './responses';
 
 /** Top-level entries serialised per piece (a piece is at least one whole top-level subtree). */
 const PIECE_CHARS = 64 * 1024;

@@ -1,8 +1,9 @@
 /**
- * POST /fs/explore: the contract between the route and the host operation that walks the tree
- * (runtime/areas/fs/explore.ts). Route code cannot stat (no node: in handlers/), so the
- * host walks and answers entries already in the spec's shape; the route validates the request,
- * asks, and checks the answer against the same schemas.
+ * POST /fs/explore: what the route and the host operation that walks the tree
+ * (runtime/areas/fs/explore.ts) share. Route code cannot stat (no node: in handlers/), so the
+ * host walks and answers the entries in a compact form (below); the route validates the request
+ * (requests.ts exploreBody), asks, and builds the spec's answer from it (responses.ts
+ * exploreAnswer). The host side reaches these through contract.ts.
  *
  * Limits (documented in handlers/fs/README.md):
  *   depth        levels listed below fs_path; 1 = only its direct entries. Default 32, max 4096.
@@ -16,6 +17,7 @@
  */
 import * as z from 'zod';
 import { absolutePath } from '../core/schemas';
+import { exploreAnswer, type ExploreAnswer, type ExploreEntry } from './responses';
 
 export const EXPLORE_OP = 'fs/explore';
 
@@ -33,54 +35,6 @@ export const EXPLORE_ENTRY_CEILING = 100_000;
 /** What any request may ask for at all; the configured ceiling is usually lower. */
 export const EXPLORE_ABSOLUTE_MAX_ENTRIES = 5_000_000;
 
-/** Where data filesystems live on an appliance: the default of every fs root list. */
-export const DEFAULT_DATA_ROOTS = ['/mnt', '/srv', '/media', '/data'];
-
-/**
- * `settings.fs` of the host config (all optional). Every path an fs route touches is resolved by
- * the host (symlinks followed) and must lie under the roots of its use (allow-lists):
- *   mountRoots         mountpoints of mount/unmount, strictly below one of these
- *   writeRoots         directories make_directory creates and set_permissions changes (default: mountRoots)
- *   readRoots          what explore walks, xxhash hashes and xxhash_verify reads and checks (default: mountRoots)
- *   exploreMaxEntries  the largest maxEntries a request may ask for
- */
-export const fsSettingsSchema = z
-  .strictObject({
-    mountRoots: z.array(absolutePath).min(1).default(DEFAULT_DATA_ROOTS),
-    writeRoots: z.array(absolutePath).min(1).optional(),
-    readRoots: z.array(absolutePath).min(1).optional(),
-    exploreMaxEntries: z.number().int().min(1).max(EXPLORE_ABSOLUTE_MAX_ENTRIES).default(EXPLORE_ENTRY_CEILING),
-    /**
-     * Where explore and the checksum-file reader see `/` from (`/` on a real box; the demo's root
-     * in the demo, so `/srv/data` there is var/demo/root/srv/data). Commands are not affected.
-     */
-    pathRoot: absolutePath.default('/'),
-  })
-  .transform((s) => ({ ...s, writeRoots: s.writeRoots ?? s.mountRoots, readRoots: s.readRoots ?? s.mountRoots }));
-export type FsSettings = z.infer<typeof fsSettingsSchema>;
-
-export const exploreBody = z.strictObject({
-  fs_path: absolutePath.describe('directory to list, absolute'),
-  depth: z
-    .number()
-    .int()
-    .min(1)
-    .max(EXPLORE_MAX_DEPTH)
-    .optional()
-    .describe(`levels to list below fs_path (1 = its direct entries); default ${EXPLORE_DEFAULT_DEPTH}`),
-  maxEntries: z
-    .number()
-    .int()
-    .min(1)
-    .max(EXPLORE_ABSOLUTE_MAX_ENTRIES)
-    .optional()
-    .describe(
-      `entries to return in the whole tree; default ${EXPLORE_DEFAULT_ENTRIES}, at most settings.fs.exploreMaxEntries (default ${EXPLORE_ENTRY_CEILING})`,
-    ),
-  oneFileSystem: z.boolean().optional().describe('do not enter directories on another filesystem (default true)'),
-});
-export type ExploreBody = z.infer<typeof exploreBody>;
-
 /** The host operation's payload: the body with its defaults still open (the host knows the ceiling). */
 export const exploreOpPayload = z.strictObject({
   path: absolutePath,
@@ -89,64 +43,6 @@ export const exploreOpPayload = z.strictObject({
   oneFileSystem: z.boolean().optional(),
 });
 export type ExploreOpPayload = z.infer<typeof exploreOpPayload>;
-
-/**
- * One entry, exactly the spec's fields (the fs.Stats numbers, ISO times, name, path, type
- * booleans, children, file_num) plus `truncated`, present only on a directory whose children
- * explore did not (all) read: depth limit, entry cap, another filesystem, or unreadable.
- * file_num is the number of entries in `children` (0 for anything but a directory).
- */
-const n = z.number();
-const isoText = z.string();
-export const exploreEntrySchema = z.object({
-  dev: n,
-  mode: n,
-  nlink: n,
-  uid: n,
-  gid: n,
-  rdev: n,
-  blksize: n,
-  ino: n,
-  size: n,
-  blocks: n,
-  atimeMs: n,
-  mtimeMs: n,
-  ctimeMs: n,
-  birthtimeMs: n,
-  atime: isoText,
-  mtime: isoText,
-  ctime: isoText,
-  birthtime: isoText,
-  name: z.string(),
-  path: z.string(),
-  isSymbolicLink: z.boolean(),
-  isBlockDevice: z.boolean(),
-  isDirectory: z.boolean(),
-  isFile: z.boolean(),
-  get children() {
-    return z.array(exploreEntrySchema);
-  },
-  file_num: z.number().int().nonnegative(),
-  truncated: z.literal(true).optional(),
-});
-export type ExploreEntry = z.infer<typeof exploreEntrySchema>;
-
-export const truncationReason = z.enum(['depth', 'entries', 'device', 'unreadable']);
-export type TruncationReason = z.infer<typeof truncationReason>;
-
-export const exploreResultSchema = z.object({
-  files: z.array(exploreEntrySchema),
-  /** entries in the whole tree (every level), i.e. what `files` holds recursively */
-  total: z.number().int().nonnegative(),
-  /** true when some directory's children were not (all) listed; see `truncatedBy` */
-  truncated: z.boolean(),
-  truncatedBy: z.array(truncationReason),
-  /** the limits this answer was produced under, defaults applied */
-  limits: z.object({ depth: z.number().int(), maxEntries: z.number().int(), oneFileSystem: z.boolean() }),
-  /** directories that could not be read (at most 100 listed) */
-  errors: z.array(z.object({ path: z.string(), message: z.string() })),
-});
-export type ExploreResult = z.infer<typeof exploreResultSchema>;
 
 export const MAX_EXPLORE_ERRORS = 100;
 
@@ -187,21 +83,21 @@ export const FLAG = { symbolicLink: 1, blockDevice: 2, directory: 4, file: 8, tr
 
 /** zod cannot infer a recursive tuple, so its type is written out once here */
 export type CompactEntry = [name: string, flags: number, stats: number[], children: CompactEntry[]];
-export const compactEntrySchema: z.ZodType<CompactEntry> = z.lazy(() =>
+export const compactEntry: z.ZodType<CompactEntry> = z.lazy(() =>
   z.tuple([
     z.string(),
     z.number().int().nonnegative(),
     z.array(z.number()).length(STAT_FIELDS.length),
-    z.array(compactEntrySchema),
+    z.array(compactEntry),
   ]),
 );
 
-export const exploreOpResultSchema = exploreResultSchema.omit({ files: true }).extend({
+export const exploreOpResult = exploreAnswer.omit({ files: true }).extend({
   /** fs_path as it is shown (normalised, not resolved): the prefix of every path */
   path: z.string(),
-  entries: z.array(compactEntrySchema),
+  entries: z.array(compactEntry),
 });
-export type ExploreOpResult = z.infer<typeof exploreOpResultSchema>;
+export type ExploreOpResult = z.infer<typeof exploreOpResult>;
 
 /** ISO text of a timestamp; the last answer is kept, since a fresh file's four times are equal. */
 let lastMs = Number.NaN;
@@ -279,7 +175,7 @@ function expandEntries(list: readonly CompactEntry[], parent: string): ExploreEn
 }
 
 /** The spec's answer from the host operation's compact one. */
-export function expandExplore(r: ExploreOpResult): ExploreResult {
+export function expandExplore(r: ExploreOpResult): ExploreAnswer {
   return {
     files: expandEntries(r.entries, r.path),
     total: r.total,
@@ -301,7 +197,7 @@ export function expandExplore(r: ExploreOpResult): ExploreResult {
 export type ExploreRecord = [name: string, flags: number, stats: number[], childCount: number];
 
 /** What follows `files` in the answer: known once the records have ended. */
-export type ExploreTrailer = Pick<ExploreResult, 'total' | 'truncated' | 'truncatedBy' | 'errors'>;
+export type ExploreTrailer = Pick<ExploreAnswer, 'total' | 'truncated' | 'truncatedBy' | 'errors'>;
 
 /**
  * The walk's answer while it is still walking: the host hands this to the route in place of
@@ -312,7 +208,7 @@ export interface ExploreStream {
   readonly kind: 'explore-stream';
   /** fs_path as shown (the prefix of every path) */
   readonly path: string;
-  readonly limits: ExploreResult['limits'];
+  readonly limits: ExploreAnswer['limits'];
   records(): AsyncIterable<ExploreRecord[]>;
   /** valid once records() has ended */
   trailer(): ExploreTrailer;

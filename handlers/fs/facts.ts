@@ -1,8 +1,9 @@
 /**
  * What the device routes ask the system before acting: the block device (lsblk), the mounts
  * (findmnt), the signatures on a device (wipefs -n) and whether a path exists (findmnt
- * --target). Each runs the configured binary (vars.bin) with the argv shape of the parsers in
- * parse/, and turns the tools' "no such thing" answers into 404s rather than 502s.
+ * --target). Each runs the configured binary (vars.bin) with the argv shape of the parsers
+ * (handlers/tools/lsblk.ts, handlers/tools/findmnt.ts, parse/wipefs.ts), and turns the tools'
+ * "no such thing" answers into 404s rather than 502s.
  *
  * Swap: lsblk's MOUNTPOINTS shows `[SWAP]` for a block device in use as swap (util-linux reads
  * /proc/swaps for it), and these routes only ever act on block devices, so lsblk is the one
@@ -12,10 +13,9 @@
 import { ApiError } from '../core/errors';
 import { commandFailed, commandTimeout, type ExecResult, type SystemClient } from '../core/system';
 import { bin, type Vars } from '../core/vars';
-import { findmntArgv, parseFindmnt } from './parse/findmnt';
-import { lsblkArgv, parseLsblk } from './parse/lsblk';
-import { parseWipefs, wipefsArgv } from './parse/wipefs';
-import type { LsblkDevice, MountEntry, WipefsSignature } from './schemas';
+import { findmntArgv, parseFindmnt, type MountEntry } from '../tools/findmnt';
+import { lsblkArgv, parseLsblk, type LsblkDevice } from '../tools/lsblk';
+import { parseWipefs, wipefsArgv, type WipefsSignature } from './parse/wipefs';
 
 /** The parsers' argv with the configured binary in front (tests and the demo use the defaults). */
 export function withBin(vars: Vars, tool: string, argv: readonly string[]): string[] {

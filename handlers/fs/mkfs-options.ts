@@ -40,7 +40,7 @@ export const MAX_OPTIONS = 32;
 export const MAX_OPTION_LENGTH = 256;
 
 /** body schema for `options`; type-specific checking follows in checkMkfsOptions */
-export const mkfsOptionsSchema = z.array(z.string().max(MAX_OPTION_LENGTH)).max(MAX_OPTIONS);
+export const mkfsOptions = z.array(z.string().max(MAX_OPTION_LENGTH)).max(MAX_OPTIONS);
 
 interface ValueSpec {
   /** what a valid value looks like, for the error message */

@@ -4,11 +4,14 @@
  * device is not mounted twice (README "Container system configuration").
  */
 import { badGateway, conflict, validationFailed } from '../core/errors';
+import { isUnder } from '../core/paths';
 import type { SystemClient } from '../core/system';
 import { bin, path, type Vars } from '../core/vars';
+import { parseFindmntOne } from '../tools/findmnt';
+import type { FstabEntry } from '../tools/fstab';
+import { parseLsblkOne } from '../tools/lsblk';
 import { RESOLVE_OP, type PodSettings, type ResolveResult } from './contract';
-import { parseBlkidExport, parseFindmntOne, parseLsblkOne } from './parse/block';
-import type { FstabEntry } from './parse/fstab';
+import { parseBlkidExport } from './parse/blkid';
 
 export const DEFAULT_DATA_ROOT = '/var/lib/docker';
 
@@ -19,8 +22,6 @@ export const resolved = async (system: SystemClient, p: string) =>
 export type Fs =
   | { kind: 'block'; spec: string; fstype: string; path: string; uuid: string | null; mountpoints: string[] }
   | { kind: 'mount'; target: string };
-
-export const under = (p: string, root: string) => p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`);
 
 /** A block device with a filesystem (lsblk), or a mount point under settings.pod.mountRoots (findmnt). */
 export async function checkFs(system: SystemClient, vars: Vars, s: PodSettings, field: string, p: string): Promise<Fs> {
@@ -54,12 +55,12 @@ export async function checkFs(system: SystemClient, vars: Vars, s: PodSettings, 
   const real = await resolved(system, p);
   const notUnder = (t: string) =>
     validationFailed(`body.${field}`, `${t} is not under the mount roots (${s.mountRoots.join(', ')})`);
-  if (!s.mountRoots.some((root) => under(real, root) && real !== root)) throw notUnder(real);
+  if (!s.mountRoots.some((root) => isUnder(real, root, true))) throw notUnder(real);
   const r = await system.exec([bin(vars, 'findmnt'), '-J', '-o', 'TARGET,SOURCE,FSTYPE', '--mountpoint', real]);
   if (r.code !== 0)
     throw validationFailed(`body.${field}`, `${p} is neither a block device (/dev/…) nor a mount point`);
   const m = parseFindmntOne(r.stdout);
-  if (!s.mountRoots.some((root) => under(m.target, root) && m.target !== root)) throw notUnder(m.target);
+  if (!s.mountRoots.some((root) => isUnder(m.target, root, true))) throw notUnder(m.target);
   return { kind: 'mount', target: m.target };
 }
 
@@ -110,7 +111,7 @@ export async function checkApartFromPods(
 ): Promise<void> {
   for (const p of [path(vars, 'podData'), s.dataMountpoint, ...s.bindRoots, ...dataPaths]) {
     const real = await resolved(system, p);
-    if (under(root, real) || under(real, root))
+    if (isUnder(root, real) || isUnder(real, root))
       throw validationFailed(
         field,
         `data-root ${root} and the pods' data ${real} contain one another: containers could rewrite the engine's own files`,
@@ -122,7 +123,7 @@ export async function checkApartFromPods(
 export async function checkDataRoot(system: SystemClient, s: PodSettings, root: string): Promise<string> {
   // resolved by the host: a link that leads elsewhere is judged where it leads
   const real = await resolved(system, root);
-  if (real !== DEFAULT_DATA_ROOT && !s.mountRoots.some((r) => under(real, r) && real !== r)) {
+  if (real !== DEFAULT_DATA_ROOT && !s.mountRoots.some((r) => isUnder(real, r, true))) {
     throw validationFailed(
       'body.configJson.data-root',
       `${root} resolves to ${real}: data-root is ${DEFAULT_DATA_ROOT} or a directory strictly under the mount roots (${s.mountRoots.join(', ')}), never a system directory`,
@@ -143,4 +144,22 @@ export async function readDaemonJson(system: SystemClient, file: string): Promis
   }
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw badGateway(`${file} is not a JSON object`);
   return v as Record<string, unknown>;
+}
+
+/** The spec's podDataMount options: booleans read from the mount options. */
+export function mountOptionsOf(ops: string[]): {
+  rw: boolean;
+  mand: boolean;
+  noatime: boolean;
+  xattr: boolean;
+  posixacl: boolean;
+} {
+  const has = (o: string) => ops.includes(o);
+  return {
+    rw: !has('ro'),
+    mand: has('mand'),
+    noatime: has('noatime'),
+    xattr: has('user_xattr') || has('xattr'),
+    posixacl: has('acl') || has('posixacl'),
+  };
 }

@@ -16,20 +16,22 @@ export type ComposeFlavour = (typeof COMPOSE_FLAVOURS)[number];
 
 /**
  * What compose files may ask for beyond the admission policy (README "Admission policy"). Each
- * switch is root-equivalent: a pod that gets it can get the host.
+ * switch is root-equivalent: a pod that gets it can get the host. Real-time CPU (`cpu_rt_*`),
+ * network drivers other than bridge and volumes whose driver mounts anything but tmpfs or a bind
+ * are refused whatever these say (runtime/areas/pod/admission/admit.ts).
  */
-const allowSchema = z.strictObject({
-  /** `privileged` truthy, security_opt other than no-new-privileges, real-time CPU */
+const allow = z.strictObject({
+  /** `privileged` truthy, security_opt other than no-new-privileges */
   privileged: z.boolean().default(false),
-  /** `network_mode: host`, network drivers other than bridge */
+  /** `network_mode: host` */
   hostNetwork: z.boolean().default(false),
   /** `pid`, `ipc`, `uts`, `userns_mode`, `cgroup`: host */
   hostNamespaces: z.boolean().default(false),
   /** capabilities a service may add beyond PSS baseline's list (upper case, with or without CAP_) */
   capabilities: z.array(z.string().regex(CAPABILITY)).default([]),
-  /** `devices`, `device_cgroup_rules`, `gpus`, device reservations, per-device blkio, mounting volume drivers */
+  /** `devices`, `device_cgroup_rules`, `gpus`, device reservations, per-device blkio */
   devices: z.boolean().default(false),
-  /** sysctls beyond PSS baseline's safe set (namespaced ones only: net.*, kernel.shm*, kernel.msg*, fs.mqueue.*) */
+  /** sysctls beyond PSS baseline's safe set (namespaced ones only: net.*, kernel.shm*, kernel.msg*, kernel.sem*, fs.mqueue.*) */
   sysctls: z
     .array(
       z
@@ -63,7 +65,7 @@ const allowSchema = z.strictObject({
  *   logDefaultLines / logMaxLines / logMaxBytes   bounds of GET /pod/{name}/log
  *   composeTimeoutMs  time limit of compose up/down/kill and systemctl start/stop
  */
-export const podSettingsSchema = z.strictObject({
+export const podSettings = z.strictObject({
   prefix: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_]{0,23}$/, 'prefix: lower-case letters, digits and _')
@@ -87,7 +89,7 @@ export const podSettingsSchema = z.strictObject({
   dataMountpoint: absolutePath.default('/srv/pods'),
   bindRoots: z.array(absolutePath).default([]),
   mountRoots: z.array(absolutePath).min(1).default(['/srv', '/mnt', '/media', '/data']),
-  allow: allowSchema.default({
+  allow: allow.default({
     privileged: false,
     hostNetwork: false,
     hostNamespaces: false,
@@ -123,7 +125,7 @@ export const podSettingsSchema = z.strictObject({
     .default(1024 * 1024),
   composeTimeoutMs: z.number().int().min(1000).max(3_600_000).default(300_000),
 });
-export type PodSettings = z.output<typeof podSettingsSchema>;
+export type PodSettings = z.output<typeof podSettings>;
 
 export function flavourOf(s: Pick<PodSettings, 'composeCommand' | 'composeFlavour'>): ComposeFlavour {
   if (s.composeFlavour) return s.composeFlavour;

@@ -401,7 +401,7 @@ const NOT_MANAGED = [
 ] as const;
 
 /** The keys of daemon.json the API writes, each with its checked value (README "Container system configuration"). */
-export const DaemonJsonSchema = z
+export const daemonJson = z
   .object({
     ...ALLOWED,
     ...(Object.fromEntries(Object.entries(REFUSED).map(([k, why]) => [k, refused(why)])) as Record<
@@ -444,4 +444,4 @@ export const DaemonJsonSchema = z
       }
     }
   });
-export type DaemonJson = z.output<typeof DaemonJsonSchema>;
+export type DaemonJson = z.output<typeof daemonJson>;

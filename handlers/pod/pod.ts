@@ -10,21 +10,17 @@ import {
   type ApplyPayload,
   type ApplyResult,
   flavourOf,
-  podSettingsSchema,
+  podSettings,
   VALIDATE_OP,
   type PodSettings,
   type ValidateResult,
 } from './contract';
 import { parseComposePs } from './parse/compose-ps';
-import { parseFstab, type FstabEntry } from './parse/fstab';
+import { parseFstab, type FstabEntry } from '../tools/fstab';
 import { parseSystemctlShow } from '../tools/systemctl-show';
 import { unitState, type PodServiceState } from './unit-state';
 import { recipeByName, recipeServices } from './recipes/index';
 import { renderUnit } from './render/unit';
-
-export function podSettings(vars: Vars): PodSettings {
-  return areaSettings(vars, 'pod', podSettingsSchema);
-}
 
 export interface PodRef {
   /** `<prefix>-pod-<name>`: compose project, directory names, unit name without `.service` */
@@ -119,7 +115,7 @@ export async function serviceStates(
   if (units.length === 0) return out;
   const r = await system.run([bin(vars, 'systemctl'), 'show', '--no-pager', SHOW_PROPS, '--', ...units]);
   const blocks = parseSystemctlShow(r.stdout);
-  const s = o.containers ? podSettings(vars) : undefined;
+  const s = o.containers ? areaSettings(vars, 'pod', podSettings) : undefined;
   for (const [i, u] of units.entries()) {
     // systemctl prints the blocks in the order asked; Id confirms it
     const b = blocks.find((x) => x.Id === u) ?? blocks[i];
@@ -270,9 +266,9 @@ export const composeJson = (data: Record<string, unknown>) => `${JSON.stringify(
 export async function containerAction(
   c: { params: { name: string }; system: SystemClient; vars: Vars; events: EventsBinding },
   verb: 'pause' | 'unpause' | 'kill',
-  kind: 'pod.paused' | 'pod.unpaused' | 'pod.killed',
+  kind: 'pod.pod.paused' | 'pod.pod.unpaused' | 'pod.pod.killed',
 ): Promise<string> {
-  const s = podSettings(c.vars);
+  const s = areaSettings(c.vars, 'pod', podSettings);
   const ref = podRef(c.vars, s, c.params.name);
   await requirePod(c.system, ref);
   const argv = composeArgv(s, ref, [verb]);

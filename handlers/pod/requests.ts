@@ -1,21 +1,21 @@
-/** Request shapes of the pod routes. */
+/** What a client sends to the pod routes: path params, the log query and the bodies. */
 import * as z from 'zod';
 import { absolutePath } from '../core/schemas';
-import { DaemonJsonSchema } from './daemon-json';
+import { daemonJson } from './daemon-json';
 
 /**
  * A pod name in the path: lower-case letters, digits, `_` and `-` (compose project names),
  * starting with a letter or digit. A name that already carries `<prefix>-pod-` is not prefixed
  * twice (README "Names").
  */
-export const PodNameParams = z.strictObject({
+export const podNameParams = z.strictObject({
   name: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'pod name: 1-63 of a-z 0-9 _ -, starting with a letter or digit')
     .describe('pod name, with or without the `<prefix>-pod-` prefix'),
 });
 
-export const RecipeNameParams = z.strictObject({
+export const recipeNameParams = z.strictObject({
   name: z
     .string()
     .regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'recipe name: a-z 0-9 -')
@@ -38,11 +38,11 @@ const recipes = z
   .refine((a) => new Set(a).size === a.length, 'a recipe is named twice')
   .describe('recipe names whose services are merged into the compose file (a service name taken twice is a 409)');
 
-export const SetBody = z.strictObject({ fileContents, recipes: recipes.optional() });
-export const UpdateBody = z.strictObject({ fileContents, recipes: recipes.optional() });
-export const TestBody = z.strictObject({ fileContents });
+export const setBody = z.strictObject({ fileContents, recipes: recipes.optional() });
+export const updateBody = z.strictObject({ fileContents, recipes: recipes.optional() });
+export const testBody = z.strictObject({ fileContents });
 
-export const LogQuery = z.strictObject({
+export const logQuery = z.strictObject({
   lines: z
     .string()
     .regex(/^[1-9][0-9]{0,5}$/, 'lines: a positive whole number')
@@ -60,17 +60,15 @@ export const LogQuery = z.strictObject({
     .describe('only entries at or after this time (journalctl --since)'),
 });
 
-/** Keys of daemon.json the appliance accepts, with their checked values: ./daemon-json. */
-export { DaemonJsonSchema };
-
 /** A filesystem: an existing block device (`/dev/…`) or a mounted path under settings.pod.mountRoots. */
 const fsRef = absolutePath.refine((p) => !/[\s\\#]/.test(p), 'must not contain blanks, backslashes or #');
 
-export const ConfigBody = z
+export const configBody = z
   .strictObject({
-    configJson: DaemonJsonSchema.optional().describe(
-      'the engine daemon.json to write (known keys only, typed); not sent: daemon.json is kept',
-    ),
+    // the keys of daemon.json the appliance accepts, with their checked values: ./daemon-json.ts
+    configJson: daemonJson
+      .optional()
+      .describe('the engine daemon.json to write (known keys only, typed); not sent: daemon.json is kept'),
     podImageFs: fsRef
       .optional()
       .describe(

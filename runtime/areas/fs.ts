@@ -1,4 +1,4 @@
-import { fsSettingsSchema, type FsSettings } from '../../handlers/fs/contract';
+import { fsSettings, type FsSettings } from '../../handlers/fs/contract';
 import { fsOps } from './fs/ops';
 import { fsCommandPolicies } from './fs/policies';
 import { defineArea } from './types';
@@ -6,7 +6,7 @@ import { defineArea } from './types';
 /** Filesystem utilities: the bounded explore walk and the checksum-file reader run in the host. */
 export default defineArea<FsSettings>({
   name: 'fs',
-  settings: fsSettingsSchema,
+  settings: fsSettings,
   paths: {
     sbin: { default: '/usr/sbin', kind: 'dir', readOnly: true },
     sbinLegacy: { default: '/sbin', kind: 'dir', readOnly: true },
@@ -33,6 +33,8 @@ export default defineArea<FsSettings>({
     }),
     confine: {
       roots: {
+        // device nodes for mkfs, wipefs, mount: whatever /dev holds (lsblk decides what is a disk)
+        device: ['/dev'],
         'fs.mount': host.settings.mountRoots,
         'fs.write': host.settings.writeRoots,
         'fs.read': host.settings.readRoots,

@@ -1,4 +1,4 @@
-import { podSettingsSchema, type PodSettings } from '../../handlers/pod/contract';
+import { podSettings, type PodSettings } from '../../handlers/pod/contract';
 import { podOps } from './pod/ops';
 import { verifyCommand } from './pod/verify';
 import { defineArea } from './types';
@@ -10,7 +10,7 @@ import { defineArea } from './types';
  */
 export default defineArea<PodSettings>({
   name: 'pod',
-  settings: podSettingsSchema,
+  settings: podSettings,
   paths: {
     /** the pod data mount location: one directory per pod with the data its containers bind */
     podData: { default: '/srv/pods', kind: 'dir' },

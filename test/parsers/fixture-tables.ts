@@ -8,24 +8,21 @@ import assert from 'node:assert/strict';
 import * as z from 'zod';
 import type { Fixture } from '../../runtime/system/fixture-file';
 import { expectedFileOf, type FixtureTable } from '../helpers/fixture-table';
+// tools (commands several areas run)
+import { mountEntry, parseFindmnt } from '../../handlers/tools/findmnt';
+import { lsblkDevice, parseLsblk } from '../../handlers/tools/lsblk';
 // fs
-import { parseFindmnt } from '../../handlers/fs/parse/findmnt';
-import { parseGetfacl, parseSetfaclErrors, parseSetfaclTest } from '../../handlers/fs/parse/getfacl';
-import { parseLsblk } from '../../handlers/fs/parse/lsblk';
-import { parseProcSwaps } from '../../handlers/fs/parse/proc-swaps';
-import { parseWipefs } from '../../handlers/fs/parse/wipefs';
-import { parseXxhsumCheck, parseXxhsumSums } from '../../handlers/fs/parse/xxhsum';
 import {
-  getfaclFileSchema,
-  lsblkDeviceSchema,
-  mountEntrySchema,
-  setfaclErrorSchema,
-  setfaclTestRecordSchema,
-  swapEntrySchema,
-  wipefsSignatureSchema,
-  xxhsumCheckSchema,
-  xxhsumSumSchema,
-} from '../../handlers/fs/schemas';
+  getfaclFile,
+  parseGetfacl,
+  parseSetfaclErrors,
+  parseSetfaclTest,
+  setfaclError,
+  setfaclTestRecord,
+} from '../../handlers/fs/parse/getfacl';
+import { parseProcSwaps, swapEntry } from '../../handlers/fs/parse/proc-swaps';
+import { parseWipefs, wipefsSignature } from '../../handlers/fs/parse/wipefs';
+import { parseXxhsumCheck, parseXxhsumSums, xxhsumCheck, xxhsumSum } from '../../handlers/fs/parse/xxhsum';
 // kerberos
 import { parseKeytabList, parseKlist, parseKlistCollection } from '../../handlers/kerberos/parse/klist';
 import { parseKrb5Error } from '../../handlers/kerberos/parse/krb5-error';
@@ -48,6 +45,19 @@ import { parseComposePs } from '../../handlers/pod/parse/compose-ps';
 
 const args = (f: Fixture) => f.argv.slice(1);
 
+/* ---------------- tools (handlers/tools: commands several areas run) ---------------- */
+
+/** lsblk and findmnt, recorded by test/tools/fs/record-fixtures.ts; fs and pod read them */
+export const TOOLS_FIXTURES: FixtureTable = {
+  area: 'tools',
+  dirs: ['lsblk', 'findmnt'],
+  check: (f) => assert.match(f.argv[0], /^\//, 'absolute binaries only'),
+  entries: [
+    { name: 'lsblk', match: /^lsblk\//, parse: (f) => parseLsblk(f.stdout), schema: z.array(lsblkDevice) },
+    { name: 'findmnt', match: /^findmnt\//, parse: (f) => parseFindmnt(f.stdout), schema: z.array(mountEntry) },
+  ],
+};
+
 /* ---------------- fs ---------------- */
 
 /** file operands of an xxhsum generate call: after `--`, else every non-option argument */
@@ -60,29 +70,29 @@ export function xxhsumFileNames(argv: readonly string[]): string[] {
 export const isXxhsumCheck = (argv: readonly string[]): boolean => argv.includes('-c') || argv.includes('--check');
 
 /** what a setfacl invocation yields: the --test records (if any) and classified stderr */
-export const setfaclOutcomeSchema = z.object({
-  records: z.array(setfaclTestRecordSchema),
-  errors: z.array(setfaclErrorSchema),
+export const setfaclOutcome = z.object({
+  records: z.array(setfaclTestRecord),
+  errors: z.array(setfaclError),
 });
 
 export const FS_FIXTURES: FixtureTable = {
   area: 'fs',
-  dirs: ['xxhsum', 'getfacl', 'setfacl', 'lsblk', 'findmnt', 'wipefs', 'swaps'],
+  dirs: ['xxhsum', 'getfacl', 'setfacl', 'wipefs', 'swaps'],
   check: (f) => assert.match(f.argv[0], /^\//, 'absolute binaries only'),
   entries: [
     {
       name: 'xxhsum -c',
       match: (f, p) => p.startsWith('xxhsum/') && isXxhsumCheck(f.argv),
       parse: (f) => parseXxhsumCheck(f.stdout, f.stderr),
-      schema: xxhsumCheckSchema,
+      schema: xxhsumCheck,
     },
     {
       name: 'xxhsum',
       match: (f, p) => p.startsWith('xxhsum/') && !isXxhsumCheck(f.argv),
       parse: (f) => parseXxhsumSums(f.stdout, { fileNames: xxhsumFileNames(f.argv) }),
-      schema: z.array(xxhsumSumSchema),
+      schema: z.array(xxhsumSum),
     },
-    { name: 'getfacl', match: /^getfacl\//, parse: (f) => parseGetfacl(f.stdout), schema: z.array(getfaclFileSchema) },
+    { name: 'getfacl', match: /^getfacl\//, parse: (f) => parseGetfacl(f.stdout), schema: z.array(getfaclFile) },
     {
       name: 'setfacl',
       match: /^setfacl\//,
@@ -90,16 +100,14 @@ export const FS_FIXTURES: FixtureTable = {
         records: parseSetfaclTest(f.stdout, f.argv.includes('--test') ? { root: f.argv[f.argv.length - 1] } : {}),
         errors: parseSetfaclErrors(f.stderr),
       }),
-      schema: setfaclOutcomeSchema,
+      schema: setfaclOutcome,
     },
-    { name: 'lsblk', match: /^lsblk\//, parse: (f) => parseLsblk(f.stdout), schema: z.array(lsblkDeviceSchema) },
-    { name: 'findmnt', match: /^findmnt\//, parse: (f) => parseFindmnt(f.stdout), schema: z.array(mountEntrySchema) },
-    { name: 'wipefs', match: /^wipefs\//, parse: (f) => parseWipefs(f.stdout), schema: z.array(wipefsSignatureSchema) },
+    { name: 'wipefs', match: /^wipefs\//, parse: (f) => parseWipefs(f.stdout), schema: z.array(wipefsSignature) },
     {
       name: '/proc/swaps',
       match: /^swaps\//,
       parse: (f) => parseProcSwaps(f.stdout),
-      schema: z.array(swapEntrySchema),
+      schema: z.array(swapEntry),
     },
   ],
 };

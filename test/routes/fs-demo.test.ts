@@ -4,7 +4,7 @@
  * argv, what the routes run. explore and the checksum reader stay inside the demo root.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExploreEntry } from '../../handlers/fs/explore';
+import type { ExploreEntry } from '../../handlers/fs/responses';
 import availableFs from '../../handlers/fs/routes/available-fs';
 import explore from '../../handlers/fs/routes/explore';
 import makeDirectory from '../../handlers/fs/routes/make-directory';

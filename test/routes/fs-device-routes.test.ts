@@ -11,11 +11,13 @@ import makeDirectory from '../../handlers/fs/routes/make-directory';
 import makeFilesystem from '../../handlers/fs/routes/make-filesystem';
 import mount from '../../handlers/fs/routes/mount';
 import unmount from '../../handlers/fs/routes/unmount';
-import { findmntArgv } from '../../handlers/fs/parse/findmnt';
-import { lsblkArgv } from '../../handlers/fs/parse/lsblk';
+import { findmntArgv } from '../../handlers/tools/findmnt';
+import { lsblkArgv } from '../../handlers/tools/lsblk';
 import { wipefsArgv } from '../../handlers/fs/parse/wipefs';
+import { AREAS } from '../../runtime/areas/index';
 import { readFixture, type Fixture } from '../../runtime/system/fixture-file';
-import { fixture, makeTestHost, type TestHost } from '../helpers/host';
+import { createHost } from '../../runtime/host';
+import { fixture, distDir, makeTestConfig, makeTestHost, type TestHost } from '../helpers/host';
 import { SwitchableReplay } from './fs-helpers';
 import { errorOf } from '../helpers/answers';
 
@@ -574,5 +576,44 @@ describe('POST /fs/unmount', () => {
     expect(busy.status).toBe(409);
     expect(errorOf(busy).message).toMatch(/^cannot unmount \/srv\/data: the filesystem is busy/);
     expect(await newEvents()).toEqual([]);
+  });
+});
+
+// ---- the device root -----------------------------------------------------------------------------
+
+describe('the device root (/dev) is declared by the fs area module, not the host', () => {
+  it('a host without the fs area has no device root: the host adds none itself', async () => {
+    const { config } = makeTestConfig();
+    const host = await createHost({
+      config,
+      distDir,
+      routes: [],
+      areas: AREAS.filter((a) => a.name !== 'fs'),
+      backend: new SwitchableReplay(),
+      log: () => undefined,
+    });
+    try {
+      await expect(host.system.handle('resolve', { path: '/dev/sdc', kind: 'device' })).rejects.toThrow(
+        'no roots configured for path kind device',
+      );
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('with it, mkfs on a node under /dev runs and one outside /dev is refused before anything runs', async () => {
+    expect(await t.host.system.handle('resolve', { path: '/dev/sdc', kind: 'device' })).toEqual({ path: '/dev/sdc' });
+    const inDev = [MKFS, '-t', 'ext4', '--', '/dev/sdc'];
+    use(fixture(inDev, ''));
+    expect(await t.host.system.handle('exec', { argv: inDev })).toMatchObject({ code: 0 });
+    expect(argvs()).toEqual([inDev]);
+
+    const outside = join(t.root, 'srv', 'disk.img');
+    use();
+    await expect(t.host.system.handle('exec', { argv: [MKFS, '-t', 'ext4', '--', outside] })).rejects.toMatchObject({
+      status: 403,
+      message: expect.stringMatching(/is outside the device roots this host allows \(\/dev\)$/),
+    });
+    expect(argvs()).toEqual([]);
   });
 });

@@ -8,13 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdirSync, statfsSync, symlinkSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { exploreJson, exploreJsonChunks } from '../../handlers/fs/explore-json';
-import {
-  expandExplore,
-  exploreResultSchema,
-  FLAG,
-  type CompactEntry,
-  type ExploreOpResult,
-} from '../../handlers/fs/explore';
+import { expandExplore, FLAG, type CompactEntry, type ExploreOpResult } from '../../handlers/fs/explore';
+import { exploreAnswer } from '../../handlers/fs/responses';
 import { exploreTree, LOCAL_FS_TYPES } from '../../runtime/areas/fs/explore';
 import { privateDir } from '../helpers/tmp';
 
@@ -83,7 +78,7 @@ describe('explore JSON text', () => {
       const r = result(path, tree(3, 6));
       const text = exploreJson(r);
       expect(text).toBe(JSON.stringify(expandExplore(r)));
-      expect(exploreResultSchema.safeParse(JSON.parse(text)).success).toBe(true);
+      expect(exploreAnswer.safeParse(JSON.parse(text)).success).toBe(true);
     });
   }
 
@@ -142,7 +137,7 @@ describe('explore JSON text', () => {
       const text = exploreJson(r);
       expect(text).toBe(JSON.stringify(expandExplore(r)));
       expect(text).toBe(previousExploreJson(r));
-      expect(exploreResultSchema.parse(JSON.parse(text)).truncatedBy).toEqual(['depth']);
+      expect(exploreAnswer.parse(JSON.parse(text)).truncatedBy).toEqual(['depth']);
       expect(LOCAL_FS_TYPES.has(Number(statfsSync(dir).type)), `${dir} must be on a local filesystem`).toBe(true);
       // the synchronous batches (local filesystem, this one) and the async lstat pool (any
       // other filesystem) give the same answer, also when the entry cap cuts the walk

@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { exploreJson, exploreJsonStream } from '../../handlers/fs/explore-json';
 import {
-  exploreResultSchema,
   isExploreStream,
   type ExploreOpPayload,
   type ExploreOpResult,
   type ExploreStream,
 } from '../../handlers/fs/explore';
+import { exploreAnswer } from '../../handlers/fs/responses';
 import { exploreTree, exploreWalk, type ExploreOptions } from '../../runtime/areas/fs/explore';
 import { ErrorList } from '../../runtime/areas/fs/explore-common';
 import { ExplorePool } from '../../runtime/areas/fs/explore-pool';
@@ -69,7 +69,7 @@ describe('the streamed walk', () => {
       expect(isExploreStream(r), JSON.stringify(opts)).toBe(true);
       const text = await textOf(r);
       expect(text).toBe(await breadthFirst(req));
-      const parsed = exploreResultSchema.parse(JSON.parse(text));
+      const parsed = exploreAnswer.parse(JSON.parse(text));
       if (!opts.depth) expect(parsed.total).toBe(entries);
     }
   });
@@ -96,7 +96,7 @@ describe('the streamed walk', () => {
     const grown = join(top, 'd0', 'level 0', 'level 1', 'level 2');
     for (let i = 0; i < 10; i++) writeFileSync(join(grown, `aaa${i}`), '');
     try {
-      const answer = exploreResultSchema.parse(JSON.parse(await textOf(r)));
+      const answer = exploreAnswer.parse(JSON.parse(await textOf(r)));
       expect(answer).toMatchObject({ total: entries, truncated: true, truncatedBy: ['entries'] });
     } finally {
       for (let i = 0; i < 10; i++) rmSync(join(grown, `aaa${i}`));

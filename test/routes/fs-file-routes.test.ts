@@ -7,8 +7,7 @@ import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type * as z from 'zod';
-import { exploreResultSchema, type ExploreEntry } from '../../handlers/fs/explore';
+import { exploreAnswer, type ExploreAnswer, type ExploreEntry } from '../../handlers/fs/responses';
 import explore from '../../handlers/fs/routes/explore';
 import setPermissions from '../../handlers/fs/routes/set-permissions';
 import xxhash from '../../handlers/fs/routes/xxhash';
@@ -19,8 +18,6 @@ import { fixture, makeTestHost, type TestHost } from '../helpers/host';
 import { SwitchableReplay } from './fs-helpers';
 import { errorOf } from '../helpers/answers';
 
-/** POST /fs/explore answers (handlers/fs/explore.ts exploreResultSchema) */
-type ExploreResult = z.infer<typeof exploreResultSchema>;
 /** POST /fs/xxhash answers (the route's response schema) */
 interface XxhashAnswer {
   sums: { hash: string; fileName: string }[];
@@ -112,10 +109,10 @@ describe('POST /fs/explore', () => {
   it('lists every entry with the stat fields of lstat, recursive children, file_num and total', async () => {
     // Reading a directory the first time after its creation moves its atime (relatime); walk
     // once so the lstat reference below and the answer see the same atime.
-    await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: tree } });
-    const r = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: tree } });
+    await t.call<ExploreAnswer>('POST', '/api/v2/fs/explore', { body: { fs_path: tree } });
+    const r = await t.call<ExploreAnswer>('POST', '/api/v2/fs/explore', { body: { fs_path: tree } });
     expect(r.status, r.text).toBe(200);
-    expect(exploreResultSchema.safeParse(r.json).success).toBe(true);
+    expect(exploreAnswer.safeParse(r.json).success).toBe(true);
     const files = r.json.files;
     expect(files.map((f) => f.name)).toEqual(['a.txt', 'empty', 'link-in', 'link-out', 'odd name ✓', 'sub']);
     const top = byName(files);
@@ -149,7 +146,7 @@ describe('POST /fs/explore', () => {
   });
 
   it('depth limits the levels listed; directories not entered say truncated', async () => {
-    const r = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: tree, depth: 1 } });
+    const r = await t.call<ExploreAnswer>('POST', '/api/v2/fs/explore', { body: { fs_path: tree, depth: 1 } });
     expect(r.status).toBe(200);
     expect(r.json.total).toBe(6);
     expect(r.json).toMatchObject({ truncated: true, truncatedBy: ['depth'], limits: { depth: 1 } });
@@ -159,13 +156,13 @@ describe('POST /fs/explore', () => {
     expect(top['a.txt'].truncated).toBeUndefined();
     expect(top['link-out'].truncated).toBeUndefined();
 
-    const two = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: tree, depth: 2 } });
+    const two = await t.call<ExploreAnswer>('POST', '/api/v2/fs/explore', { body: { fs_path: tree, depth: 2 } });
     expect(byName(byName(two.json.files).sub.children).deeper).toMatchObject({ children: [], truncated: true });
     expect(two.json.total).toBe(8);
   });
 
   it('maxEntries caps the whole tree and says so', async () => {
-    const r = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: tree, maxEntries: 7 } });
+    const r = await t.call<ExploreAnswer>('POST', '/api/v2/fs/explore', { body: { fs_path: tree, maxEntries: 7 } });
     expect(r.status).toBe(200);
     expect(r.json.total).toBe(7);
     expect(r.json).toMatchObject({ truncated: true, truncatedBy: ['entries'], limits: { maxEntries: 7 } });
@@ -174,9 +171,9 @@ describe('POST /fs/explore', () => {
   });
 
   it('a trailing slash or a symlinked fs_path inside the roots lists the same tree under the given path', async () => {
-    const r = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body: { fs_path: `${tree}/sub/` } });
+    const r = await t.call<ExploreAnswer>('POST', '/api/v2/fs/explore', { body: { fs_path: `${tree}/sub/` } });
     expect(r.json.files.map((f: ExploreEntry) => f.path)).toEqual([join(tree, 'sub/b.txt'), join(tree, 'sub/deeper')]);
-    const viaLink = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', {
+    const viaLink = await t.call<ExploreAnswer>('POST', '/api/v2/fs/explore', {
       body: { fs_path: join(tree, 'link-in') },
     });
     expect(viaLink.json.files.map((f: ExploreEntry) => f.path)).toEqual([
@@ -186,7 +183,7 @@ describe('POST /fs/explore', () => {
   });
 
   it('refuses: outside the read roots 403 (also through a symlink), missing 404, a file 400, over the ceiling 400, bad input 400', async () => {
-    const call = (body: unknown) => t.call<ExploreResult>('POST', '/api/v2/fs/explore', { body });
+    const call = (body: unknown) => t.call<ExploreAnswer>('POST', '/api/v2/fs/explore', { body });
     const outside = await call({ fs_path: '/etc' });
     expect(outside.status).toBe(403);
     expect(errorOf(outside).message).toBe('/etc is outside the directories explore may read (settings.fs.readRoots)');
@@ -213,7 +210,7 @@ describe('POST /fs/explore', () => {
     use();
     const before = newEvents().length;
     const tok = await t.token(['fs:read']);
-    const r = await t.call<ExploreResult>('POST', '/api/v2/fs/explore', {
+    const r = await t.call<ExploreAnswer>('POST', '/api/v2/fs/explore', {
       body: { fs_path: tree, depth: 1 },
       token: tok,
     });
@@ -226,7 +223,7 @@ describe('POST /fs/explore', () => {
     expect(audit).toEqual({ argv: JSON.stringify([tree]), note: '6 entries, truncated by depth' });
     expect(
       (
-        await t.call<ExploreResult>('POST', '/api/v2/fs/explore', {
+        await t.call<ExploreAnswer>('POST', '/api/v2/fs/explore', {
           body: { fs_path: tree },
           token: await t.token(['network:manage']),
         })

@@ -6,7 +6,7 @@
 import { chmodSync, chownSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { podSettingsSchema, type PodSettings, type ValidateResult } from '../../handlers/pod/contract';
+import { podSettings, type PodSettings, type ValidateResult } from '../../handlers/pod/contract';
 import { engineRunner, type EngineExec } from '../../runtime/areas/pod/admission/engine';
 import { checkCompose, verifyStored } from '../../runtime/areas/pod/compose-check';
 import { verifyCommand } from '../../runtime/areas/pod/verify';
@@ -29,7 +29,7 @@ beforeAll(() => {
 });
 
 const ctx = (settings: Partial<PodSettings> = {}, engine: ReturnType<typeof engineRunner> | null = null) => ({
-  settings: { ...podSettingsSchema.parse({}), ...settings },
+  settings: { ...podSettings.parse({}), ...settings },
   podData,
   podFiles,
   listeners: async () => new Set<string>(),
@@ -62,8 +62,7 @@ describe('what compose would interpolate or coerce', () => {
     expect((await check(svc({ privileged: 'false' }))).ok).toBe(true);
     expect((await check(svc({ privileged: false }))).ok).toBe(true);
     expect(
-      (await check(svc({ privileged: true }), { allow: { ...podSettingsSchema.parse({}).allow, privileged: true } }))
-        .ok,
+      (await check(svc({ privileged: true }), { allow: { ...podSettings.parse({}).allow, privileged: true } })).ok,
     ).toBe(true);
   });
 
@@ -172,7 +171,7 @@ describe("the engine's model", () => {
         calls.push({ argv, stdin: o.stdin });
         return { code, stdout, stderr: code ? 'Traceback (most recent call last):\n  ...\nERROR: the cause\n' : '' };
       };
-    const s = podSettingsSchema.parse({ composeCommand: ['/usr/bin/docker-compose'] });
+    const s = podSettings.parse({ composeCommand: ['/usr/bin/docker-compose'] });
     const file = svc({ volumes: ['./data:/d'] });
     const harmful = `services:\n  a:\n    image: busybox\n    privileged: true\n`;
     const r = await checkCompose({ project: P, fileContents: file }, ctx(s, engineRunner(s, answer(harmful))));
@@ -199,7 +198,7 @@ describe("the engine's model", () => {
     ]);
     const refused = await checkCompose({ project: P, fileContents: file }, ctx(s, engineRunner(s, answer('', 1))));
     expect(refused.ok ? '' : refused.message).toBe('fileContents: the compose tool refused the file: ERROR: the cause');
-    const v2 = podSettingsSchema.parse({});
+    const v2 = podSettings.parse({});
     await checkCompose(
       { project: P, fileContents: file },
       ctx(v2, engineRunner(v2, answer('{"services":{"a":{"image":"busybox"}}}'))),
@@ -211,7 +210,7 @@ describe("the engine's model", () => {
 describe('ballast pod verify (the units’ ExecStartPre)', () => {
   it('runs only a regular stored file that only root could have written', async () => {
     const errs: string[] = [];
-    const settings = { ...podSettingsSchema.parse({}), engineCheck: false };
+    const settings = { ...podSettings.parse({}), engineCheck: false };
     const run = (args = [P]) =>
       verifyCommand.run({
         args,

@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { podSettingsSchema, type PodSettings, type ValidateResult } from '../../handlers/pod/contract';
+import { podSettings, type PodSettings, type ValidateResult } from '../../handlers/pod/contract';
 import { checkCompose, hostListeners, hostPorts } from '../../runtime/areas/pod/compose-check';
 import { repo } from '../helpers/host';
 import { privateDir } from '../helpers/tmp';
@@ -21,7 +21,7 @@ beforeAll(() => {
   mkdirSync(join(podData, 'ballast-pod-a'), { recursive: true });
   // a link inside the pod directory that leads out of it
   symlinkSync('/etc', join(podData, 'ballast-pod-a', 'etclink'));
-  settings = podSettingsSchema.parse({});
+  settings = podSettings.parse({});
 });
 
 const check = (

@@ -152,7 +152,7 @@ describe('set', () => {
     expect(argvs()).toEqual([]);
   });
 
-  it('writes the compose file and a disabled unit, reloads systemd, emits pod.created', async () => {
+  it('writes the compose file and a disabled unit, reloads systemd, emits pod.pod.created', async () => {
     await host([ok([SC, 'daemon-reload']), show('ballast-pod-site.service')]);
     // every host crossing the route makes (SYSTEM binding calls): at most 3 for a set
     const direct = t.host.env.SYSTEM_DIRECT!;
@@ -214,7 +214,7 @@ describe('set', () => {
       [SC, 'daemon-reload'],
       [SC, 'show', '--no-pager', PROPS, '--', 'ballast-pod-site.service'],
     ]);
-    expect(events('pod.created')).toEqual([{ name: 'ballast-pod-site', recipes: ['web-server'] }]);
+    expect(events('pod.pod.created')).toEqual([{ name: 'ballast-pod-site', recipes: ['web-server'] }]);
     // the same pod again, by its short name
     expect((await t.call('POST', '/api/v2/pod/site/set', { body })).status).toBe(409);
   });
@@ -271,7 +271,7 @@ describe('set', () => {
     );
     expect(existsSync(paths().compose('site'))).toBe(false);
     expect(existsSync(paths().unit('site'))).toBe(false);
-    expect(events('pod.created')).toEqual([]);
+    expect(events('pod.pod.created')).toEqual([]);
     // systemd did not reload after the files went: the intent stays for the next start to finish
     expect(t.host.db.prepare('SELECT area FROM intents').all()).toEqual([{ area: 'pod' }]);
   });
@@ -308,7 +308,7 @@ describe('update', () => {
     expect(r.json.service).toEqual([{ id: 'ballast-pod-web.service', state: 'online', locked: false }]);
     expect(Object.keys(r.json.compose_file.services)).toEqual(['web', 'node-exporter']);
     expect(argvs()).toContainEqual([SC, 'restart', '--', 'ballast-pod-web.service']);
-    expect(events('pod.updated')).toEqual([{ name: 'ballast-pod-web', recipes: ['metrics-exporter'] }]);
+    expect(events('pod.pod.updated')).toEqual([{ name: 'ballast-pod-web', recipes: ['metrics-exporter'] }]);
 
     const written = readFileSync(paths().compose('web'), 'utf8');
     expect(written).not.toBe(old);
@@ -400,7 +400,7 @@ describe('destroy', () => {
     expect(existsSync(paths().dir('web'))).toBe(false);
     expect(existsSync(paths().filesDir('web'))).toBe(false);
     expect(existsSync(paths().unit('web'))).toBe(false);
-    expect(events('pod.destroyed')).toEqual([{ name: 'ballast-pod-web', recipes: [] }]);
+    expect(events('pod.pod.destroyed')).toEqual([{ name: 'ballast-pod-web', recipes: [] }]);
     expect((await t.call('POST', '/api/v2/pod/web/destroy')).status).toBe(404);
   });
 
@@ -452,10 +452,10 @@ describe('pause, unpause, kill and log', () => {
       ok([...base, 'kill'], '', { code: 1, stderr: 'no container to kill' }),
     ]);
     expect((await t.call('POST', '/api/v2/pod/web/pause')).json).toBe('Container ballast-pod-web-web-1  Paused');
-    expect(events('pod.paused')).toEqual([{ name: 'ballast-pod-web' }]);
+    expect(events('pod.pod.paused')).toEqual([{ name: 'ballast-pod-web' }]);
     const k = await t.call('POST', '/api/v2/pod/web/kill');
     expect([k.status, detail(k, 'command')]).toEqual([502, [...base, 'kill']]);
-    expect(events('pod.killed')).toEqual([]);
+    expect(events('pod.pod.killed')).toEqual([]);
     expect((await t.call('POST', '/api/v2/pod/nosuch/unpause')).status).toBe(404);
   });
 

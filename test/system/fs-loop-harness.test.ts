@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkAclEntry } from '../../handlers/fs/acl';
 import { checkCanMount, checkCanUnmount, checkDeviceFree } from '../../handlers/fs/device-free';
-import { findmntArgv, parseFindmnt } from '../../handlers/fs/parse/findmnt';
+import { findmntArgv, parseFindmnt } from '../../handlers/tools/findmnt';
 import { parseGetfacl, parseSetfaclTest } from '../../handlers/fs/parse/getfacl';
-import { lsblkArgv, parseLsblk } from '../../handlers/fs/parse/lsblk';
+import { lsblkArgv, parseLsblk } from '../../handlers/tools/lsblk';
 import { parseProcSwaps } from '../../handlers/fs/parse/proc-swaps';
 import { parseWipefs, wipefsArgv } from '../../handlers/fs/parse/wipefs';
 import {

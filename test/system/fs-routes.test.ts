@@ -27,9 +27,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { exploreResultSchema, ExploreEntry } from '../../handlers/fs/explore';
-import type * as z from 'zod';
-import { parseFindmnt, findmntArgv } from '../../handlers/fs/parse/findmnt';
+import type { ExploreAnswer, ExploreEntry, XxhashAnswer, XxhashVerifyAnswer } from '../../handlers/fs/responses';
+import { parseFindmnt, findmntArgv } from '../../handlers/tools/findmnt';
 import { parseGetfacl } from '../../handlers/fs/parse/getfacl';
 import { parseWipefs, wipefsArgv } from '../../handlers/fs/parse/wipefs';
 import { defaultConfig, mergeConfig } from '../../runtime/config';
@@ -37,18 +36,6 @@ import { backendFor } from '../../runtime/host';
 import { makeTestHost, type TestHost } from '../helpers/host';
 import { createLoopDevice, exec, requireRoot, requireTools, run, type LoopDevice } from './helpers/loop';
 import { errorOf } from '../helpers/answers';
-
-/** POST /fs/explore answers */
-type ExploreResult = z.infer<typeof exploreResultSchema>;
-/** POST /fs/xxhash answers (the route's response schema) */
-interface XxhashAnswer {
-  sums: { hash: string; fileName: string }[];
-}
-/** POST /fs/xxhash_verify answers (the route's response schema) */
-interface XxhashVerifyAnswer {
-  results: { fileName: string; result: 'OK' | 'FAILED' | 'FAILED open or read' }[];
-  verified: boolean;
-}
 
 const FIND = '/usr/bin/find';
 const GETFACL = '/usr/bin/getfacl';
@@ -363,7 +350,7 @@ describe('fs routes on loop devices', () => {
 
     // one walk first: reading a directory the first time moves its atime (relatime)
     await api('explore', { fs_path: root });
-    const r = await api<ExploreResult>('explore', { fs_path: root });
+    const r = await api<ExploreAnswer>('explore', { fs_path: root });
     expect(r.status, r.text).toBe(200);
 
     const FIELDS = ['%p', '%D', '%i', '%n', '%U', '%G', '%m', '%y', '%s', '%b', '%T@', '%C@'];
@@ -417,7 +404,7 @@ describe('fs routes on loop devices', () => {
     expect(r.json).toMatchObject({ truncated: true, truncatedBy: ['device'], errors: [] });
 
     // crossing into the ext2 on request
-    const across = await api<ExploreResult>('explore', { fs_path: root, oneFileSystem: false });
+    const across = await api<ExploreAnswer>('explore', { fs_path: root, oneFileSystem: false });
     const innerEntry = (across.json.files as ExploreEntry[]).find((e) => e.name === 'inner')!;
     expect(innerEntry.children.map((c) => c.name)).toEqual(['lost+found', 'on-ext2.txt']);
     expect(across.json.truncated).toBe(false);

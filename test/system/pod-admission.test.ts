@@ -18,7 +18,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlink
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { podSettingsSchema, type ValidateResult } from '../../handlers/pod/contract';
+import { podSettings, type ValidateResult } from '../../handlers/pod/contract';
 import { engineRunner, type EngineRunner } from '../../runtime/areas/pod/admission/engine';
 import { checkCompose } from '../../runtime/areas/pod/compose-check';
 import { repo } from '../helpers/host';
@@ -253,7 +253,7 @@ async function resolveAll(dir: string, names: string[], l: Layout, baseline: Set
   });
 }
 
-const settings = podSettingsSchema.parse({ composeCommand: [COMPOSE], checkHostPorts: true });
+const settings = podSettings.parse({ composeCommand: [COMPOSE], checkHostPorts: true });
 
 interface Ours {
   r: ValidateResult;

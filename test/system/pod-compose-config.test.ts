@@ -6,7 +6,7 @@
 import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { podSettingsSchema } from '../../handlers/pod/contract';
+import { podSettings } from '../../handlers/pod/contract';
 import { checkCompose } from '../../runtime/areas/pod/compose-check';
 import { repo } from '../helpers/host';
 import { privateDir } from '../helpers/tmp';
@@ -29,7 +29,7 @@ describe('compose files: our validation against docker-compose config', () => {
       const ours = await checkCompose(
         { project: 'ballast-pod-a', fileContents: readFileSync(join(SRC, f), 'utf8'), requireVersion: true },
         {
-          settings: podSettingsSchema.parse({ checkHostPorts: false }),
+          settings: podSettings.parse({ checkHostPorts: false }),
           podData: dir,
           podFiles: join(dir, 'files'),
           listeners: async () => new Set(),

@@ -16,8 +16,62 @@
  *   default side prefixed `d:`; after `-k` the default side is empty: `share: *,`). The path is NOT escaped: a newline in a file name splits the
  *   record over two lines, which is why parseSetfaclTest can take the root it was run on.
  */
+import * as z from 'zod';
 import { ParseError } from '../../core/parse-error';
-import type { AclEntry, AclTag, GetfaclFile, SetfaclError, SetfaclTestRecord } from '../schemas';
+import { isUnder } from '../../core/paths';
+
+// ---- output shapes (the fixture table checks every parse against them) ----
+
+/** Always the three-character form getfacl prints (`rw-`), never octal. */
+export const aclPerms = z.string().regex(/^[r-][w-][x-]$/);
+
+export const aclTag = z.enum(['user', 'group', 'mask', 'other']);
+export type AclTag = z.infer<typeof aclTag>;
+
+export const aclEntry = z.object({
+  /** `default` for `default:` / `d:` entries (inherited by new files in a directory) */
+  scope: z.enum(['access', 'default']),
+  tag: aclTag,
+  /** user/group name or numeric id; null for the owner, owning group, mask and other */
+  qualifier: z.string().nullable(),
+  perms: aclPerms,
+  /** getfacl's `#effective:` comment, present only when getfacl printed it */
+  effective: aclPerms.optional(),
+});
+export type AclEntry = z.infer<typeof aclEntry>;
+
+/** One `# file:` block of getfacl output. Header fields are null when `-c` omitted them. */
+export const getfaclFile = z.object({
+  /** unescaped (`\012` → newline, `\\` → `\`); relative when getfacl stripped the leading `/` */
+  file: z.string().nullable(),
+  owner: z.string().nullable(),
+  group: z.string().nullable(),
+  flags: z.object({ setuid: z.boolean(), setgid: z.boolean(), sticky: z.boolean() }),
+  entries: z.array(aclEntry),
+});
+export type GetfaclFile = z.infer<typeof getfaclFile>;
+
+/** One line (record) of `setfacl --test` output. null = `*` (that ACL is not shown/unchanged). */
+export const setfaclTestRecord = z.object({
+  path: z.string(),
+  access: z.array(aclEntry).nullable(),
+  defaults: z.array(aclEntry).nullable(),
+});
+export type SetfaclTestRecord = z.infer<typeof setfaclTestRecord>;
+
+/** What a setfacl failure on stderr means, so a route can answer 400 (bad entry) vs 404/500. */
+export const setfaclError = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('invalid-argument'),
+    option: z.string(),
+    /** 1-based character position in the option's argument where setfacl gave up */
+    character: z.number().int().positive(),
+  }),
+  z.object({ kind: z.literal('incomplete'), option: z.string() }),
+  z.object({ kind: z.literal('file'), path: z.string(), message: z.string() }),
+  z.object({ kind: z.literal('other'), message: z.string() }),
+]);
+export type SetfaclError = z.infer<typeof setfaclError>;
 
 const GETFACL = 'getfacl';
 const SETFACL = 'setfacl --test';
@@ -232,8 +286,7 @@ export function parseSetfaclTest(stdout: string, options: ParseSetfaclTestOption
     throw new ParseError(SETFACL, 'output ends without a newline (truncated?)', stdout.split('\n').length);
   }
   const { root } = options;
-  const underRoot = (p: string) =>
-    root === undefined || p === root || p.startsWith(root.endsWith('/') ? root : root + '/');
+  const underRoot = (p: string) => root === undefined || isUnder(p, root);
   // a record's first line starts with the root followed by `/` (a file below it) or `: `
   const startsRecord = (line: string) =>
     root === undefined ||

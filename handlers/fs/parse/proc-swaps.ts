@@ -10,8 +10,19 @@
  * Sizes are KiB. lsblk also shows active swap as the mountpoint `[SWAP]`; this file is the
  * authority (it lists swap files too, which lsblk cannot).
  */
+import * as z from 'zod';
 import { ParseError } from '../../core/parse-error';
-import type { SwapEntry } from '../schemas';
+
+/** One row of /proc/swaps. Sizes are KiB as the kernel prints them. */
+export const swapEntry = z.object({
+  /** unescaped (`\040` → space) */
+  filename: z.string(),
+  type: z.string(),
+  sizeKiB: z.number().int().nonnegative(),
+  usedKiB: z.number().int().nonnegative(),
+  priority: z.number().int(),
+});
+export type SwapEntry = z.infer<typeof swapEntry>;
 
 const PARSER = '/proc/swaps';
 const HEADER = /^Filename\s+Type\s+Size\s+Used\s+Priority\s*$/;

@@ -9,8 +9,19 @@
  */
 import * as z from 'zod';
 import { ParseError } from '../../core/parse-error';
-import type { WipefsSignature } from '../schemas';
-import { parseJsonOutput } from './json';
+import { parseJsonOutput } from '../../tools/json-output';
+
+/** One signature from `wipefs -n -J` (read only; `-n` never writes). */
+export const wipefsSignature = z.object({
+  device: z.string(),
+  offset: z.number().int().nonnegative(),
+  type: z.string(),
+  uuid: z.string().nullable(),
+  label: z.string().nullable(),
+  /** only with `-O ...,USAGE`: `filesystem`, `partition-table`, `raid`, `crypto`, `other` (swap says `other`) */
+  usage: z.string().nullable(),
+});
+export type WipefsSignature = z.infer<typeof wipefsSignature>;
 
 const PARSER = 'wipefs';
 

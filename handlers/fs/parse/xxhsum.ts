@@ -16,16 +16,92 @@
  *
  * stderr is never parsed together with stdout: xxhsum writes `\r` + spaces + `\r` there.
  */
+import * as z from 'zod';
 import { ParseError } from '../../core/parse-error';
-import type {
-  ChecksumFile,
-  ChecksumFileEntry,
-  CheckResult,
-  XxhAlgorithm,
-  XxhsumCheck,
-  XxhsumCheckEntry,
-  XxhsumSum,
-} from '../schemas';
+import type { CheckResult } from '../check-result';
+
+// ---- output shapes (the fixture table checks every parse against them) ----
+
+/**
+ * Hash family as xxhsum names it in BSD (`--tag`) lines. XXH3 is the 64-bit XXH3 variant (`-H3`);
+ * XXH128 is XXH3's 128-bit variant (`-H2`).
+ */
+export const xxhAlgorithm = z.enum(['XXH32', 'XXH64', 'XXH128', 'XXH3']);
+export type XxhAlgorithm = z.infer<typeof xxhAlgorithm>;
+
+/** Lower- or upper-case hex; xxhsum prints lower case, checksum files may hold either. */
+const hex = z.string().regex(/^[0-9a-fA-F]+$/);
+
+/** One line of `xxhsum` generate output. `hash` is the bare hex digest (no `XXH3_` prefix). */
+export const xxhsumSum = z.object({
+  hash: hex,
+  fileName: z.string(),
+  algorithm: xxhAlgorithm,
+  /** present (true) only when the output said so (`XXH64_LE (...)` with `--little-endian --tag`) */
+  littleEndian: z.literal(true).optional(),
+});
+export type XxhsumSum = z.infer<typeof xxhsumSum>;
+
+/**
+ * Result of one checked file. `FAILED open or read` is GNU md5sum's wording; xxhsum says
+ * `<sums>:<line>: Could not open or read '<name>': <reason>.` and we map that to the same result
+ * so callers see one vocabulary.
+ */
+export const xxhsumCheckResult = z.enum(['OK', 'FAILED', 'FAILED open or read']);
+export type XxhsumCheckResult = z.infer<typeof xxhsumCheckResult>;
+
+export const xxhsumCheckEntry = z.object({
+  fileName: z.string(),
+  result: xxhsumCheckResult,
+  /** line of the checksum file, when the tool named it (only the open-or-read message does) */
+  line: z.number().int().positive().optional(),
+  /** strerror text of an open-or-read failure, e.g. `No such file or directory` */
+  reason: z.string().optional(),
+});
+export type XxhsumCheckEntry = z.infer<typeof xxhsumCheckEntry>;
+
+export const xxhsumCheck = z.object({
+  results: z.array(xxhsumCheckEntry),
+  counts: z.object({
+    /** OK lines seen (0 under `-q`/`--status`, which hide them) */
+    ok: z.number().int().nonnegative(),
+    /** from the `N computed checksum(s) did NOT match` summary, else counted from lines */
+    failed: z.number().int().nonnegative(),
+    /** from the `N listed file(s) could not be read` summary, else counted from lines */
+    unreadable: z.number().int().nonnegative(),
+    /** from the `N line(s) ... improperly formatted` summary */
+    improperlyFormatted: z.number().int().nonnegative(),
+  }),
+  /** stderr said `<file>: no properly formatted xxHash checksum lines found` */
+  noProperlyFormattedLines: z.boolean(),
+  /** checksum-file line numbers named by `--warn` (`<file>:<n>: Error: Improperly formatted ...`) */
+  improperLines: z.array(z.number().int().positive()),
+  /** any other stderr line, trimmed (e.g. the checksum file itself could not be opened) */
+  errors: z.array(z.string()),
+});
+export type XxhsumCheck = z.infer<typeof xxhsumCheck>;
+
+/** One properly formatted line of a checksum file, as xxhsum -c would read it. */
+export const checksumFileEntry = z.object({
+  line: z.number().int().positive(),
+  hash: hex,
+  fileName: z.string(),
+  algorithm: xxhAlgorithm,
+  style: z.enum(['gnu', 'bsd']),
+  /** the line started with `\` (xxhsum >= 0.8.2 / GNU escaping of `\\`, `\n`, `\r`) */
+  escaped: z.boolean(),
+  littleEndian: z.literal(true).optional(),
+});
+export type ChecksumFileEntry = z.infer<typeof checksumFileEntry>;
+
+export const checksumFile = z.object({
+  entries: z.array(checksumFileEntry),
+  /** lines xxhsum would count as improperly formatted (blank lines included) */
+  improper: z.array(z.object({ line: z.number().int().positive(), reason: z.string() })),
+  /** `#` lines: ignored by xxhsum >= 0.8.2, counted as improper by 0.8.1 */
+  comments: z.array(z.number().int().positive()),
+});
+export type ChecksumFile = z.infer<typeof checksumFile>;
 
 const GEN = 'xxhsum';
 const CHECK = 'xxhsum -c';

@@ -1,8 +1,7 @@
-import * as z from 'zod';
 import { route } from '../../core/route';
 import { path } from '../../core/vars';
 import { availableFilesystems } from '../available-fs';
-import { availableFsSchema } from '../schemas';
+import { availableFsAnswer } from '../responses';
 
 export default route({
   method: 'GET',
@@ -10,7 +9,7 @@ export default route({
   permission: 'fs:read',
   examples: [{ summary: 'the demo disks' }],
   summary: 'Filesystem types this box can create (from the mkfs.* helpers present)',
-  response: z.array(availableFsSchema),
+  response: availableFsAnswer,
   async handler({ system, vars }) {
     // Both directories: on a merged-/usr box they are one, on an older one either may hold helpers.
     const lists = await Promise.all([path(vars, 'sbin'), path(vars, 'sbinLegacy')].map((d) => system.listDir(d)));

@@ -1,13 +1,8 @@
 import { JsonText, route } from '../../core/route';
-import {
-  EXPLORE_OP,
-  exploreBody,
-  exploreResultSchema,
-  isExploreStream,
-  type ExploreOpResult,
-  type ExploreStream,
-} from '../explore';
+import { EXPLORE_OP, isExploreStream, type ExploreOpResult, type ExploreStream } from '../explore';
 import { exploreJsonChunks, exploreJsonStream } from '../explore-json';
+import { exploreBody } from '../requests';
+import { exploreAnswer } from '../responses';
 
 /**
  * The walk itself is a host operation (route code cannot stat): it lstat's in bounded batches,
@@ -24,7 +19,7 @@ export default route({
   ],
   summary: 'The entries below fs_path (stat fields, recursive children, file_num), bounded by depth and an entry cap',
   body: exploreBody,
-  response: exploreResultSchema,
+  response: exploreAnswer,
   async handler({ body, system }) {
     const compact = await system.op<ExploreOpResult | ExploreStream>(EXPLORE_OP, {
       path: body.fs_path,

@@ -1,26 +1,10 @@
-import * as z from 'zod';
 import { ApiError } from '../../core/errors';
 import { route } from '../../core/route';
-import { absolutePath } from '../../core/schemas';
 import { commandFailed, commandTimeout } from '../../core/system';
 import { bin } from '../../core/vars';
 import { checkDirectoryOptions } from '../directory-options';
-
-const body = z
-  .strictObject({
-    destination: absolutePath.describe('directory to create (parents too), absolute'),
-    options: z
-      .array(z.string().max(256))
-      .max(6)
-      .optional()
-      .describe(
-        'install(1) options, one argv element each, limited to mode, owner and group: ["-m", "0750", "-o", "backup", "-g", "staff"]',
-      ),
-  })
-  .superRefine((b, ctx) => {
-    const r = checkDirectoryOptions(b.options);
-    if (!r.ok) ctx.addIssue({ code: 'custom', path: ['options'], message: r.message });
-  });
+import { makeDirectoryBody } from '../requests';
+import { makeDirectoryAnswer } from '../responses';
 
 /**
  * install's own refusals, by stderr, and what they mean for the caller. install -d on an
@@ -57,8 +41,8 @@ export default route({
     },
   ],
   summary: 'Create a directory (install -d [-m mode] [-o owner] [-g group] -- <destination>); echoes {destination}',
-  body,
-  response: z.object({ destination: z.string() }),
+  body: makeDirectoryBody,
+  response: makeDirectoryAnswer,
   async handler({ body, system, vars, events }) {
     const options = checkDirectoryOptions(body.options);
     if (!options.ok) throw new ApiError('bad_request', options.message); // the schema checked it already

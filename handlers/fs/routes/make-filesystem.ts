@@ -6,31 +6,12 @@ import { bin, path } from '../../core/vars';
 import { availableFilesystems } from '../available-fs';
 import { checkDeviceFree } from '../device-free';
 import { blockDevice, listMounts, signaturesOf } from '../facts';
-import { devicePath, fsType } from '../inputs';
-import { checkMkfsOptions, mkfsOptionsSchema } from '../mkfs-options';
+import { checkMkfsOptions } from '../mkfs-options';
+import { makeFilesystemBody } from '../requests';
 import { renderTerminalText } from '../terminal-text';
 
 /** mkfs with discard on a large disk takes minutes; the host caps this at 10x its command limit. */
 const MKFS_TIMEOUT_MS = 600_000;
-
-const body = z
-  .strictObject({
-    device: devicePath.describe('block device to format, e.g. /dev/sdb'),
-    type: fsType.describe('filesystem type (see GET /fs/available_fs)'),
-    options: mkfsOptionsSchema
-      .optional()
-      .describe('mkfs options for this type, one argv element each: ["-L", "data", "-m", "1"]; whitelisted per type'),
-    force: z
-      .boolean()
-      .optional()
-      .describe(
-        'extension: format even though the device carries a filesystem or partition-table signature (it is wiped first)',
-      ),
-  })
-  .superRefine((b, ctx) => {
-    const r = checkMkfsOptions(b.type, b.options);
-    if (!r.ok) ctx.addIssue({ code: 'custom', path: ['options'], message: r.message });
-  });
 
 /**
  * Refusal codes of device-free.ts and the status each one answers: only "there is no such
@@ -63,7 +44,7 @@ export default route({
   ],
   summary:
     'Create a filesystem on a free block device (mkfs -t <type> [-F|-f when force overrides an old signature] [options] -- <device>); answers the tool output',
-  body,
+  body: makeFilesystemBody,
   response: z.string(),
   async handler({ body, system, vars, events }) {
     // The type must have its helper on this box, not just be a type we know.

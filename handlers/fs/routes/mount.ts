@@ -1,20 +1,12 @@
 import * as z from 'zod';
 import { ApiError } from '../../core/errors';
 import { route } from '../../core/route';
-import { absolutePath } from '../../core/schemas';
 import { commandFailed, commandTimeout } from '../../core/system';
 import { bin } from '../../core/vars';
 import { checkCanMount } from '../device-free';
 import { blockDevice, listMounts, normalisePath, resolveMountSource } from '../facts';
-import { mountSource } from '../inputs';
 import { mountError } from '../mount-errors';
-
-const body = z.strictObject({
-  device: mountSource.describe(
-    'block device holding the filesystem, e.g. /dev/sdb, or as fstab names it: UUID=<uuid>, PARTUUID=<uuid>, LABEL=<label> (resolved with blkid to exactly one device: none is a 404, several a 409)',
-  ),
-  mountpoint: absolutePath.describe('existing directory to mount it on, absolute'),
-});
+import { mountBody } from '../requests';
 
 export default route({
   method: 'POST',
@@ -22,7 +14,7 @@ export default route({
   permission: 'fs:manage',
   examples: [{ summary: 'mount sdc on /srv/scratch', body: { device: '/dev/sdc', mountpoint: '/srv/scratch' } }],
   summary: 'Mount a block device on a directory (mount -- <device> <mountpoint>); answers a message naming both',
-  body,
+  body: mountBody,
   response: z.string(),
   async handler({ body, system, vars, events }) {
     // resolved by the host (symlinks followed) and refused unless strictly below a mount root

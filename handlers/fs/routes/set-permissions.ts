@@ -1,48 +1,14 @@
 import * as z from 'zod';
 import { ApiError } from '../../core/errors';
 import { route } from '../../core/route';
-import { absolutePath } from '../../core/schemas';
 import { commandFailed, commandTimeout } from '../../core/system';
 import { bin } from '../../core/vars';
-import { aclArgument, aclEntryListSchema } from '../acl';
+import { aclArgument } from '../acl';
 import { parseGetfacl, parseSetfaclErrors, parseSetfaclTest } from '../parse/getfacl';
+import { setPermissionsBody } from '../requests';
 
 /** setfacl -R over a large tree takes a while; the host caps this at 10x its command limit. */
 const SETFACL_TIMEOUT_MS = 300_000;
-
-const body = z
-  .strictObject({
-    path: absolutePath.describe('file or directory, absolute'),
-    acls: aclEntryListSchema
-      .optional()
-      .describe(
-        'ACL entries for setfacl -m, e.g. ["u:backup:rwx", "g:staff:r-x", "m::rwx"]; optional with test (without entries, test lists the current ACLs: getfacl), required otherwise',
-      ),
-    acl: aclEntryListSchema.optional().describe("the same as acls (the name the spec's usage example sends)"),
-    defaults: z.boolean().optional().describe('apply the entries to the default ACL (setfacl -d)'),
-    recursive: z
-      .boolean()
-      .optional()
-      .describe('apply to everything below path (setfacl -R; symlinks below are not followed)'),
-    test: z
-      .boolean()
-      .optional()
-      .describe(
-        'change nothing; answer the ACLs that would result (setfacl --test), or without acls the current ACLs (getfacl -p)',
-      ),
-  })
-  .superRefine((b, ctx) => {
-    if (b.acls && b.acl) ctx.addIssue({ code: 'custom', path: ['acl'], message: 'give either acls or acl, not both' });
-    if (!b.acls && !b.acl && !b.test) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['acls'],
-        message:
-          'at least one ACL entry is required to change ACLs (send test: true without acls to list the current ones)',
-      });
-    }
-  })
-  .transform(({ acl, acls, ...rest }) => ({ ...rest, entries: acls ?? acl ?? [] }));
 
 /** The entry a `near character N` of setfacl's -m argument falls in (entries are joined with `,`). */
 function entryAt(entries: readonly string[], canonical: string, character: number): string | undefined {
@@ -79,7 +45,7 @@ export default route({
   ],
   summary:
     'Set POSIX ACL entries (setfacl [--test] [-R] [-d] -m <entries> -- <path>); with test, answers the resulting ACLs',
-  body,
+  body: setPermissionsBody,
   response: z.string(),
   async handler({ body, system, vars, events }) {
     if (body.test && body.entries.length === 0) {

@@ -1,18 +1,12 @@
 import * as z from 'zod';
 import { ApiError } from '../../core/errors';
 import { route } from '../../core/route';
-import { absolutePath } from '../../core/schemas';
 import { commandFailed, commandTimeout } from '../../core/system';
 import { bin } from '../../core/vars';
 import { checkCanUnmount } from '../device-free';
 import { blockDevice, listMounts, normalisePath, pathExists } from '../facts';
-import { devicePath } from '../inputs';
 import { mountError } from '../mount-errors';
-
-const body = z.strictObject({
-  device: devicePath.optional().describe('optional: when given, it must be what is mounted there'),
-  mountpoint: absolutePath.describe('the mountpoint to unmount, absolute'),
-});
+import { unmountBody } from '../requests';
 
 export default route({
   method: 'POST',
@@ -21,7 +15,7 @@ export default route({
   examples: [{ summary: 'unmount /srv/data', body: { mountpoint: '/srv/data' } }],
   summary:
     'Unmount the filesystem on a mountpoint (umount -- <mountpoint>); answers a message naming device and mountpoint',
-  body,
+  body: unmountBody,
   response: z.string(),
   async handler({ body, system, vars, events }) {
     // only strictly below a mount root (settings.fs.mountRoots), as the host resolves it

@@ -6,11 +6,12 @@ import { commandFailed, commandTimeout } from '../../core/system';
 import { bin } from '../../core/vars';
 import { checkChecksumFile, parseChecksumFile, parseXxhsumCheck } from '../parse/xxhsum';
 import { READ_TEXT_OP, type ReadTextResult } from '../read-op';
+import { xxhashVerifyAnswer } from '../responses';
 import { checkXxhsumOptions } from '../xxhsum-options';
 
 const XXHSUM_TIMEOUT_MS = 600_000;
 
-const body = z
+const xxhashVerifyBody = z
   .strictObject({
     checksumFile: absolutePath.describe(
       'absolute path of a file of "<hash>  <absolute file name>" lines (GNU or BSD --tag style)',
@@ -27,11 +28,6 @@ const body = z
     const r = checkXxhsumOptions('verify', b.options);
     if (!r.ok) ctx.addIssue({ code: 'custom', path: ['options'], message: r.message });
   });
-
-const resultSchema = z.object({
-  results: z.array(z.object({ fileName: z.string(), result: z.enum(['OK', 'FAILED', 'FAILED open or read']) })),
-  verified: z.boolean(),
-});
 
 export default route({
   method: 'POST',
@@ -50,8 +46,8 @@ export default route({
   ],
   summary:
     'Check files against an xxHash checksum file whose names are absolute (xxhsum -c); a mismatch or missing file is a result',
-  body,
-  response: resultSchema,
+  body: xxhashVerifyBody,
+  response: xxhashVerifyAnswer,
   async handler({ body, system, vars }) {
     const options = checkXxhsumOptions('verify', body.options);
     if (!options.ok) throw new ApiError('bad_request', options.message); // the schema checked it already

@@ -6,6 +6,7 @@ import { commandFailed, commandTimeout } from '../../core/system';
 import { bin } from '../../core/vars';
 import { parseXxhsumSums } from '../parse/xxhsum';
 import { checkXxhsumOptions } from '../xxhsum-options';
+import { xxhashAnswer } from '../responses';
 
 /** Hashing runs at disk speed; big files take a while. The host caps this at 10x its command limit. */
 const XXHSUM_TIMEOUT_MS = 600_000;
@@ -14,7 +15,7 @@ const MAX_FILES = 1000;
 
 const fileList = z.array(absolutePath).min(1).max(MAX_FILES);
 
-const body = z
+const xxhashBody = z
   .strictObject({
     filenames: fileList.optional().describe('absolute paths of the files to hash'),
     fileNames: fileList.optional().describe("the same as filenames (the name the spec's usage example sends)"),
@@ -62,8 +63,8 @@ export default route({
     },
   ],
   summary: 'xxHash checksums of files (xxhsum [options] -- <files>)',
-  body,
-  response: z.object({ sums: z.array(z.object({ hash: z.string(), fileName: z.string() })) }),
+  body: xxhashBody,
+  response: xxhashAnswer,
   async handler({ body, system, vars }) {
     const options = checkXxhsumOptions('generate', body.options);
     if (!options.ok) throw new ApiError('bad_request', options.message); // the schema checked it already

@@ -4,7 +4,7 @@
  * the same mountpoint, is replaced in place; otherwise the line is appended. Lines with a marker in
  * `remove` are dropped. Every other line is kept byte for byte.
  */
-import { encodeFstab, parseFstab } from '../parse/fstab';
+import { encodeFstab, parseFstab } from '../../tools/fstab';
 
 export interface NewFstabEntry {
   marker: 'pod-data' | 'pod-images';

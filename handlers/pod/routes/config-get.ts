@@ -1,9 +1,10 @@
 import { route } from '../../core/route';
+import { areaSettings } from '../../core/settings';
+import { podSettings } from '../contract';
 import { path } from '../../core/vars';
-import { readDaemonJson } from '../config-fs';
-import { mountOptions } from '../parse/fstab';
-import { podDataEntry, podSettings } from '../pod';
-import { PodConfigSchema } from '../schemas';
+import { mountOptionsOf, readDaemonJson } from '../config-fs';
+import { podDataEntry } from '../pod';
+import { configAnswer } from '../responses';
 
 export default route({
   method: 'GET',
@@ -11,10 +12,10 @@ export default route({
   permission: 'pod:read',
   summary:
     "The container system configuration: the engine's daemon.json and the fstab entry of the pod data mount location (absent when there is none)",
-  response: PodConfigSchema,
+  response: configAnswer,
   examples: [{ summary: "the demo's configured engine" }],
   async handler({ system, vars }) {
-    const s = podSettings(vars);
+    const s = areaSettings(vars, 'pod', podSettings);
     const daemonJson = await readDaemonJson(system, path(vars, 'dockerDaemonJson'));
     const e = await podDataEntry(system, vars, s);
     if (!e) return { daemonJson };
@@ -24,7 +25,7 @@ export default route({
         source: e.fs_spec,
         mountpoint: e.fs_file,
         type: e.fs_vfstype,
-        options: mountOptions(e.fs_mntops),
+        options: mountOptionsOf(e.fs_mntops),
         fs_freq: e.fs_freq,
         fs_passno: e.fs_passno,
       },

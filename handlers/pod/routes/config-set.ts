@@ -1,4 +1,6 @@
 import { route } from '../../core/route';
+import { areaSettings } from '../../core/settings';
+import { podSettings } from '../contract';
 import { validationFailed } from '../../core/errors';
 import { bin, path } from '../../core/vars';
 import {
@@ -11,11 +13,10 @@ import {
   refuseMountedElsewhere,
   resolved,
 } from '../config-fs';
-import { parseFstab, type FstabEntry } from '../parse/fstab';
-import { podSettings } from '../pod';
+import { parseFstab, type FstabEntry } from '../../tools/fstab';
 import { upsertFstab, type NewFstabEntry } from '../render/fstab';
-import { ConfigBody } from '../requests';
-import { PodConfigResultSchema } from '../schemas';
+import { configBody } from '../requests';
+import { configSetAnswer } from '../responses';
 
 /** The fstab entry on the line that carries our marker (`# ballast:<marker>`). */
 function ofMarker(text: string, entries: FstabEntry[], marker: NewFstabEntry['marker']): FstabEntry | undefined {
@@ -29,8 +30,8 @@ export default route({
   permission: 'pod:manage',
   summary:
     "Configure the container system: write the engine's daemon.json and the fstab entries of the image and pod data filesystems, then restart the engine; a part not sent is kept, a device mounted elsewhere is a 409",
-  body: ConfigBody,
-  response: PodConfigResultSchema,
+  body: configBody,
+  response: configSetAnswer,
   lock: 'pod',
   examples: [
     {
@@ -57,7 +58,7 @@ export default route({
     },
   ],
   async handler({ body, system, vars, events }) {
-    const s = podSettings(vars);
+    const s = areaSettings(vars, 'pod', podSettings);
     const { configJson, podImageFs, podDataFs } = body;
     if (podImageFs !== undefined && podImageFs === podDataFs)
       throw validationFailed('body.podDataFs', 'must differ from podImageFs');

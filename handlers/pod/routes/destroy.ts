@@ -1,11 +1,12 @@
 import { route } from '../../core/route';
+import { areaSettings } from '../../core/settings';
 import { notFound } from '../../core/errors';
 import { commandFailed, failureOf } from '../../core/system';
 import { bin } from '../../core/vars';
-import { REMOVE_OP, type RemoveResult } from '../contract';
-import { composeArgv, execEnv, outputOf, podExists, podRef, podSettings } from '../pod';
-import { PodNameParams } from '../requests';
-import { DestroySchema } from '../schemas';
+import { REMOVE_OP, type RemoveResult, podSettings } from '../contract';
+import { composeArgv, execEnv, outputOf, podExists, podRef } from '../pod';
+import { podNameParams } from '../requests';
+import { destroyAnswer } from '../responses';
 
 export default route({
   method: 'POST',
@@ -13,8 +14,8 @@ export default route({
   permission: 'pod:manage',
   summary:
     "Stop and disable the pod's unit, `compose down` its containers and network, remove the unit file and the pod directory",
-  params: PodNameParams,
-  response: DestroySchema,
+  params: podNameParams,
+  response: destroyAnswer,
   lock: 'pod',
   examples: [
     {
@@ -25,7 +26,7 @@ export default route({
     { summary: 'an unknown pod', params: { name: 'nosuchpod' }, status: 404 },
   ],
   async handler({ params, system, vars, events }) {
-    const s = podSettings(vars);
+    const s = areaSettings(vars, 'pod', podSettings);
     const ref = podRef(vars, s, params.name);
     const hasUnit = (await system.stat(ref.unitFile)) !== null;
     if (!(await podExists(system, ref)) && !hasUnit) {
@@ -54,7 +55,7 @@ export default route({
     const unitRemoved = (await system.removeFile(ref.unitFile)).removed;
     const files = await system.op<RemoveResult>(REMOVE_OP, { project: ref.project });
     await system.run([systemctl, 'daemon-reload']);
-    await events.send({ kind: 'pod.destroyed', data: { name: ref.project, recipes: [] } });
+    await events.send({ kind: 'pod.pod.destroyed', data: { name: ref.project, recipes: [] } });
     return {
       containerResponse,
       serviceResponse: {

@@ -1,8 +1,10 @@
 import { route } from '../../core/route';
-import { composeArgv, execEnv, podRef, podSettings, psArgs, requirePod } from '../pod';
+import { areaSettings } from '../../core/settings';
+import { podSettings } from '../contract';
+import { composeArgv, execEnv, podRef, psArgs, requirePod } from '../pod';
 import { containerStatusText, parseComposePs } from '../parse/compose-ps';
-import { PodNameParams } from '../requests';
-import { InspectSchema } from '../schemas';
+import { podNameParams } from '../requests';
+import { inspectAnswer } from '../responses';
 
 export default route({
   method: 'GET',
@@ -10,14 +12,14 @@ export default route({
   permission: 'pod:read',
   summary:
     "The pod's containers (compose ps, read from JSON, JSON Lines or the 1.x table) and their processes (compose top)",
-  params: PodNameParams,
-  response: InspectSchema,
+  params: podNameParams,
+  response: inspectAnswer,
   examples: [
     { summary: 'the running web pod', params: { name: 'web' } },
     { summary: 'an unknown pod', params: { name: 'nosuchpod' }, status: 404 },
   ],
   async handler({ params, system, vars }) {
-    const s = podSettings(vars);
+    const s = areaSettings(vars, 'pod', podSettings);
     const ref = podRef(vars, s, params.name);
     await requirePod(system, ref);
     const ps = await system.run(composeArgv(s, ref, psArgs(s)), execEnv(s));

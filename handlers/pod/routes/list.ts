@@ -1,9 +1,9 @@
-import * as z from 'zod';
 import { route } from '../../core/route';
+import { areaSettings } from '../../core/settings';
 import { path } from '../../core/vars';
-import { COMPOSE_FILE_NAME } from '../contract';
-import { podSettings, serviceStates } from '../pod';
-import { PodSummarySchema } from '../schemas';
+import { COMPOSE_FILE_NAME, podSettings } from '../contract';
+import { serviceStates } from '../pod';
+import { listAnswer } from '../responses';
 
 export default route({
   method: 'GET',
@@ -11,10 +11,10 @@ export default route({
   permission: 'pod:read',
   summary:
     'The pods (directories `<prefix>-pod-<name>` under paths.podFiles holding a compose file), each with its systemd service state',
-  response: z.array(PodSummarySchema),
+  response: listAnswer,
   examples: [{ summary: 'the demo has one online and one disabled pod' }],
   async handler({ system, vars }) {
-    const s = podSettings(vars);
+    const s = areaSettings(vars, 'pod', podSettings);
     const root = path(vars, 'podFiles');
     const entries = (await system.listDir(root)) ?? [];
     const head = `${s.prefix}-pod-`;

@@ -1,10 +1,12 @@
 import * as z from 'zod';
 import { route } from '../../core/route';
+import { areaSettings } from '../../core/settings';
+import { podSettings } from '../contract';
 import { validationFailed } from '../../core/errors';
 import { bin } from '../../core/vars';
 import { boundedLog } from '../parse/journal';
-import { podRef, podSettings, requirePod } from '../pod';
-import { LogQuery, PodNameParams } from '../requests';
+import { podRef, requirePod } from '../pod';
+import { logQuery, podNameParams } from '../requests';
 
 export default route({
   method: 'GET',
@@ -12,8 +14,8 @@ export default route({
   permission: 'pod:read',
   summary:
     "The journal of the pod's unit (newest `lines`, at most settings.pod.logMaxBytes), oldest first, as one JSON string",
-  params: PodNameParams,
-  query: LogQuery,
+  params: podNameParams,
+  query: logQuery,
   response: z.string(),
   examples: [
     { summary: "the last lines of the web pod's unit", params: { name: 'web' }, query: { lines: '50' } },
@@ -21,7 +23,7 @@ export default route({
     { summary: 'too many lines', params: { name: 'web' }, query: { lines: '999999' }, status: 400 },
   ],
   async handler({ params, query, system, vars }) {
-    const s = podSettings(vars);
+    const s = areaSettings(vars, 'pod', podSettings);
     const ref = podRef(vars, s, params.name);
     await requirePod(system, ref);
     const lines = query.lines ?? Math.min(s.logDefaultLines, s.logMaxLines);

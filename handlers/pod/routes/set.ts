@@ -1,7 +1,9 @@
 import { route } from '../../core/route';
-import { applyCompose, detail, podRef, podSettings, recipesToMerge, requireConfigured, unitText } from '../pod';
-import { PodNameParams, SetBody } from '../requests';
-import { PodDetailSchema } from '../schemas';
+import { areaSettings } from '../../core/settings';
+import { podSettings } from '../contract';
+import { applyCompose, detail, podRef, recipesToMerge, requireConfigured, unitText } from '../pod';
+import { podNameParams, setBody } from '../requests';
+import { podDetailAnswer } from '../responses';
 
 export default route({
   method: 'POST',
@@ -9,9 +11,9 @@ export default route({
   permission: 'pod:manage',
   summary:
     "Create a pod: validate the compose file (Compose Specification + the appliance limits), write it and the pod's systemd unit (disabled, not started)",
-  params: PodNameParams,
-  body: SetBody,
-  response: PodDetailSchema,
+  params: podNameParams,
+  body: setBody,
+  response: podDetailAnswer,
   lock: 'pod',
   examples: [
     {
@@ -40,7 +42,7 @@ export default route({
     },
   ],
   async handler({ params, body, system, vars, events }) {
-    const s = podSettings(vars);
+    const s = areaSettings(vars, 'pod', podSettings);
     const ref = podRef(vars, s, params.name);
     await requireConfigured(system, vars, s);
     // one host crossing: admitted, both files written (exclusive), systemd reloaded, journaled
@@ -52,7 +54,7 @@ export default route({
       requireVersion: true,
       unitText: unitText(vars, s, ref),
     });
-    await events.send({ kind: 'pod.created', data: { name: ref.project, recipes: body.recipes ?? [] } });
+    await events.send({ kind: 'pod.pod.created', data: { name: ref.project, recipes: body.recipes ?? [] } });
     return detail(system, vars, ref, data);
   },
 });

@@ -1,16 +1,16 @@
 import { route } from '../../core/route';
 import { notFound } from '../../core/errors';
 import { recipeByName, recipeObject } from '../recipes/index';
-import { RecipeNameParams } from '../requests';
-import { RecipeSchema } from '../schemas';
+import { recipeNameParams } from '../requests';
+import { recipeAnswer } from '../responses';
 
 export default route({
   method: 'GET',
   path: '/pod/suggested/:name',
   permission: 'pod:read',
   summary: 'One recipe: description, images, version and its services',
-  params: RecipeNameParams,
-  response: RecipeSchema,
+  params: recipeNameParams,
+  response: recipeAnswer,
   examples: [
     { summary: 'the web server recipe', params: { name: 'web-server' } },
     { summary: 'the S3 gateway recipe', params: { name: 's3-gateway' } },

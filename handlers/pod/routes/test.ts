@@ -1,7 +1,9 @@
 import { route } from '../../core/route';
-import { podExists, podRef, podSettings, validateCompose } from '../pod';
-import { PodNameParams, TestBody } from '../requests';
-import { TestResultSchema } from '../schemas';
+import { areaSettings } from '../../core/settings';
+import { podSettings } from '../contract';
+import { podExists, podRef, validateCompose } from '../pod';
+import { podNameParams, testBody } from '../requests';
+import { testAnswer } from '../responses';
 
 export default route({
   method: 'POST',
@@ -9,9 +11,9 @@ export default route({
   permission: 'pod:read',
   summary:
     'Validate a compose file as set would (Compose Specification + the appliance limits) without writing anything; says whether the pod exists',
-  params: PodNameParams,
-  body: TestBody,
-  response: TestResultSchema,
+  params: podNameParams,
+  body: testBody,
+  response: testAnswer,
   examples: [
     {
       summary: 'a valid file for a new pod',
@@ -43,7 +45,7 @@ export default route({
     },
   ],
   async handler({ params, body, system, vars }) {
-    const s = podSettings(vars);
+    const s = areaSettings(vars, 'pod', podSettings);
     const ref = podRef(vars, s, params.name);
     const exists = await podExists(system, ref);
     const data = await validateCompose(system, {

@@ -1,7 +1,9 @@
 import { route } from '../../core/route';
-import { applyCompose, detail, podRef, podSettings, recipesToMerge, requirePod, serviceStates, unitText } from '../pod';
-import { PodNameParams, UpdateBody } from '../requests';
-import { PodDetailSchema } from '../schemas';
+import { areaSettings } from '../../core/settings';
+import { podSettings } from '../contract';
+import { applyCompose, detail, podRef, recipesToMerge, requirePod, serviceStates, unitText } from '../pod';
+import { podNameParams, updateBody } from '../requests';
+import { podDetailAnswer } from '../responses';
 
 export default route({
   method: 'POST',
@@ -9,9 +11,9 @@ export default route({
   permission: 'pod:manage',
   summary:
     "Replace a pod's compose file (validated like set) and rewrite its unit; a running pod is restarted so the change takes effect, and the old file is put back if that fails",
-  params: PodNameParams,
-  body: UpdateBody,
-  response: PodDetailSchema,
+  params: podNameParams,
+  body: updateBody,
+  response: podDetailAnswer,
   lock: 'pod',
   examples: [
     {
@@ -40,7 +42,7 @@ export default route({
     },
   ],
   async handler({ params, body, system, vars, events }) {
-    const s = podSettings(vars);
+    const s = areaSettings(vars, 'pod', podSettings);
     const ref = podRef(vars, s, params.name);
     await requirePod(system, ref);
     const before = (await serviceStates(system, vars, [ref.unit])).get(ref.unit);
@@ -55,7 +57,7 @@ export default route({
       unitText: unitText(vars, s, ref),
       restart: before?.state === 'online',
     });
-    await events.send({ kind: 'pod.updated', data: { name: ref.project, recipes: body.recipes ?? [] } });
+    await events.send({ kind: 'pod.pod.updated', data: { name: ref.project, recipes: body.recipes ?? [] } });
     return detail(system, vars, ref, data);
   },
 });

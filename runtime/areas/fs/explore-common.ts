@@ -13,7 +13,7 @@ import {
   STAT_INDEX,
   type CompactEntry,
   type ExploreOpResult,
-  type ExploreResult,
+  type ExploreAnswer,
 } from '../../../handlers/fs/contract';
 import { isUnder } from '../../system/confine';
 import { SystemRefusal } from '../../system/types';
@@ -185,7 +185,7 @@ function bfsOrder(a: string, b: string): number {
  * same whichever order the walk met them in (the streamed walk meets them depth-first).
  */
 export class ErrorList {
-  private readonly kept: ExploreResult['errors'] = [];
+  private readonly kept: ExploreAnswer['errors'] = [];
   add(path: string, message: string): void {
     const k = this.kept;
     if (k.length === MAX_EXPLORE_ERRORS && bfsOrder(path, k[k.length - 1].path) >= 0) return;
@@ -194,7 +194,7 @@ export class ErrorList {
     k.splice(at, 0, { path, message });
     if (k.length > MAX_EXPLORE_ERRORS) k.pop();
   }
-  list(): ExploreResult['errors'] {
+  list(): ExploreAnswer['errors'] {
     return this.kept;
   }
 }

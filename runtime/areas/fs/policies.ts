@@ -1,7 +1,8 @@
 /**
  * What each fs command may touch (runtime/system/confine.ts enforces it in the SYSTEM binding).
- * Kinds: `device` (nodes under /dev), `fs.mount` (mountpoints, strictly below a mount root),
- * `fs.write` (directories created, ACL targets), `fs.read` (files hashed or verified).
+ * Kinds, their roots declared by the fs area module (runtime/areas/fs.ts): `device` (nodes under
+ * /dev), `fs.mount` (mountpoints, strictly below a mount root), `fs.write` (directories created,
+ * ACL targets), `fs.read` (files hashed or verified).
  * Operands that reach a whole tree are `recursive`: a mountpoint (a mount hides everything below
  * it, an unmount takes it away) and the target of setfacl/getfacl -R; the host refuses them when
  * the tree holds a path another area manages (runtime/system/owners.ts).

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   aclArgument,
-  aclEntryListSchema,
-  aclEntryStringSchema,
-  aclRemoveEntryStringSchema,
+  aclEntryList,
+  aclEntryString,
+  aclRemoveEntryString,
   checkAclEntry,
 } from '../../../handlers/fs/acl';
 
@@ -98,13 +98,13 @@ describe('checkAclEntry (setfacl -x)', () => {
 
 describe('zod schemas', () => {
   it('turn a bad entry into an issue naming it', () => {
-    const r = aclEntryStringSchema.safeParse('u:nobody:rwx,u:root:rwx');
+    const r = aclEntryString.safeParse('u:nobody:rwx,u:root:rwx');
     expect(r.success).toBe(false);
     expect(r.error?.issues[0].message).toMatch(/ACL entry "u:nobody:rwx,u:root:rwx": must be a single entry/);
-    expect(aclEntryStringSchema.safeParse('u:nobody:rwx').success).toBe(true);
-    expect(aclRemoveEntryStringSchema.safeParse('u:nobody').success).toBe(true);
-    expect(aclEntryListSchema.safeParse([]).success).toBe(false);
-    const list = aclEntryListSchema.safeParse(['u:a:r', '-b']);
+    expect(aclEntryString.safeParse('u:nobody:rwx').success).toBe(true);
+    expect(aclRemoveEntryString.safeParse('u:nobody').success).toBe(true);
+    expect(aclEntryList.safeParse([]).success).toBe(false);
+    const list = aclEntryList.safeParse(['u:a:r', '-b']);
     expect(list.error?.issues[0].path).toEqual([1]);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { availableFilesystems, MKFS_PROGRAM } from '../../../handlers/fs/available-fs';
-import { availableFsSchema } from '../../../handlers/fs/schemas';
+import { availableFs } from '../../../handlers/fs/responses';
 
 /** `ls /usr/sbin | grep -E '^(mk|mkfs)'` on the reference Debian 12 box (merged /usr: /sbin is the same) */
 const THIS_BOX = [
@@ -35,7 +35,7 @@ describe('availableFilesystems', () => {
       { name: 'vfat', device_associated: true },
       { name: 'xfs', device_associated: true },
     ]);
-    for (const e of list) expect(availableFsSchema.parse(e)).toEqual(e);
+    for (const e of list) expect(availableFs.parse(e)).toEqual(e);
   });
 
   it('adds the other known formatters and ignores unknown or odd names', () => {

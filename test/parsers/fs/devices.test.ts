@@ -1,66 +1,26 @@
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkCanMount, checkCanUnmount, checkDeviceFree, type DeviceFacts } from '../../../handlers/fs/device-free';
-import { findmntArgv, parseFindmnt, splitMountOptions } from '../../../handlers/fs/parse/findmnt';
-import { flattenLsblk, lsblkArgv, parseLsblk } from '../../../handlers/fs/parse/lsblk';
 import { parseProcSwaps } from '../../../handlers/fs/parse/proc-swaps';
 import { parseWipefs, wipefsArgv } from '../../../handlers/fs/parse/wipefs';
-import type { LsblkDevice, MountEntry } from '../../../handlers/fs/schemas';
+import { parseFindmnt, type MountEntry } from '../../../handlers/tools/findmnt';
+import { flattenLsblk, parseLsblk, type LsblkDevice } from '../../../handlers/tools/lsblk';
 import { readFixture } from '../../../runtime/system/fixture-file';
 import { parseError } from '../../helpers/parse-error';
 
 const FIXTURES = resolve(import.meta.dirname, '../../../fixtures');
 const stdoutOf = (tool: string, name: string) => readFixture(join(FIXTURES, tool, `${name}.yaml`)).stdout;
 
+// lsblk and findmnt themselves (argv, refusals, flattening): test/parsers/tools/
+
 describe('argv builders', () => {
   it('end options with -- before a device', () => {
-    expect(lsblkArgv('/dev/loop0').slice(-2)).toEqual(['--', '/dev/loop0']);
     expect(wipefsArgv('/dev/loop0').slice(-2)).toEqual(['--', '/dev/loop0']);
     expect(wipefsArgv('/dev/loop0')).toContain('-n'); // never writes
-    expect(findmntArgv({ mountpoint: '/a b' }).slice(-2)).toEqual(['--mountpoint', '/a b']);
   });
 });
 
-describe('parseLsblk', () => {
-  it('refuses non-JSON, naming the line', () => {
-    const e = parseError(() => parseLsblk('{\n  "blockdevices": [\n    oops\n  ]\n}\n'));
-    expect(e.line).toBe(3);
-    expect(parseError(() => parseLsblk('{\n  "blockdevices": [\n')).line).toBe(3); // cut short
-  });
-  it('refuses output without the PATH column or with human-readable sizes', () => {
-    expect(() => parseLsblk('{"blockdevices":[{"name":"sda","type":"disk"}]}')).toThrow(/PATH column/);
-    expect(() => parseLsblk('{"blockdevices":[{"name":"sda","path":"/dev/sda","type":"disk","size":"64M"}]}')).toThrow(
-      /-b missing/,
-    );
-    expect(() => parseLsblk('{"devices":[]}')).toThrow(/blockdevices/);
-    expect(() => parseLsblk('')).toThrow(/empty/);
-  });
-  it('accepts the older singular MOUNTPOINT and "0"/"1" booleans', () => {
-    const [d] = parseLsblk(
-      '{"blockdevices":[{"name":"sda","path":"/dev/sda","type":"disk","ro":"1","size":"512","mountpoint":"/x"}]}',
-    );
-    expect(d).toMatchObject({ ro: true, size: 512, mountpoints: ['/x'], children: [] });
-  });
-  it('flattens the tree parents first', () => {
-    const tree = parseLsblk(stdoutOf('lsblk', 'partitions-mounted-and-swap'));
-    expect(flattenLsblk(tree).map((d) => d.name)).toEqual(['loop1', 'loop1p1', 'loop1p2']);
-  });
-});
-
-describe('parseFindmnt / parseWipefs / parseProcSwaps', () => {
-  it('findmnt: empty output (rc 1, nothing matched) is no mounts; garbage is refused', () => {
-    expect(parseFindmnt('')).toEqual([]);
-    parseError(() => parseFindmnt('{"filesystems":[{"target":"/"}]}'));
-    expect(() => parseFindmnt('not json\n')).toThrow(/not valid JSON/);
-  });
-  it('findmnt: options split on commas outside quotes', () => {
-    expect(splitMountOptions('rw,context="system_u:object_r:a,b",noatime')).toEqual([
-      'rw',
-      'context="system_u:object_r:a,b"',
-      'noatime',
-    ]);
-    expect(splitMountOptions('')).toEqual([]);
-  });
+describe('parseWipefs / parseProcSwaps', () => {
   it('wipefs: hex offsets, empty output, garbage', () => {
     expect(parseWipefs('')).toEqual([]);
     expect(parseWipefs('{"signatures":[{"device":"sda","offset":"0x1fe","type":"dos"}]}')).toEqual([

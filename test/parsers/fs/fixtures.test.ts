@@ -1,6 +1,7 @@
 /**
- * Every fs fixture (fixtures/{xxhsum,getfacl,setfacl,lsblk,findmnt,wipefs,swaps}/*.yaml) against
- * its reviewed `<name>.expected.json`: the table in ../fixture-tables.ts, run by the one runner.
+ * Every fs fixture (fixtures/{xxhsum,getfacl,setfacl,wipefs,swaps}/*.yaml) against its reviewed
+ * `<name>.expected.json`: the table in ../fixture-tables.ts, run by the one runner. lsblk and
+ * findmnt, which pod reads too, are run by test/parsers/tools/fixtures.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { parseXxhsumSums } from '../../../handlers/fs/parse/xxhsum';

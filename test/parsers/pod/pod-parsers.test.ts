@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { containerStatusText, parseComposePs } from '../../../handlers/pod/parse/compose-ps';
-import { mountOptions, parseFstab } from '../../../handlers/pod/parse/fstab';
-import { parseFindmntOne, parseLsblkOne } from '../../../handlers/pod/parse/block';
+import { mountOptionsOf } from '../../../handlers/pod/config-fs';
+import { parseBlkidExport } from '../../../handlers/pod/parse/blkid';
+import { parseFstab } from '../../../handlers/tools/fstab';
 import { parseSystemctlShow } from '../../../handlers/tools/systemctl-show';
 import { unitState } from '../../../handlers/pod/unit-state';
 import { upsertFstab } from '../../../handlers/pod/render/fstab';
@@ -55,33 +56,18 @@ describe('systemctl show', () => {
   });
 });
 
+// fstab, lsblk and findmnt themselves: test/parsers/tools/
 describe('fstab', () => {
-  // the shape of jc's ubuntu-18.04 fstab fixture (upstream-samples/fstab), with a comment after the fields
-  const sample = 'LABEL=cloudimg-rootfs\t/\t ext4\tdefaults\t0 0\n/dev/sda2 none swap sw 0 0    # this is a comment\n';
-  it('reads fstab lines (fields 5 and 6 optional, trailing comments, octal escapes)', () => {
-    const e = parseFstab(
-      `${sample}\n/dev/sdz1 /srv/with\\040space xfs defaults\nUUID=x /srv/pods xfs rw,noatime,acl,user_xattr 0 2 # ballast:pod-data\n`,
-    );
-    const last = e[e.length - 1];
-    expect(e[e.length - 2]).toMatchObject({
-      fs_spec: '/dev/sdz1',
-      fs_file: '/srv/with space',
-      fs_freq: 0,
-      fs_passno: 0,
+  it("reads the pod data entry's options as the spec's booleans", () => {
+    const [e] = parseFstab('UUID=x /srv/pods xfs rw,noatime,acl,user_xattr 0 2 # ballast:pod-data\n');
+    expect(mountOptionsOf(e.fs_mntops)).toEqual({ rw: true, mand: false, noatime: true, xattr: true, posixacl: true });
+    expect(mountOptionsOf(['ro', 'mand', 'xattr', 'posixacl'])).toEqual({
+      rw: false,
+      mand: true,
+      noatime: false,
+      xattr: true,
+      posixacl: true,
     });
-    expect(last).toMatchObject({
-      fs_spec: 'UUID=x',
-      fs_file: '/srv/pods',
-      fs_vfstype: 'xfs',
-      fs_mntops: ['rw', 'noatime', 'acl', 'user_xattr'],
-      fs_freq: 0,
-      fs_passno: 2,
-    });
-    expect(mountOptions(last.fs_mntops)).toEqual({ rw: true, mand: false, noatime: true, xattr: true, posixacl: true });
-  });
-  it('refuses short and non-numeric lines', () => {
-    expect(parseError(() => parseFstab('# c\n/dev/sda1 /\n')).line).toBe(2);
-    expect(parseError(() => parseFstab('/dev/sda1 / ext4 defaults x 1\n')).message).toMatch(/fs_freq/);
   });
   it('replaces its own entries in place and keeps every other line', () => {
     const before = '# head\n/dev/sda1 / ext4 defaults 0 1\n/dev/old /srv/pods xfs defaults 0 2\n';
@@ -125,31 +111,16 @@ describe('fstab', () => {
   });
 });
 
-describe('lsblk / findmnt', () => {
-  it('reads one device and one mount', () => {
-    expect(
-      parseLsblkOne(
-        '{"blockdevices":[{"path":"/dev/sdc","type":"disk","fstype":null,"uuid":null,"mountpoints":[null]}]}',
-      ),
-    ).toEqual({ path: '/dev/sdc', type: 'disk', fstype: null, uuid: null, mountpoints: [] });
-    // util-linux 2.38: one entry per mount (bind mounts too), `[SWAP]` for active swap
-    expect(
-      parseLsblkOne(
-        '{"blockdevices":[{"path":"/dev/sdd","type":"disk","fstype":"ext4","uuid":"u","mountpoints":["/srv/a","/mnt/b"]}]}',
-      ).mountpoints,
-    ).toEqual(['/srv/a', '/mnt/b']);
-    // asked for and missing (util-linux < 2.37): not read as "not mounted"
-    expect(
-      parseError(() => parseLsblkOne('{"blockdevices":[{"path":"/dev/sdc","type":"disk","fstype":null,"uuid":null}]}'))
-        .message,
-    ).toMatch(/mountpoints/);
-    expect(parseFindmntOne('{"filesystems":[{"target":"/srv/data","source":"/dev/sdb","fstype":"xfs"}]}')).toEqual({
-      target: '/srv/data',
-      source: '/dev/sdb',
-      fstype: 'xfs',
+describe('blkid -p -o export', () => {
+  it('reads KEY=value lines and refuses anything else, naming the line', () => {
+    expect(parseBlkidExport('DEVNAME=/dev/sdc\nUUID=9b2d\nTYPE=xfs\nUSAGE=filesystem\n')).toEqual({
+      DEVNAME: '/dev/sdc',
+      UUID: '9b2d',
+      TYPE: 'xfs',
+      USAGE: 'filesystem',
     });
-    expect(parseError(() => parseLsblkOne('{"blockdevices":[]}')).message).toMatch(/one block device/);
-    expect(parseError(() => parseFindmntOne('{"filesystems":')).message).toMatch(/JSON object/);
+    expect(parseBlkidExport('')).toEqual({});
+    expect(parseError(() => parseBlkidExport('TYPE=xfs\nnot a pair\n')).line).toBe(2);
   });
 });
 

@@ -19,8 +19,8 @@ import { chmod, mkdir, open, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { readFixture, writeFixture, type Fixture } from '../../../runtime/system/fixture-file';
 import { createLoopDevice, exec, requireTools, run, type ExecResult, type LoopDevice } from '../../system/helpers/loop';
-import { findmntArgv } from '../../../handlers/fs/parse/findmnt';
-import { lsblkArgv } from '../../../handlers/fs/parse/lsblk';
+import { findmntArgv } from '../../../handlers/tools/findmnt';
+import { lsblkArgv } from '../../../handlers/tools/lsblk';
 import { wipefsArgv } from '../../../handlers/fs/parse/wipefs';
 
 const FIXTURES = resolve(import.meta.dirname, '../../../fixtures');

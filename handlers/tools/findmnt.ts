@@ -1,6 +1,8 @@
 /**
- * `findmnt -J [-o TARGET,SOURCE,FSTYPE,OPTIONS] [--source DEV | --mountpoint DIR]`
- * (util-linux 2.38.1). JSON avoids the text table's problems (spaces in mountpoints, which
+ * `findmnt -J -o TARGET,SOURCE,FSTYPE[,OPTIONS] [--source DEV | --mountpoint DIR]`
+ * (util-linux 2.38.1), for every area that asks it about mounts: fs lists them all (findmntArgv),
+ * pod asks what is mounted on one place (`-o TARGET,SOURCE,FSTYPE --mountpoint P`, options then
+ * []). JSON avoids the text table's problems (spaces in mountpoints, which
  * `mount` prints raw and /proc/self/mountinfo escapes as `\040`): findmnt's JSON holds the real
  * path (recorded here with a mountpoint containing a space).
  *
@@ -11,11 +13,26 @@
  * an error, and the route must not treat that exit code as a failure.
  */
 import * as z from 'zod';
-import { ParseError } from '../../core/parse-error';
-import type { MountEntry } from '../schemas';
-import { parseJsonOutput } from './json';
+import { ParseError } from '../core/parse-error';
+import { parseJsonOutput } from './json-output';
 
 const PARSER = 'findmnt';
+
+/** One mounted filesystem from `findmnt -J` (tree flattened, parent kept). */
+export const mountEntry = z.object({
+  target: z.string(),
+  /** as findmnt prints it, e.g. `/dev/vda` or `/dev/vda[/srv/x]` for a bind mount */
+  source: z.string(),
+  /** `source` without a bind-mount `[/root]` suffix */
+  sourceDevice: z.string(),
+  /** the `[/root]` part of a bind mount, else null */
+  fsroot: z.string().nullable(),
+  fstype: z.string(),
+  /** [] when OPTIONS was not asked for */
+  options: z.array(z.string()),
+  parentTarget: z.string().nullable(),
+});
+export type MountEntry = z.infer<typeof mountEntry>;
 
 export function findmntArgv(filter?: { source?: string; mountpoint?: string }): string[] {
   const argv = ['/usr/bin/findmnt', '-J', '-o', 'TARGET,SOURCE,FSTYPE,OPTIONS'];
@@ -64,6 +81,7 @@ function splitSource(source: string): { sourceDevice: string; fsroot: string | n
   return m ? { sourceDevice: m[1], fsroot: m[2] } : { sourceDevice: source, fsroot: null };
 }
 
+/** Every filesystem of the output, flattened, parents before their children; empty output is none. */
 export function parseFindmnt(stdout: string): MountEntry[] {
   if (stdout.trim() === '') return [];
   const { filesystems } = parseJsonOutput(PARSER, stdout, rawOutput);
@@ -82,4 +100,14 @@ export function parseFindmnt(stdout: string): MountEntry[] {
   };
   for (const fs of filesystems) walk(fs, null);
   return out;
+}
+
+/**
+ * The filesystem `findmnt --mountpoint P` names (the route reads it only when findmnt found one:
+ * exit 0). Several stacked on one place: the last one listed is the one seen there.
+ */
+export function parseFindmntOne(stdout: string): MountEntry {
+  const all = parseFindmnt(stdout);
+  if (all.length === 0) throw new ParseError(PARSER, 'expected a filesystem');
+  return all[all.length - 1];
 }

@@ -1,7 +1,11 @@
-/** Answer shapes of the pod routes (the spec's "Pod and recipe" resources). */
+/**
+ * What the pod routes answer (the spec's "Pod and recipe" resources): `xxxAnswer` for a route's
+ * answer and the pieces answers are built of. Routes that answer the tool's output answer
+ * `z.string()` in place.
+ */
 import * as z from 'zod';
 
-export const PodServiceSchema = z.object({
+export const podService = z.object({
   id: z.string().describe('the systemd unit, `<prefix>-pod-<name>.service`'),
   state: z
     .enum(['offline', 'online', 'disabled'])
@@ -9,12 +13,15 @@ export const PodServiceSchema = z.object({
   locked: z.boolean().describe('the unit is masked: it cannot be started or enabled until unmasked'),
 });
 
-export const PodSummarySchema = z.object({
+export const podSummary = z.object({
   name: z.string().describe('`<prefix>-pod-<name>`'),
-  service: PodServiceSchema,
+  service: podService,
 });
 
-export const ComposeFileSchema = z
+/** GET /pod */
+export const listAnswer = z.array(podSummary);
+
+export const composeFile = z
   .looseObject({
     version: z
       .string()
@@ -24,13 +31,15 @@ export const ComposeFileSchema = z
   })
   .describe('the compose file as stored (validated against the Compose Specification)');
 
-export const PodDetailSchema = z.object({
+/** GET /pod/{name}/details, POST /pod/{name}/set and update */
+export const podDetailAnswer = z.object({
   name: z.string(),
-  compose_file: ComposeFileSchema,
-  service: z.array(PodServiceSchema),
+  compose_file: composeFile,
+  service: z.array(podService),
 });
 
-export const RecipeSchema = z.object({
+/** GET /pod/suggested/{name} */
+export const recipeAnswer = z.object({
   name: z.string(),
   description: z.string(),
   images: z.array(z.string()),
@@ -50,7 +59,7 @@ export const RecipeSchema = z.object({
   ),
 });
 
-export const InspectSchema = z.object({
+export const inspectAnswer = z.object({
   name: z.string(),
   container_status: z
     .string()
@@ -60,7 +69,7 @@ export const InspectSchema = z.object({
   running_processes: z.string().describe("the compose tool's `top` output as printed"),
 });
 
-export const DestroySchema = z.object({
+export const destroyAnswer = z.object({
   containerResponse: z.string().describe('output of compose down'),
   serviceResponse: z.object({
     id: z.string(),
@@ -71,13 +80,13 @@ export const DestroySchema = z.object({
   }),
 });
 
-export const TestResultSchema = z.object({
+export const testAnswer = z.object({
   name: z.string(),
   data: z.record(z.string(), z.unknown()).describe('the valid fileContents (recipes merged, as they would be stored)'),
   exists: z.boolean(),
 });
 
-export const MountOptionsSchema = z.object({
+export const mountOptions = z.object({
   rw: z.boolean(),
   mand: z.boolean(),
   noatime: z.boolean(),
@@ -85,14 +94,15 @@ export const MountOptionsSchema = z.object({
   posixacl: z.boolean(),
 });
 
-export const PodConfigSchema = z.object({
+/** GET /pod/config */
+export const configAnswer = z.object({
   daemonJson: z.record(z.string(), z.unknown()).describe("the engine's daemon.json ({} when absent)"),
   podDataMount: z
     .object({
       source: z.string(),
       mountpoint: z.string(),
       type: z.string(),
-      options: MountOptionsSchema,
+      options: mountOptions,
       fs_freq: z.number(),
       fs_passno: z.number(),
     })
@@ -100,4 +110,5 @@ export const PodConfigSchema = z.object({
     .describe('the fstab entry of the pod data mount location; absent when there is none'),
 });
 
-export const PodConfigResultSchema = z.object({ podImageFs: z.string(), podDataFs: z.string() });
+/** POST /pod/config */
+export const configSetAnswer = z.object({ podImageFs: z.string(), podDataFs: z.string() });

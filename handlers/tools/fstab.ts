@@ -1,9 +1,10 @@
 /**
- * /etc/fstab (fstab(5), util-linux): `spec file vfstype mntops [freq [passno]]`, blank and `#`
- * lines skipped, a trailing `# comment` after the fields allowed, `\040` `\011` `\\` octal
- * escapes decoded. Fields 5 and 6 are optional (0).
+ * /etc/fstab (fstab(5), util-linux), for every area that reads or writes it: `spec file vfstype
+ * mntops [freq [passno]]`, blank and `#` lines skipped, a trailing `# comment` after the fields
+ * allowed, `\040` `\011` `\\` octal escapes decoded (parseFstab); a field written back is
+ * escaped the same way (encodeFstab). Fields 5 and 6 are optional (0).
  */
-import { ParseError } from '../../core/parse-error';
+import { ParseError } from '../core/parse-error';
 
 export interface FstabEntry {
   fs_spec: string;
@@ -45,22 +46,4 @@ export function parseFstab(text: string): FstabEntry[] {
     });
   });
   return out;
-}
-
-/** The spec's podDataMount options: booleans read from the mount options. */
-export function mountOptions(ops: string[]): {
-  rw: boolean;
-  mand: boolean;
-  noatime: boolean;
-  xattr: boolean;
-  posixacl: boolean;
-} {
-  const has = (o: string) => ops.includes(o);
-  return {
-    rw: !has('ro'),
-    mand: has('mand'),
-    noatime: has('noatime'),
-    xattr: has('user_xattr') || has('xattr'),
-    posixacl: has('acl') || has('posixacl'),
-  };
 }
