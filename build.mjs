@@ -80,7 +80,7 @@ function areaSources(file, area, seen = new Set()) {
 export function routeStatuses(file, area) {
   const src = [...areaSources(file, area)].map((f) => readFileSync(f, 'utf8')).join('\n');
   const s = new Set();
-  if (/conflict\(|'conflict'|409/.test(src)) s.add(409);
+  if (/conflict\(|'conflict'|\b409\b/.test(src)) s.add(409);
   if (/\bsystem\b|\.exec\(|\.op\(|commandFailed|badGateway|command_failed/.test(src)) {
     s.add(501); // not_recorded on the demo appliance
     s.add(502);

@@ -5104,7 +5104,6 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
-            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             500: components["responses"]["Error500"];
             501: components["responses"]["Error501"];
@@ -5208,7 +5207,6 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
-            409: components["responses"]["Error409"];
             500: components["responses"]["Error500"];
             501: components["responses"]["Error501"];
             502: components["responses"]["Error502"];
@@ -5241,7 +5239,6 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
-            409: components["responses"]["Error409"];
             500: components["responses"]["Error500"];
             501: components["responses"]["Error501"];
             502: components["responses"]["Error502"];
@@ -5271,7 +5268,6 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
-            409: components["responses"]["Error409"];
             500: components["responses"]["Error500"];
             501: components["responses"]["Error501"];
             502: components["responses"]["Error502"];
@@ -5308,7 +5304,6 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
-            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             500: components["responses"]["Error500"];
             501: components["responses"]["Error501"];
@@ -5848,7 +5843,6 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
-            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             500: components["responses"]["Error500"];
             501: components["responses"]["Error501"];
@@ -5881,7 +5875,6 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
-            409: components["responses"]["Error409"];
             500: components["responses"]["Error500"];
             501: components["responses"]["Error501"];
             502: components["responses"]["Error502"];
@@ -5913,7 +5906,6 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
-            409: components["responses"]["Error409"];
             500: components["responses"]["Error500"];
             501: components["responses"]["Error501"];
             502: components["responses"]["Error502"];
@@ -5943,7 +5935,6 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
-            409: components["responses"]["Error409"];
             500: components["responses"]["Error500"];
             501: components["responses"]["Error501"];
             502: components["responses"]["Error502"];
@@ -5975,7 +5966,6 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
-            409: components["responses"]["Error409"];
             500: components["responses"]["Error500"];
             501: components["responses"]["Error501"];
             502: components["responses"]["Error502"];
@@ -6011,7 +6001,6 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
-            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             500: components["responses"]["Error500"];
             501: components["responses"]["Error501"];
@@ -6045,7 +6034,6 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
-            409: components["responses"]["Error409"];
             500: components["responses"]["Error500"];
         };
     };

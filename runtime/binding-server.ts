@@ -1,6 +1,7 @@
 import type { SqliteD1 } from './db/database';
 import type { EventsProducer } from './events';
 import type { SystemService } from './system/service';
+import type { EventKind } from '../handlers/core/bindings';
 
 /** A binding answer as the socket writes it: status and JSON text (docs/bindings-protocol.md). */
 export interface BindingAnswer {
@@ -93,7 +94,8 @@ export class BindingServer {
 
   private event(body: string, requestId?: string): BindingAnswer {
     try {
-      const p = JSON.parse(body) as { kind: string; data: Record<string, unknown>; requestId?: string };
+      // the wire's kind is any string until the producer's pattern check (events.ts) passes it
+      const p = JSON.parse(body) as { kind: EventKind; data: Record<string, unknown>; requestId?: string };
       this.events.record({ ...p, requestId: p.requestId ?? requestId });
       return ok(null);
     } catch (e) {

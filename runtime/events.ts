@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AppEvent, EventsBinding } from '../handlers/core/bindings';
 import type { SqliteDb } from './db/database';
 
-const KIND_PATTERN = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
+/** `<area>.<object>.<past-tense verb>` (docs/area-conventions.md); `_` joins words in a segment. */
+const KIND_PATTERN = /^[a-z][a-z0-9]*\.[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/;
 
 /**
  * EVENTS producer: an event and one pending delivery per enabled agent are written in one

@@ -30,8 +30,11 @@ export interface D1Database {
 }
 
 /* ---- EVENTS: a queue-style producer ---- */
+/** `<area>.<object>.<past-tense verb>`: a two-segment kind does not compile (the producer refuses it too). */
+export type EventKind = `${string}.${string}.${string}`;
+
 export interface AppEvent {
-  kind: string;
+  kind: EventKind;
   data: Record<string, unknown>;
 }
 export interface EventsBinding {

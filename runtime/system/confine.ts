@@ -112,8 +112,8 @@ export class PathConfinement {
   ) {}
 
   /**
-   * Roots of a kind. The kind belongs to `area`: by default the `<area>.` its name starts with
-   * (`fs.mount`), else the host's (`device`).
+   * Roots of a kind. The kind belongs to `area`: the area that declares it (runtime/host.ts
+   * passes it), by default the `<area>.` its name starts with (`fs.mount`), else the host's.
    */
   addRoots(kind: string, roots: readonly string[], area = /^([^.]+)\./.exec(kind)?.[1] ?? 'host'): void {
     const known = this.roots.get(kind);

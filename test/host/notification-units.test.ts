@@ -84,7 +84,7 @@ describe('redact', () => {
 describe('rendering', () => {
   const n: Notification = {
     id: 'e1',
-    type: 'certificate.rolled_back',
+    type: 'certificate.tls.rolled_back',
     timestamp: '2026-01-02T03:04:05.000Z',
     host: 'h1',
     data: { reason: 'no commit', nested: { a: 1 } },
@@ -92,12 +92,14 @@ describe('rendering', () => {
 
   it('turns the kind into a title, a subject and a text', () => {
     expect(titleOf('s3.share.created')).toBe('S3 share created');
-    expect(subjectOf(n, 'Ballast')).toBe('[Ballast h1] Certificate rolled back');
+    expect(titleOf('dfs.lnet.config_imported')).toBe('DFS LNET config imported');
+    expect(titleOf('pod.pod.paused')).toBe('Pod paused');
+    expect(subjectOf(n, 'Ballast')).toBe('[Ballast h1] Certificate TLS rolled back');
     expect(mailTextOf(n, 'Ballast')).toBe(
       [
-        'Certificate rolled back on h1.',
+        'Certificate TLS rolled back on h1.',
         '',
-        'Event: certificate.rolled_back',
+        'Event: certificate.tls.rolled_back',
         'Time:  2026-01-02T03:04:05.000Z',
         'Host:  h1',
         'Id:    e1',
@@ -113,7 +115,7 @@ describe('rendering', () => {
 
   it('SMS: one line of the scalar fields, at most 320 characters', () => {
     expect(smsTextOf(n, 'Ballast')).toBe(
-      'Ballast h1: Certificate rolled back (certificate.rolled_back) reason=no commit at 2026-01-02T03:04:05.000Z',
+      'Ballast h1: Certificate TLS rolled back (certificate.tls.rolled_back) reason=no commit at 2026-01-02T03:04:05.000Z',
     );
     const long = smsTextOf({ ...n, data: { text: 'x'.repeat(1000) } }, 'Ballast');
     expect(long).toHaveLength(320);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { route } from '../../handlers/core/route';
+import type { EventKind } from '../../handlers/core/bindings';
 import { ApiError } from '../../handlers/core/errors';
 import { makeTestHost, type TestHost } from '../helpers/host';
 import { errorOf } from '../helpers/answers';
@@ -81,7 +82,7 @@ const emits = route({
   body: z.object({ kind: z.string() }),
   response: z.object({ ok: z.boolean() }),
   async handler({ body, events }) {
-    await events.send({ kind: body.kind, data: { n: 1 } });
+    await events.send({ kind: body.kind as EventKind, data: { n: 1 } });
     return { ok: true };
   },
 });
@@ -210,6 +211,12 @@ describe('route contract', () => {
     const bad = await t.call('POST', '/api/v2/test/emit', { body: { kind: 'Not A Kind' } });
     expect(bad.status).toBe(200);
     expect(bad.json).toEqual({ ok: true });
+    // kinds are <area>.<object>.<verb>: two or four segments, or upper case, are not recorded
+    for (const kind of ['test.done', 'test.thing.done.twice', 'Test.thing.done', 'test.thing.']) {
+      expect((await t.call('POST', '/api/v2/test/emit', { body: { kind } })).status).toBe(200);
+    }
+    const kinds = t.host.db.prepare('SELECT kind FROM events ORDER BY seq').all() as { kind: string }[];
+    expect(kinds.map((k) => k.kind)).toEqual(['test.thing.done']);
   });
 
   it('HEAD never runs a GET that has side effects', async () => {

@@ -444,7 +444,10 @@ describe('outbox', () => {
   it('disabled agents receive nothing; once enabled they get the events that follow', async () => {
     const on = await createAgent('webhook', true, { url: hooks.url('/on') });
     const off = await createAgent('webhook', false, { url: hooks.url('/off') });
-    const e1 = s.host.events.record({ kind: 'certificate.rolled_back', data: { reason: 'not committed within 60 s' } });
+    const e1 = s.host.events.record({
+      kind: 'certificate.tls.rolled_back',
+      data: { reason: 'not committed within 60 s' },
+    });
     await waitFor('on got e1', () => hooks.on('/on').some((r) => r.headers['webhook-id'] === e1));
     await sleep(300);
     expect(hooks.on('/off')).toHaveLength(0);

@@ -55,9 +55,17 @@ export function testNotification(agentId: number, hostId: string, productName: s
   };
 }
 
-/** `s3.share.created` → `S3 share created`; `certificate.rolled_back` → `Certificate rolled back`. */
+/** Words of a kind that are names of things, written as such in a title. */
+const ACRONYMS = new Set(['s3', 'tls', 'dfs', 'lnet', 'flr', 'acl', 'fs']);
+
+/** `s3.share.created` → `S3 share created`; `certificate.tls.rolled_back` → `Certificate TLS rolled back`. */
 export function titleOf(kind: string): string {
-  const words = kind.split('.').join(' ').replaceAll('_', ' ');
+  const words = kind
+    .split(/[._]/)
+    // `pod.pod.paused`: the object that is the area itself is said once
+    .filter((w, i, all) => i === 0 || w !== all[i - 1])
+    .map((w) => (ACRONYMS.has(w) ? w.toUpperCase() : w))
+    .join(' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
