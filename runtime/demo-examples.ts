@@ -165,7 +165,7 @@ export async function runDemoExamples(
   return runs;
 }
 
-const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z$/;
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 /** The time every example answer shows: 2026-01-01T00:00:00Z. */
 export const EXAMPLE_EPOCH_MS = Date.UTC(2026, 0, 1);
 
@@ -181,7 +181,10 @@ export function stableExampleValue(value: unknown): unknown {
     if (Array.isArray(v)) return v.map((x) => walk(x, key));
     if (v !== null && typeof v === 'object')
       return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
-    if (typeof v === 'string' && ISO_TIME.test(v)) return new Date(EXAMPLE_EPOCH_MS).toISOString();
+    // the same precision as the answer had (a schema may refuse fractions where there were none)
+    const iso = typeof v === 'string' ? ISO_TIME.exec(v) : null;
+    if (iso)
+      return `${new Date(EXAMPLE_EPOCH_MS).toISOString().slice(0, 19)}${iso[1] ? `.${'0'.repeat(iso[1].length - 1)}` : ''}Z`;
     // a Unix time as digits (`unix_time: "1795729918050"`): the epoch in the same unit
     if (typeof v === 'string' && /time/i.test(key) && /^\d{10}(\d{3})?$/.test(v))
       return String(v.length === 13 ? EXAMPLE_EPOCH_MS : EXAMPLE_EPOCH_MS / 1000);
