@@ -2,7 +2,7 @@ import { configIssuesText } from './config-hints';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { basePathOf, createApp, type App, type AppEntry, type AppOptions } from '../handlers/core/app';
+import { basePathOf, createApp, fetchVia, type App, type AppEntry, type AppOptions } from '../handlers/core/app';
 import { docsPages } from './docs-page';
 import { openapi } from '../handlers/core/openapi';
 import type { Env } from '../handlers/core/bindings';
@@ -285,21 +285,16 @@ export async function createHost(o: HostOptions): Promise<Host> {
       : (JSON.parse(readFileSync(join(o.distDir, 'openapi.json'), 'utf8')) as Record<string, unknown>));
   if (!routeModules) options.pages = docsPages(o.distDir, config.productName, () => basePathOf(vars));
   const inner = createApp(entries, options);
-  // The WHATWG entry (in-process callers, embedders' tests) writes the audit rows of its request
-  // before answering, so whoever reads audit_log after the answer sees them; handle() (the Node
-  // server) waits for the turn's batch to be committed, so requests ending together share it.
-  const app: App = {
-    async handle(call, e, ctx) {
-      const reply = await inner.handle(call, e, ctx);
-      await audit.whenWritten();
-      return reply;
-    },
-    async fetch(request, e, ctx) {
-      const res = await inner.fetch(request, e, ctx);
-      audit.flush();
-      return res;
-    },
+  // A request's audit rows (its commands' and its area ops') are committed before its answer is
+  // complete: handle() waits for the turn's batch (requests ending together share it), and a
+  // streamed answer commits what its producer audited before its last piece goes out. The
+  // WHATWG entry is the same handle(), so in-process callers read the rows after the answer too.
+  const handle: App['handle'] = async (call, e, ctx) => {
+    const reply = await inner.handle(call, e, ctx);
+    await audit.whenWritten();
+    return reply.chunks ? { ...reply, chunks: flushedAtEnd(reply.chunks, audit) } : reply;
   };
+  const app: App = { handle, fetch: fetchVia(handle) };
 
   return {
     config,
@@ -340,4 +335,29 @@ export async function createHost(o: HostOptions): Promise<Host> {
       db.close();
     },
   };
+}
+
+/**
+ * The pieces of a streamed answer, then the audit rows written while they were made (a sync
+ * producer stays sync: the writer takes its pieces without a promise each).
+ */
+function flushedAtEnd(
+  chunks: Iterable<string> | AsyncIterable<string>,
+  audit: { flush(): void },
+): Iterable<string> | AsyncIterable<string> {
+  if (Symbol.asyncIterator in chunks)
+    return (async function* () {
+      try {
+        yield* chunks;
+      } finally {
+        audit.flush();
+      }
+    })();
+  return (function* () {
+    try {
+      yield* chunks;
+    } finally {
+      audit.flush();
+    }
+  })();
 }

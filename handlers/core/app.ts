@@ -156,19 +156,25 @@ export function createApp(entries: AppEntry[], options: AppOptions = {}): App {
     }
   }
 
-  return {
-    handle,
-    async fetch(request, env, ctx) {
-      let call: Call;
-      try {
-        call = await callFromRequest(request, Number(env?.VARS?.settings?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
-      } catch (e) {
-        const requestId = crypto.randomUUID();
-        const err = toApiError(e, requestId);
-        return responseFromReply(errorReply(err, env?.VARS, requestId, request.method === 'HEAD', options.style));
-      }
-      return responseFromReply(await handle(call, env, ctx));
-    },
+  return { handle, fetch: fetchVia(handle, options.style) };
+}
+
+/**
+ * The Workers entry over a handle(): the request read into a Call (bounded body; a refusal there
+ * answered in the app's error shape), the Reply made a Response. Whoever wraps handle() (the host
+ * commits its audit rows) gets the same entry.
+ */
+export function fetchVia(handle: App['handle'], style?: ResponseStyle): App['fetch'] {
+  return async (request, env, ctx) => {
+    let call: Call;
+    try {
+      call = await callFromRequest(request, Number(env?.VARS?.settings?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
+    } catch (e) {
+      const requestId = crypto.randomUUID();
+      const err = toApiError(e, requestId);
+      return responseFromReply(errorReply(err, env?.VARS, requestId, request.method === 'HEAD', style));
+    }
+    return responseFromReply(await handle(call, env, ctx));
   };
 }
 

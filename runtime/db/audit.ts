@@ -40,11 +40,19 @@ export interface OpAuditRow {
   durationMs?: number | null;
 }
 
-/** The audit row of an area's host op, written at once (autocommit), stamped now. */
+/**
+ * The writer of each database's audit rows: the host's BatchedAudit registers itself, so an
+ * area's op rows go through the same batch (one transaction per event-loop turn, retention
+ * included) as the SYSTEM service's command rows. A database no host writes for (a test that
+ * builds ops by hand) gets autocommit INSERTs.
+ */
+const writers = new WeakMap<SqliteDb, AuditWriter>();
+
+/** The audit row of an area's host op, stamped now, written by the database's audit writer. */
 export function opAudit(db: SqliteDb): (row: OpAuditRow) => void {
-  const insert = insertOf(db);
+  let fallback: AuditWriter | undefined;
   return (r) =>
-    insert({
+    (writers.get(db) ?? (fallback ??= immediateAudit(db))).write({
       at: Date.now(),
       requestId: r.requestId ?? null,
       kind: r.kind,
@@ -103,7 +111,7 @@ export class BatchedAudit implements AuditWriter {
   private readonly timer: NodeJS.Timeout;
 
   constructor(
-    db: SqliteDb,
+    private readonly db: SqliteDb,
     private readonly retention: AuditRetention,
     private readonly log: (line: string) => void = () => undefined,
     /** told how many rows each commit wrote (the WAL checkpointer starts on it) */
@@ -123,6 +131,7 @@ export class BatchedAudit implements AuditWriter {
     );
     this.prune();
     this.timer = setInterval(() => this.pruneByAge(), AGE_PRUNE_INTERVAL_MS).unref();
+    writers.set(db, this);
   }
 
   write(row: AuditRow): void {
@@ -177,5 +186,6 @@ export class BatchedAudit implements AuditWriter {
   close(): void {
     clearInterval(this.timer);
     this.flush();
+    if (writers.get(this.db) === this) writers.delete(this.db);
   }
 }

@@ -10,7 +10,7 @@ import { route } from '../../handlers/core/route';
 import { openDatabase, type SqliteDb } from '../../runtime/db/database';
 import { dbFile } from '../../runtime/config';
 import { revokeToken } from '../../runtime/tokens';
-import { AUDIT_BATCH_MAX, BatchedAudit, type AuditRow } from '../../runtime/db/audit';
+import { AUDIT_BATCH_MAX, BatchedAudit, opAudit, type AuditRow } from '../../runtime/db/audit';
 import { serve, type Serving } from '../../runtime/serve';
 import { makeTestConfig, makeTestHost, fixture, distDir, type TestHost } from '../helpers/host';
 import { createToken } from '../../runtime/tokens';
@@ -168,6 +168,35 @@ describe('audit batching and retention', () => {
       audit.write(row(Date.now(), 'pty'));
       audit.close(); // close writes what waits
       expect(count(db)).toBe(7);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("an area op's row goes through the database's batch while a host writes for it; autocommit without one", async () => {
+    const dir = privateDir('ballast-speed-audit');
+    const db = openDatabase(join(dir, 'db.sqlite'));
+    const op = opAudit(db);
+    const opRow = { kind: 'fs/explore', requestId: 'req-1', argv: ['/srv'], note: 'walked' };
+    const audit = new BatchedAudit(db, { maxAgeDays: 30, maxRows: 1000 });
+    try {
+      op(opRow);
+      audit.write(row(Date.now()));
+      expect(count(db)).toBe(0);
+      await audit.whenWritten();
+      expect(count(db)).toBe(2);
+      expect(db.prepare("SELECT kind, request_id, argv, note FROM audit_log WHERE kind = 'fs/explore'").get()).toEqual({
+        kind: 'fs/explore',
+        request_id: 'req-1',
+        argv: '["/srv"]',
+        note: 'walked',
+      });
+    } finally {
+      audit.close();
+    }
+    try {
+      op(opRow); // the host is gone: written at once
+      expect(count(db)).toBe(3);
     } finally {
       db.close();
     }
