@@ -4,16 +4,10 @@
  * the same mountpoint, is replaced in place; otherwise the line is appended. Lines with a marker in
  * `remove` are dropped. Every other line is kept byte for byte.
  */
-import { encodeFstab, parseFstab } from '../../tools/fstab';
+import { encodeFstab, parseFstab, type FstabEntry } from '../../tools/fstab';
 
-export interface NewFstabEntry {
+export interface NewFstabEntry extends Omit<FstabEntry, 'line'> {
   marker: 'pod-data' | 'pod-images';
-  fs_spec: string;
-  fs_file: string;
-  fs_vfstype: string;
-  fs_mntops: string[];
-  fs_freq: number;
-  fs_passno: number;
 }
 
 export const fstabLine = (e: NewFstabEntry) =>

@@ -132,6 +132,23 @@ export class TlsManager {
     }).catch((e) => this.o.log(`certificate: rollback failed: ${e instanceof Error ? e.message : String(e)}`));
   }
 
+  /** Puts the new pieces in place and serves them; if that fails, the journal's old ones are back and `refusal` is thrown. */
+  private swap(
+    j: Journal,
+    changes: Partial<Record<Piece, string | undefined>>,
+    requestId: string | undefined,
+    refusal: (why: string) => SystemRefusal,
+  ): void {
+    try {
+      this.o.store.apply(changes, j.previous);
+      this.reload();
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      this.rollback(j, `the swap failed: ${why}`, requestId);
+      throw refusal(why);
+    }
+  }
+
   private rollback(j: Journal, reason: string, requestId: string | undefined): void {
     this.stop();
     this.o.store.restore(j);
@@ -169,16 +186,16 @@ export class TlsManager {
       for (const p of given) changes[p] = pieces[p] === '' ? undefined : parsed.normalized[p];
       const seconds = this.o.settings.commitWindowSeconds;
       const j = this.o.store.begin('ingest', Date.now() + seconds * 1000, given);
-      try {
-        this.o.store.apply(changes, j.previous);
-        this.reload();
-      } catch (e) {
-        this.rollback(j, `the swap failed: ${e instanceof Error ? e.message : String(e)}`, requestId);
-        throw new SystemRefusal(
-          'bad_request',
-          `the new pieces could not be served (${e instanceof Error ? e.message : String(e)}); the previous ones were restored`,
-        );
-      }
+      this.swap(
+        j,
+        changes,
+        requestId,
+        (why) =>
+          new SystemRefusal(
+            'bad_request',
+            `the new pieces could not be served (${why}); the previous ones were restored`,
+          ),
+      );
       this.arm(j.deadline);
       this.record(
         INGEST_OP,
@@ -304,16 +321,16 @@ export class TlsManager {
       const endedWindow = this.o.store.journal()?.kind === 'ingest';
       this.stop();
       const j = this.o.store.begin('regenerate', Date.now(), [...PIECES]);
-      try {
-        this.o.store.apply(changes, j.previous);
-        this.reload();
-      } catch (e) {
-        this.rollback(j, `the swap failed: ${e instanceof Error ? e.message : String(e)}`, requestId);
-        throw new SystemRefusal(
-          'internal',
-          'the regenerated certificate could not be served; the previous one was restored',
-        );
-      }
+      this.swap(
+        j,
+        changes,
+        requestId,
+        () =>
+          new SystemRefusal(
+            'internal',
+            'the regenerated certificate could not be served; the previous one was restored',
+          ),
+      );
       this.o.store.finish();
       const notAfter = new Date(cert.validTo).toISOString();
       this.record(
