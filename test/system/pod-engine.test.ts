@@ -27,7 +27,7 @@ import {
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execStartOf } from '../../handlers/pod/render/unit';
+import { execStartOf } from '../helpers/unit-exec';
 import { createHost, type Host } from '../../runtime/host';
 import { createToken } from '../../runtime/tokens';
 import { distDir, makeTestConfig } from '../helpers/host';

@@ -56,16 +56,3 @@ export function renderUnit(u: UnitInput): string {
     '',
   ].join('\n');
 }
-
-/** The words of the unit's ExecStart line (what the system test runs directly, without systemd). */
-export function execStartOf(unitText: string, key: 'ExecStart' | 'ExecStartPre' = 'ExecStart'): string[] {
-  const l = unitText.split('\n').find((x) => x.startsWith(`${key}=`));
-  if (!l) return [];
-  const words: string[] = [];
-  const re = /"((?:[^"\\]|\\.)*)"|(\S+)/g;
-  for (const m of l.slice(key.length + 1).matchAll(re)) {
-    const w = m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2];
-    words.push(w.replace(/%%/g, '%').replace(/\$\$/g, '$'));
-  }
-  return words;
-}
