@@ -5,7 +5,7 @@
 import type { HostConfig } from './config';
 import { AREAS } from './areas/index';
 import type { AreaModule } from './areas/types';
-import { backendFor } from './host';
+import { areaSettings, backendFor } from './host';
 
 export function areaWithCommands(name: string): AreaModule<unknown> | undefined {
   return AREAS.find((a) => a.name === name && a.commands && Object.keys(a.commands).length > 0);
@@ -28,14 +28,12 @@ export async function runAreaCommand(
     throw usage(
       `${area.name}: ${sub ? `unknown command ${JSON.stringify(sub)}` : 'needs a command'} (${Object.keys(area.commands ?? {}).join(', ')})`,
     );
-  const r = area.settings
-    ? area.settings.safeParse(config.settings[area.name] ?? {})
-    : { success: true as const, data: {} };
-  if (!r.success) throw new Error(`settings.${area.name}: ${r.error.issues[0]?.message ?? 'invalid'}`);
+  // the host's one parse of settings.<area> (every issue, a hint for a mistyped key)
+  const settings = areaSettings(area, config.settings) ?? {};
   return cmd.run({
     args,
     config,
-    settings: r.data,
+    settings,
     backend: backendFor(config),
     err: (line) => process.stderr.write(`${line}\n`),
   });

@@ -257,4 +257,15 @@ describe('command line and config file are strict', () => {
     expect(r.err).toContain(`ballast: config ${cfg}: ${message}`);
     expect(existsSync(join(d, 'state'))).toBe(false);
   });
+
+  it("an area command reads its settings as the host does: every issue, the key's hint", () => {
+    const d = tmp();
+    const cfg = join(d, 'config.yaml');
+    writeFileSync(cfg, `stateDir: ${join(d, 'state')}\nsettings: { pod: { prefx: x, engineCheck: maybe } }\n`);
+    const r = run(['pod', 'verify', '--config', cfg, '--', 'web']);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(
+      `ballast: config ${cfg}: settings.pod.engineCheck: Invalid input: expected boolean, received string; settings.pod: Unrecognized key: "prefx" ("prefx": did you mean "prefix"?)\n`,
+    );
+  });
 });
