@@ -9,8 +9,8 @@ import { path, type Vars } from '../core/vars';
 import { checkConfPaths, checkRealmFile, policyRoots } from './conf-policy';
 import { getOwn, parseKrb5Conf } from './parse/krb5-conf';
 import { renderKrb5Conf } from './render/krb5-conf';
-import type { RealmFile } from './requests';
-import type { Krb5Conf, Krb5ConfInput, Krb5Section } from './schemas';
+import type { RealmFile } from './responses';
+import type { Krb5Conf, Krb5ConfInput, Krb5Section } from './responses';
 
 /** The spec's rule 1: the global file's first line includes every realm file. */
 export const INCLUDEDIR_LINE = 'includedir /etc/krb5.conf.d';

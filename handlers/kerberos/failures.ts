@@ -15,7 +15,7 @@
  */
 import { ApiError, errorForStatus } from '../core/errors';
 import { parseKrb5Error } from './parse/krb5-error';
-import type { Krb5Error } from './schemas';
+import type { Krb5Error } from './responses';
 
 export const KRB5_FAILURE_STATUS: Readonly<Record<Krb5Error['kind'], 400 | 404 | 409 | 502>> = {
   'password-incorrect': 400,

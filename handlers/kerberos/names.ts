@@ -14,7 +14,7 @@ import * as z from 'zod';
  * directory. Which file it addresses: see realmFileCandidates in ./conf-files.ts.
  */
 export const REALM_FILE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,68}$/;
-export const RealmFileNameSchema = z
+export const realmFileName = z
   .string()
   .regex(
     REALM_FILE_NAME_PATTERN,
@@ -31,7 +31,7 @@ export const RealmFileNameSchema = z
  * must be one word without `=`, `*`, brackets or braces; dots and dashes only inside.
  */
 export const REALM_NAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,253}[A-Za-z0-9])?$/;
-export const RealmNameSchema = z
+export const realmName = z
   .string()
   .regex(REALM_NAME_PATTERN, 'realm: letters, digits, . _ -, starting and ending with a letter or digit')
   .refine((s) => !s.includes('..'), 'realm: empty component (..)');
@@ -47,7 +47,7 @@ const REALM = '[A-Za-z0-9](?:[A-Za-z0-9._-]{0,253}[A-Za-z0-9])?';
 
 /** `primary[/instance…][@REALM]`, e.g. `alice`, `alice@EXAMPLE.TEST`, `host/nas01.example.test@EXAMPLE.TEST`. */
 export const PRINCIPAL_PATTERN = new RegExp(`^${COMPONENT}(?:/${COMPONENT}){0,3}(?:@${REALM})?$`);
-export const PrincipalSchema = z
+export const principalName = z
   .string()
   .max(512)
   .regex(
@@ -58,7 +58,7 @@ export const PrincipalSchema = z
 
 /** A bare user name for kinit (`alice`, `Administrator`): one component, no realm. */
 export const USERNAME_PATTERN = new RegExp(`^${COMPONENT}$`);
-export const UsernameSchema = z
+export const userName = z
   .string()
   .superRefine((s, ctx) => {
     const at = s.indexOf('@');
@@ -87,7 +87,7 @@ export function realmCaseHint(realm: string): string {
  * Which directories are allowed is the SYSTEM binding's business, not this check's.
  */
 export const KEYTAB_PATH_PATTERN = /^(?:\/[A-Za-z0-9._@+-]+)+$/;
-export const KeytabPathSchema = z
+export const keytabPath = z
   .string()
   .max(4096)
   .regex(KEYTAB_PATH_PATTERN, 'keytab path: absolute, of letters, digits and . _ - @ +')

@@ -1,11 +1,10 @@
 /**
- * Request and response shapes of the Kerberos routes (the parsers' shapes are in ./schemas.ts).
+ * What clients send to the Kerberos routes (answers and the parsers' shapes are in ./responses.ts).
  * Every value that reaches argv or a file name goes through the strict validators of ./names.ts.
  */
 import * as z from 'zod';
-import { KeytabPathSchema, PrincipalSchema, RealmFileNameSchema, RealmNameSchema, UsernameSchema } from './names';
-import { Krb5ConfInputSchema } from './render/krb5-conf';
-import { KeytabListSchema, Krb5ConfSchema, KlistSchema } from './schemas';
+import { keytabPath, principalName, realmFileName, realmName, userName } from './names';
+import { krb5ConfInput } from './render/krb5-conf';
 
 /**
  * The domain admin's password. It is typed into kinit's prompt through a pseudo-terminal, whose
@@ -13,7 +12,7 @@ import { KeytabListSchema, Krb5ConfSchema, KlistSchema } from './schemas';
  * abort it), so they are refused; 1024 stays well inside the tty's 4096-byte line limit. The
  * messages never repeat the value.
  */
-export const PasswordSchema = z
+const password = z
   .string()
   .min(1, 'password must not be empty')
   .max(1024, 'password: at most 1024 characters')
@@ -33,15 +32,15 @@ const realmOf = (principal: string): string | undefined => {
  * - neither: kinit from a keytab (`path`, default the configured keytab; `principal` optional).
  * Mixing them is refused rather than silently ignoring half of the request.
  */
-export const ObtainBodySchema = z
+export const obtainBody = z
   .object({
-    realm: RealmNameSchema.optional().describe(
-      'realm (usually upper case, e.g. EXAMPLE.TEST); default: default_realm of krb5.conf',
-    ),
-    username: UsernameSchema.optional(),
-    password: PasswordSchema.optional(),
-    path: KeytabPathSchema.optional(),
-    principal: PrincipalSchema.optional(),
+    realm: realmName
+      .optional()
+      .describe('realm (usually upper case, e.g. EXAMPLE.TEST); default: default_realm of krb5.conf'),
+    username: userName.optional(),
+    password: password.optional(),
+    path: keytabPath.optional(),
+    principal: principalName.optional(),
   })
   .superRefine((b, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
@@ -64,34 +63,16 @@ export const ObtainBodySchema = z
     if (own !== undefined && b.realm !== undefined && own !== b.realm)
       issue('realm', `differs from the principal's realm ${own}`);
   });
-export type ObtainBody = z.output<typeof ObtainBodySchema>;
+export type ObtainBody = z.output<typeof obtainBody>;
 
-export const MessageSchema = z.object({ message: z.string() });
+export const keyListBody = z.object({ path: keytabPath.optional() });
 
-/** GET /kerberos/ticket/list: the spec's `raw`, and the parse of it beside it. */
-export const TicketListResponseSchema = z.object({ raw: z.string(), json: KlistSchema });
-
-export const KeyListBodySchema = z.object({ path: KeytabPathSchema.optional() });
-export const KeyListResponseSchema = z.object({ raw: z.string(), json: KeytabListSchema });
-
-export const ConfUpdateBodySchema = z.object({ conf: z.string().min(1, 'conf: the full text of krb5.conf') });
+export const confUpdateBody = z.object({ conf: z.string().min(1, 'conf: the full text of krb5.conf') });
 
 /** A realm file's content: its raw text, or an object rendered to krb5.conf syntax. */
-export const RealmConfSchema = z.union([z.string(), Krb5ConfInputSchema], {
+const realmConf = z.union([z.string(), krb5ConfInput], {
   error: 'krb5.conf text, or an object of sections whose values are strings, lists of strings or nested objects',
 });
-export const RealmCreateBodySchema = z.object({ name: RealmFileNameSchema, conf: RealmConfSchema });
-export const RealmUpdateBodySchema = z.object({ conf: RealmConfSchema });
-export const RealmNameParamsSchema = z.object({ name: RealmFileNameSchema });
-
-/**
- * One realm file as listed and detailed. `json` is null and `error` says why when the file does
- * not parse: a broken file must stay visible (and fixable through update), not hide the others.
- */
-export const RealmFileSchema = z.object({
-  raw: z.string(),
-  json: Krb5ConfSchema.nullable(),
-  error: z.string().optional(),
-});
-export type RealmFile = z.infer<typeof RealmFileSchema>;
-export const RealmListResponseSchema = z.record(z.string(), RealmFileSchema);
+export const realmCreateBody = z.object({ name: realmFileName, conf: realmConf });
+export const realmUpdateBody = z.object({ conf: realmConf });
+export const realmNameParams = z.object({ name: realmFileName });

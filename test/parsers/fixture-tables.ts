@@ -26,7 +26,7 @@ import { parseXxhsumCheck, parseXxhsumSums, xxhsumCheck, xxhsumSum } from '../..
 // kerberos
 import { parseKeytabList, parseKlist, parseKlistCollection } from '../../handlers/kerberos/parse/klist';
 import { parseKrb5Error } from '../../handlers/kerberos/parse/krb5-error';
-import { KeytabListSchema, KlistCollectionSchema, KlistSchema, Krb5ErrorSchema } from '../../handlers/kerberos/schemas';
+import { keytabList, klistCollection, klistOutput, krb5Error } from '../../handlers/kerberos/responses';
 // network
 import { parseIpLink } from '../../handlers/network/parse/ip-link';
 import { parseIpAddr } from '../../handlers/network/parse/ip-addr';
@@ -127,25 +127,25 @@ export const KERBEROS_FIXTURES: FixtureTable = {
       name: 'krb5 error',
       match: isKrb5Error,
       parse: (f) => parseKrb5Error(f.stderr, f.stdout),
-      schema: Krb5ErrorSchema.nullable(),
+      schema: krb5Error.nullable(),
     },
     {
       name: 'klist -k',
       match: (f) => !isKrb5Error(f) && f.argv.includes('-k'),
       parse: (f) => parseKeytabList(f.stdout),
-      schema: KeytabListSchema,
+      schema: keytabList,
     },
     {
       name: 'klist -l',
       match: (f) => !isKrb5Error(f) && !f.argv.includes('-k') && f.argv.includes('-l'),
       parse: (f) => parseKlistCollection(f.stdout),
-      schema: KlistCollectionSchema,
+      schema: klistCollection,
     },
     {
       name: 'klist',
       match: (f) => !isKrb5Error(f) && !f.argv.includes('-k') && !f.argv.includes('-l'),
       parse: (f) => parseKlist(f.stdout),
-      schema: KlistSchema,
+      schema: klistOutput,
     },
   ],
 };

@@ -20,8 +20,8 @@ import { renderKrb5Conf } from '../../handlers/kerberos/render/krb5-conf';
 import { makeTestHost, type TestHost } from '../helpers/host';
 import { InspectingReplay, KERBEROS_ROUTES } from './kerberos-helpers';
 import { errorOf } from '../helpers/answers';
-import type { Krb5Conf } from '../../handlers/kerberos/schemas';
-import type { RealmFile } from '../../handlers/kerberos/requests';
+import type { Krb5Conf } from '../../handlers/kerberos/responses';
+import type { RealmFile } from '../../handlers/kerberos/responses';
 
 /** GET /kerberos/conf answers (conf-get's response schema) */
 interface ConfAnswer {

@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { makeDemoHost, repo, type TestHost } from '../helpers/host';
 import { KERBEROS_ROUTES } from './kerberos-helpers';
 import { errorOf } from '../helpers/answers';
-import type { RealmFile, KeyListResponseSchema, TicketListResponseSchema } from '../../handlers/kerberos/requests';
+import type { RealmFile, keyListAnswer, ticketListAnswer } from '../../handlers/kerberos/responses';
 import type * as z from 'zod';
-import type { Krb5Section } from '../../handlers/kerberos/schemas';
+import type { Krb5Section } from '../../handlers/kerberos/responses';
 
 /** The Kerberos routes' answers (their response schemas in handlers/kerberos/requests.ts) */
-type TicketList = z.infer<typeof TicketListResponseSchema>;
-type KeyList = z.infer<typeof KeyListResponseSchema>;
+type TicketList = z.infer<typeof ticketListAnswer>;
+type KeyList = z.infer<typeof keyListAnswer>;
 
 let d: TestHost;
 

@@ -14,7 +14,7 @@ import { makeTestHost, repo, type TestHost } from '../helpers/host';
 import { InspectingReplay, KERBEROS_ROUTES, ptyFixture } from './kerberos-helpers';
 import { detail, errorOf, issuePaths } from '../helpers/answers';
 import type * as z from 'zod';
-import type { KeyListResponseSchema, MessageSchema } from '../../handlers/kerberos/requests';
+import type { keyListAnswer, messageAnswer } from '../../handlers/kerberos/responses';
 
 const PASSWORD = 'S3cret pass "with" quotes & spaces';
 const KINIT = '/usr/bin/kinit';
@@ -76,7 +76,7 @@ const events = (kind: string) =>
   );
 const issues = issuePaths;
 const obtain = (body: unknown, token?: string) =>
-  t.call<z.infer<typeof MessageSchema>>('POST', '/api/v2/kerberos/ticket/obtain', { body, token });
+  t.call<z.infer<typeof messageAnswer>>('POST', '/api/v2/kerberos/ticket/obtain', { body, token });
 
 beforeEach(() => {
   replay.seen.length = 0;
@@ -517,7 +517,7 @@ describe('POST /kerberos/key/list', () => {
     const f = as('klist/local-keytab-k-t-e.yaml', argv);
     replay.load([f]);
     const eventsBefore = t.host.db.prepare('SELECT COUNT(*) AS n FROM events').get();
-    const r = await t.call<z.infer<typeof KeyListResponseSchema>>('POST', '/api/v2/kerberos/key/list', {
+    const r = await t.call<z.infer<typeof keyListAnswer>>('POST', '/api/v2/kerberos/key/list', {
       body: {},
       token: reader,
     });

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKeytabList, parseKlist } from '../../handlers/kerberos/parse/klist';
 import { parseKrb5Error } from '../../handlers/kerberos/parse/krb5-error';
-import { KeytabListSchema, KlistSchema } from '../../handlers/kerberos/schemas';
+import { keytabList, klistOutput } from '../../handlers/kerberos/responses';
 import { startKdc, type Kdc } from './helpers/kdc';
 
 const PASSWORD = 'Corr3ct horse "battery" staple';
@@ -52,7 +52,7 @@ describe('MIT KDC on loopback', () => {
     const l = await kdc.run([kdc.bin.klist]);
     expect(l.code, l.stderr).toBe(0);
     const parsed = parseKlist(l.stdout);
-    expect(() => KlistSchema.parse(parsed)).not.toThrow();
+    expect(() => klistOutput.parse(parsed)).not.toThrow();
     expect(parsed.cache).toBe(kdc.env.KRB5CCNAME);
     expect(parsed.defaultPrincipal).toBe('alice@EXAMPLE.TEST');
     expect(parsed.tickets).toHaveLength(1);
@@ -86,7 +86,7 @@ describe('MIT KDC on loopback', () => {
     const l = await kdc.run([kdc.bin.klist, '-k', '-t', '-e', kdc.keytabPath]);
     expect(l.code, l.stderr).toBe(0);
     const parsed = parseKeytabList(l.stdout);
-    expect(() => KeytabListSchema.parse(parsed)).not.toThrow();
+    expect(() => keytabList.parse(parsed)).not.toThrow();
     expect(parsed.keytab).toBe(`FILE:${kdc.keytabPath}`);
     const summary = parsed.keys.map((k) => `${k.kvno} ${k.principal} ${k.enctype}`).sort();
     expect(summary).toEqual([

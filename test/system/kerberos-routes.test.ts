@@ -30,18 +30,13 @@ import { serve, type Serving } from '../../runtime/serve';
 import { createToken } from '../../runtime/tokens';
 import { startKdc, type Kdc } from './helpers/kdc';
 import { errorOf } from '../helpers/answers';
-import type {
-  RealmFile,
-  KeyListResponseSchema,
-  TicketListResponseSchema,
-  MessageSchema,
-} from '../../handlers/kerberos/requests';
+import type { RealmFile, keyListAnswer, ticketListAnswer, messageAnswer } from '../../handlers/kerberos/responses';
 import type * as z from 'zod';
 
 /** The Kerberos routes' answers (their response schemas in handlers/kerberos/requests.ts) */
-type TicketList = z.infer<typeof TicketListResponseSchema>;
-type KeyList = z.infer<typeof KeyListResponseSchema>;
-type Message = z.infer<typeof MessageSchema>;
+type TicketList = z.infer<typeof ticketListAnswer>;
+type KeyList = z.infer<typeof keyListAnswer>;
+type Message = z.infer<typeof messageAnswer>;
 
 const PASSWORD = 'Sys-t3st "pass" word';
 const OLD_PASSWORD = 'expired-0ld-pw';

@@ -15,7 +15,7 @@
  * the line itself: `klist -K` would print key bytes.
  */
 import { ParseError } from '../../core/parse-error';
-import type { KeytabList, Klist, KlistCollection, KlistTicket } from '../schemas';
+import type { KeytabList, Klist, KlistCollection, KlistTicket } from '../responses';
 
 const TS = String.raw`\d{2}/\d{2}/(?:\d{2}|\d{4}) \d{2}:\d{2}:\d{2}`;
 

@@ -43,7 +43,7 @@ import {
   type Krb5Entry,
   type Krb5Section,
   type Krb5Value,
-} from '../schemas';
+} from '../responses';
 
 const PARSER = 'krb5.conf';
 

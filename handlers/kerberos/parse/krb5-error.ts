@@ -8,7 +8,7 @@
  * messages are kept with kind `unknown`; this is a classifier, not a validator, so it does not
  * throw.
  */
-import type { Krb5Error } from '../schemas';
+import type { Krb5Error } from '../responses';
 
 type Kind = Krb5Error['kind'];
 

@@ -23,14 +23,14 @@ import {
   krb5TagProblem,
 } from '../parse/krb5-conf';
 import {
-  Krb5DirectiveSchema,
-  Krb5SectionSchema,
+  krb5Directive,
+  krb5Section,
   type Krb5Conf,
   type Krb5ConfInput,
   type Krb5Directive,
   type Krb5Section,
   type Krb5Value,
-} from '../schemas';
+} from '../responses';
 
 export interface Krb5ConfProblem {
   path: (string | number)[];
@@ -222,7 +222,7 @@ export function krb5ConfProblems(input: unknown): Krb5ConfProblem[] {
         out.push({ path: ['directives', i], message: 'a module directive must come before the first section' });
         return;
       }
-      const parsed = Krb5DirectiveSchema.safeParse(d);
+      const parsed = krb5Directive.safeParse(d);
       if (!parsed.success) {
         out.push({
           path: ['directives', i],
@@ -310,11 +310,11 @@ export function renderKrb5Conf(input: Krb5ConfInput): string {
  * Request-side schema for a krb5.conf given as an object (global file or realm file), in either
  * shape. Structural errors come from zod; rendering problems are added as issues with paths.
  */
-const SectionsSchema = z.record(z.string(), Krb5SectionSchema);
-export const Krb5ConfInputSchema = z
+const SectionsSchema = z.record(z.string(), krb5Section);
+export const krb5ConfInput = z
   .union([
     z.strictObject({
-      directives: z.array(Krb5DirectiveSchema).optional(),
+      directives: z.array(krb5Directive).optional(),
       sections: SectionsSchema,
       finals: z.array(z.array(z.string()).min(1)).optional(),
     }),

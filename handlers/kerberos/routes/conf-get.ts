@@ -3,7 +3,7 @@ import { route } from '../../core/route';
 import { notFound } from '../../core/errors';
 import { path } from '../../core/vars';
 import { parseKrb5Conf } from '../parse/krb5-conf';
-import { Krb5ConfSchema } from '../schemas';
+import { krb5Conf } from '../responses';
 
 export default route({
   method: 'GET',
@@ -11,7 +11,7 @@ export default route({
   permission: 'kerberos:read',
   examples: [{ summary: 'the demo krb5.conf (realm CORP.EXAMPLE.COM)' }],
   summary: 'The global krb5.conf, as raw text and parsed',
-  response: z.object({ raw: z.string(), json: Krb5ConfSchema }),
+  response: z.object({ raw: z.string(), json: krb5Conf }),
   async handler({ system, vars }) {
     const file = path(vars, 'krb5Conf');
     const raw = await system.readFile(file);

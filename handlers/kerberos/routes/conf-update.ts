@@ -3,7 +3,7 @@ import { emptyObject } from '../../core/schemas';
 import { path } from '../../core/vars';
 import { ENSURE_CONF_DIR_OP } from '../contract';
 import { checkIncludesExist, globalConfText } from '../conf-files';
-import { ConfUpdateBodySchema } from '../requests';
+import { confUpdateBody } from '../requests';
 
 export default route({
   method: 'POST',
@@ -19,7 +19,7 @@ export default route({
   ],
   summary:
     'Replace the global krb5.conf with the full raw text given (first line: includedir /etc/krb5.conf.d, stored naming the configured include directory, which is created if missing)',
-  body: ConfUpdateBodySchema,
+  body: confUpdateBody,
   response: emptyObject,
   async handler({ body, system, vars, events }) {
     // Refused before anything is written: a wrong first line drops every realm file, and a file

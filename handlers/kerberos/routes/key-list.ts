@@ -4,7 +4,8 @@ import { path } from '../../core/vars';
 import { kerberosEnv, keytabListArgv } from '../commands';
 import { krb5Failure } from '../failures';
 import { parseKeytabList } from '../parse/klist';
-import { KeyListBodySchema, KeyListResponseSchema } from '../requests';
+import { keyListBody } from '../requests';
+import { keyListAnswer } from '../responses';
 
 export default route({
   method: 'POST',
@@ -13,8 +14,8 @@ export default route({
   examples: [{ summary: 'the keys of the default keytab', body: {} }],
   summary:
     'Keys of a keytab (klist -k -t -e): raw, and parsed (kvno, timestamp, principal, enctype); never key material',
-  body: KeyListBodySchema,
-  response: KeyListResponseSchema,
+  body: keyListBody,
+  response: keyListAnswer,
   async handler({ body, system, vars }) {
     const argv = keytabListArgv(vars, body.path ?? path(vars, 'keytab'));
     const r = await system.exec(argv, { env: kerberosEnv(vars) });

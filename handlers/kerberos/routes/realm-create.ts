@@ -2,7 +2,7 @@ import { route } from '../../core/route';
 import { ApiError, conflict } from '../../core/errors';
 import { emptyObject } from '../../core/schemas';
 import { checkIncludesExist, realmFileCandidates, realmFileName, realmFilePath, realmFileText } from '../conf-files';
-import { RealmCreateBodySchema } from '../requests';
+import { realmCreateBody } from '../requests';
 
 export default route({
   method: 'POST',
@@ -35,7 +35,7 @@ export default route({
   ],
   summary:
     'Create <name>.conf (or <name> when it ends in .conf; the realm itself, e.g. CORP.EXAMPLE.COM, is a good name) in the include directory from raw text or an object (rendered to krb5.conf syntax)',
-  body: RealmCreateBodySchema,
+  body: realmCreateBody,
   response: emptyObject,
   async handler({ body, system, vars, events }) {
     const { text, parsed } = realmFileText(body.conf, vars, body.name);

@@ -1,7 +1,8 @@
 import { route } from '../../core/route';
 import { notFound } from '../../core/errors';
 import { baseName, findRealmFile, realmFileName } from '../conf-files';
-import { MessageSchema, RealmNameParamsSchema } from '../requests';
+import { realmNameParams } from '../requests';
+import { messageAnswer } from '../responses';
 
 export default route({
   method: 'POST',
@@ -18,8 +19,8 @@ export default route({
     { summary: 'an unknown realm file', params: { name: 'nosuch' }, status: 404 },
   ],
   summary: 'Delete a realm file (<name>.conf, or the listed file <name>); the answer names the deleted file',
-  params: RealmNameParamsSchema,
-  response: MessageSchema,
+  params: realmNameParams,
+  response: messageAnswer,
   async handler({ params, system, vars, events }) {
     // The removed file is kept in the host's backups (restoreFile brings it back).
     const file = await findRealmFile(vars, params.name, async (p) => (await system.stat(p))?.type === 'file');

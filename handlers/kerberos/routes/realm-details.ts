@@ -1,7 +1,8 @@
 import { route } from '../../core/route';
 import { notFound } from '../../core/errors';
 import { findRealmFile, realmFileEntry, realmFileName } from '../conf-files';
-import { RealmFileSchema, RealmNameParamsSchema } from '../requests';
+import { realmNameParams } from '../requests';
+import { realmFileAnswer } from '../responses';
 
 export default route({
   method: 'GET',
@@ -13,8 +14,8 @@ export default route({
   ],
   summary:
     'One realm file: <name>.conf, or the listed file <name> (a listing key, with or without .conf, addresses its file): raw and json',
-  params: RealmNameParamsSchema,
-  response: RealmFileSchema,
+  params: realmNameParams,
+  response: realmFileAnswer,
   async handler({ params, system, vars }) {
     const file = await findRealmFile(vars, params.name, async (p) => (await system.stat(p))?.type === 'file');
     const raw = file === null ? null : await system.readFile(file);

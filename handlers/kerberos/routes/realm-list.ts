@@ -1,6 +1,6 @@
 import { route } from '../../core/route';
 import { isIncludedFileName, realmDir, realmFileEntry } from '../conf-files';
-import { RealmListResponseSchema, type RealmFile } from '../requests';
+import { realmListAnswer, type RealmFile } from '../responses';
 
 export default route({
   method: 'GET',
@@ -8,7 +8,7 @@ export default route({
   permission: 'kerberos:read',
   examples: [{ summary: 'the demo realm file lab.conf' }],
   summary: 'The realm files of the include directory, keyed by file name, each with raw and json',
-  response: RealmListResponseSchema,
+  response: realmListAnswer,
   async handler({ system, vars }) {
     const dir = realmDir(vars);
     const entries = await system.listDir(dir);

@@ -2,7 +2,7 @@ import { route } from '../../core/route';
 import { notFound } from '../../core/errors';
 import { emptyObject } from '../../core/schemas';
 import { checkIncludesExist, findRealmFile, realmFileName, realmFileText } from '../conf-files';
-import { RealmNameParamsSchema, RealmUpdateBodySchema } from '../requests';
+import { realmNameParams, realmUpdateBody } from '../requests';
 
 export default route({
   method: 'POST',
@@ -18,8 +18,8 @@ export default route({
     },
   ],
   summary: 'Replace an existing realm file with raw text or an object (rendered to krb5.conf syntax)',
-  params: RealmNameParamsSchema,
-  body: RealmUpdateBodySchema,
+  params: realmNameParams,
+  body: realmUpdateBody,
   response: emptyObject,
   async handler({ params, body, system, vars, events }) {
     const { text, parsed } = realmFileText(body.conf, vars, params.name);

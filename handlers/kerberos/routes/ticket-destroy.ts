@@ -3,7 +3,7 @@ import { commandTimeout } from '../../core/system';
 import { ccacheEnv, kdestroyArgv } from '../commands';
 import { krb5Failure } from '../failures';
 import { parseKrb5Error } from '../parse/krb5-error';
-import { MessageSchema } from '../requests';
+import { messageAnswer } from '../responses';
 
 export default route({
   method: 'POST',
@@ -11,7 +11,7 @@ export default route({
   permission: 'kerberos:manage',
   examples: [{ summary: "destroy the API user's tickets", body: {} }],
   summary: "Destroy the product's ticket cache (kdestroy)",
-  response: MessageSchema,
+  response: messageAnswer,
   async handler({ system, vars, events }) {
     const argv = kdestroyArgv(vars);
     const r = await system.exec(argv, { env: ccacheEnv(vars) });

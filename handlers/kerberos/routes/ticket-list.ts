@@ -3,7 +3,7 @@ import { commandTimeout } from '../../core/system';
 import { ccacheEnv, klistArgv } from '../commands';
 import { krb5Failure } from '../failures';
 import { parseKlist } from '../parse/klist';
-import { TicketListResponseSchema } from '../requests';
+import { ticketListAnswer } from '../responses';
 
 export default route({
   method: 'GET',
@@ -11,7 +11,7 @@ export default route({
   permission: 'kerberos:read',
   examples: [{ summary: "administrator's TGT and an LDAP service ticket" }],
   summary: "The product's ticket cache: klist output as raw, and parsed (cache, default principal, tickets)",
-  response: TicketListResponseSchema,
+  response: ticketListAnswer,
   async handler({ system, vars }) {
     const argv = klistArgv(vars);
     const r = await system.exec(argv, { env: ccacheEnv(vars) });

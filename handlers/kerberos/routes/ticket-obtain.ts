@@ -12,9 +12,10 @@ import {
 } from '../commands';
 import { defaultRealm } from '../conf-files';
 import { krb5Failure, krb5Timeout, normaliseTty, scrub } from '../failures';
-import { RealmNameSchema, realmCaseHint } from '../names';
+import { realmName, realmCaseHint } from '../names';
 import { parseKlist } from '../parse/klist';
-import { MessageSchema, ObtainBodySchema } from '../requests';
+import { obtainBody } from '../requests';
+import { messageAnswer } from '../responses';
 
 /** body.realm, else default_realm of krb5.conf: kinit is always given a full principal. */
 async function realmFor(given: string | undefined, system: SystemClient, vars: Vars): Promise<string> {
@@ -24,7 +25,7 @@ async function realmFor(given: string | undefined, system: SystemClient, vars: V
     throw new ApiError('conflict', `no realm given, and ${path(vars, 'krb5Conf')} sets no default_realm`);
   }
   // It reaches argv, so the configured value is held to the same rule as a client's.
-  if (!RealmNameSchema.safeParse(found).success) {
+  if (!realmName.safeParse(found).success) {
     throw new ApiError('conflict', 'default_realm in krb5.conf is not a usable realm name; give realm');
   }
   return found;
@@ -45,8 +46,8 @@ export default route({
     { summary: 'an unknown user', body: { username: 'nobody', password: 'x' }, status: 400 },
   ],
   summary: 'Obtain a ticket-granting ticket with a domain admin password (kinit at a pty prompt) or from a keytab',
-  body: ObtainBodySchema,
-  response: MessageSchema,
+  body: obtainBody,
+  response: messageAnswer,
   async handler({ body, system, vars, events }) {
     const env = ccacheEnv(vars);
     const timeoutMs = kinitTimeoutMs(vars);

@@ -8,7 +8,7 @@ import {
   parseKlist,
   parseKlistCollection,
 } from '../../../handlers/kerberos/parse/klist';
-import { KeytabListSchema, KlistSchema } from '../../../handlers/kerberos/schemas';
+import { keytabList, klistOutput } from '../../../handlers/kerberos/responses';
 import { entryFor, runFixtureTable } from '../../helpers/fixture-runner';
 import { KERBEROS_FIXTURES } from '../fixture-tables';
 import { parseError } from '../../helpers/parse-error';
@@ -144,7 +144,7 @@ describe('parseKlist', () => {
           continue;
         }
         // Cut right after a complete line: a valid (shorter) listing.
-        expect(() => KlistSchema.parse(result)).not.toThrow();
+        expect(() => klistOutput.parse(result)).not.toThrow();
       }
     }
   });
@@ -208,7 +208,7 @@ describe('parseKeytabList', () => {
     expect(parseError(() => parseKeytabList(kte.replace('   4 11/25/26', '   x 11/25/26'))).line).toBe(9);
     for (let cut = 0; cut < kte.length; cut++) {
       try {
-        KeytabListSchema.parse(parseKeytabList(kte.slice(0, cut)));
+        keytabList.parse(parseKeytabList(kte.slice(0, cut)));
       } catch (e) {
         expect(e, `cut at ${cut}`).toBeInstanceOf(ParseError);
         expect((e as ParseError).line).toBeGreaterThan(0);

@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { ParseError } from '../../../handlers/core/parse-error';
 import { parseKrb5Conf } from '../../../handlers/kerberos/parse/krb5-conf';
 import {
-  Krb5ConfInputSchema,
+  krb5ConfInput,
   Krb5RenderError,
   krb5ConfProblems,
   renderKrb5Conf,
 } from '../../../handlers/kerberos/render/krb5-conf';
-import { Krb5ConfSchema, type Krb5Conf, type Krb5ConfInput } from '../../../handlers/kerberos/schemas';
+import { krb5Conf, type Krb5Conf, type Krb5ConfInput } from '../../../handlers/kerberos/responses';
 import { parseError } from '../../helpers/parse-error';
 
 const dir = resolve(__dirname, '../../../fixtures/krb5-conf');
@@ -48,21 +48,21 @@ describe('krb5.conf fixtures', () => {
       it('parses to its expected JSON', () => {
         const expected: unknown = JSON.parse(text(name.replace(/\.conf$/, '.expected.json')));
         expect(parsed).toEqual(expected);
-        expect(() => Krb5ConfSchema.parse(parsed)).not.toThrow();
+        expect(() => krb5Conf.parse(parsed)).not.toThrow();
       });
       it('round-trips through the renderer', () => {
         const rendered = renderKrb5Conf(parsed);
         expect(parseKrb5Conf(rendered)).toEqual(parsed);
         // Rendering is deterministic: a second trip gives the same text.
         expect(renderKrb5Conf(parseKrb5Conf(rendered))).toBe(rendered);
-        expect(Krb5ConfInputSchema.safeParse(parsed).success).toBe(true);
+        expect(krb5ConfInput.safeParse(parsed).success).toBe(true);
       });
       it('is rejected with a line number when cut inside a subsection', () => {
         const lines = text(name).split('\n');
         for (let n = 0; n <= lines.length; n++) {
           const cut = lines.slice(0, n).join('\n');
           try {
-            Krb5ConfSchema.parse(parseKrb5Conf(cut));
+            krb5Conf.parse(parseKrb5Conf(cut));
           } catch (e) {
             expect(e, `${name} cut after line ${n}`).toBeInstanceOf(ParseError);
             expect((e as ParseError).line, `${name} cut after line ${n}`).toBeGreaterThan(0);
@@ -258,12 +258,12 @@ describe('renderKrb5Conf for client objects', () => {
     for (const [input, message] of bad) {
       const problems = renderProblems(input);
       expect(problems.join('; '), JSON.stringify(input).slice(0, 80)).toContain(message);
-      expect(Krb5ConfInputSchema.safeParse(input).success, JSON.stringify(input).slice(0, 80)).toBe(false);
+      expect(krb5ConfInput.safeParse(input).success, JSON.stringify(input).slice(0, 80)).toBe(false);
     }
   });
 
   it('reports problems as zod issues with paths', () => {
-    const r = Krb5ConfInputSchema.safeParse({
+    const r = krb5ConfInput.safeParse({
       realms: { 'EXAMPLE.TEST': { 'bad tag': 'x', kdc: ['ok', 'bad\rvalue'] } },
     });
     expect(r.success).toBe(false);

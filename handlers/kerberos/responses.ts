@@ -17,7 +17,7 @@ const IsoSeconds = z.iso.datetime({ precision: 0 });
 // ---------------------------------------------------------------------------------------------
 // klist (ticket cache)
 
-export const KlistTicketSchema = z.object({
+export const klistTicket = z.object({
   /** Service principal, e.g. `krbtgt/EXAMPLE.TEST@EXAMPLE.TEST`. */
   service: z.string().min(1),
   /** "Valid starting" column. */
@@ -38,15 +38,15 @@ export const KlistTicketSchema = z.object({
   /** With `klist -e`: `Etype (skey, tkt): <session key>, <ticket>`. */
   etypes: z.object({ sessionKey: z.string().min(1), ticket: z.string().min(1) }).optional(),
 });
-export type KlistTicket = z.infer<typeof KlistTicketSchema>;
+export type KlistTicket = z.infer<typeof klistTicket>;
 
-export const KlistSchema = z.object({
+export const klistOutput = z.object({
   /** `TYPE:residual`, e.g. `FILE:/tmp/krb5cc_0`, `KEYRING:persistent:0:0`, `KCM:0`, `DIR::/run/x/tkt`. */
   cache: z.string().min(1),
   defaultPrincipal: z.string().min(1),
-  tickets: z.array(KlistTicketSchema),
+  tickets: z.array(klistTicket),
 });
-export type Klist = z.infer<typeof KlistSchema>;
+export type Klist = z.infer<typeof klistOutput>;
 
 /** Letters of `klist -f` (klist.c flags_string) and the ticket flag each one stands for. */
 export const KLIST_FLAG_LETTERS: Readonly<Record<string, string>> = {
@@ -69,7 +69,7 @@ export const KLIST_FLAG_LETTERS: Readonly<Record<string, string>> = {
 // ---------------------------------------------------------------------------------------------
 // klist -l (cache collection)
 
-export const KlistCacheEntrySchema = z.object({
+export const klistCacheEntry = z.object({
   /**
    * klist -l prints the principal in a 30-character column and cuts longer names
    * (`host/nas01.example.test@EXAMPL`). `principalTruncated` says the column was full, so the
@@ -80,13 +80,13 @@ export const KlistCacheEntrySchema = z.object({
   cache: z.string().min(1),
   expired: z.boolean(),
 });
-export const KlistCollectionSchema = z.object({ caches: z.array(KlistCacheEntrySchema) });
-export type KlistCollection = z.infer<typeof KlistCollectionSchema>;
+export const klistCollection = z.object({ caches: z.array(klistCacheEntry) });
+export type KlistCollection = z.infer<typeof klistCollection>;
 
 // ---------------------------------------------------------------------------------------------
 // klist -k [-t] [-e] (keytab)
 
-export const KeytabKeySchema = z.object({
+export const keytabKey = z.object({
   kvno: z.number().int().nonnegative(),
   /** With `-t`. */
   timestamp: IsoSeconds.optional(),
@@ -94,12 +94,12 @@ export const KeytabKeySchema = z.object({
   /** With `-e`, e.g. `aes256-cts-hmac-sha1-96`, `DEPRECATED:arcfour-hmac`, `etype 99`. */
   enctype: z.string().min(1).optional(),
 });
-export const KeytabListSchema = z.object({
+export const keytabList = z.object({
   /** `FILE:/etc/krb5.keytab` */
   keytab: z.string().min(1),
-  keys: z.array(KeytabKeySchema),
+  keys: z.array(keytabKey),
 });
-export type KeytabList = z.infer<typeof KeytabListSchema>;
+export type KeytabList = z.infer<typeof keytabList>;
 
 // ---------------------------------------------------------------------------------------------
 // Error messages of the MIT tools (stderr)
@@ -122,12 +122,12 @@ export const KRB5_ERROR_KINDS = [
   'config-invalid',
   'unknown',
 ] as const;
-export const Krb5ErrorKindSchema = z.enum(KRB5_ERROR_KINDS);
+export const krb5ErrorKind = z.enum(KRB5_ERROR_KINDS);
 
-export const Krb5ErrorSchema = z.object({
+export const krb5Error = z.object({
   /** Program that printed it (`kinit`, `klist`, `kvno`, …). */
   tool: z.string().min(1),
-  kind: Krb5ErrorKindSchema,
+  kind: krb5ErrorKind,
   /** The message without the `tool: ` prefix and without the ` while …` tail. */
   message: z.string().min(1),
   /** The ` while …` tail: `getting initial credentials`, `starting keytab scan`, … */
@@ -135,7 +135,7 @@ export const Krb5ErrorSchema = z.object({
   /** What the message names: a principal, realm, keytab path or cache name (see parse/krb5-error.ts). */
   subject: z.string().min(1).optional(),
 });
-export type Krb5Error = z.infer<typeof Krb5ErrorSchema>;
+export type Krb5Error = z.infer<typeof krb5Error>;
 
 // ---------------------------------------------------------------------------------------------
 // krb5.conf (and krb5.conf.d/*.conf realm files)
@@ -166,25 +166,25 @@ export interface Krb5Section {
   [tag: string]: Krb5Entry;
 }
 
-export const Krb5SectionSchema: z.ZodType<Krb5Section> = z.lazy(() =>
-  z.record(z.string(), z.union([z.string(), Krb5SectionSchema, z.array(z.union([z.string(), Krb5SectionSchema]))])),
+export const krb5Section: z.ZodType<Krb5Section> = z.lazy(() =>
+  z.record(z.string(), z.union([z.string(), krb5Section, z.array(z.union([z.string(), krb5Section]))])),
 );
 
 // Strict: a client's `{type: 'module', …, section}` must be refused, not silently trimmed.
-export const Krb5DirectiveSchema = z.discriminatedUnion('type', [
+export const krb5Directive = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('include'), path: z.string().min(1), section: z.string().min(1).optional() }),
   z.strictObject({ type: z.literal('includedir'), path: z.string().min(1), section: z.string().min(1).optional() }),
   /** `module PATH:RESIDUAL`: MIT then loads the profile from that module and ignores the file's relations. */
   z.strictObject({ type: z.literal('module'), path: z.string().min(1), residual: z.string() }),
 ]);
-export type Krb5Directive = z.infer<typeof Krb5DirectiveSchema>;
+export type Krb5Directive = z.infer<typeof krb5Directive>;
 
-export const Krb5ConfSchema = z.object({
-  directives: z.array(Krb5DirectiveSchema),
-  sections: z.record(z.string(), Krb5SectionSchema),
+export const krb5Conf = z.object({
+  directives: z.array(krb5Directive),
+  sections: z.record(z.string(), krb5Section),
   finals: z.array(z.array(z.string()).min(1)),
 });
-export type Krb5Conf = z.infer<typeof Krb5ConfSchema>;
+export type Krb5Conf = z.infer<typeof krb5Conf>;
 
 /**
  * What a client may send for a realm file: either the full Krb5Conf shape, or just the sections
@@ -220,3 +220,22 @@ export const KRB5_LIST_TAGS: Readonly<Record<string, readonly string[]>> = {
   ],
   plugins: ['module', 'enable_only', 'disable'],
 };
+
+export const messageAnswer = z.object({ message: z.string() });
+
+/** GET /kerberos/ticket/list: the spec's `raw`, and the parse of it beside it. */
+export const ticketListAnswer = z.object({ raw: z.string(), json: klistOutput });
+
+export const keyListAnswer = z.object({ raw: z.string(), json: keytabList });
+
+/**
+ * One realm file as listed and detailed. `json` is null and `error` says why when the file does
+ * not parse: a broken file must stay visible (and fixable through update), not hide the others.
+ */
+export const realmFileAnswer = z.object({
+  raw: z.string(),
+  json: krb5Conf.nullable(),
+  error: z.string().optional(),
+});
+export type RealmFile = z.infer<typeof realmFileAnswer>;
+export const realmListAnswer = z.record(z.string(), realmFileAnswer);
