@@ -22,7 +22,7 @@ export const realmDir = (vars: Vars): string => stripSlash(path(vars, 'krb5ConfD
 /**
  * The file name a realm name stands for when a file is created: `name` itself when it ends in
  * `.conf` (a listing key), else `<name>.conf` (`CORP.EXAMPLE.COM` → `CORP.EXAMPLE.COM.conf`,
- * which MIT reads: it ends in `.conf` and is no dotfile). `name` has passed RealmFileNameSchema.
+ * which MIT reads: it ends in `.conf` and is no dotfile). `name` has passed realmFileName.
  */
 export const realmFileName = (name: string): string => (name.endsWith('.conf') ? name : `${name}.conf`);
 
@@ -174,7 +174,7 @@ export function realmFileText(
   vars: Vars,
   name: string,
 ): { text: string; parsed: Krb5Conf } {
-  // Krb5ConfInputSchema has already refused whatever cannot be rendered
+  // krb5ConfInput has already refused whatever cannot be rendered
   const text = typeof conf === 'string' ? conf : renderKrb5Conf(conf);
   const parsed = parseForWrite(text, vars);
   checkRealmFile(text, name);

@@ -1,6 +1,6 @@
 import { idsFromRules } from './plan';
 import type { DeviceTcState } from './reconcile';
-import type { DeviceEntry, RuleEntry, StoredRule, TrafficListing } from './schemas';
+import type { DeviceEntry, RuleEntry, StoredRule, TrafficListing } from './responses';
 
 /**
  * The spec's listing object from what tc showed and what the DB holds. Pure, so it is tested

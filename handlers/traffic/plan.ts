@@ -10,7 +10,7 @@ import {
   type FilterEntry,
   type QueueEntry,
   type StoredRule,
-} from './schemas';
+} from './responses';
 import { formatClassId, parseTcHandle } from './parse/tc-units';
 
 /**

@@ -1,4 +1,4 @@
-import type { ClassEntry, FilterEntry, QueueEntry, StoredRule } from './schemas';
+import type { ClassEntry, FilterEntry, QueueEntry, StoredRule } from './responses';
 import {
   FILTER_PREF,
   ROOT_MAJOR,

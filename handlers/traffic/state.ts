@@ -6,7 +6,7 @@ import { parseTcFilter } from './parse/tc-filter';
 import { parseTcQdisc } from './parse/tc-qdisc';
 import { TC, showClassArgv, showFilterArgv, showQdiscArgv, type Argv } from './plan';
 import { reconcile, type DeviceTcState, type ReconcileResult } from './reconcile';
-import { DeviceName, type QueueEntry, type StoredRule } from './schemas';
+import { DeviceName, type QueueEntry, type StoredRule } from './responses';
 
 /**
  * Running tc for the traffic routes and the start-up task: reading a device's state, applying

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { D1Database } from '../core/bindings';
 import { conflict } from '../core/errors';
 import { TrafficPlanError, nextFreeId } from './plan';
-import { RESERVED_ID, StoredRule } from './schemas';
+import { RESERVED_ID, StoredRule } from './responses';
 
 /**
  * The rules as the DB keeps them (table `traffic_rules`, migration 1: name PRIMARY KEY,

@@ -37,7 +37,7 @@ import { parseTcQdisc } from '../../handlers/traffic/parse/tc-qdisc';
 import { parseTcClass } from '../../handlers/traffic/parse/tc-class';
 import { parseTcFilter, parseTcFilterText } from '../../handlers/traffic/parse/tc-filter';
 import { parseIpLinkNames } from '../../handlers/traffic/parse/ip-link-names';
-import { ClassEntry, FilterEntry, QueueEntry } from '../../handlers/traffic/schemas';
+import { ClassEntry, FilterEntry, QueueEntry } from '../../handlers/traffic/responses';
 // certificate
 import { parseUpdateCaCertificates } from '../../handlers/certificate/parse/update-ca-certificates';
 // pod

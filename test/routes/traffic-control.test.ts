@@ -18,7 +18,7 @@ import { tcArgv } from '../../handlers/traffic/state';
 import { buildListing } from '../../handlers/traffic/listing';
 import type { Vars } from '../../handlers/core/vars';
 import type { D1Database, D1PreparedStatement } from '../../handlers/core/bindings';
-import type { TrafficListing } from '../../handlers/traffic/schemas';
+import type { TrafficListing } from '../../handlers/traffic/responses';
 import { errorOf } from '../helpers/answers';
 
 const TC = '/usr/sbin/tc';

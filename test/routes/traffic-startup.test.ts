@@ -14,7 +14,7 @@ import { reconcileTrafficOnStart } from '../../runtime/areas/traffic';
 import list from '../../handlers/traffic/routes/control-list';
 import type { HostConfig } from '../../runtime/config';
 import { defaultConfig } from '../../runtime/config';
-import type { TrafficListing } from '../../handlers/traffic/schemas';
+import type { TrafficListing } from '../../handlers/traffic/responses';
 
 const TC = '/usr/sbin/tc';
 const fx = (name: string): Fixture => ({

@@ -37,7 +37,7 @@ import {
   type Argv,
 } from '../../handlers/traffic/plan';
 import { reconcile, type DeviceTcState } from '../../handlers/traffic/reconcile';
-import type { StoredRule } from '../../handlers/traffic/schemas';
+import type { StoredRule } from '../../handlers/traffic/responses';
 
 let pair: VethPair;
 let rule: StoredRule;

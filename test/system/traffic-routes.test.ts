@@ -41,7 +41,7 @@ import {
 import { parseTcQdisc } from '../../handlers/traffic/parse/tc-qdisc';
 import { parseTcClass } from '../../handlers/traffic/parse/tc-class';
 import { parseTcFilter } from '../../handlers/traffic/parse/tc-filter';
-import type { TrafficListing } from '../../handlers/traffic/schemas';
+import type { TrafficListing } from '../../handlers/traffic/responses';
 
 const cli = join(repo, 'dist/host/cli.mjs');
 const BYTES = 3_000_000;

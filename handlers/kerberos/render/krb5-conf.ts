@@ -196,7 +196,7 @@ function pathExists(sections: Record<string, unknown>, path: readonly string[]):
 
 /**
  * Everything that would stop `input` from rendering to a file with the same meaning. Empty when
- * it can be rendered. Used by renderKrb5Conf and by Krb5ConfInputSchema (as zod issues).
+ * it can be rendered. Used by renderKrb5Conf and by krb5ConfInput (as zod issues).
  */
 export function krb5ConfProblems(input: unknown): Krb5ConfProblem[] {
   const out: Krb5ConfProblem[] = [];

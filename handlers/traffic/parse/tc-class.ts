@@ -1,5 +1,5 @@
 import { ParseError } from '../../core/parse-error';
-import type { ClassEntry, ClassStats } from '../schemas';
+import type { ClassEntry, ClassStats } from '../responses';
 import { parseTcHandle, parseTcRate, parseTcSize } from './tc-units';
 
 const PARSER = 'tc-class';

@@ -1,5 +1,5 @@
 import { ParseError } from '../../core/parse-error';
-import type { FilterEntry, U32Match } from '../schemas';
+import type { FilterEntry, U32Match } from '../responses';
 import { isJsonObject, parseJsonMulti, type JsonObject, type JsonValue } from './json-multi';
 import { hex32ToIPv4, normalizeHex32, prefixLengthOfMask } from './tc-units';
 

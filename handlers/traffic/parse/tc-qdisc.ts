@@ -1,5 +1,5 @@
 import { ParseError } from '../../core/parse-error';
-import type { QueueDetails, QueueEntry } from '../schemas';
+import type { QueueDetails, QueueEntry } from '../responses';
 import { isJsonObject, parseJsonMulti, type JsonObject, type JsonValue } from './json-multi';
 import { parseTcHandle } from './tc-units';
 

@@ -11,7 +11,7 @@ import {
   showQdiscArgv,
   type Argv,
 } from '../plan';
-import { CreateRuleBody, CreateRuleResponse, type StoredRule } from '../schemas';
+import { CreateRuleBody, CreateRuleResponse, type StoredRule } from '../responses';
 import { execTc, isGone, readDevice, runTc, withKernelRoot, type TcContext } from '../state';
 import { deleteRule, duplicateName, findRule, listRules, reserveRule, rulesOnDevice } from '../store';
 import { parseTcQdisc } from '../parse/tc-qdisc';

@@ -4,7 +4,7 @@ import { ApiError, notFound } from '../../core/errors';
 import { commandFailed } from '../../core/system';
 import { isOurRoot, planRemoveRoot, planRemoveRule, showQdiscArgv } from '../plan';
 import { parseTcQdisc } from '../parse/tc-qdisc';
-import { DestroyRuleResponse, RuleName } from '../schemas';
+import { DestroyRuleResponse, RuleName } from '../responses';
 import { execTc, isGone, tcArgv, type TcContext } from '../state';
 import { deleteRule, findRule, rulesOnDevice } from '../store';
 

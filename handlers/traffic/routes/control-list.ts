@@ -2,7 +2,7 @@ import { route } from '../../core/route';
 import { hasPermission } from '../../core/auth';
 import { buildListing } from '../listing';
 import { applyReconcile, describeReport, listLinks, readDevices, type TcContext } from '../state';
-import { TrafficListing } from '../schemas';
+import { TrafficListing } from '../responses';
 import { listRules } from '../store';
 
 /**

@@ -21,7 +21,7 @@ const HOSTILE = [
   'x.conf',
 ];
 
-describe('RealmFileNameSchema', () => {
+describe('realmFileName', () => {
   it('rejects traversal, options, dotfiles, separators, NUL and blanks', () => {
     // dots are allowed inside (issue 12 item 2): the realm itself and listing keys are names
     for (const v of HOSTILE.filter((v) => v !== 'x.conf')) expect(ok(realmFileName, v), JSON.stringify(v)).toBe(false);
@@ -44,7 +44,7 @@ describe('RealmFileNameSchema', () => {
   });
 });
 
-describe('RealmNameSchema', () => {
+describe('realmName', () => {
   it('rejects hostile values and krb5.conf syntax characters', () => {
     for (const v of [...HOSTILE.filter((v) => v !== 'x.conf'), 'A=B', 'A*', '[A]', 'A{', 'A..B', 'A.', '.A']) {
       expect(ok(realmName, v), JSON.stringify(v)).toBe(false);
@@ -56,7 +56,7 @@ describe('RealmNameSchema', () => {
   });
 });
 
-describe('PrincipalSchema and UsernameSchema', () => {
+describe('principalName and userName', () => {
   it('reject hostile values', () => {
     for (const v of [
       '-x',
@@ -94,7 +94,7 @@ describe('PrincipalSchema and UsernameSchema', () => {
   });
 });
 
-describe('KeytabPathSchema', () => {
+describe('keytabPath', () => {
   it('accepts absolute normalised paths only', () => {
     expect(ok(keytabPath, '/etc/krb5.keytab')).toBe(true);
     expect(ok(keytabPath, '/var/lib/ballast/nfs.keytab')).toBe(true);

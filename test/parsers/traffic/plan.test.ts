@@ -32,7 +32,7 @@ import {
   showFilterArgv,
   showQdiscArgv,
 } from '../../../handlers/traffic/plan';
-import { CreateRuleBody, IdList, StoredRule, TrafficListing } from '../../../handlers/traffic/schemas';
+import { CreateRuleBody, IdList, StoredRule, TrafficListing } from '../../../handlers/traffic/responses';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', 'tc');
 const fx = (name: string) => readFixture(join(dir, `${name}.yaml`));
