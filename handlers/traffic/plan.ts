@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import {
-  DeviceName,
-  IPv4Address,
+  deviceName,
+  ipv4Address,
   MAX_RULE_ID,
-  RateMB,
+  rateMb,
   RESERVED_ID,
-  RuleId,
+  ruleId,
   type ClassEntry,
   type FilterEntry,
   type QueueEntry,
@@ -68,7 +68,7 @@ function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   return r.data;
 }
 
-const device = (d: string) => check(DeviceName, d, 'device');
+const device = (d: string) => check(deviceName, d, 'device');
 
 // ---------------------------------------------------------------------------------------------
 // Reading state. The fixtures are recorded with exactly these argv, so replay matches them.
@@ -87,16 +87,16 @@ export const showFilterArgv = (dev: string): Argv => [TC, '-j', 'filter', 'show'
 // Names of a rule's objects.
 
 export function classIdFor(id: number): string {
-  return formatClassId(ROOT_MAJOR, check(RuleId, id, 'rule id'));
+  return formatClassId(ROOT_MAJOR, check(ruleId, id, 'rule id'));
 }
 
 export function filterHandleFor(id: number): string {
-  return `${U32_TABLE}::${check(RuleId, id, 'rule id').toString(16)}`;
+  return `${U32_TABLE}::${check(ruleId, id, 'rule id').toString(16)}`;
 }
 
 /** Bytes per second the kernel will hold for `rateMB` (1 MB = 10^6 bytes, like tc's `mbps`). */
 export function rateBytesPerSec(rateMB: number): number {
-  return Math.round(check(RateMB, rateMB, 'rate') * 1_000_000);
+  return Math.round(check(rateMb, rateMB, 'rate') * 1_000_000);
 }
 
 /**
@@ -252,7 +252,7 @@ export function planClass(rule: RuleTarget, mode: ApplyMode = 'add'): Argv {
 
 export function planFilter(rule: RuleTarget, mode: ApplyMode = 'add'): Argv {
   const d = device(rule.device);
-  const ip = check(IPv4Address, rule.ip, 'ip');
+  const ip = check(ipv4Address, rule.ip, 'ip');
   return [
     TC,
     'filter',

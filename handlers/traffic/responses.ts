@@ -19,7 +19,7 @@ import * as z from 'zod';
  * Linux interface name: 1..15 bytes (IFNAMSIZ - 1), no '/', ':' or whitespace (dev_valid_name).
  * We also refuse a leading '-' or '.', so a name can never look like a tc option or "."/"..".
  */
-export const DeviceName = z
+export const deviceName = z
   .string()
   .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$/, 'not a valid interface name (1-15 of A-Z a-z 0-9 _ . -)');
 
@@ -28,7 +28,7 @@ const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])';
  * Canonical dotted-quad IPv4 (no leading zeros), so a stored rule and the address decoded back
  * from tc compare as equal strings. IPv6 is not supported: the u32 plan matches IPv4 headers only.
  */
-export const IPv4Address = z
+export const ipv4Address = z
   .string()
   .regex(new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`), 'not an IPv4 address (a.b.c.d)')
   .refine((ip) => ip !== '0.0.0.0' && ip !== '255.255.255.255', 'unspecified/broadcast address cannot be limited');
@@ -41,7 +41,7 @@ export const MAX_RATE_MB = 100_000;
  * tc's own `mbps`). The kernel keeps whole bytes per second, so the rate must be at least 1 kB/s
  * and is rounded to whole bytes per second when applied.
  */
-export const RateMB = z
+export const rateMb = z
   .number()
   .refine(Number.isFinite, 'rate must be a finite number of megabytes per second (MB/s)')
   .refine((r) => r >= 0.001, 'rate must be at least 0.001 MB/s (megabytes per second; 1 kB/s)')
@@ -53,17 +53,17 @@ export const RateMB = z
  * sentinel and 0xfff the top.
  */
 export const MAX_RULE_ID = 0xfff;
-export const RuleId = z.number().int().min(1).max(MAX_RULE_ID);
+export const ruleId = z.number().int().min(1).max(MAX_RULE_ID);
 
 /** Rule names travel in URL paths (/network/traffic/control/{rule_name}/destroy): keep them plain. */
-export const RuleName = z
+export const ruleName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'rule name: 1-64 of A-Z a-z 0-9 _ . - (not starting with a symbol)');
 
 // ---------------------------------------------------------------------------------------------
 // Queue (qdisc) entries: exactly the spec's fields.
 
-export const QueueDetails = z
+export const queueDetails = z
   .object({
     bands: z.number().int().optional(),
     priomap: z.array(z.number().int()).optional(),
@@ -74,9 +74,9 @@ export const QueueDetails = z
     direct_qlen: z.number().int().optional(),
   })
   .strict();
-export type QueueDetails = z.infer<typeof QueueDetails>;
+export type QueueDetails = z.infer<typeof queueDetails>;
 
-export const QueueEntry = z
+export const queueEntry = z
   .object({
     /** qdisc kind: htb, mq, pfifo_fast, noqueue, ... */
     qtype: z.string().min(1),
@@ -87,15 +87,15 @@ export const QueueEntry = z
     owner: z.enum(['root', 'parent']),
     /** tc prints refcnt only when it is not 1 (mq roots and children have none) */
     refcnt: z.string().optional(),
-    details: QueueDetails.optional(),
+    details: queueDetails.optional(),
   })
   .strict();
-export type QueueEntry = z.infer<typeof QueueEntry>;
+export type QueueEntry = z.infer<typeof queueEntry>;
 
 // ---------------------------------------------------------------------------------------------
 // Class entries (parsed from `tc [-s] class show dev X` text).
 
-export const ClassStats = z
+export const classStats = z
   .object({
     bytes: z.number().int(),
     packets: z.number().int(),
@@ -113,9 +113,9 @@ export const ClassStats = z
     ctokens: z.number().int().optional(),
   })
   .strict();
-export type ClassStats = z.infer<typeof ClassStats>;
+export type ClassStats = z.infer<typeof classStats>;
 
-export const ClassEntry = z
+export const classEntry = z
   .object({
     kind: z.string().min(1),
     /** as tc prints it, minor in hex: "1:a" is class 1:0xa */
@@ -131,15 +131,15 @@ export const ClassEntry = z
     /** bytes, as tc shows it ("15Kb" = 15360: tc's display rounds to the nearest KiB/MiB) */
     burst: z.number().int().nonnegative().optional(),
     cburst: z.number().int().nonnegative().optional(),
-    stats: ClassStats.optional(),
+    stats: classStats.optional(),
   })
   .strict();
-export type ClassEntry = z.infer<typeof ClassEntry>;
+export type ClassEntry = z.infer<typeof classEntry>;
 
 // ---------------------------------------------------------------------------------------------
 // Filter entries (parsed from `tc -j filter show dev X`, headers dropped).
 
-export const U32Match = z
+export const u32Match = z
   .object({
     /** byte offset into the IPv4 header (12 = source address, 16 = destination) */
     offset: z.number().int(),
@@ -157,9 +157,9 @@ export const U32Match = z
     port: z.number().int().min(0).max(65535).optional(),
   })
   .strict();
-export type U32Match = z.infer<typeof U32Match>;
+export type U32Match = z.infer<typeof u32Match>;
 
-export const FilterEntry = z
+export const filterEntry = z
   .object({
     /** the qdisc/class the filter hangs on, e.g. "1:" */
     parent: z.string(),
@@ -173,101 +173,72 @@ export const FilterEntry = z
     flowid: z.string().optional(),
     order: z.number().int().optional(),
     /** u32 keys, every one of them in tc's order (empty for other kinds) */
-    matches: z.array(U32Match),
+    matches: z.array(u32Match),
   })
   .strict();
-export type FilterEntry = z.infer<typeof FilterEntry>;
+export type FilterEntry = z.infer<typeof filterEntry>;
 
 // ---------------------------------------------------------------------------------------------
 // Stored rules, listing, requests and responses.
 
 /** One rule as the DB keeps it. `id` never changes for the life of the rule. */
-export const StoredRule = z
+export const storedRule = z
   .object({
-    name: RuleName,
-    device: DeviceName,
-    ip: IPv4Address,
-    rate: RateMB,
-    id: RuleId,
+    name: ruleName,
+    device: deviceName,
+    ip: ipv4Address,
+    rate: rateMb,
+    id: ruleId,
   })
   .strict();
-export type StoredRule = z.infer<typeof StoredRule>;
+export type StoredRule = z.infer<typeof storedRule>;
 
 /** ids[0]: the reserved sentinel, standing for id 0 (htb minor 0 is the qdisc itself; u32 item 0 = "auto"). */
 export const RESERVED_ID = '0';
 
-export const IdList = z
+export const idList = z
   .array(z.string().regex(/^(0|[1-9][0-9]*)$/, 'ids are decimal integers'))
   .min(1)
   .refine((ids) => ids[0] === RESERVED_ID, `the first id must be the reserved sentinel "${RESERVED_ID}"`)
-  .refine((ids) => ids.slice(1).every((id) => RuleId.safeParse(Number(id)).success), 'rule ids are 1..4095')
+  .refine((ids) => ids.slice(1).every((id) => ruleId.safeParse(Number(id)).success), 'rule ids are 1..4095')
   .refine((ids) => new Set(ids).size === ids.length, 'ids must be unique');
 
-export const DeviceEntry = z
+export const deviceEntry = z
   .object({
-    queue: z.array(QueueEntry),
-    class: z.array(ClassEntry),
-    filter: z.array(FilterEntry),
+    queue: z.array(queueEntry),
+    class: z.array(classEntry),
+    filter: z.array(filterEntry),
   })
   .strict();
-export type DeviceEntry = z.infer<typeof DeviceEntry>;
+export type DeviceEntry = z.infer<typeof deviceEntry>;
 
-export const RuleEntry = z
+export const ruleEntryShape = z
   .object({
-    name: RuleName.describe('the rule name'),
+    name: ruleName.describe('the rule name'),
     // extra fields (issue 12): what the rule limits, as created
-    ip: IPv4Address.describe('the IPv4 address whose traffic the rule limits'),
+    ip: ipv4Address.describe('the IPv4 address whose traffic the rule limits'),
     rate: z.number().describe('the rate limit in megabytes per second (MB/s, 1 MB = 10^6 bytes), as created'),
     qtype: z.string(),
     handler: z.number().int(),
     device: z.string(),
     owner: z.enum(['root', 'parent']),
     refcnt: z.string(),
-    queue_details: QueueDetails,
+    queue_details: queueDetails,
   })
   .strict();
-export type RuleEntry = z.infer<typeof RuleEntry>;
+export type RuleEntry = z.infer<typeof ruleEntryShape>;
 
-export const TrafficListing = z
+export const controlListAnswer = z
   .object({
-    devices: z.record(z.string(), DeviceEntry),
-    rules: z.array(RuleEntry),
+    devices: z.record(z.string(), deviceEntry),
+    rules: z.array(ruleEntryShape),
     /** parallel to `rules`, offset by the sentinel: ids[i + 1] is the id of rules[i] */
-    ids: IdList,
+    ids: idList,
   })
   .strict();
-export type TrafficListing = z.infer<typeof TrafficListing>;
+export type TrafficListing = z.infer<typeof controlListAnswer>;
 
-/** A device a rule may be put on: not the loopback (the interface routes do not show it either). */
-export const RuleDeviceName = DeviceName.refine(
-  (d) => d !== 'lo',
-  'lo (the loopback) cannot carry a traffic rule: name a network interface',
-).describe('network interface the rule limits traffic on (not lo)');
-
-const RATE_HELP =
-  'rate is in megabytes per second (MB/s, 1 MB = 10^6 bytes): a number or a numeric string, e.g. 12.5 or "12.5"';
-
-/** `rate` as a client sends it: a number, or a numeric string (as network's `mtu`). */
-export const RateInput = z
-  .preprocess(
-    (v) => (typeof v === 'string' && /^\s*[0-9]+(?:\.[0-9]+)?\s*$/.test(v) ? Number(v) : v),
-    z.number({ error: RATE_HELP }).pipe(RateMB),
-  )
-  .describe(
-    `the rate limit in megabytes per second (MB/s, 1 MB = 10^6 bytes; 0.001 to ${MAX_RATE_MB}); a number or a numeric string`,
-  );
-
-export const CreateRuleBody = z
-  .object({
-    name: RuleName,
-    device: RuleDeviceName,
-    ip: IPv4Address,
-    rate: RateInput,
-  })
-  .strict();
-export type CreateRuleBody = z.infer<typeof CreateRuleBody>;
-
-export const CreateRuleResponse = z
+export const controlCreateAnswer = z
   .object({
     error: z.string().nullable(),
     name: z.string(),
@@ -276,7 +247,7 @@ export const CreateRuleResponse = z
     rate: z.number(),
   })
   .strict();
-export type CreateRuleResponse = z.infer<typeof CreateRuleResponse>;
+export type CreateRuleResponse = z.infer<typeof controlCreateAnswer>;
 
-export const DestroyRuleResponse = z.object({ id: RuleId }).strict();
-export type DestroyRuleResponse = z.infer<typeof DestroyRuleResponse>;
+export const controlDestroyAnswer = z.object({ id: ruleId }).strict();
+export type DestroyRuleResponse = z.infer<typeof controlDestroyAnswer>;

@@ -6,7 +6,7 @@ import { parseTcFilter } from './parse/tc-filter';
 import { parseTcQdisc } from './parse/tc-qdisc';
 import { TC, showClassArgv, showFilterArgv, showQdiscArgv, type Argv } from './plan';
 import { reconcile, type DeviceTcState, type ReconcileResult } from './reconcile';
-import { DeviceName, type QueueEntry, type StoredRule } from './responses';
+import { deviceName, type QueueEntry, type StoredRule } from './responses';
 
 /**
  * Running tc for the traffic routes and the start-up task: reading a device's state, applying
@@ -112,7 +112,7 @@ export async function listLinks(t: TcContext): Promise<LinkName[]> {
   if (r.timedOut) throw commandTimeout(argv, r);
   if (r.code !== 0) throw commandFailed(argv, r);
   // A name tc's argv could not carry safely (plan.ts refuses it) is not a device we can shape.
-  return parseIpLinkNames(r.stdout).filter((l) => DeviceName.safeParse(l.name).success);
+  return parseIpLinkNames(r.stdout).filter((l) => deviceName.safeParse(l.name).success);
 }
 
 export interface ApplyReport {

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { D1Database } from '../core/bindings';
 import { conflict } from '../core/errors';
 import { TrafficPlanError, nextFreeId } from './plan';
-import { RESERVED_ID, StoredRule } from './responses';
+import { RESERVED_ID, StoredRule, storedRule } from './responses';
 
 /**
  * The rules as the DB keeps them (table `traffic_rules`, migration 1: name PRIMARY KEY,
@@ -13,7 +13,7 @@ import { RESERVED_ID, StoredRule } from './responses';
  * when it reuses a freed id, and removing one leaves the others where they were.
  */
 
-const Rows = z.array(StoredRule);
+const Rows = z.array(storedRule);
 
 export async function listRules(db: D1Database): Promise<StoredRule[]> {
   const r = await db.prepare('SELECT name, id, device, ip, rate FROM traffic_rules ORDER BY created_at, id').all();
@@ -27,7 +27,7 @@ export async function findRule(db: D1Database, name: string): Promise<StoredRule
     .prepare('SELECT name, id, device, ip, rate FROM traffic_rules WHERE name = ?')
     .bind(name)
     .first();
-  return row === null ? null : StoredRule.parse(row);
+  return row === null ? null : storedRule.parse(row);
 }
 
 /** How many attempts reserveRule makes when other creates keep taking the id it picked. */

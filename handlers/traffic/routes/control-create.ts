@@ -11,7 +11,8 @@ import {
   showQdiscArgv,
   type Argv,
 } from '../plan';
-import { CreateRuleBody, CreateRuleResponse, type StoredRule } from '../responses';
+import { controlCreateAnswer, type StoredRule } from '../responses';
+import { controlCreateBody } from '../requests';
 import { execTc, isGone, readDevice, runTc, withKernelRoot, type TcContext } from '../state';
 import { deleteRule, duplicateName, findRule, listRules, reserveRule, rulesOnDevice } from '../store';
 import { parseTcQdisc } from '../parse/tc-qdisc';
@@ -54,8 +55,8 @@ export default route({
     },
   ],
   summary: 'Create a traffic control rule: cap what this box sends to one IPv4 address on a device',
-  body: CreateRuleBody,
-  response: CreateRuleResponse,
+  body: controlCreateBody,
+  response: controlCreateAnswer,
   async handler({ body, system, vars, db, events, requestId }) {
     const t: TcContext = { system, vars };
     const { name, device, ip, rate } = body;

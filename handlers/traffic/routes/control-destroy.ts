@@ -4,7 +4,7 @@ import { ApiError, notFound } from '../../core/errors';
 import { commandFailed } from '../../core/system';
 import { isOurRoot, planRemoveRoot, planRemoveRule, showQdiscArgv } from '../plan';
 import { parseTcQdisc } from '../parse/tc-qdisc';
-import { DestroyRuleResponse, RuleName } from '../responses';
+import { controlDestroyAnswer, ruleName } from '../responses';
 import { execTc, isGone, tcArgv, type TcContext } from '../state';
 import { deleteRule, findRule, rulesOnDevice } from '../store';
 
@@ -49,9 +49,9 @@ export default route({
     { summary: 'a fresh demo has no rule named backup-link', params: { rule_name: 'backup-link' }, status: 404 },
   ],
   summary: 'Destroy a traffic control rule; answers the id it occupied',
-  params: z.object({ rule_name: RuleName }),
-  body: z.object({ name: RuleName.optional() }).strict(),
-  response: DestroyRuleResponse,
+  params: z.object({ rule_name: ruleName }),
+  body: z.object({ name: ruleName.optional() }).strict(),
+  response: controlDestroyAnswer,
   async handler({ params, body, system, vars, db, events, requestId }) {
     const t: TcContext = { system, vars };
     const name = params.rule_name;

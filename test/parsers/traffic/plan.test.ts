@@ -32,7 +32,8 @@ import {
   showFilterArgv,
   showQdiscArgv,
 } from '../../../handlers/traffic/plan';
-import { CreateRuleBody, IdList, StoredRule, TrafficListing } from '../../../handlers/traffic/responses';
+import { idList, StoredRule, controlListAnswer } from '../../../handlers/traffic/responses';
+import { controlCreateBody } from '../../../handlers/traffic/requests';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', 'tc');
 const fx = (name: string) => readFixture(join(dir, `${name}.yaml`));
@@ -339,7 +340,7 @@ describe('ids', () => {
 
   it('sentinel first, then one id per rule, parallel to the rules', () => {
     expect(idsFromRules(rules)).toEqual(['0', '1', '2', '3']);
-    expect(IdList.parse(idsFromRules(rules))).toEqual(['0', '1', '2', '3']);
+    expect(idList.parse(idsFromRules(rules))).toEqual(['0', '1', '2', '3']);
     expect(idsFromRules([])).toEqual(['0']);
   });
 
@@ -379,30 +380,30 @@ describe('ids', () => {
   });
 
   it('the listing refuses an ids list without the sentinel, or with duplicates', () => {
-    expect(IdList.safeParse(['1', '2']).success).toBe(false);
-    expect(IdList.safeParse([]).success).toBe(false);
-    expect(IdList.safeParse(['0', '1', '1']).success).toBe(false);
-    expect(IdList.safeParse(['0', '4096']).success).toBe(false);
-    expect(IdList.safeParse(['0', '01']).success).toBe(false);
+    expect(idList.safeParse(['1', '2']).success).toBe(false);
+    expect(idList.safeParse([]).success).toBe(false);
+    expect(idList.safeParse(['0', '1', '1']).success).toBe(false);
+    expect(idList.safeParse(['0', '4096']).success).toBe(false);
+    expect(idList.safeParse(['0', '01']).success).toBe(false);
   });
 });
 
 describe('schemas', () => {
   it('create body: the spec fields, validated like the plan', () => {
-    expect(CreateRuleBody.parse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: 12.5 })).toEqual({
+    expect(controlCreateBody.parse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: 12.5 })).toEqual({
       name: 'backup',
       device: 'eth1',
       ip: '10.0.0.5',
       rate: 12.5,
     });
     // a numeric string is the same rate (issue 12 item 15); other text and lo are refused
-    expect(CreateRuleBody.parse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: '12' }).rate).toBe(12);
-    expect(CreateRuleBody.safeParse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: '12 MB' }).success).toBe(
+    expect(controlCreateBody.parse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: '12' }).rate).toBe(12);
+    expect(controlCreateBody.safeParse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: '12 MB' }).success).toBe(
       false,
     );
-    expect(CreateRuleBody.safeParse({ name: 'backup', device: 'lo', ip: '10.0.0.5', rate: 1 }).success).toBe(false);
-    expect(CreateRuleBody.safeParse({ name: '../x', device: 'eth1', ip: '10.0.0.5', rate: 1 }).success).toBe(false);
-    expect(CreateRuleBody.safeParse({ name: 'a', device: 'eth1', ip: '10.0.0.5', rate: 1, extra: 1 }).success).toBe(
+    expect(controlCreateBody.safeParse({ name: 'backup', device: 'lo', ip: '10.0.0.5', rate: 1 }).success).toBe(false);
+    expect(controlCreateBody.safeParse({ name: '../x', device: 'eth1', ip: '10.0.0.5', rate: 1 }).success).toBe(false);
+    expect(controlCreateBody.safeParse({ name: 'a', device: 'eth1', ip: '10.0.0.5', rate: 1, extra: 1 }).success).toBe(
       false,
     );
   });
@@ -432,6 +433,6 @@ describe('schemas', () => {
       ],
       ids: ['0', '1'],
     };
-    expect(TrafficListing.parse(listing)).toEqual(listing);
+    expect(controlListAnswer.parse(listing)).toEqual(listing);
   });
 });

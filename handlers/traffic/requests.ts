@@ -1,0 +1,31 @@
+/** What clients send to the traffic routes (names and answers are in ./responses.ts). */
+import * as z from 'zod';
+import { deviceName, ipv4Address, MAX_RATE_MB, rateMb, ruleName } from './responses';
+
+/** A device a rule may be put on: not the loopback (the interface routes do not show it either). */
+const ruleDeviceName = deviceName
+  .refine((d) => d !== 'lo', 'lo (the loopback) cannot carry a traffic rule: name a network interface')
+  .describe('network interface the rule limits traffic on (not lo)');
+
+const RATE_HELP =
+  'rate is in megabytes per second (MB/s, 1 MB = 10^6 bytes): a number or a numeric string, e.g. 12.5 or "12.5"';
+
+/** `rate` as a client sends it: a number, or a numeric string (as network's `mtu`). */
+const rateInput = z
+  .preprocess(
+    (v) => (typeof v === 'string' && /^\s*[0-9]+(?:\.[0-9]+)?\s*$/.test(v) ? Number(v) : v),
+    z.number({ error: RATE_HELP }).pipe(rateMb),
+  )
+  .describe(
+    `the rate limit in megabytes per second (MB/s, 1 MB = 10^6 bytes; 0.001 to ${MAX_RATE_MB}); a number or a numeric string`,
+  );
+
+export const controlCreateBody = z
+  .object({
+    name: ruleName,
+    device: ruleDeviceName,
+    ip: ipv4Address,
+    rate: rateInput,
+  })
+  .strict();
+export type CreateRuleBody = z.infer<typeof controlCreateBody>;
