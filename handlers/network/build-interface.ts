@@ -32,7 +32,7 @@ import type {
   IpAddress,
   IpLinkRecord,
   NetworkInterface,
-} from './schemas';
+} from './responses';
 
 export interface BuildInput {
   link: IpLinkRecord;

@@ -17,7 +17,7 @@ import type { SystemClient } from '../core/system';
 import { path, type Vars } from '../core/vars';
 import { findInetIface, parseIfupdownWithSpans, type ParsedWithSpans } from './parse/ifupdown';
 import { replaceIfaceStanza, setIfaceOption, type IfaceStanzaInput } from './render/ifupdown';
-import type { IfupdownFile, IfupdownIface } from './schemas';
+import type { IfupdownFile, IfupdownIface } from './responses';
 
 export interface ConfigFile {
   path: string;

@@ -24,7 +24,7 @@ import {
 } from './argv';
 import { BOND_MODES, bondIpArgs, LACP_RATES, XMIT_HASH_POLICIES, type BondParams } from './bond';
 import type { Addressing } from './requests';
-import type { IpAddrRecord, IpLinkRecord } from './schemas';
+import type { IpAddrRecord, IpLinkRecord } from './responses';
 import type { Step } from './transaction';
 
 /** What a device looked like before the change: enough to put it back. */

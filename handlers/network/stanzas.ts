@@ -21,7 +21,7 @@ import { bondStanzaOptions, MASTER_OPTIONS, sameOption, SLAVES_OPTIONS, splitNam
 import { netmaskFromPrefix } from './ipv4';
 import { ifupdownOptionInput, type IfaceStanzaInput } from './render/ifupdown';
 import type { Addressing, StanzaOption } from './requests';
-import type { IfupdownIface } from './schemas';
+import type { IfupdownIface } from './responses';
 
 function addressingOptions(a: Addressing): StanzaOption[] {
   const out: StanzaOption[] = [];

@@ -16,9 +16,10 @@ import { inetStanza, readNetworkConfig, type NetworkConfig } from './config-file
 import { parseEthtool, parseEthtoolDriver } from './parse/ethtool';
 import { parseIpAddr } from './parse/ip-addr';
 import { parseIpLink } from './parse/ip-link';
-import type { IfupdownIface, IpAddrRecord, IpLinkRecord, NetworkInterface } from './schemas';
+import type { IfupdownIface, IpAddrRecord, IpLinkRecord, NetworkInterface } from './responses';
 import { isListed, isNameListed, selectInterfaces } from './select';
-import { networkSettingsOf, type NetworkSettings } from './settings';
+import { areaSettings } from '../core/settings';
+import { networkSettings, type NetworkSettings } from './contract';
 import { definesBond } from './stanzas';
 
 export interface NetworkContext {
@@ -34,7 +35,7 @@ export function networkContext(system: SystemClient, vars: Vars): NetworkContext
     system,
     vars,
     bins: { ip: bin(vars, 'ip'), ethtool: bin(vars, 'ethtool'), ...(dhclient ? { dhclient } : {}) },
-    settings: networkSettingsOf(vars),
+    settings: areaSettings(vars, 'network', networkSettings),
   };
 }
 

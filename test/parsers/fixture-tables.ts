@@ -31,13 +31,13 @@ import { keytabList, klistCollection, klistOutput, krb5Error } from '../../handl
 import { parseIpLink } from '../../handlers/network/parse/ip-link';
 import { parseIpAddr } from '../../handlers/network/parse/ip-addr';
 import { parseEthtool, parseEthtoolDriver } from '../../handlers/network/parse/ethtool';
-import { ethtoolDriverInfo, ethtoolSettings, ipAddrRecord, ipLinkRecord } from '../../handlers/network/schemas';
+import { ethtoolDriverInfo, ethtoolSettings, ipAddrRecord, ipLinkRecord } from '../../handlers/network/responses';
 // traffic
 import { parseTcQdisc } from '../../handlers/traffic/parse/tc-qdisc';
 import { parseTcClass } from '../../handlers/traffic/parse/tc-class';
 import { parseTcFilter, parseTcFilterText } from '../../handlers/traffic/parse/tc-filter';
 import { parseIpLinkNames } from '../../handlers/traffic/parse/ip-link-names';
-import { ClassEntry, FilterEntry, QueueEntry } from '../../handlers/traffic/responses';
+import { classEntry, filterEntry, queueEntry } from '../../handlers/traffic/responses';
 // certificate
 import { parseUpdateCaCertificates } from '../../handlers/certificate/parse/update-ca-certificates';
 // pod
@@ -235,26 +235,26 @@ export const TRAFFIC_FIXTURES: FixtureTable = {
       name: 'tc-qdisc',
       match: (f) => tcShow(f, 'qdisc') && !replayOnly(f),
       parse: (f) => parseTcQdisc(f.stdout, deviceOf(f)),
-      schema: z.array(QueueEntry),
+      schema: z.array(queueEntry),
     },
     // iproute2 6.1 ignores -j for classes: always text
     {
       name: 'tc-class',
       match: (f) => tcShow(f, 'class') && !replayOnly(f),
       parse: (f) => parseTcClass(f.stdout),
-      schema: z.array(ClassEntry),
+      schema: z.array(classEntry),
     },
     {
       name: 'tc-filter',
       match: (f) => tcShow(f, 'filter') && f.argv.includes('-j') && !replayOnly(f),
       parse: (f) => parseTcFilter(f.stdout),
-      schema: z.array(FilterEntry),
+      schema: z.array(filterEntry),
     },
     {
       name: 'tc-filter-text',
       match: (f) => tcShow(f, 'filter') && !f.argv.includes('-j') && !replayOnly(f),
       parse: (f) => parseTcFilterText(f.stdout),
-      schema: z.array(FilterEntry),
+      schema: z.array(filterEntry),
     },
   ],
 };

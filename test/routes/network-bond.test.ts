@@ -35,7 +35,7 @@ import {
   without,
   type IpRecord,
 } from './network-helpers';
-import type { NetworkInterface } from '../../handlers/network/schemas';
+import type { NetworkInterface } from '../../handlers/network/responses';
 import { planUnconfigureBond } from '../../handlers/network/plan';
 import { parseIpLink } from '../../handlers/network/parse/ip-link';
 import { parseIpAddr } from '../../handlers/network/parse/ip-addr';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDemoHost, type TestHost } from '../helpers/host';
 import list from '../../handlers/network/routes/interface-list';
 import details from '../../handlers/network/routes/interface-details';
-import type { NetworkInterface } from '../../handlers/network/schemas';
+import type { NetworkInterface } from '../../handlers/network/responses';
 
 let d: TestHost;
 

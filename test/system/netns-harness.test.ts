@@ -12,7 +12,7 @@ import { parseIpAddr } from '../../handlers/network/parse/ip-addr';
 import { parseEthtool, parseEthtoolDriver } from '../../handlers/network/parse/ethtool';
 import { selectInterfaces } from '../../handlers/network/select';
 import { buildInterface } from '../../handlers/network/build-interface';
-import { networkInterface } from '../../handlers/network/schemas';
+import { networkInterface } from '../../handlers/network/responses';
 
 function rootLinks(): string[] {
   return (JSON.parse(execFileSync(IP, ['-j', 'link', 'show'], { encoding: 'utf8' })) as { ifname: string }[]).map(

@@ -25,7 +25,7 @@ import details from '../../handlers/network/routes/interface-details';
 import configure from '../../handlers/network/routes/interface-configure';
 import update from '../../handlers/network/routes/interface-update';
 import unconfigure from '../../handlers/network/routes/interface-unconfigure';
-import type { NetworkInterface } from '../../handlers/network/schemas';
+import type { NetworkInterface } from '../../handlers/network/responses';
 import { errorOf, detail } from '../helpers/answers';
 
 let ns: Netns;

@@ -28,7 +28,7 @@ import configure from '../../handlers/network/routes/interface-configure';
 import update from '../../handlers/network/routes/interface-update';
 import bind from '../../handlers/network/routes/interface-bind';
 import unconfigure from '../../handlers/network/routes/interface-unconfigure';
-import type { NetworkInterface } from '../../handlers/network/schemas';
+import type { NetworkInterface } from '../../handlers/network/responses';
 import { makeTestHost, type TestHost } from '../helpers/host';
 import { errorOf } from '../helpers/answers';
 import { privateDir } from '../helpers/tmp';

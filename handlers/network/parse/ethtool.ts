@@ -11,7 +11,7 @@
  * are kept verbatim in `other`.
  */
 import { ParseError } from '../../core/parse-error';
-import type { EthtoolDriverInfo, EthtoolSettings } from '../schemas';
+import type { EthtoolDriverInfo, EthtoolSettings } from '../responses';
 
 const SETTINGS = 'ethtool';
 const DRIVER = 'ethtool-i';

@@ -14,7 +14,7 @@
  * `source` lines are returned as data and never followed: this module is pure.
  */
 import { ParseError } from '../../core/parse-error';
-import type { IfupdownFile, IfupdownIface } from '../schemas';
+import type { IfupdownFile, IfupdownIface } from '../responses';
 
 const PARSER = 'ifupdown';
 

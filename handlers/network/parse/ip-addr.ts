@@ -7,7 +7,7 @@
  */
 import * as z from 'zod';
 import { ParseError } from '../../core/parse-error';
-import type { IpAddrRecord, IpAddress } from '../schemas';
+import type { IpAddrRecord, IpAddress } from '../responses';
 import { describeIssues, parseJsonArray, recordLabel } from './json';
 
 const PARSER = 'ip-addr';

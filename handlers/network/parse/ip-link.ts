@@ -7,7 +7,7 @@
  */
 import * as z from 'zod';
 import { ParseError } from '../../core/parse-error';
-import { bondInfo, bondSlaveInfo, type IpLinkRecord } from '../schemas';
+import { bondInfo, bondSlaveInfo, type IpLinkRecord } from '../responses';
 import { describeIssues, parseJsonArray, recordLabel } from './json';
 
 const PARSER = 'ip-link';

@@ -6,7 +6,7 @@ import { lastAddressGuard, lockoutGuard } from '../guard';
 import { planBind } from '../plan';
 import { newPorts } from '../ports';
 import { bindBody } from '../requests';
-import { networkInterface } from '../schemas';
+import { networkInterface } from '../responses';
 import { bondStanza, portStanza } from '../stanzas';
 import { describeInterface, linkOf, networkContext, readSnapshot } from '../state';
 import { commit } from '../transaction';

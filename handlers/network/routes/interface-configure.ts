@@ -5,7 +5,7 @@ import { ConfigEdit, inetStanza } from '../config-files';
 import { lockoutGuard } from '../guard';
 import { planAddressing } from '../plan';
 import { configureBody } from '../requests';
-import { networkInterface } from '../schemas';
+import { networkInterface } from '../responses';
 import { configuredMaster, configureStanza } from '../stanzas';
 import { addrOf, describeInterface, managedLink, networkContext, readSnapshot } from '../state';
 import { commit } from '../transaction';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { route } from '../../core/route';
 import { deviceParams } from '../requests';
-import { networkInterface } from '../schemas';
+import { networkInterface } from '../responses';
 import { describeInterface, networkContext } from '../state';
 
 export default route({

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { route } from '../../core/route';
-import { networkInterface } from '../schemas';
+import { networkInterface } from '../responses';
 import { listInterfaces, networkContext } from '../state';
 
 export default route({

@@ -7,7 +7,7 @@ import { lastAddressGuard, lockoutGuard } from '../guard';
 import { planSlaves } from '../plan';
 import { newPorts } from '../ports';
 import { slavesBody } from '../requests';
-import { networkInterface } from '../schemas';
+import { networkInterface } from '../responses';
 import { configuredMaster, portStanza } from '../stanzas';
 import { describeInterface, linkOf, networkContext, notCreated, notCreatedBond, readSnapshot } from '../state';
 import { commit } from '../transaction';

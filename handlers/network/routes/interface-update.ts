@@ -5,7 +5,7 @@ import { linkSetArgv } from '../argv';
 import { inetStanza } from '../config-files';
 import { lockoutGuard } from '../guard';
 import { deviceParams, updateBody } from '../requests';
-import { networkInterface } from '../schemas';
+import { networkInterface } from '../responses';
 import { addrOf, describeInterface, managedLink, networkContext, readSnapshot } from '../state';
 import { commit } from '../transaction';
 

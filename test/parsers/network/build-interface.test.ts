@@ -17,7 +17,7 @@ import {
   type BuildInput,
 } from '../../../handlers/network/build-interface';
 import { DEFAULT_SELECT_RULE, isListed, selectInterfaces } from '../../../handlers/network/select';
-import { networkInterface, type IpLinkRecord } from '../../../handlers/network/schemas';
+import { networkInterface, type IpLinkRecord } from '../../../handlers/network/responses';
 
 const fx = (rel: string) =>
   readFixture(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', rel)).stdout;

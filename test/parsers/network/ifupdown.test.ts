@@ -15,7 +15,7 @@ import {
   replaceIfaceStanza,
   type IfaceStanzaInput,
 } from '../../../handlers/network/render/ifupdown';
-import { ifupdownFile } from '../../../handlers/network/schemas';
+import { ifupdownFile } from '../../../handlers/network/responses';
 import { parseError } from '../../helpers/parse-error';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', 'ifupdown');
