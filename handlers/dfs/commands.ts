@@ -4,6 +4,7 @@
  * with what the command printed before it was stopped, lnetctl's YAML errno → status).
  */
 import { ApiError } from '../core/errors';
+import { areaSettings } from '../core/settings';
 import type { ExecResult, SystemClient } from '../core/system';
 import { commandFailed } from '../core/system';
 import { bin, path, type Vars } from '../core/vars';
@@ -11,12 +12,6 @@ import { DFS_PATHS, dfsSettings, type DfsSettings } from './contract';
 import { parseLctlDl, type DlLine } from './parse/lctl-dl';
 import { lnetBlocks, lnetErrors, type LnetError } from './parse/lnetctl';
 import { parseLustreMounts, type LustreMount } from './parse/mount';
-
-export function settingsOf(vars: Vars): DfsSettings {
-  const r = dfsSettings.safeParse(vars.settings.dfs ?? {});
-  if (!r.success) throw new Error(`settings.dfs is invalid: ${r.error.issues.map((i) => i.message).join('; ')}`);
-  return r.data;
-}
 
 export type TimeoutKey = keyof DfsSettings['timeouts'];
 
@@ -37,7 +32,7 @@ export function timedOut(
 
 /** exec with the area's limit; a time-out is a 504 (never a partial 200). */
 export async function exec(system: SystemClient, vars: Vars, argv: string[], limit: TimeoutKey): Promise<ExecResult> {
-  const timeoutMs = settingsOf(vars).timeouts[limit];
+  const timeoutMs = areaSettings(vars, 'dfs', dfsSettings).timeouts[limit];
   const r = await system.exec(argv, { timeoutMs });
   if (r.timedOut) throw timedOut(argv, r, timeoutMs);
   return r;
@@ -137,7 +132,7 @@ export async function persistMount(system: SystemClient, vars: Vars, spec: strin
       throw new ApiError('conflict', `${fstab} already mounts ${f[0]} on ${dir}`, { details: { line: line.trim() } });
     }
   }
-  const entry = `${want.spec} ${want.dir} lustre ${settingsOf(vars).fstabOptions} 0 0\n`;
+  const entry = `${want.spec} ${want.dir} lustre ${areaSettings(vars, 'dfs', dfsSettings).fstabOptions} 0 0\n`;
   const next = current === '' || current.endsWith('\n') ? current + entry : `${current}\n${entry}`;
   await system.writeFile(fstab, next, { backup: true, mode: 0o644 });
   return true;

@@ -6,7 +6,7 @@ import { bin } from '../core/vars';
 import { devices, exec } from './commands';
 import { targetLabel } from './names';
 import { parseMkfsLustre } from './parse/mkfs-lustre';
-import { createTarget } from './requests';
+import { createTargetBody } from './requests';
 import { mkfsFailure, mountTarget, poolRow } from './targets';
 
 /** create_ost and create_mdt differ only in the role. */
@@ -17,7 +17,7 @@ export function createTargetRoute(role: 'ost' | 'mdt', examples: RouteExample[])
     path: `/dfs/fs/create_${role}`,
     permission: 'dfs:manage',
     summary: `Create an ${kind} on ZFS (mkfs.lustre --${role} --backfstype=zfs --fsname --index --mgsnode -- <pool>/<fsName>-${role}<index>) and start it (mount at <targetMountRoot>/<fs>-${kind}nnnn); persist also writes fstab`,
-    body: createTarget,
+    body: createTargetBody,
     response: z.object({ result: z.string().describe('mkfs.lustre output'), fsName: z.string(), poolName: z.string() }),
     lock: 'dfs-mount',
     examples,

@@ -3,12 +3,14 @@ import { ApiError } from '../core/errors';
 import { ParseError } from '../core/parse-error';
 import type { ExecResult, SystemClient } from '../core/system';
 import { bin, type Vars } from '../core/vars';
-import { settingsOf, timedOut } from './commands';
+import { areaSettings } from '../core/settings';
+import { timedOut } from './commands';
+import { dfsSettings } from './contract';
 import type { DlLine } from './parse/lctl-dl';
 import { parseLfsDf } from './parse/lfs-df';
 import type { LustreMount } from './parse/mount';
 import type * as z from 'zod';
-import type { fsResult, fsRow } from './schemas';
+import type { fsResult, fsRow } from './responses';
 
 type FsResult = z.input<typeof fsResult>;
 type FsRow = z.input<typeof fsRow>;
@@ -101,7 +103,7 @@ export async function fsResults(
   mounts: LustreMount[],
   dl: DlLine[],
 ): Promise<FsResult[]> {
-  const limit = settingsOf(vars).timeouts.lfsDfMs;
+  const limit = areaSettings(vars, 'dfs', dfsSettings).timeouts.lfsDfMs;
   const out: FsResult[] = [];
   for (const m of mounts) {
     const argv = [bin(vars, 'lfs'), 'df', '--lazy', m.mountpoint];

@@ -9,7 +9,9 @@ import type { ExecResult, SystemClient } from '../core/system';
 import { commandFailed } from '../core/system';
 import { bin, type Vars } from '../core/vars';
 import { DFS_PATHS } from './contract';
-import { exec, settingsOf } from './commands';
+import { areaSettings } from '../core/settings';
+import { exec } from './commands';
+import { dfsSettings } from './contract';
 
 export const FLR_SERVICE_SETTING = 'settings.dfs.flrService';
 
@@ -26,7 +28,7 @@ export const unitNotFound = (r: ExecResult): boolean => r.code === 5 && /\bUnit 
 
 /** `systemctl show --property=LoadState --value -- <unit>`: `not-found` for a unit no file defines. */
 export async function requireFlrService(system: SystemClient, vars: Vars): Promise<string> {
-  const unit = settingsOf(vars).flrService;
+  const unit = areaSettings(vars, 'dfs', dfsSettings).flrService;
   const argv = [bin(vars, 'systemctl'), 'show', '--property=LoadState', '--value', '--', unit];
   const r = await exec(system, vars, argv, 'systemctlMs');
   if (r.code !== 0) throw commandFailed(argv, r);

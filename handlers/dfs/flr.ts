@@ -4,8 +4,9 @@
  * names). The directories are only written for the service (never opened by this host), so they
  * are checked as text: absolute, no `..`, normalised.
  */
+import { issuesOf, issuesText } from '../core/errors';
 import { ParseError } from '../core/parse-error';
-import { flrConfig } from './schemas';
+import { flrConfig } from './responses';
 import type * as z from 'zod';
 
 export type FlrConfig = z.output<typeof flrConfig>;
@@ -18,11 +19,7 @@ export function parseFlrConfig(text: string): FlrConfig {
     throw new ParseError('flr config', 'not JSON');
   }
   const r = flrConfig.strict().safeParse(doc);
-  if (!r.success)
-    throw new ParseError(
-      'flr config',
-      r.error.issues.map((i) => `${i.path.join('.') || 'file'}: ${i.message}`).join('; '),
-    );
+  if (!r.success) throw new ParseError('flr config', issuesText(issuesOf('', r.error)));
   return r.data;
 }
 

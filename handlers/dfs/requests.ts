@@ -15,7 +15,7 @@ import {
   targetIndex,
 } from './names';
 
-export const lnetChange = z.strictObject({
+export const lnetChangeBody = z.strictObject({
   lnetName: lnetName.describe('LNet network, e.g. tcp1 or o2ib'),
   faceName: interfaceName.describe('physical interface, e.g. eth1'),
 });
@@ -39,7 +39,7 @@ const localNi = z.strictObject({
     .regex(/^\[\d{1,4}(,\d{1,4}){0,1023}\]$/, 'must be a CPT list like "[0,1]"')
     .optional(),
 });
-export const lnetConfig = z.strictObject({
+export const lnetConfigBody = z.strictObject({
   net: z
     .array(
       z
@@ -65,20 +65,20 @@ export const lnetConfig = z.strictObject({
     .min(1)
     .max(32),
 });
-export type LnetConfig = z.output<typeof lnetConfig>;
+export type LnetConfig = z.output<typeof lnetConfigBody>;
 
-export const fsVerify = z.strictObject({
+export const fsVerifyBody = z.strictObject({
   fsName: datasetComponent.describe('dataset of the target below the pool (the device name), e.g. mgs or demofs-mdt0'),
   poolName: poolName.describe('ZFS pool'),
 });
 
-export const fsMount = z.strictObject({
+export const fsMountBody = z.strictObject({
   fsName: fsName.describe('Lustre filesystem name'),
   lnetId: mgsNids.describe('NID of the management server (failover nodes separated by :)'),
   persist: z.boolean().default(false).describe('also write the mount to fstab'),
 });
 
-export const createMgs = z.strictObject({
+export const createMgsBody = z.strictObject({
   poolName: poolName.describe('existing ZFS pool; the MGT is the dataset <pool>/mgs'),
   persist: z.boolean().default(false).describe('also write the target mount to fstab'),
   reformat: z
@@ -87,7 +87,7 @@ export const createMgs = z.strictObject({
     .describe('reformat an existing MGT: destroys the management service and what relies on it'),
 });
 
-export const createTarget = z.strictObject({
+export const createTargetBody = z.strictObject({
   fsName: fsName.describe('Lustre filesystem name'),
   poolName: poolName.describe(
     'existing ZFS pool; the target is the dataset <pool>/<fsName>-ost<index> (or -mdt<index>)',

@@ -6,7 +6,7 @@ import { devices, lctl, run } from '../commands';
 import { mgsNidOf, osdOf } from '../devices';
 import { deviceName, TARGET_RE } from '../names';
 import { paramValue, parseGetParam } from '../parse/get-param';
-import { deviceDetail } from '../schemas';
+import { deviceDetail } from '../responses';
 
 const OSD_KEYS = ['blocksize', 'kbytesavail', 'kbytesfree', 'kbytestotal', 'mntdev'] as const;
 

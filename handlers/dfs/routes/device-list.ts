@@ -1,7 +1,7 @@
 import { route } from '../../core/route';
 import { devices } from '../commands';
 import { deviceRecords, deviceWarnings } from '../devices';
-import { deviceList } from '../schemas';
+import { deviceList } from '../responses';
 
 export default route({
   method: 'GET',

@@ -4,7 +4,7 @@ import { ParseError } from '../../core/parse-error';
 import { devices, lctl, run } from '../commands';
 import { osdOf } from '../devices';
 import { paramValue, parseGetParam } from '../parse/get-param';
-import { mgsDevice } from '../schemas';
+import { mgsDevice } from '../responses';
 
 export default route({
   method: 'GET',

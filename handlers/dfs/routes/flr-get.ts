@@ -2,7 +2,7 @@ import { ApiError } from '../../core/errors';
 import { route } from '../../core/route';
 import { dfsPath } from '../commands';
 import { parseFlrConfig } from '../flr';
-import { flrConfig } from '../schemas';
+import { flrConfig } from '../responses';
 
 export default route({
   method: 'GET',

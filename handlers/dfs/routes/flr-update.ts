@@ -6,7 +6,7 @@ import { dfsPath, exec } from '../commands';
 import { normaliseDir, renderFlrConfig } from '../flr';
 import { flrServiceMissing, requireFlrService, unitNotFound } from '../flr-service';
 import { flrConfigBody } from '../requests';
-import { flrConfig } from '../schemas';
+import { flrConfig } from '../responses';
 
 /**
  * The update the spec leaves open: write the whole configuration atomically (previous version

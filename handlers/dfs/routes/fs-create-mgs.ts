@@ -4,7 +4,7 @@ import { route } from '../../core/route';
 import { bin } from '../../core/vars';
 import { devices, exec, run } from '../commands';
 import { parseMkfsLustre } from '../parse/mkfs-lustre';
-import { createMgs } from '../requests';
+import { createMgsBody } from '../requests';
 import { mkfsFailure, mountTarget, poolRow, targetMountOf } from '../targets';
 
 export default route({
@@ -13,7 +13,7 @@ export default route({
   permission: 'dfs:manage',
   summary:
     'Create the management target on ZFS (mkfs.lustre --mgs --backfstype=zfs [--reformat] -- <pool>/mgs) and start it (mount at <targetMountRoot>/MGS); persist also writes fstab',
-  body: createMgs,
+  body: createMgsBody,
   response: z.object({ result: z.string().describe('mkfs.lustre output'), poolName: z.string() }),
   lock: 'dfs-mount',
   examples: [

@@ -4,7 +4,7 @@ import { route } from '../../core/route';
 import { devices, lustreMounts } from '../commands';
 import { fsResults } from '../filesystems';
 import { fsName } from '../names';
-import { fsResult } from '../schemas';
+import { fsResult } from '../responses';
 
 export default route({
   method: 'GET',

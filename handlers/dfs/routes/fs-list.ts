@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { route } from '../../core/route';
 import { devices, lustreMounts } from '../commands';
 import { fsResults } from '../filesystems';
-import { fsResult } from '../schemas';
+import { fsResult } from '../responses';
 
 export default route({
   method: 'GET',

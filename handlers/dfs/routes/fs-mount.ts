@@ -3,7 +3,7 @@ import { ApiError } from '../../core/errors';
 import { route } from '../../core/route';
 import { bin } from '../../core/vars';
 import { dfsPath, exec, lustreMounts, makeMountPoint, persistMount, run } from '../commands';
-import { fsMount } from '../requests';
+import { fsMountBody } from '../requests';
 
 export default route({
   method: 'POST',
@@ -11,7 +11,7 @@ export default route({
   permission: 'dfs:manage',
   summary:
     'Mount a Lustre filesystem as a client at <clientMountRoot>/<fsName> (mount -t lustre -- <lnetId>:/<fsName> <dir>); persist also writes fstab',
-  body: fsMount,
+  body: fsMountBody,
   response: z.object({ result: z.string(), fsName: z.string(), lnetId: z.string(), mountLocation: z.string() }),
   lock: 'dfs-mount',
   examples: [

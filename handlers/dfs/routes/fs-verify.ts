@@ -5,7 +5,7 @@ import { commandFailed } from '../../core/system';
 import { bin } from '../../core/vars';
 import { exec, run } from '../commands';
 import { parseZfsList, parseZpoolStatus } from '../parse/zfs';
-import { fsVerify } from '../requests';
+import { fsVerifyBody } from '../requests';
 import { poolRow } from '../targets';
 
 export default route({
@@ -14,7 +14,7 @@ export default route({
   permission: 'dfs:read',
   summary:
     "Check a target's ZFS backend: the pool (zpool list, zpool status) and the dataset <poolName>/<fsName> (zfs list); answers a one-paragraph verdict",
-  body: fsVerify,
+  body: fsVerifyBody,
   response: z.object({ result: z.string(), fsName: z.string(), poolName: z.string() }),
   examples: [{ summary: 'the demo MDT dataset', body: { fsName: 'demofs-mdt0', poolName: 'mdtpool' } }],
   async handler({ body, system, vars }) {

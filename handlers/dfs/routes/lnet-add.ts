@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { route } from '../../core/route';
 import { runLnetctl } from '../commands';
 import { parseNetShow } from '../parse/lnetctl';
-import { lnetChange } from '../requests';
+import { lnetChangeBody } from '../requests';
 
 /** Answers every network of the node after the change, as remove does (README, decisions). */
 export default route({
@@ -11,7 +11,7 @@ export default route({
   permission: 'dfs:manage',
   summary:
     'Add an LNet network on a physical interface (lnetctl net add --net <lnetName> --if <faceName>); answers lnetctl net show (every network, as remove does)',
-  body: lnetChange,
+  body: lnetChangeBody,
   response: z.object({
     result: z.string().describe('lnetctl net show after the change: every network of this node'),
     lnetName: z.string(),

@@ -3,7 +3,7 @@ import { route } from '../../core/route';
 import { dfsPath, runLnetctl } from '../commands';
 import { LNET_IMPORT_FILE } from '../contract';
 import { renderLnetYaml } from '../render/lnet-yaml';
-import { lnetConfig } from '../requests';
+import { lnetConfigBody } from '../requests';
 
 export const LNET_EXAMPLE = {
   net: [
@@ -33,7 +33,7 @@ export default route({
   permission: 'dfs:manage',
   summary:
     'Write the configuration as lnetctl YAML to a temporary file, apply it (lnetctl import <file>) and remove the file; answers the path it was imported from',
-  body: lnetConfig,
+  body: lnetConfigBody,
   response: z.string().describe('path of the temporary file lnetctl imported (removed once the import is done)'),
   lock: 'dfs-lnet',
   examples: [{ summary: 'import tcp1 on eth2', body: LNET_EXAMPLE }],

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { route } from '../../core/route';
 import { runLnetctl } from '../commands';
 import { networkRecord, parseNetShow } from '../parse/lnetctl';
-import { network } from '../schemas';
+import { network } from '../responses';
 
 export default route({
   method: 'GET',

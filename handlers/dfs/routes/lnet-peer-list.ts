@@ -3,7 +3,7 @@ import { queryBoolean } from '../../core/schemas';
 import { route } from '../../core/route';
 import { runLnetctl } from '../commands';
 import { parsePeerShow } from '../parse/lnetctl';
-import { peer } from '../schemas';
+import { peer } from '../responses';
 
 export default route({
   method: 'GET',

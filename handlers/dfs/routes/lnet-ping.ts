@@ -4,7 +4,7 @@ import { commandFailed } from '../../core/system';
 import { exec, lctl } from '../commands';
 import { nid } from '../names';
 import { parseLctlPing } from '../parse/lctl-ping';
-import { pingResult } from '../schemas';
+import { pingResult } from '../responses';
 
 export default route({
   method: 'GET',

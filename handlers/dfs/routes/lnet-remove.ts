@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { route } from '../../core/route';
 import { runLnetctl } from '../commands';
 import { parseNetShow } from '../parse/lnetctl';
-import { lnetChange } from '../requests';
+import { lnetChangeBody } from '../requests';
 
 /**
  * The spec shows no method for this route: POST, like every other change (README). Answers every
@@ -14,7 +14,7 @@ export default route({
   permission: 'dfs:manage',
   summary:
     'Remove an LNet network from an interface (lnetctl net del --net <lnetName> --if <faceName>); answers lnetctl net show. POST: the spec leaves the method open',
-  body: lnetChange,
+  body: lnetChangeBody,
   response: z.object({
     result: z.string().describe('lnetctl net show after the change'),
     lnetName: z.string(),

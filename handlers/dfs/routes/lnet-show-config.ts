@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { route } from '../../core/route';
 import { renderLnetYaml } from '../render/lnet-yaml';
-import { lnetConfig } from '../requests';
+import { lnetConfigBody } from '../requests';
 import { LNET_EXAMPLE } from './lnet-import-config';
 
 export default route({
@@ -9,7 +9,7 @@ export default route({
   path: '/dfs/lnet/show_config',
   permission: 'dfs:read',
   summary: 'Render a configuration as the YAML lnetctl import reads (nothing is run or written)',
-  body: lnetConfig,
+  body: lnetConfigBody,
   response: z.string(),
   examples: [{ summary: 'render tcp1 on eth2', body: LNET_EXAMPLE }],
   async handler({ body }) {
