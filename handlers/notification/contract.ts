@@ -8,7 +8,7 @@ export {
   type SmsConfig,
   type SmtpConfig,
   type WebhookConfig,
-} from './schemas';
+} from './responses';
 export { isLocalAddress, isLocalHost } from './local-target';
 export { openUrl, sealUrlSync, urlSecretValues } from './url-secrets';
 
@@ -17,7 +17,7 @@ export { openUrl, sealUrlSync, urlSecretValues } from './url-secrets';
  * retry a failing destination for about a day: attempts at 0 s, then ≈10 s, 20 s, 40 s … doubling
  * up to 6 h between attempts, 15 attempts in all (≈ 23.4 h), each delay ±20 % jitter.
  */
-export const deliverySettingsSchema = z.strictObject({
+export const notificationSettings = z.strictObject({
   /** Twilio REST API origin; tests point it at a local stand-in. */
   twilioBaseUrl: z.url({ protocol: /^https?$/ }).default('https://api.twilio.com'),
   /** Attempts per (event, agent), the first one included; then the delivery is `failed`. */

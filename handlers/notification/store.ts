@@ -1,4 +1,4 @@
-import { deliverySettingsSchema } from './contract';
+import { notificationSettings } from './contract';
 import { areaSettings } from '../core/settings';
 import type * as z from 'zod';
 import type { D1Database } from '../core/bindings';
@@ -6,7 +6,7 @@ import { ApiError, issuesOf, issuesText, notFound, validationFailed } from '../c
 import type { Vars } from '../core/vars';
 import { isLocalHost } from './local-target';
 import type { SystemClient } from '../core/system';
-import { agentConfig, SECRET_FIELDS, SECRET_MASK, SECRET_STAND_IN, type Agent, type AgentType } from './schemas';
+import { agentConfig, SECRET_FIELDS, SECRET_MASK, SECRET_STAND_IN, type Agent, type AgentType } from './responses';
 import {
   isMaskPart,
   isSealedPart,
@@ -134,7 +134,7 @@ export function sameConfig(a: Record<string, unknown>, b: Record<string, unknown
 /** 400 for a webhook URL naming this machine, unless settings.notification.allowLocalTargets. */
 export function checkWebhookTarget(type: AgentType, json: Record<string, unknown>, vars: Vars): void {
   if (type !== 'webhook' || typeof json.url !== 'string') return;
-  const allowed = areaSettings(vars, 'notification', deliverySettingsSchema).allowLocalTargets;
+  const allowed = areaSettings(vars, 'notification', notificationSettings).allowLocalTargets;
   if (allowed) return;
   const host = new URL(json.url).hostname;
   if (isLocalHost(host)) {

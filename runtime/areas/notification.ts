@@ -1,7 +1,7 @@
-import { SECRET_FIELDS, sealUrlSync, type AgentType } from '../../handlers/notification/contract';
+import { notificationSettings, SECRET_FIELDS, sealUrlSync, type AgentType } from '../../handlers/notification/contract';
 import { defineArea, type AreaHost } from './types';
 import { notificationOps } from './notification/ops';
-import { deliverySettingsSchema, type DeliverySettings } from './notification/settings';
+import type { DeliverySettings } from './notification/settings';
 import { DeliveryWorker } from './notification/worker';
 
 /**
@@ -10,7 +10,7 @@ import { DeliveryWorker } from './notification/worker';
  */
 export default defineArea<DeliverySettings>({
   name: 'notification',
-  settings: deliverySettingsSchema,
+  settings: notificationSettings,
   // read only: outgoing TLS also trusts the appliance's own CAs (the certificate area manages them)
   paths: { caCertificates: { default: '/usr/local/share/ca-certificates', kind: 'dir' } },
   setup(host) {

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDb } from '../../runtime/db/database';
 import { EventsProducer } from '../../runtime/events';
-import { deliverySettings } from '../../runtime/areas/notification/settings';
+import { deliverySettings } from '../helpers/notification-settings';
 import { DeliveryWorker } from '../../runtime/areas/notification/worker';
 
 let db: SqliteDb | undefined;

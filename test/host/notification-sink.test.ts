@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import agentCreate from '../../handlers/notification/routes/agent-create';
 import agentTest from '../../handlers/notification/routes/agent-test';
 import { sendThrough } from '../../runtime/areas/notification/send';
-import { deliverySettingsSchema } from '../../runtime/areas/notification/settings';
+import { notificationSettings } from '../../handlers/notification/contract';
 import { makeTestHost, type TestHost } from '../helpers/host';
 import { privateDir } from '../helpers/tmp';
 
@@ -50,7 +50,7 @@ describe('notification sink file', () => {
     expect(got[0]).toMatchObject({
       agentId: id,
       type: 'webhook',
-      notification: { type: 'notification.test', host: 'test-host', data: { agentId: id } },
+      notification: { type: 'notification.agent.tested', host: 'test-host', data: { agentId: id } },
     });
     const text = readFileSync(sink, 'utf8');
     expect(text).not.toContain(WHSEC.slice('whsec_'.length));
@@ -60,7 +60,7 @@ describe('notification sink file', () => {
   it('deliveries append in order; an unwritable sink is a send error naming the file', async () => {
     const dir = privateDir('ballast-sink2');
     const file = join(dir, 'n.jsonl');
-    const settings = deliverySettingsSchema.parse({ sinkFile: file });
+    const settings = notificationSettings.parse({ sinkFile: file });
     const agent = {
       id: 7,
       type: 'sms' as const,
@@ -83,14 +83,14 @@ describe('notification sink file', () => {
     expect(got.map((g) => g.notification.sequence)).toEqual([1, 2]);
     expect(readFileSync(file, 'utf8')).not.toContain('tw-s3cret');
 
-    const bad = deliverySettingsSchema.parse({ sinkFile: join(dir, 'missing', 'n.jsonl') });
+    const bad = notificationSettings.parse({ sinkFile: join(dir, 'missing', 'n.jsonl') });
     await expect(sendThrough(agent, n(3), { settings: bad, productName: 'Ballast' })).rejects.toThrow(
       `the notification sink ${join(dir, 'missing', 'n.jsonl')} cannot be written: ENOENT`,
     );
   });
 
   it('a relative sink path is refused at start', () => {
-    const r = deliverySettingsSchema.safeParse({ sinkFile: 'notifications.jsonl' });
+    const r = notificationSettings.safeParse({ sinkFile: 'notifications.jsonl' });
     expect(r.success).toBe(false);
     expect(r.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
       ['sinkFile', 'must be an absolute path'],

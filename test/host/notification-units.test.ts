@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { signWebhook } from '../../runtime/areas/notification/signature';
-import { backoffMs, deliverySettings } from '../../runtime/areas/notification/settings';
+import { backoffMs } from '../../runtime/areas/notification/settings';
+import { deliverySettings } from '../helpers/notification-settings';
 import { redact } from '../../runtime/areas/notification/redact';
 import { mailTextOf, smsTextOf, subjectOf, titleOf, type Notification } from '../../runtime/areas/notification/payload';
 import { migrate } from '../../runtime/db/database';

@@ -11,7 +11,7 @@ import {
   urlSecretParts,
 } from '../../handlers/notification/url-secrets';
 import { deliveryAgent, sendThrough } from '../../runtime/areas/notification/send';
-import { deliverySettings } from '../../runtime/areas/notification/settings';
+import { deliverySettings } from '../helpers/notification-settings';
 import { SendError } from '../../runtime/areas/notification/send-error';
 import { SecretBox } from '../../runtime/system/secret-box';
 import { makeTestConfig } from '../helpers/host';

@@ -18,7 +18,7 @@ import {
 } from '../helpers/notification-peers';
 import type { HostConfig } from '../../runtime/config';
 import { errorOf } from '../helpers/answers';
-import type { Agent } from '../../handlers/notification/schemas';
+import type { Agent } from '../../handlers/notification/responses';
 
 /**
  * Notification agents against real local peers, through the Node host over HTTP: mail through
@@ -167,9 +167,9 @@ describe('smtp', () => {
       user: MAIL_USER,
       secure: false,
     });
-    expect(mail.subject).toBe('[Ballast test-host] Notification test');
+    expect(mail.subject).toBe('[Ballast test-host] Notification agent tested');
     expect(mail.text).toContain('This is a test notification from Ballast on test-host.');
-    expect(mail.text).toContain('Event: notification.test');
+    expect(mail.text).toContain('Event: notification.agent.tested');
 
     const { password: _, ...noPassword } = smtpJson(smtpPlain, { to: 'new@example.test' });
     expect((await api('POST', `/notification/agent/${id}/update`, { json: noPassword })).status).toBe(200);
@@ -205,7 +205,7 @@ describe('smtp', () => {
     expect(smtpTls.mails.at(-1)).toMatchObject({
       secure: true,
       user: MAIL_USER,
-      subject: '[Ballast test-host] Notification test',
+      subject: '[Ballast test-host] Notification agent tested',
     });
   });
 
@@ -280,7 +280,7 @@ describe('sms', () => {
 
     expect((await api('GET', `/notification/agent/${id}/test`)).status).toBe(200);
     expect(twilio.messages.at(-1)!.body).toMatch(
-      /^Ballast test-host: Notification test \(notification\.test\) agentId=\d+ message=This is a test notification/,
+      /^Ballast test-host: Notification agent tested \(notification\.agent\.tested\) agentId=\d+ message=This is a test notification/,
     );
 
     await api('POST', `/notification/agent/${id}/update`, {
@@ -331,7 +331,11 @@ describe('webhook', () => {
 
     expect((await api('GET', `/notification/agent/${signed}/test`)).status).toBe(200);
     const test = hooks.on('/signed').at(-1)!;
-    expect(test.json).toMatchObject({ type: 'notification.test', host: 'test-host', data: { agentId: signed } });
+    expect(test.json).toMatchObject({
+      type: 'notification.agent.tested',
+      host: 'test-host',
+      data: { agentId: signed },
+    });
     expect(test.json.sequence).toBeUndefined(); // not an event
     expect(test.verified).toBe(true);
     await waitFor('delivered', () => delivery(eventId, plain)?.state === 'delivered');

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { route } from '../../core/route';
-import { agentSchema, createBody } from '../schemas';
+import { agentAnswer } from '../responses';
+import { agentCreateBody } from '../requests';
 import { checkWebhookTarget, getAgentRow, sealSecrets, toAgent } from '../store';
 
 export default route({
@@ -21,8 +22,8 @@ export default route({
     },
   ],
   summary: 'Create a notification agent (sms, smtp or webhook); answers an array with it',
-  body: createBody,
-  response: z.array(agentSchema).length(1),
+  body: agentCreateBody,
+  response: z.array(agentAnswer).length(1),
   async handler({ db, body, events, vars, system }) {
     checkWebhookTarget(body.type, body.json as Record<string, unknown>, vars);
     const now = Date.now();

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { route } from '../../core/route';
 import { CREATE_AGENT_1 } from '../examples';
-import { agentIdParams } from '../schemas';
+import { agentIdParams } from '../requests';
 import { getAgentRow } from '../store';
 
 export default route({

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { route } from '../../core/route';
 import { CREATE_AGENT_1 } from '../examples';
 import { ApiError } from '../../core/errors';
-import { agentIdParams } from '../schemas';
+import { agentIdParams } from '../requests';
 import { getAgentRow } from '../store';
 import { TEST_OP, type TestOpResult } from '../test-op';
 

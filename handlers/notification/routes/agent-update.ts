@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { route } from '../../core/route';
 import { CREATE_AGENT_1 } from '../examples';
 import { ApiError } from '../../core/errors';
-import { agentIdParams, agentSchema, updateBody } from '../schemas';
+import { agentAnswer } from '../responses';
+import { agentIdParams, agentUpdateBody } from '../requests';
 import { checkWebhookTarget, getAgentRow, resolveUpdatedConfig, sameConfig, sealSecrets, toAgent } from '../store';
 
 export default route({
@@ -28,8 +29,8 @@ export default route({
   summary:
     'Change the type, enabled flag and/or configuration of an agent (every field optional; a partial json is merged when the type is unchanged); omitted secrets are kept',
   params: agentIdParams,
-  body: updateBody,
-  response: z.array(agentSchema).length(1),
+  body: agentUpdateBody,
+  response: z.array(agentAnswer).length(1),
   async handler({ db, params, body, events, vars, system }) {
     if (body.id !== undefined && body.id !== params.id) {
       throw new ApiError('validation_failed', `invalid body: body.id: must equal the id in the URL (${params.id})`, {

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { route } from '../../core/route';
-import { eventSchema, eventsQuery, DELIVERY_STATES } from '../schemas';
+import { eventEntry, DELIVERY_STATES } from '../responses';
+import { eventListQuery } from '../requests';
 
 interface Row {
   id: string;
@@ -31,8 +32,8 @@ export default route({
   permission: 'notification:read',
   examples: [{ summary: 'the recorded events' }],
   summary: 'Recent events, newest first, with the delivery state for each agent and what holds its queue (extension)',
-  query: eventsQuery,
-  response: z.array(eventSchema),
+  query: eventListQuery,
+  response: z.array(eventEntry),
   async handler({ db, query }) {
     const limit = query.limit ?? DEFAULT_LIMIT;
     const events = (

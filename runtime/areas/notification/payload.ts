@@ -31,7 +31,7 @@ export interface StoredEvent {
   data: Record<string, unknown>;
 }
 
-export const TEST_KIND = 'notification.test';
+export const TEST_KIND = 'notification.agent.tested';
 
 export function notificationOf(e: StoredEvent, hostId: string): Notification {
   return {

@@ -1,3 +1,4 @@
+import { issuesOf } from '../../../handlers/core/errors';
 import {
   agentConfig,
   openUrl,
@@ -65,9 +66,13 @@ export function deliveryAgent(
     }
   }
   const r = agentConfig[type as AgentType].safeParse(parsed);
+  // only the paths of the one issue format (issuesOf): a stored configuration's messages could
+  // quote what a secret field holds, and this line reaches the log and the delivery's error
   if (!r.success)
     throw new SendError(
-      `agent ${id} has an invalid configuration: ${r.error.issues.map((i) => i.path.join('.') || '(root)').join(', ')}`,
+      `agent ${id} has an invalid configuration: ${issuesOf('', r.error)
+        .map((i) => i.path)
+        .join(', ')}`,
       { permanent: true },
     );
   return { id, type, config: r.data } as DeliveryAgent;

@@ -1,18 +1,8 @@
-import { issuesOf, issuesText } from '../../../handlers/core/errors';
 import type * as z from 'zod';
-import { deliverySettingsSchema } from '../../../handlers/notification/contract';
+import type { notificationSettings } from '../../../handlers/notification/contract';
 
-export { deliverySettingsSchema };
-export type DeliverySettings = z.infer<typeof deliverySettingsSchema>;
-
-/** Reads `settings.notification`; a wrong key or value stops the host at start with its path. */
-export function deliverySettings(settings: Record<string, unknown>): DeliverySettings {
-  const r = deliverySettingsSchema.safeParse(settings.notification ?? {});
-  if (!r.success) {
-    throw new Error(`config: ${issuesText(issuesOf('settings.notification', r.error))}`);
-  }
-  return r.data;
-}
+/** settings.notification as the host parsed it at start (the area module's `settings`). */
+export type DeliverySettings = z.infer<typeof notificationSettings>;
 
 /** Delay before attempt `attempt + 1`, given `attempt` attempts failed (attempt ≥ 1). */
 export function backoffMs(

@@ -39,7 +39,7 @@ export const SECRET_STAND_IN: Record<AgentType, string> = {
 const requiredError = (expected: string) => (iss: { input?: unknown }) =>
   iss.input === undefined ? 'required' : `must be ${expected}`;
 const str = () => z.string({ error: requiredError('a string') });
-const bool = () => z.boolean({ error: requiredError('a boolean') });
+export const bool = () => z.boolean({ error: requiredError('a boolean') });
 
 const noLineBreak = (s: string) => !/[\r\n]/.test(s);
 const secretValue = (max: number) =>
@@ -153,7 +153,7 @@ const common = {
   createdAt: z.string(),
   updatedAt: z.string(),
 };
-export const agentSchema = z.discriminatedUnion('type', [
+export const agentAnswer = z.discriminatedUnion('type', [
   z.object({ ...common, type: z.literal('sms'), json: smsConfig.extend({ authToken: masked }) }),
   z.object({ ...common, type: z.literal('smtp'), json: smtpConfig.extend({ password: masked }) }),
   z.object({
@@ -162,73 +162,11 @@ export const agentSchema = z.discriminatedUnion('type', [
     json: webhookConfig.extend({ url: maskedUrl, secret: masked.optional() }),
   }),
 ]);
-export type Agent = z.infer<typeof agentSchema>;
-
-/* ---- requests ---- */
-export const agentIdParams = z.object({
-  id: z
-    .string()
-    .regex(/^[1-9]\d{0,14}$/, 'must be a positive integer')
-    .transform(Number),
-});
-
-const typeError = { error: 'type must be sms, smtp or webhook' };
-export const createBody = z.discriminatedUnion(
-  'type',
-  [
-    z.strictObject({ type: z.literal('sms'), enabled: bool(), json: smsConfig }),
-    z.strictObject({ type: z.literal('smtp'), enabled: bool(), json: smtpConfig }),
-    z.strictObject({ type: z.literal('webhook'), enabled: bool(), json: webhookConfig }),
-  ],
-  typeError,
-);
-
-/**
- * Every field is optional (the spec): `{}` changes nothing. `json` is checked in the handler,
- * against the type the agent will have after the update; with the type unchanged it is merged
- * into the stored configuration (shallow: a key given replaces that key), with a new type it
- * replaces it. `id` may be sent back (an agent object as details answered it) and must equal the
- * URL's. Unknown keys are refused.
- */
-export const updateBody = z.strictObject({
-  id: z
-    .union(
-      [
-        z.number().int(),
-        z
-          .string()
-          .regex(/^[1-9]\d{0,14}$/)
-          .transform(Number),
-      ],
-      { error: 'must be the agent id (a positive integer)' },
-    )
-    .optional()
-    .describe("optional: the agent's id, as details shows it; must equal the id in the URL"),
-  type: agentType.optional().describe('new type; a type change needs a full json'),
-  enabled: bool().optional(),
-  json: z
-    .record(z.string(), z.unknown(), { error: 'must be an object' })
-    .optional()
-    .describe(
-      'configuration: with the type unchanged, the fields given are merged into the stored configuration (omitted fields and secrets are kept); with a new type, the whole configuration',
-    ),
-});
+export type Agent = z.infer<typeof agentAnswer>;
 
 /* ---- the events listing (an extension: GET /notification/events) ---- */
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'cancelled'] as const;
-export const eventsQuery = z.object({
-  limit: z
-    .string()
-    .regex(/^\d{1,3}$/, 'must be 1-500')
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= 500, 'must be 1-500')
-    .optional(),
-  kind: z
-    .string()
-    .regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/, 'must be an event kind such as s3.share.created')
-    .optional(),
-});
-export const deliverySchema = z.object({
+export const deliveryEntry = z.object({
   agentId: z.number().int(),
   state: z.enum(DELIVERY_STATES),
   attempts: z.number().int(),
@@ -243,12 +181,12 @@ export const deliverySchema = z.object({
       "A pending delivery that waits behind an older one of the same agent: that agent's oldest pending delivery's event id (each agent receives its notifications in event order, so its queue moves on once that one is delivered, failed or cancelled; that delivery's nextAttemptAt says when it is tried next). null for the oldest one itself and for settled deliveries.",
     ),
 });
-export const eventSchema = z.object({
+export const eventEntry = z.object({
   id: z.string(),
   seq: z.number().int(),
   kind: z.string(),
   time: z.string(),
   requestId: z.string().nullable(),
   data: z.record(z.string(), z.unknown()),
-  deliveries: z.array(deliverySchema),
+  deliveries: z.array(deliveryEntry),
 });
