@@ -12,6 +12,7 @@ import type { Readable, Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfig, seedDemo } from '../../runtime/demo';
@@ -19,6 +20,7 @@ import { serve, type Serving } from '../../runtime/serve';
 import { DOCS_CSP } from '../../runtime/docs-page';
 import { createToken } from '../../runtime/tokens';
 import { privateDir } from '../helpers/tmp';
+import { rawGet } from '../helpers/raw-get';
 
 const repo = resolve(import.meta.dirname, '../..');
 const dist = join(repo, 'dist');
@@ -194,6 +196,81 @@ afterAll(async () => {
     rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 });
 
+const ASSETS = ['swagger-ui-bundle.js', 'swagger-ui.css', 'docs.js', 'docs.css'];
+
+describe('the docs assets: ETag, 304 and gzip', () => {
+  it('each asset has its own strong ETag, and without Accept-Encoding the file as it is', async () => {
+    const etags = new Set<string>();
+    for (const name of ASSETS) {
+      const r = await rawGet(`${base}/docs/${name}`);
+      expect([name, r.status]).toEqual([name, 200]);
+      expect(r.headers.etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+      expect(r.headers['cache-control']).toBe('no-cache');
+      expect(r.headers.vary).toBe('accept-encoding');
+      expect(r.headers['content-encoding']).toBeUndefined();
+      expect(r.headers['content-security-policy']).toBe(DOCS_CSP);
+      expect(r.headers['content-length']).toBe(String(r.body.length));
+      expect(r.body.equals(readFileSync(join(dist, 'docs', name))), name).toBe(true);
+      etags.add(r.headers.etag!);
+      // the same bytes, the same tag: computed from the bytes, not per request
+      expect((await rawGet(`${base}/docs/${name}`)).headers.etag).toBe(r.headers.etag);
+    }
+    expect(etags.size).toBe(ASSETS.length);
+  });
+
+  it('answers 304 with no body to a matching If-None-Match, 200 to another tag', async () => {
+    const url = `${base}/docs/swagger-ui-bundle.js`;
+    const { headers } = await rawGet(url);
+    const etag = headers.etag!;
+    for (const given of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      const r = await rawGet(url, { 'if-none-match': given });
+      expect([given, r.status, r.body.length]).toEqual([given, 304, 0]);
+      expect(r.headers.etag).toBe(etag);
+      expect(r.headers['cache-control']).toBe('no-cache');
+    }
+    const changed = await rawGet(url, { 'if-none-match': '"not-this-one"' });
+    expect(changed.status).toBe(200);
+    expect(changed.body.equals(readFileSync(join(dist, 'docs/swagger-ui-bundle.js')))).toBe(true);
+    // another file's tag is no match
+    const css = (await rawGet(`${base}/docs/swagger-ui.css`)).headers.etag!;
+    expect((await rawGet(url, { 'if-none-match': css })).status).toBe(200);
+  });
+
+  it('with Accept-Encoding: gzip, gzip whose gunzip is the file (its own ETag, 304 on it too)', async () => {
+    for (const name of ['swagger-ui-bundle.js', 'swagger-ui.css']) {
+      const file = readFileSync(join(dist, 'docs', name));
+      const plain = await rawGet(`${base}/docs/${name}`, { 'accept-encoding': 'identity' });
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      const r = await rawGet(`${base}/docs/${name}`, { 'accept-encoding': 'gzip, deflate, br' });
+      expect([name, r.status, r.headers['content-encoding'], r.headers.vary]).toEqual([
+        name,
+        200,
+        'gzip',
+        'accept-encoding',
+      ]);
+      expect(r.headers['content-length']).toBe(String(r.body.length));
+      expect(r.body.length).toBeLessThan(file.length / 2);
+      expect(gunzipSync(r.body).equals(file), name).toBe(true);
+      expect(r.headers.etag).toMatch(/^"[A-Za-z0-9_-]{43}\.gz"$/);
+      expect(r.headers.etag).not.toBe(plain.headers.etag);
+      const again = await rawGet(`${base}/docs/${name}`, {
+        'accept-encoding': 'gzip',
+        'if-none-match': r.headers.etag!,
+      });
+      expect([again.status, again.body.length, again.headers.etag]).toEqual([304, 0, r.headers.etag]);
+    }
+    // gzip refused (q=0), or only some other coding: the file as it is
+    for (const ae of ['gzip;q=0, identity', 'br', '*;q=0']) {
+      const r = await rawGet(`${base}/docs/swagger-ui.css`, { 'accept-encoding': ae });
+      expect([ae, r.headers['content-encoding']]).toEqual([ae, undefined]);
+      expect(r.body.equals(readFileSync(join(dist, 'docs/swagger-ui.css')))).toBe(true);
+    }
+    // a HEAD says what a GET would send, with no body
+    const head = await rawGet(`${base}/docs/swagger-ui.css`, { 'accept-encoding': 'gzip' }, 'HEAD');
+    expect([head.status, head.headers['content-encoding'], head.body.length]).toEqual([200, 'gzip', 0]);
+  });
+});
+
 describe('GET /api/v2/docs', () => {
   it('is served without a token, with a strict CSP, and its assets from the host', async () => {
     const page = await fetch(`${base}/docs`);
@@ -209,6 +286,7 @@ describe('GET /api/v2/docs', () => {
     }
     expect((await fetch(`${base}/docs/../../etc/passwd`)).status).toBe(404);
     expect((await fetch(`${base}/docs/nosuch.js`)).status).toBe(404);
+    expect((await fetch(`${base}/docs/constructor`)).status).toBe(404);
   });
 
   it('renders in headless Chromium offline: every area tag and some operations, no CSP violation', async () => {
