@@ -33,8 +33,11 @@ export interface App {
 export interface AppOptions {
   /** The OpenAPI document, served without a token at `<basePath>/openapi.json`. */
   openapi?: () => Record<string, unknown> | Promise<Record<string, unknown>>;
-  /** Extra unauthenticated GET pages under the base path (the docs page and its assets), by sub-path. */
-  pages?: (subPath: string) => Reply | undefined | Promise<Reply | undefined>;
+  /**
+   * Extra unauthenticated GET pages under the base path (the docs page and its assets), by
+   * sub-path; `header` reads the request's headers (If-None-Match, Accept-Encoding).
+   */
+  pages?: (subPath: string, header: (name: string) => string | null) => Reply | undefined | Promise<Reply | undefined>;
   /** The headers style of the app's own errors (404, 405, 413): a single-route app uses its route's. */
   style?: ResponseStyle;
 }
@@ -140,7 +143,10 @@ export function createApp(entries: AppEntry[], options: AppOptions = {}): App {
           };
           return { status: 200, headers, body: isHead ? null : JSON.stringify(doc) };
         }
-        const page = options.pages && routePath.startsWith(`${API_BASE}/`) ? await options.pages(sub) : undefined;
+        const page =
+          options.pages && routePath.startsWith(`${API_BASE}/`)
+            ? await options.pages(sub, (name) => call.header(name))
+            : undefined;
         if (page) return isHead ? { ...page, body: null } : page;
       }
       const matched = await match(call.method, call.url);

@@ -36,8 +36,11 @@ export interface Call {
 export interface Reply {
   status: number;
   headers: Record<string, string>;
-  /** JSON text, or null for no body (HEAD, 204, or `chunks`). */
-  body: string | null;
+  /**
+   * JSON text, or null for no body (HEAD, 204, 304, or `chunks`). Bytes only for the docs page's
+   * static assets (gzip): written as they are, content-length their byte length.
+   */
+  body: string | Uint8Array<ArrayBuffer> | null;
   /**
    * A large answer produced piece by piece while it is written (fs/explore): the body is these
    * strings in order, `body` is null. Iterated once; the Node server writes each piece with

@@ -75,6 +75,11 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
+/** A reply body's length on the wire: JSON text as UTF-8, bytes as they are. */
+function byteLength(body: string | Uint8Array): number {
+  return typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength;
+}
+
 /** What a 413 reads and drops of the body the client is still sending, at most (bytes, time). */
 export const DRAIN_BYTES = 16 * 1024 * 1024;
 export const DRAIN_MS = 5000;
@@ -89,9 +94,9 @@ export const DRAIN_MS = 5000;
  */
 function answerTooLarge(req: http.IncomingMessage, res: http.ServerResponse, reply: Reply): Promise<void> {
   const headers: Record<string, string> = { ...reply.headers, connection: 'close' };
-  if (reply.body !== null) headers['content-length'] = String(Buffer.byteLength(reply.body, 'utf8'));
+  if (reply.body !== null) headers['content-length'] = String(byteLength(reply.body));
   res.writeHead(reply.status, headers);
-  if (reply.body !== null) res.write(reply.body, 'utf8');
+  if (reply.body !== null) res.write(reply.body);
   if (req.complete || req.destroyed) {
     res.end();
     return Promise.resolve();
@@ -144,7 +149,9 @@ async function replyOf(response: Response, head: boolean): Promise<Reply> {
     // Framing is ours to set: a Response from workerd may carry its own transfer-encoding.
     if (!HOP_BY_HOP.has(k)) headers[k] = v;
   });
-  return { status: response.status, headers, body: head || !response.body ? null : await response.text() };
+  // the bytes as they came (an isolate's JSON, or a gzip docs asset the host app answered)
+  const body = head || !response.body ? null : new Uint8Array(await response.arrayBuffer());
+  return { status: response.status, headers, body };
 }
 
 /**
@@ -201,10 +208,12 @@ async function writeChunks(
 function writeReply(res: http.ServerResponse, reply: Reply, stallMs: number): Promise<void> | void {
   if (reply.chunks && reply.body === null) return writeChunks(res, reply, reply.chunks, stallMs);
   const headers: Record<string, string> = { ...reply.headers };
-  if (reply.body !== null) headers['content-length'] = String(Buffer.byteLength(reply.body, 'utf8'));
+  const body = reply.body;
+  if (body !== null) headers['content-length'] = String(byteLength(body));
   res.writeHead(reply.status, headers);
-  if (reply.body === null) res.end();
-  else res.end(reply.body, 'utf8');
+  if (body === null) res.end();
+  else if (typeof body === 'string') res.end(body, 'utf8');
+  else res.end(body); // bytes (a docs asset, gzip or not): as they are
 }
 
 export function startServer(o: ServerOptions): Promise<RunningServer> {

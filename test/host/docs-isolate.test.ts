@@ -6,12 +6,14 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfig, seedDemo } from '../../runtime/demo';
 import { DOCS_CSP } from '../../runtime/docs-page';
 import { serve, type Serving } from '../../runtime/serve';
 import { createToken } from '../../runtime/tokens';
+import { rawGet } from '../helpers/raw-get';
 
 const repo = resolve(import.meta.dirname, '../..');
 const dist = join(repo, 'dist');
@@ -47,6 +49,29 @@ describe('serve --demo --isolate', () => {
       true,
     );
     expect((await fetch(`${base}/docs/nosuch.js`)).status).toBe(404);
+  });
+
+  it('the assets pass the request headers through: ETag and 304, gzip bytes unchanged by the hop', async () => {
+    const url = `${base}/docs/swagger-ui-bundle.js`;
+    const file = readFileSync(join(dist, 'docs/swagger-ui-bundle.js'));
+    const plain = await rawGet(url);
+    expect([plain.status, plain.headers['content-encoding']]).toEqual([200, undefined]);
+    expect(plain.body.equals(file)).toBe(true);
+    const zipped = await rawGet(url, { 'accept-encoding': 'gzip' });
+    expect([zipped.status, zipped.headers['content-encoding'], zipped.headers.vary]).toEqual([
+      200,
+      'gzip',
+      'accept-encoding',
+    ]);
+    expect(zipped.headers['content-length']).toBe(String(zipped.body.length));
+    expect(gunzipSync(zipped.body).equals(file)).toBe(true);
+    for (const [etag, ae] of [
+      [plain.headers.etag!, 'identity'],
+      [zipped.headers.etag!, 'gzip'],
+    ]) {
+      const r = await rawGet(url, { 'if-none-match': etag, 'accept-encoding': ae });
+      expect([r.status, r.body.length, r.headers.etag]).toEqual([304, 0, etag]);
+    }
   });
 
   it('serves openapi.json without a token: the built document', async () => {

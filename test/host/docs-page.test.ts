@@ -6,12 +6,17 @@
  * over the DevTools protocol (`--remote-debugging-pipe`, no extra npm package), it does what a user
  * does: Authorize with a token, open GET /kerberos/conf, "Try it out", "Execute", and reads the
  * answer Swagger UI shows (status 200 and the demo's realm) — one authorised request from the page.
+ * It also types into the search box (`make_filesystem`, an operationId, a summary's words), opens
+ * the one operation found, and follows a sidebar link back to an area. Over plain HTTP: each asset
+ * has its own strong ETag, a matching If-None-Match gets a 304 of no body, and an Accept-Encoding
+ * with gzip gets gzip that unzips to the file in dist/docs.
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfig, seedDemo } from '../../runtime/demo';
@@ -19,6 +24,7 @@ import { serve, type Serving } from '../../runtime/serve';
 import { DOCS_CSP } from '../../runtime/docs-page';
 import { createToken } from '../../runtime/tokens';
 import { privateDir } from '../helpers/tmp';
+import { rawGet } from '../helpers/raw-get';
 
 const repo = resolve(import.meta.dirname, '../..');
 const dist = join(repo, 'dist');
@@ -29,6 +35,8 @@ let serving: Serving;
 let state: string;
 let profile: string;
 let base: string;
+/** Browsers launched: each gets its own profile (a browser left running cannot lock the next out). */
+let launches = 0;
 
 /** Async: the demo host answers in this process, so its event loop must keep running. */
 async function chromium(args: string[]): Promise<{ stdout: string; stderr: string }> {
@@ -101,7 +109,7 @@ class Browser {
         '--no-sandbox',
         '--disable-gpu',
         '--no-first-run',
-        `--user-data-dir=${profile}-cdp`,
+        `--user-data-dir=${profile}-cdp${++launches}`,
         '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
         '--remote-debugging-pipe',
         '--enable-logging=stderr',
@@ -166,15 +174,28 @@ class Browser {
 }
 
 /**
- * In-page: resolves with the first element matching `selector` (and `text`, if given) once it is in
- * the DOM, watching mutations rather than polling; the CDP evaluate timeout bounds the wait.
+ * In-page: `__waitFor` resolves with the first element matching `selector` (and `text`, if given)
+ * once it is in the DOM, watching mutations rather than polling; `__until` once `ok()` holds (it
+ * may turn on a scroll, which no mutation shows: polled). Each gives up after 20 s with an error
+ * saying what it waited for (a CDP evaluate of a promise has no timeout of its own), so a failing
+ * test ends and closes its browser.
  */
-const WAIT_FOR = `window.__waitFor = (selector, text) => new Promise((resolve) => {
+const WAIT_FOR = `window.__waitFor = (selector, text) => new Promise((resolve, reject) => {
   const find = () => [...document.querySelectorAll(selector)].find((e) => !text || e.textContent.includes(text));
   const now = find();
   if (now) return resolve(now);
-  const mo = new MutationObserver(() => { const e = find(); if (e) { mo.disconnect(); resolve(e); } });
+  const mo = new MutationObserver(() => { const e = find(); if (e) { mo.disconnect(); clearTimeout(t); resolve(e); } });
+  const t = setTimeout(() => { mo.disconnect(); reject(new Error('not in the page after 20 s: ' + selector + ' ' + (text || ''))); }, 20000);
   mo.observe(document.documentElement, { childList: true, subtree: true, characterData: true, attributes: true });
+});
+window.__until = (ok, what) => new Promise((resolve, reject) => {
+  const since = Date.now();
+  const check = () => {
+    if (ok()) resolve(true);
+    else if (Date.now() - since > 20000) reject(new Error('still not so after 20 s: ' + what));
+    else setTimeout(check, 50);
+  };
+  check();
 });`;
 
 beforeAll(async () => {
@@ -190,8 +211,83 @@ beforeAll(async () => {
 afterAll(async () => {
   await serving?.stop();
   rmSync(state, { recursive: true, force: true });
-  for (const dir of [profile, `${profile}-cdp`])
+  for (const dir of [profile, ...Array.from({ length: launches }, (_, i) => `${profile}-cdp${i + 1}`)])
     rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+});
+
+const ASSETS = ['swagger-ui-bundle.js', 'swagger-ui.css', 'docs.js', 'docs.css'];
+
+describe('the docs assets: ETag, 304 and gzip', () => {
+  it('each asset has its own strong ETag, and without Accept-Encoding the file as it is', async () => {
+    const etags = new Set<string>();
+    for (const name of ASSETS) {
+      const r = await rawGet(`${base}/docs/${name}`);
+      expect([name, r.status]).toEqual([name, 200]);
+      expect(r.headers.etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+      expect(r.headers['cache-control']).toBe('no-cache');
+      expect(r.headers.vary).toBe('accept-encoding');
+      expect(r.headers['content-encoding']).toBeUndefined();
+      expect(r.headers['content-security-policy']).toBe(DOCS_CSP);
+      expect(r.headers['content-length']).toBe(String(r.body.length));
+      expect(r.body.equals(readFileSync(join(dist, 'docs', name))), name).toBe(true);
+      etags.add(r.headers.etag!);
+      // the same bytes, the same tag: computed from the bytes, not per request
+      expect((await rawGet(`${base}/docs/${name}`)).headers.etag).toBe(r.headers.etag);
+    }
+    expect(etags.size).toBe(ASSETS.length);
+  });
+
+  it('answers 304 with no body to a matching If-None-Match, 200 to another tag', async () => {
+    const url = `${base}/docs/swagger-ui-bundle.js`;
+    const { headers } = await rawGet(url);
+    const etag = headers.etag!;
+    for (const given of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      const r = await rawGet(url, { 'if-none-match': given });
+      expect([given, r.status, r.body.length]).toEqual([given, 304, 0]);
+      expect(r.headers.etag).toBe(etag);
+      expect(r.headers['cache-control']).toBe('no-cache');
+    }
+    const changed = await rawGet(url, { 'if-none-match': '"not-this-one"' });
+    expect(changed.status).toBe(200);
+    expect(changed.body.equals(readFileSync(join(dist, 'docs/swagger-ui-bundle.js')))).toBe(true);
+    // another file's tag is no match
+    const css = (await rawGet(`${base}/docs/swagger-ui.css`)).headers.etag!;
+    expect((await rawGet(url, { 'if-none-match': css })).status).toBe(200);
+  });
+
+  it('with Accept-Encoding: gzip, gzip whose gunzip is the file (its own ETag, 304 on it too)', async () => {
+    for (const name of ['swagger-ui-bundle.js', 'swagger-ui.css']) {
+      const file = readFileSync(join(dist, 'docs', name));
+      const plain = await rawGet(`${base}/docs/${name}`, { 'accept-encoding': 'identity' });
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      const r = await rawGet(`${base}/docs/${name}`, { 'accept-encoding': 'gzip, deflate, br' });
+      expect([name, r.status, r.headers['content-encoding'], r.headers.vary]).toEqual([
+        name,
+        200,
+        'gzip',
+        'accept-encoding',
+      ]);
+      expect(r.headers['content-length']).toBe(String(r.body.length));
+      expect(r.body.length).toBeLessThan(file.length / 2);
+      expect(gunzipSync(r.body).equals(file), name).toBe(true);
+      expect(r.headers.etag).toMatch(/^"[A-Za-z0-9_-]{43}\.gz"$/);
+      expect(r.headers.etag).not.toBe(plain.headers.etag);
+      const again = await rawGet(`${base}/docs/${name}`, {
+        'accept-encoding': 'gzip',
+        'if-none-match': r.headers.etag!,
+      });
+      expect([again.status, again.body.length, again.headers.etag]).toEqual([304, 0, r.headers.etag]);
+    }
+    // gzip refused (q=0), or only some other coding: the file as it is
+    for (const ae of ['gzip;q=0, identity', 'br', '*;q=0']) {
+      const r = await rawGet(`${base}/docs/swagger-ui.css`, { 'accept-encoding': ae });
+      expect([ae, r.headers['content-encoding']]).toEqual([ae, undefined]);
+      expect(r.body.equals(readFileSync(join(dist, 'docs/swagger-ui.css')))).toBe(true);
+    }
+    // a HEAD says what a GET would send, with no body
+    const head = await rawGet(`${base}/docs/swagger-ui.css`, { 'accept-encoding': 'gzip' }, 'HEAD');
+    expect([head.status, head.headers['content-encoding'], head.body.length]).toEqual([200, 'gzip', 0]);
+  });
 });
 
 describe('GET /api/v2/docs', () => {
@@ -209,6 +305,7 @@ describe('GET /api/v2/docs', () => {
     }
     expect((await fetch(`${base}/docs/../../etc/passwd`)).status).toBe(404);
     expect((await fetch(`${base}/docs/nosuch.js`)).status).toBe(404);
+    expect((await fetch(`${base}/docs/constructor`)).status).toBe(404);
   });
 
   it('renders in headless Chromium offline: every area tag and some operations, no CSP violation', async () => {
@@ -216,6 +313,10 @@ describe('GET /api/v2/docs', () => {
     const doc = JSON.parse(readFileSync(join(dist, 'openapi.json'), 'utf8')) as { tags: { name: string }[] };
     expect(doc.tags.length).toBeGreaterThan(8);
     for (const t of doc.tags) expect(stdout, `tag ${t.name}`).toContain(`data-tag="${t.name}"`);
+    // the search box and the areas sidebar, a link per tag
+    expect(stdout).toContain('class="operation-filter-input');
+    expect(stdout).toContain('<nav class="docs-nav"');
+    for (const t of doc.tags) expect(stdout, `nav ${t.name}`).toContain(`href="#/${t.name}"`);
     for (const p of ['/api/v2/kerberos/conf', '/api/v2/network/interface', '/api/v2/s3/list', '/api/v2/fs/mount'])
       expect(stdout).toContain(p);
     expect(stderr).not.toMatch(/Content Security Policy/i);
@@ -233,6 +334,87 @@ describe('GET /api/v2/docs', () => {
     ]);
     expect(png.length).toBeGreaterThan(40_000);
     if (process.env.BALLAST_DOCS_SCREENSHOT) copyFileSync(out, resolve(repo, process.env.BALLAST_DOCS_SCREENSHOT));
+  }, 120_000);
+
+  it('searches operations by path, operationId or summary, opens one, and the sidebar leads back to an area', async () => {
+    const browser = Browser.launch();
+    try {
+      const s = await browser.open(`${base}/docs`);
+      await browser.eval(s, WAIT_FOR);
+      /** Types `text` over the search box's content; resolves with the paths of the operations then shown. */
+      const search = async (text: string) => {
+        await browser.eval(
+          s,
+          `window.__waitFor('.operation-filter-input:not([disabled])').then((e) => { e.focus(); e.select(); return true; })`,
+        );
+        await browser.send('Input.insertText', { text }, s);
+        // Swagger UI applies the box 250 ms after the last key; then the page shows as many
+        // operations as its (filtered) state holds
+        return (await browser.eval(
+          s,
+          `window.__until(() => {
+            if (window.ui.layoutSelectors.currentFilter() !== ${JSON.stringify(text)}) return false;
+            const n = window.ui.specSelectors.taggedOperations().reduce((n, t) => n + t.get('operations').size, 0);
+            return document.querySelectorAll('.opblock').length === n;
+          }, 'the page shows what the search for ' + ${JSON.stringify(JSON.stringify(text))} + ' found').then(() => [...document.querySelectorAll('.opblock-summary-path')].map((e) => e.getAttribute('data-path')))`,
+        )) as string[];
+      };
+      const path = '/api/v2/fs/make_filesystem';
+      // a path (Swagger UI's own filter matches paths and tags), an operationId and a summary's
+      // words (docs.js's opsFilter): each finds that one operation
+      expect(await search('make_filesystem')).toEqual([path]);
+      expect(await search('makeFilesystem')).toEqual([path]);
+      expect(await search('mkfs -t')).toEqual([path]);
+      expect(await search('no-such-operation')).toEqual([]);
+      const shown = await search('make_filesystem');
+      expect(shown).toEqual([path]);
+      // open it: its path and body are on screen, another area's operation and tag are not in the page
+      const op = '#operations-fs-fs_makeFilesystem';
+      const opened = (await browser.eval(
+        s,
+        `window.__waitFor('${op} .opblock-summary-control').then((e) => { e.click(); return window.__waitFor('${op} .opblock-body'); }).then((body) => {
+          const p = document.querySelector('${op} .opblock-summary-path');
+          p.scrollIntoView();
+          const r = p.getBoundingClientRect();
+          return {
+            path: p.getAttribute('data-path'),
+            text: p.textContent.replace(/\u200b/g, ''),
+            visible: p.checkVisibility() && body.checkVisibility() && r.height > 0 && r.top >= 0 && r.bottom <= innerHeight,
+            kerberosOp: !!document.querySelector('#operations-kerberos-kerberos_confGet'),
+            kerberosTag: !!document.querySelector('.opblock-tag[data-tag="kerberos"]'),
+            tags: [...document.querySelectorAll('.opblock-tag')].map((t) => t.getAttribute('data-tag')),
+          };
+        })`,
+      )) as Record<string, unknown>;
+      expect(opened).toEqual({
+        path,
+        text: path,
+        visible: true,
+        kerberosOp: false,
+        kerberosTag: false,
+        tags: ['fs'],
+      });
+      // the sidebar: its kerberos link clears the search and scrolls to that area, deep-linked
+      const nav = (await browser.eval(
+        s,
+        `window.__waitFor('.docs-nav a[href="#/kerberos"]').then((a) => { a.click(); return window.__until(() => {
+          const t = document.querySelector('.opblock-tag[data-tag="kerberos"]');
+          if (!t) return false;
+          const top = t.getBoundingClientRect().top;
+          return top >= 0 && top < innerHeight / 2;
+        }, 'the kerberos section is scrolled into view'); }).then(() => ({
+          filter: document.querySelector('.operation-filter-input').value,
+          hash: location.hash,
+          kerberosOp: !!document.querySelector('#operations-kerberos-kerberos_confGet'),
+          links: [...document.querySelectorAll('.docs-nav a')].map((a) => a.textContent),
+        }))`,
+      )) as { filter: string; hash: string; kerberosOp: boolean; links: string[] };
+      const doc = JSON.parse(readFileSync(join(dist, 'openapi.json'), 'utf8')) as { tags: { name: string }[] };
+      expect(nav).toEqual({ filter: '', hash: '#/kerberos', kerberosOp: true, links: doc.tags.map((t) => t.name) });
+      expect(browser.stderr.join('')).not.toMatch(/Content Security Policy/i);
+    } finally {
+      await browser.close();
+    }
   }, 120_000);
 
   it('sends one authorised request from "Try it out": GET /kerberos/conf answers 200 with the realm', async () => {

@@ -36,7 +36,11 @@ describe('route matching', () => {
       { method, url: new URL(path, 'http://h'), header: () => null, connection: {}, requestId: 'r' },
       env,
     );
-    return { status: r.status, body: r.body ? (JSON.parse(r.body) as unknown) : null, allow: r.headers.allow };
+    return {
+      status: r.status,
+      body: typeof r.body === 'string' ? (JSON.parse(r.body) as unknown) : null,
+      allow: r.headers.allow,
+    };
   };
 
   it('params are the raw segments, as itty-router matches them', async () => {

@@ -47,7 +47,7 @@ async function getWithBody(path: string, bodyText: string) {
     requestId: 'query-keys-0001',
   };
   const reply = await demo.host.app.handle(call, demo.host.env);
-  return { status: reply.status, json: JSON.parse(reply.body ?? 'null') as unknown };
+  return { status: reply.status, json: JSON.parse((reply.body as string | null) ?? 'null') as unknown };
 }
 
 describe('unknown query keys', () => {
