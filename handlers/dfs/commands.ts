@@ -8,6 +8,7 @@ import { areaSettings } from '../core/settings';
 import type { ExecResult, SystemClient } from '../core/system';
 import { commandFailed } from '../core/system';
 import { bin, path, type Vars } from '../core/vars';
+import { encodeFstab, parseFstab } from '../tools/fstab';
 import { DFS_PATHS, dfsSettings, type DfsSettings } from './contract';
 import { parseLctlDl, type DlLine } from './parse/lctl-dl';
 import { lnetBlocks, lnetErrors, type LnetError } from './parse/lnetctl';
@@ -110,29 +111,25 @@ export async function runLnetctl(system: SystemClient, vars: Vars, args: string[
 
 export const dfsPath = (vars: Vars, key: keyof typeof DFS_PATHS) => path(vars, DFS_PATHS[key]);
 
-/** fstab escapes spaces, tabs and backslashes in its fields as octal (`\040`, `\011`, `\134`). */
-export function fstabEscape(s: string): string {
-  return s.replace(/\\/g, '\\134').replace(/ /g, '\\040').replace(/\t/g, '\\011').replace(/\n/g, '\\012');
-}
-
 /**
- * Adds `<spec> <dir> lustre <opts> 0 0` to fstab (atomic write, previous version kept). An
- * identical line already there is left alone; another line for the same mount point is a 409
- * (this route does not silently replace someone's entry). Returns whether the file changed.
+ * Adds `<spec> <dir> lustre <opts> 0 0` to fstab (atomic write, previous version kept), its fields
+ * escaped as fstab(5) wants (`\040`…). An identical entry already there is left alone; another
+ * entry for the same mount point is a 409 (this route does not silently replace someone's entry).
+ * An fstab this node cannot read (a line without spec, file, type and options) is a 502 and is
+ * not written. Returns whether the file changed.
  */
 export async function persistMount(system: SystemClient, vars: Vars, spec: string, dir: string): Promise<boolean> {
   const fstab = dfsPath(vars, 'fstab');
   const current = (await system.readFile(fstab)) ?? '';
-  const want = { spec: fstabEscape(spec), dir: fstabEscape(dir) };
-  for (const line of current.split('\n')) {
-    const f = line.trim().split(/\s+/);
-    if (line.trim().startsWith('#') || f.length < 3) continue;
-    if (f[1] === want.dir) {
-      if (f[0] === want.spec && f[2] === 'lustre') return false;
-      throw new ApiError('conflict', `${fstab} already mounts ${f[0]} on ${dir}`, { details: { line: line.trim() } });
-    }
+  const lines = current.split('\n');
+  for (const e of parseFstab(current)) {
+    if (e.fs_file !== dir) continue;
+    if (e.fs_spec === spec && e.fs_vfstype === 'lustre') return false;
+    throw new ApiError('conflict', `${fstab} already mounts ${e.fs_spec} on ${dir}`, {
+      details: { line: lines[e.line].trim() },
+    });
   }
-  const entry = `${want.spec} ${want.dir} lustre ${areaSettings(vars, 'dfs', dfsSettings).fstabOptions} 0 0\n`;
+  const entry = `${encodeFstab(spec)} ${encodeFstab(dir)} lustre ${areaSettings(vars, 'dfs', dfsSettings).fstabOptions} 0 0\n`;
   const next = current === '' || current.endsWith('\n') ? current + entry : `${current}\n${entry}`;
   await system.writeFile(fstab, next, { backup: true, mode: 0o644 });
   return true;

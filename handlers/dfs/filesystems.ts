@@ -1,11 +1,11 @@
-/** Filesystem results (the spec's raw/warnings/parsed) from `lfs df --lazy <mount>` (pure). */
+/** Filesystem results (the spec's raw/warnings/parsed) from `lfs df --lazy <mount>`: fsResultOf (pure) and fsResults (runs it per mount). */
 import { ApiError } from '../core/errors';
 import { ParseError } from '../core/parse-error';
 import type { ExecResult, SystemClient } from '../core/system';
-import { bin, type Vars } from '../core/vars';
 import { areaSettings } from '../core/settings';
-import { timedOut } from './commands';
+import { bin, type Vars } from '../core/vars';
 import { dfsSettings } from './contract';
+import { timedOut } from './commands';
 import type { DlLine } from './parse/lctl-dl';
 import { parseLfsDf } from './parse/lfs-df';
 import type { LustreMount } from './parse/mount';

@@ -5,13 +5,12 @@
  * feature is not installed), and nothing is written.
  */
 import { ApiError } from '../core/errors';
+import { areaSettings } from '../core/settings';
 import type { ExecResult, SystemClient } from '../core/system';
 import { commandFailed } from '../core/system';
 import { bin, type Vars } from '../core/vars';
-import { DFS_PATHS } from './contract';
-import { areaSettings } from '../core/settings';
+import { DFS_PATHS, dfsSettings } from './contract';
 import { exec } from './commands';
-import { dfsSettings } from './contract';
 
 export const FLR_SERVICE_SETTING = 'settings.dfs.flrService';
 

@@ -4,24 +4,14 @@
  * names). The directories are only written for the service (never opened by this host), so they
  * are checked as text: absolute, no `..`, normalised.
  */
-import { issuesOf, issuesText } from '../core/errors';
-import { ParseError } from '../core/parse-error';
-import { flrConfig } from './responses';
 import type * as z from 'zod';
+import { parseJsonOutput } from '../tools/json-output';
+import { flrConfig } from './responses';
 
 export type FlrConfig = z.output<typeof flrConfig>;
 
-export function parseFlrConfig(text: string): FlrConfig {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    throw new ParseError('flr config', 'not JSON');
-  }
-  const r = flrConfig.strict().safeParse(doc);
-  if (!r.success) throw new ParseError('flr config', issuesText(issuesOf('', r.error)));
-  return r.data;
-}
+/** The file as JSON; not JSON, or a key missing/unknown, is a ParseError (502) naming the key. */
+export const parseFlrConfig = (text: string): FlrConfig => parseJsonOutput('flr config', text, flrConfig.strict());
 
 export function renderFlrConfig(c: FlrConfig): string {
   return `${JSON.stringify({ max_history_size: c.max_history_size, run_interval: c.run_interval, directories: c.directories }, null, 2)}\n`;

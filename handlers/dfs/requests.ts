@@ -65,7 +65,7 @@ export const lnetConfigBody = z.strictObject({
     .min(1)
     .max(32),
 });
-export type LnetConfig = z.output<typeof lnetConfigBody>;
+export type LnetConfigBody = z.output<typeof lnetConfigBody>;
 
 export const fsVerifyBody = z.strictObject({
   fsName: datasetComponent.describe('dataset of the target below the pool (the device name), e.g. mgs or demofs-mdt0'),

@@ -31,8 +31,6 @@ export function kerberosEnv(vars: Vars): Record<string, string> {
     KRB5_CLIENT_KTNAME: keytab,
   };
 }
-/** @deprecated name kept for callers: the same as kerberosEnv. */
-export const ccacheEnv = kerberosEnv;
 
 export const kinitPasswordArgv = (vars: Vars, principal: string): string[] => [bin(vars, 'kinit'), '--', principal];
 

@@ -7,10 +7,9 @@ import { isUnder } from '../core/paths';
 import { ParseError } from '../core/parse-error';
 import { path, type Vars } from '../core/vars';
 import { checkConfPaths, checkRealmFile, policyRoots } from './conf-policy';
-import { getOwn, parseKrb5Conf } from './parse/krb5-conf';
-import { renderKrb5Conf } from './render/krb5-conf';
+import { getOwn, type Krb5Conf, type Krb5Section, parseKrb5Conf } from './parse/krb5-conf';
+import { type Krb5ConfInput, renderKrb5Conf } from './render/krb5-conf';
 import type { RealmFile } from './responses';
-import type { Krb5Conf, Krb5ConfInput, Krb5Section } from './responses';
 
 /** The spec's rule 1: the global file's first line includes every realm file. */
 export const INCLUDEDIR_LINE = 'includedir /etc/krb5.conf.d';
@@ -24,20 +23,20 @@ export const realmDir = (vars: Vars): string => stripSlash(path(vars, 'krb5ConfD
  * `.conf` (a listing key), else `<name>.conf` (`CORP.EXAMPLE.COM` → `CORP.EXAMPLE.COM.conf`,
  * which MIT reads: it ends in `.conf` and is no dotfile). `name` has passed realmFileName.
  */
-export const realmFileName = (name: string): string => (name.endsWith('.conf') ? name : `${name}.conf`);
+export const realmConfFileName = (name: string): string => (name.endsWith('.conf') ? name : `${name}.conf`);
 
-/** `<krb5ConfD>/<realmFileName(name)>`: where create writes. */
-export const realmFilePath = (vars: Vars, name: string): string => `${realmDir(vars)}/${realmFileName(name)}`;
+/** `<krb5ConfD>/<realmConfFileName(name)>`: where create writes. */
+export const realmFilePath = (vars: Vars, name: string): string => `${realmDir(vars)}/${realmConfFileName(name)}`;
 
 /**
  * The files a name may address, in order: a name MIT reads as it is (only `[A-Za-z0-9_-]`, as
- * the listing shows such a file: `plain_name`) names that file first; then `realmFileName(name)`.
+ * the listing shows such a file: `plain_name`) names that file first; then `realmConfFileName(name)`.
  * Details, update and delete take the first that exists, so every listing key is addressable.
  */
 export function realmFileCandidates(vars: Vars, name: string): string[] {
   const dir = realmDir(vars);
   const out = /^[A-Za-z0-9_-]+$/.test(name) ? [`${dir}/${name}`] : [];
-  return [...out, `${dir}/${realmFileName(name)}`];
+  return [...out, `${dir}/${realmConfFileName(name)}`];
 }
 
 /** The existing file `name` addresses (see realmFileCandidates), or null. */

@@ -14,8 +14,7 @@
  * 401 and 403 are not used: they are about the API token, and these are the domain's credentials.
  */
 import { ApiError, errorForStatus } from '../core/errors';
-import { parseKrb5Error } from './parse/krb5-error';
-import type { Krb5Error } from './responses';
+import { type Krb5Error, parseKrb5Error } from './parse/krb5-error';
 
 export const KRB5_FAILURE_STATUS: Readonly<Record<Krb5Error['kind'], 400 | 404 | 409 | 502>> = {
   'password-incorrect': 400,

@@ -47,7 +47,7 @@ const REALM = '[A-Za-z0-9](?:[A-Za-z0-9._-]{0,253}[A-Za-z0-9])?';
 
 /** `primary[/instance…][@REALM]`, e.g. `alice`, `alice@EXAMPLE.TEST`, `host/nas01.example.test@EXAMPLE.TEST`. */
 export const PRINCIPAL_PATTERN = new RegExp(`^${COMPONENT}(?:/${COMPONENT}){0,3}(?:@${REALM})?$`);
-export const principalName = z
+export const principal = z
   .string()
   .max(512)
   .regex(
@@ -58,7 +58,7 @@ export const principalName = z
 
 /** A bare user name for kinit (`alice`, `Administrator`): one component, no realm. */
 export const USERNAME_PATTERN = new RegExp(`^${COMPONENT}$`);
-export const userName = z
+export const username = z
   .string()
   .superRefine((s, ctx) => {
     const at = s.indexOf('@');

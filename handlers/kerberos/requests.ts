@@ -1,9 +1,9 @@
 /**
- * What clients send to the Kerberos routes (answers and the parsers' shapes are in ./responses.ts).
- * Every value that reaches argv or a file name goes through the strict validators of ./names.ts.
+ * What a client sends to the Kerberos routes (the answers are in ./responses.ts). Every value
+ * that reaches argv or a file name goes through the strict validators of ./names.ts.
  */
 import * as z from 'zod';
-import { keytabPath, principalName, realmFileName, realmName, userName } from './names';
+import { keytabPath, principal, realmFileName, realmName, username } from './names';
 import { krb5ConfInput } from './render/krb5-conf';
 
 /**
@@ -21,9 +21,9 @@ const password = z
     'password must not contain control characters (line breaks, tabs, NUL, ^C …)',
   );
 
-const realmOf = (principal: string): string | undefined => {
-  const at = principal.indexOf('@');
-  return at < 0 ? undefined : principal.slice(at + 1);
+const realmOf = (name: string): string | undefined => {
+  const at = name.indexOf('@');
+  return at < 0 ? undefined : name.slice(at + 1);
 };
 
 /**
@@ -37,10 +37,10 @@ export const obtainBody = z
     realm: realmName
       .optional()
       .describe('realm (usually upper case, e.g. EXAMPLE.TEST); default: default_realm of krb5.conf'),
-    username: userName.optional(),
+    username: username.optional(),
     password: password.optional(),
     path: keytabPath.optional(),
-    principal: principalName.optional(),
+    principal: principal.optional(),
   })
   .superRefine((b, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });

@@ -3,7 +3,7 @@
  * README agree. Interface names reach here only after validation (no leading `-`, no spaces),
  * and iproute2 takes them after the `dev` keyword, so they cannot be read as options.
  */
-import type { IpAddress } from './responses';
+import type { IpAddress } from './parse/ip-addr';
 
 export interface Bins {
   ip: string;

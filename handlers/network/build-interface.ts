@@ -19,20 +19,18 @@
  *    fewer ports than the stanza lists slaves;
  * otherwise GOOD. An unconfigured port that is down is GOOD: an unused port is not a fault.
  */
+import type { EthtoolDriverInfo, EthtoolSettings } from './parse/ethtool';
+import type { IfupdownIface } from './parse/ifupdown';
 import type {
-  EthtoolDriverInfo,
-  EthtoolSettings,
-  IfupdownIface,
   InterfaceConfig,
   InterfaceIpv4,
   InterfacePhys,
   InterfaceSettings,
   InterfaceStatus,
-  IpAddrRecord,
-  IpAddress,
-  IpLinkRecord,
   NetworkInterface,
 } from './responses';
+import type { IpAddrRecord, IpAddress } from './parse/ip-addr';
+import type { IpLinkRecord } from '../tools/ip-link';
 
 export interface BuildInput {
   link: IpLinkRecord;

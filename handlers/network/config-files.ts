@@ -15,9 +15,14 @@ import { ApiError } from '../core/errors';
 import { ParseError } from '../core/parse-error';
 import type { SystemClient } from '../core/system';
 import { path, type Vars } from '../core/vars';
-import { findInetIface, parseIfupdownWithSpans, type ParsedWithSpans } from './parse/ifupdown';
+import {
+  findInetIface,
+  parseIfupdownWithSpans,
+  type IfupdownFile,
+  type IfupdownIface,
+  type ParsedWithSpans,
+} from './parse/ifupdown';
 import { replaceIfaceStanza, setIfaceOption, type IfaceStanzaInput } from './render/ifupdown';
-import type { IfupdownFile, IfupdownIface } from './responses';
 
 export interface ConfigFile {
   path: string;

@@ -1,7 +1,7 @@
 /**
- * What the network routes share with the host's network module (runtime/areas/network.ts):
- * `settings.network` from the host configuration, read by routes with
- * areaSettings(vars, 'network', networkSettings):
+ * What the network routes and the host's network area module (runtime/areas/network.ts) share:
+ * `settings.network` of the host configuration, which routes read with
+ * `areaSettings(vars, 'network', networkSettings)`:
  *
  *   settings:
  *     network:

@@ -17,7 +17,7 @@
 import { conflict } from '../core/errors';
 import type { ConnectionInfo } from '../core/route';
 import { normalizeAddress } from './ipv4';
-import type { IpAddrRecord } from './responses';
+import type { IpAddrRecord } from './parse/ip-addr';
 
 export type GuardedAction = 'take down' | 're-address' | 'enslave' | 'unconfigure';
 

@@ -24,7 +24,8 @@ import {
 } from './argv';
 import { BOND_MODES, bondIpArgs, LACP_RATES, XMIT_HASH_POLICIES, type BondParams } from './bond';
 import type { Addressing } from './requests';
-import type { IpAddrRecord, IpLinkRecord } from './responses';
+import type { IpAddrRecord } from './parse/ip-addr';
+import type { IpLinkRecord } from '../tools/ip-link';
 import type { Step } from './transaction';
 
 /** What a device looked like before the change: enough to put it back. */

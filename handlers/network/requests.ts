@@ -88,7 +88,11 @@ function passThrough(key: string, raw: unknown, ctx: z.RefinementCtx): StanzaOpt
       'unknown parameter (configure takes device, isdhcp, address, netmask, mtu, force and options starting with bond or slave)',
     );
   const name = ifupdownOptionName.safeParse(key);
-  if (!name.success) return issue(name.error.issues[0]?.message ?? 'not a valid option name');
+  if (!name.success) {
+    // the name's own issues, at the option's path (the pipeline formats them with issuesOf)
+    for (const i of name.error.issues) ctx.addIssue({ code: 'custom', path: [key, ...i.path], message: i.message });
+    return null;
+  }
   if (typeof raw !== 'string' && typeof raw !== 'number') return issue('must be a string or a number');
   const text = String(raw).trim();
   if (SLAVES_OPTIONS.includes(key)) {
@@ -104,7 +108,7 @@ function passThrough(key: string, raw: unknown, ctx: z.RefinementCtx): StanzaOpt
   return { name: key, value: text };
 }
 
-export interface ConfigureRequest {
+export interface ConfigureBody {
   device: string;
   addressing: Addressing;
   options: StanzaOption[];
@@ -121,7 +125,7 @@ export const configureBody = z
     force,
   })
   .catchall(z.unknown())
-  .transform((b, ctx): ConfigureRequest => {
+  .transform((b, ctx): ConfigureBody => {
     const options: StanzaOption[] = [];
     for (const [k, v] of Object.entries(b)) {
       if (KNOWN_CONFIGURE_KEYS.has(k)) continue;
@@ -163,7 +167,7 @@ export const bindBody = z
     checkBondDelays(b, ctx);
     return { ...b, addressing: addressing(b, ctx) };
   });
-export type BindRequest = z.output<typeof bindBody>;
+export type BindBody = z.output<typeof bindBody>;
 
 /** The spec names the bond `device`; its usage example sends `dev`. Either, not both differing. */
 export const slavesBody = z

@@ -14,7 +14,7 @@
  * Without `-d` iproute2 prints no linkinfo at all, so a veth would look physical; the rule
  * refuses such records instead of guessing.
  */
-import type { IpLinkRecord } from './responses';
+import type { IpLinkRecord } from '../tools/ip-link';
 
 export interface SelectRule {
   physical: boolean;

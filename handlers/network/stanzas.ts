@@ -21,7 +21,7 @@ import { bondStanzaOptions, MASTER_OPTIONS, sameOption, SLAVES_OPTIONS, splitNam
 import { netmaskFromPrefix } from './ipv4';
 import { ifupdownOptionInput, type IfaceStanzaInput } from './render/ifupdown';
 import type { Addressing, StanzaOption } from './requests';
-import type { IfupdownIface } from './responses';
+import type { IfupdownIface } from './parse/ifupdown';
 
 function addressingOptions(a: Addressing): StanzaOption[] {
   const out: StanzaOption[] = [];

@@ -9,17 +9,18 @@
  */
 import { ApiError, conflict, notFound } from '../core/errors';
 import { commandFailed, commandTimeout, type SystemClient } from '../core/system';
+import { areaSettings } from '../core/settings';
 import { bin, type Vars } from '../core/vars';
+import { parseIpLink, type IpLinkRecord } from '../tools/ip-link';
 import { readArgv, type Bins } from './argv';
 import { buildInterface, buildNotCreated } from './build-interface';
 import { inetStanza, readNetworkConfig, type NetworkConfig } from './config-files';
-import { parseEthtool, parseEthtoolDriver } from './parse/ethtool';
-import { parseIpAddr } from './parse/ip-addr';
-import { parseIpLink } from './parse/ip-link';
-import type { IfupdownIface, IpAddrRecord, IpLinkRecord, NetworkInterface } from './responses';
-import { isListed, isNameListed, selectInterfaces } from './select';
-import { areaSettings } from '../core/settings';
 import { networkSettings, type NetworkSettings } from './contract';
+import { parseEthtool, parseEthtoolDriver } from './parse/ethtool';
+import type { IfupdownIface } from './parse/ifupdown';
+import { parseIpAddr, type IpAddrRecord } from './parse/ip-addr';
+import type { NetworkInterface } from './responses';
+import { isListed, isNameListed, selectInterfaces } from './select';
 import { definesBond } from './stanzas';
 
 export interface NetworkContext {

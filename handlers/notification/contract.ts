@@ -1,6 +1,9 @@
-/** What the notification routes and the host's notification area module share. */
+/**
+ * What the notification routes and the host's notification area module share: the settings
+ * schema (`settings.notification`), the agent configuration shapes the host parses stored agents
+ * with, the test op, and the URL-secret helpers.
+ */
 import * as z from 'zod';
-export { TEST_OP, type TestOpPayload, type TestOpResult } from './test-op';
 export {
   SECRET_FIELDS,
   agentConfig,
@@ -8,7 +11,7 @@ export {
   type SmsConfig,
   type SmtpConfig,
   type WebhookConfig,
-} from './responses';
+} from './agent-config';
 export { isLocalAddress, isLocalHost } from './local-target';
 export { openUrl, sealUrlSync, urlSecretValues } from './url-secrets';
 
@@ -54,3 +57,18 @@ export const notificationSettings = z.strictObject({
   /** Keep this many most recent events; older ones go once none of their deliveries is pending. */
   retainEvents: z.number().int().min(10).default(10_000),
 });
+export type NotificationSettings = z.output<typeof notificationSettings>;
+
+/**
+ * The host operation behind GET /notification/agent/{id}/test. The route asks the host
+ * (runtime/areas/notification/ops.ts) because sending needs sockets, which route code has not.
+ * A refused send is an answer, not a binding error, so the route can say why with a 502.
+ */
+export const TEST_OP = 'notification/test';
+export const testOpPayload = z.strictObject({ id: z.number().int() });
+export type TestOpPayload = z.output<typeof testOpPayload>;
+export const testOpResult = z.union([
+  z.strictObject({ sent: z.literal(true) }),
+  z.strictObject({ sent: z.literal(false), error: z.string() }),
+]);
+export type TestOpResult = z.output<typeof testOpResult>;

@@ -1,6 +1,6 @@
-/** What clients send to the notification routes (answers and agent configurations are in ./responses.ts). */
+/** What a client sends to the notification routes. */
 import * as z from 'zod';
-import { agentType, bool, smsConfig, smtpConfig, webhookConfig } from './responses';
+import { agentType, bool, smsConfig, smtpConfig, webhookConfig } from './agent-config';
 
 export const agentIdParams = z.object({
   id: z
@@ -51,7 +51,6 @@ export const agentUpdateBody = z.strictObject({
     ),
 });
 
-/** GET /notification/events (an extension): how many, and of which kind. */
 export const eventListQuery = z.object({
   limit: z
     .string()
@@ -61,6 +60,6 @@ export const eventListQuery = z.object({
     .optional(),
   kind: z
     .string()
-    .regex(/^[a-z][a-z0-9]*\.[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/, 'must be an event kind such as s3.share.created')
+    .regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/, 'must be an event kind such as s3.share.created')
     .optional(),
 });

@@ -6,7 +6,9 @@ import { ApiError, issuesOf, issuesText, notFound, validationFailed } from '../c
 import type { Vars } from '../core/vars';
 import { isLocalHost } from './local-target';
 import type { SystemClient } from '../core/system';
-import { agentConfig, SECRET_FIELDS, SECRET_MASK, SECRET_STAND_IN, type Agent, type AgentType } from './responses';
+import { agentConfig, SECRET_FIELDS, SECRET_STAND_IN, type AgentType } from './agent-config';
+import { SECRET_MASK } from './mask';
+import type { Agent } from './responses';
 import {
   isMaskPart,
   isSealedPart,

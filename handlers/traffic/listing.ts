@@ -1,6 +1,7 @@
 import { idsFromRules } from './plan';
 import type { DeviceTcState } from './reconcile';
-import type { DeviceEntry, RuleEntry, StoredRule, TrafficListing } from './responses';
+import type { DeviceEntry, RuleEntry, TrafficListing } from './responses';
+import type { StoredRule } from './store';
 
 /**
  * The spec's listing object from what tc showed and what the DB holds. Pure, so it is tested

@@ -1,16 +1,10 @@
+import { issuesOf, issuesText } from '../core/errors';
 import * as z from 'zod';
-import {
-  deviceName,
-  ipv4Address,
-  MAX_RULE_ID,
-  rateMb,
-  RESERVED_ID,
-  ruleId,
-  type ClassEntry,
-  type FilterEntry,
-  type QueueEntry,
-  type StoredRule,
-} from './responses';
+import { deviceName, ipv4Address, MAX_RULE_ID, rateMb, RESERVED_ID, ruleId } from './names';
+import type { ClassEntry } from './parse/tc-class';
+import type { FilterEntry } from './parse/tc-filter';
+import type { QueueEntry } from './parse/tc-qdisc';
+import type { StoredRule } from './store';
 import { formatClassId, parseTcHandle } from './parse/tc-units';
 
 /**
@@ -63,7 +57,7 @@ function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   if (!r.success) {
     // String() for numbers so NaN/Infinity read as themselves (JSON would print null).
     const shown = typeof value === 'number' ? String(value) : JSON.stringify(value);
-    throw new TrafficPlanError(`${what} ${shown}: ${r.error.issues.map((i) => i.message).join('; ')}`);
+    throw new TrafficPlanError(`${issuesText(issuesOf(what, r.error))} (got ${shown})`);
   }
   return r.data;
 }

@@ -1,4 +1,7 @@
-import type { ClassEntry, FilterEntry, QueueEntry, StoredRule } from './responses';
+import type { ClassEntry } from './parse/tc-class';
+import type { FilterEntry } from './parse/tc-filter';
+import type { QueueEntry } from './parse/tc-qdisc';
+import type { StoredRule } from './store';
 import {
   FILTER_PREF,
   ROOT_MAJOR,

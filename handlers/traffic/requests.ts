@@ -1,6 +1,6 @@
-/** What clients send to the traffic routes (names and answers are in ./responses.ts). */
+/** What a client sends to the traffic routes. */
 import * as z from 'zod';
-import { deviceName, ipv4Address, MAX_RATE_MB, rateMb, ruleName } from './responses';
+import { MAX_RATE_MB, deviceName, ipv4Address, rateMb, ruleName } from './names';
 
 /** A device a rule may be put on: not the loopback (the interface routes do not show it either). */
 const ruleDeviceName = deviceName
@@ -20,7 +20,7 @@ const rateInput = z
     `the rate limit in megabytes per second (MB/s, 1 MB = 10^6 bytes; 0.001 to ${MAX_RATE_MB}); a number or a numeric string`,
   );
 
-export const controlCreateBody = z
+export const createRuleBody = z
   .object({
     name: ruleName,
     device: ruleDeviceName,
@@ -28,4 +28,9 @@ export const controlCreateBody = z
     rate: rateInput,
   })
   .strict();
-export type CreateRuleBody = z.infer<typeof controlCreateBody>;
+export type CreateRuleBody = z.infer<typeof createRuleBody>;
+
+/** POST /network/traffic/control/{rule_name}/destroy */
+export const destroyRuleParams = z.object({ rule_name: ruleName });
+/** The usage example also sends `{"name": ...}`: accepted when it names the same rule. */
+export const destroyRuleBody = z.object({ name: ruleName.optional() }).strict();

@@ -1,12 +1,13 @@
 import { commandFailed, commandTimeout, type ExecResult, type SystemClient } from '../core/system';
 import { bin, type Vars } from '../core/vars';
-import { parseIpLinkNames, type LinkName } from './parse/ip-link-names';
+import { linkNames, parseIpLink, type LinkName } from '../tools/ip-link';
 import { parseTcClass } from './parse/tc-class';
 import { parseTcFilter } from './parse/tc-filter';
-import { parseTcQdisc } from './parse/tc-qdisc';
+import { parseTcQdisc, type QueueEntry } from './parse/tc-qdisc';
 import { TC, showClassArgv, showFilterArgv, showQdiscArgv, type Argv } from './plan';
 import { reconcile, type DeviceTcState, type ReconcileResult } from './reconcile';
-import { deviceName, type QueueEntry, type StoredRule } from './responses';
+import { deviceName } from './names';
+import type { StoredRule } from './store';
 
 /**
  * Running tc for the traffic routes and the start-up task: reading a device's state, applying
@@ -112,7 +113,7 @@ export async function listLinks(t: TcContext): Promise<LinkName[]> {
   if (r.timedOut) throw commandTimeout(argv, r);
   if (r.code !== 0) throw commandFailed(argv, r);
   // A name tc's argv could not carry safely (plan.ts refuses it) is not a device we can shape.
-  return parseIpLinkNames(r.stdout).filter((l) => deviceName.safeParse(l.name).success);
+  return linkNames(parseIpLink(r.stdout)).filter((l) => deviceName.safeParse(l.name).success);
 }
 
 export interface ApplyReport {

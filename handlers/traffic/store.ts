@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { D1Database } from '../core/bindings';
 import { conflict } from '../core/errors';
 import { TrafficPlanError, nextFreeId } from './plan';
-import { RESERVED_ID, StoredRule, storedRule } from './responses';
+import { RESERVED_ID, deviceName, ipv4Address, rateMb, ruleId, ruleName } from './names';
 
 /**
  * The rules as the DB keeps them (table `traffic_rules`, migration 1: name PRIMARY KEY,
@@ -12,6 +12,18 @@ import { RESERVED_ID, StoredRule, storedRule } from './responses';
  * Rules are listed in creation order (created_at, then id), so a new rule appears last even
  * when it reuses a freed id, and removing one leaves the others where they were.
  */
+
+/** One rule as the DB keeps it. `id` never changes for the life of the rule. */
+export const storedRule = z
+  .object({
+    name: ruleName,
+    device: deviceName,
+    ip: ipv4Address,
+    rate: rateMb,
+    id: ruleId,
+  })
+  .strict();
+export type StoredRule = z.infer<typeof storedRule>;
 
 const Rows = z.array(storedRule);
 

@@ -1,14 +1,19 @@
-import { notificationSettings, SECRET_FIELDS, sealUrlSync, type AgentType } from '../../handlers/notification/contract';
+import {
+  notificationSettings,
+  SECRET_FIELDS,
+  sealUrlSync,
+  type AgentType,
+  type NotificationSettings,
+} from '../../handlers/notification/contract';
 import { defineArea, type AreaHost } from './types';
 import { notificationOps } from './notification/ops';
-import type { DeliverySettings } from './notification/settings';
 import { DeliveryWorker } from './notification/worker';
 
 /**
  * Notification agents: the test-send op, and the worker that delivers the events outbox to the
  * enabled agents (started when the server listens, stopped before the DB closes).
  */
-export default defineArea<DeliverySettings>({
+export default defineArea<NotificationSettings>({
   name: 'notification',
   settings: notificationSettings,
   // read only: outgoing TLS also trusts the appliance's own CAs (the certificate area manages them)
@@ -33,7 +38,7 @@ export default defineArea<DeliverySettings>({
 });
 
 /** Agents stored before secrets were sealed: their secrets are sealed now, once, at start. */
-function sealStoredSecrets(host: AreaHost<DeliverySettings>): void {
+function sealStoredSecrets(host: AreaHost<NotificationSettings>): void {
   const rows = host.db.prepare('SELECT id, type, json FROM notification_agents').all() as {
     id: number;
     type: string;

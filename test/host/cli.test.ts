@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { repo } from '../helpers/host';
 import { freePort } from '../bench/lib';
 import { jsonOf } from '../helpers/answers';
-import type { Krb5Conf } from '../../handlers/kerberos/responses';
+import type { Krb5Conf } from '../../handlers/kerberos/parse/krb5-conf';
 import { defaultConfig, loadConfigFile, validateConfig } from '../../runtime/config';
 
 const cli = join(repo, 'dist/host/cli.mjs');

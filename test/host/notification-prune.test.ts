@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDb } from '../../runtime/db/database';
 import { EventsProducer } from '../../runtime/events';
-import { deliverySettings } from '../helpers/notification-settings';
+import { notificationSettings } from '../../handlers/notification/contract';
 import { DeliveryWorker } from '../../runtime/areas/notification/worker';
 
 let db: SqliteDb | undefined;
@@ -18,7 +18,7 @@ describe('outbox pruning', () => {
     const worker = new DeliveryWorker({
       db,
       events,
-      settings: deliverySettings({ notification: { retainEvents: 10 } }),
+      settings: notificationSettings.parse({ retainEvents: 10 }),
       hostId: 'h',
       productName: 'Ballast',
       log: () => undefined,

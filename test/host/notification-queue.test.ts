@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDb } from '../../runtime/db/database';
 import { EventsProducer } from '../../runtime/events';
-import { deliverySettings } from '../helpers/notification-settings';
+import { notificationSettings } from '../../handlers/notification/contract';
 import { DeliveryWorker } from '../../runtime/areas/notification/worker';
 import { SendError } from '../../runtime/areas/notification/send-error';
 import type { DeliveryAgent } from '../../runtime/areas/notification/send';
@@ -55,14 +55,12 @@ function rig(o: { maxAttempts?: number; concurrency?: number } = {}): Rig {
   const sends: PendingSend[] = [];
   let taken = 0;
   const waiters: ((s: PendingSend) => void)[] = [];
-  const settings = deliverySettings({
-    notification: {
-      backoffBaseMs: 1000,
-      backoffMaxMs: 1000,
-      maxAttempts: o.maxAttempts ?? 10,
-      concurrency: o.concurrency ?? 4,
-      pollIntervalMs: 3_600_000,
-    },
+  const settings = notificationSettings.parse({
+    backoffBaseMs: 1000,
+    backoffMaxMs: 1000,
+    maxAttempts: o.maxAttempts ?? 10,
+    concurrency: o.concurrency ?? 4,
+    pollIntervalMs: 3_600_000,
   });
   const send = (agent: DeliveryAgent, n: Notification) =>
     new Promise<void>((resolve, reject) => {

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { signWebhook } from '../../runtime/areas/notification/signature';
-import { backoffMs } from '../../runtime/areas/notification/settings';
-import { deliverySettings } from '../helpers/notification-settings';
+import { notificationSettings, TEST_OP } from '../../handlers/notification/contract';
+import { notificationOps } from '../../runtime/areas/notification/ops';
+import notificationArea from '../../runtime/areas/notification';
+import { backoffMs } from '../../runtime/areas/notification/backoff';
+import { areaSettings } from '../../runtime/host';
 import { redact } from '../../runtime/areas/notification/redact';
 import { mailTextOf, smsTextOf, subjectOf, titleOf, type Notification } from '../../runtime/areas/notification/payload';
 import { migrate } from '../../runtime/db/database';
@@ -38,7 +41,7 @@ describe('Standard Webhooks signature', () => {
 });
 
 describe('backoff', () => {
-  const defaults = deliverySettings({});
+  const defaults = notificationSettings.parse({});
   const mid = () => 0.5; // no jitter
 
   it('doubles from 10 s up to 6 h; the default 15 attempts span about 23.4 h', () => {
@@ -59,13 +62,13 @@ describe('backoff', () => {
   });
 
   it('settings.notification is checked at start, naming the key', () => {
-    expect(() => deliverySettings({ notification: { maxAttempt: 3 } })).toThrow(
+    expect(() => areaSettings(notificationArea, { notification: { maxAttempt: 3 } })).toThrow(
       'config: settings.notification: Unrecognized key: "maxAttempt"',
     );
-    expect(() => deliverySettings({ notification: { backoffBaseMs: -1 } })).toThrow(
+    expect(() => areaSettings(notificationArea, { notification: { backoffBaseMs: -1 } })).toThrow(
       /settings\.notification\.backoffBaseMs/,
     );
-    expect(deliverySettings({ notification: { twilioBaseUrl: 'http://127.0.0.1:9' } }).twilioBaseUrl).toBe(
+    expect(notificationSettings.parse({ twilioBaseUrl: 'http://127.0.0.1:9' }).twilioBaseUrl).toBe(
       'http://127.0.0.1:9',
     );
   });
@@ -154,6 +157,27 @@ describe('migration 2', () => {
     expect(() => db.prepare("UPDATE deliveries SET state = 'lost'").run()).toThrow(/CHECK constraint/);
     db.prepare("DELETE FROM events WHERE id = 'e1'").run();
     expect(db.prepare('SELECT COUNT(*) AS n FROM deliveries').get()).toEqual({ n: 0 });
+    db.close();
+  });
+});
+
+describe('the test op', () => {
+  it('checks its payload with the contract schema before it reads the agent', async () => {
+    const db = new Database(':memory:');
+    migrate(db);
+    const ops = notificationOps({
+      db,
+      settings: notificationSettings.parse({}),
+      hostId: 'h1',
+      productName: 'Ballast',
+    });
+    for (const payload of [{}, { id: '1' }, { id: 1.5 }, { id: 1, more: true }])
+      await expect(ops[TEST_OP](payload, 'r1'), JSON.stringify(payload)).rejects.toMatchObject({
+        name: 'SystemRefusal',
+        code: 'bad_request',
+        message: expect.stringMatching(/^notification\/test: payload(\.id)?: /),
+      });
+    await expect(ops[TEST_OP]({ id: 1 }, 'r1')).rejects.toMatchObject({ code: 'not_found' });
     db.close();
   });
 });

@@ -11,7 +11,7 @@ import {
   urlSecretParts,
 } from '../../handlers/notification/url-secrets';
 import { deliveryAgent, sendThrough } from '../../runtime/areas/notification/send';
-import { deliverySettings } from '../helpers/notification-settings';
+import { notificationSettings } from '../../handlers/notification/contract';
 import { SendError } from '../../runtime/areas/notification/send-error';
 import { SecretBox } from '../../runtime/system/secret-box';
 import { makeTestConfig } from '../helpers/host';
@@ -85,7 +85,7 @@ describe('the sender', () => {
     const agent = deliveryAgent(7, 'webhook', json, open);
     expect(agent.type === 'webhook' && agent.config.url).toBe(real);
     // port 9 (discard) refuses: the reason names the origin only, and nothing secret is left
-    const settings = deliverySettings({ allowLocalTargets: true, timeoutMs: 2000 });
+    const settings = notificationSettings.parse({ allowLocalTargets: true, timeoutMs: 2000 });
     const err = await sendThrough(agent, { id: 'e1' } as never, { settings, productName: 'Ballast' }).catch(
       (e: unknown) => e,
     );
@@ -96,6 +96,31 @@ describe('the sender', () => {
     const other = new SecretBox(join(dir, 'other.key'));
     const foreign = JSON.stringify({ url: sealUrlSync(real, (v) => other.seal(v)) });
     expect(() => deliveryAgent(8, 'webhook', foreign, open)).toThrow(/credentials in its stored url cannot be opened/);
+  });
+
+  it('a stored configuration the schema refuses names the fields, never a value', () => {
+    const json = JSON.stringify({
+      host: 'mail.example.test',
+      to: 'ops@example.test',
+      from: 'ballast@example.test',
+      username: 'mail-us3r',
+      password: 'mail-pa55word',
+      port: 'smtp-p0rt',
+      extra: 'extra-va1ue',
+    });
+    const err = (() => {
+      try {
+        deliveryAgent(9, 'smtp', json);
+      } catch (e) {
+        return e as SendError;
+      }
+    })();
+    expect(err).toBeInstanceOf(SendError);
+    expect(err?.permanent).toBe(true);
+    expect(err?.message).toBe(
+      'agent 9 has an invalid configuration: port: must be a port number 1-65535 (a number or a numeric string); (root): Unrecognized key: "extra"',
+    );
+    for (const s of ['mail-us3r', 'mail-pa55word', 'smtp-p0rt', 'extra-va1ue']) expect(err?.message).not.toContain(s);
   });
 });
 

@@ -12,7 +12,7 @@ import { distDir, makeTestConfig } from '../helpers/host';
 import { CONNECTION_HEADER } from '../../handlers/core/route';
 import { privateDir } from '../helpers/tmp';
 import { answerFrom, errorOf, jsonOf } from '../helpers/answers';
-import type { Krb5Conf } from '../../handlers/kerberos/responses';
+import type { Krb5Conf } from '../../handlers/kerberos/parse/krb5-conf';
 
 const KRB5 = 'includedir /etc/krb5.conf.d\n\n[libdefaults]\n\tdefault_realm = EXAMPLE.TEST\n';
 

@@ -11,6 +11,7 @@ import { expectedFileOf, type FixtureTable } from '../helpers/fixture-table';
 // tools (commands several areas run)
 import { mountEntry, parseFindmnt } from '../../handlers/tools/findmnt';
 import { lsblkDevice, parseLsblk } from '../../handlers/tools/lsblk';
+import { ipLinkRecord, linkNames, parseIpLink } from '../../handlers/tools/ip-link';
 // fs
 import {
   getfaclFile,
@@ -24,20 +25,27 @@ import { parseProcSwaps, swapEntry } from '../../handlers/fs/parse/proc-swaps';
 import { parseWipefs, wipefsSignature } from '../../handlers/fs/parse/wipefs';
 import { parseXxhsumCheck, parseXxhsumSums, xxhsumCheck, xxhsumSum } from '../../handlers/fs/parse/xxhsum';
 // kerberos
-import { parseKeytabList, parseKlist, parseKlistCollection } from '../../handlers/kerberos/parse/klist';
-import { parseKrb5Error } from '../../handlers/kerberos/parse/krb5-error';
-import { keytabList, klistCollection, klistOutput, krb5Error } from '../../handlers/kerberos/responses';
+import {
+  keytabList,
+  klist,
+  klistCollection,
+  parseKeytabList,
+  parseKlist,
+  parseKlistCollection,
+} from '../../handlers/kerberos/parse/klist';
+import { krb5Error, parseKrb5Error } from '../../handlers/kerberos/parse/krb5-error';
 // network
-import { parseIpLink } from '../../handlers/network/parse/ip-link';
-import { parseIpAddr } from '../../handlers/network/parse/ip-addr';
-import { parseEthtool, parseEthtoolDriver } from '../../handlers/network/parse/ethtool';
-import { ethtoolDriverInfo, ethtoolSettings, ipAddrRecord, ipLinkRecord } from '../../handlers/network/responses';
+import { ipAddrRecord, parseIpAddr } from '../../handlers/network/parse/ip-addr';
+import {
+  ethtoolDriverInfo,
+  ethtoolSettings,
+  parseEthtool,
+  parseEthtoolDriver,
+} from '../../handlers/network/parse/ethtool';
 // traffic
-import { parseTcQdisc } from '../../handlers/traffic/parse/tc-qdisc';
-import { parseTcClass } from '../../handlers/traffic/parse/tc-class';
-import { parseTcFilter, parseTcFilterText } from '../../handlers/traffic/parse/tc-filter';
-import { parseIpLinkNames } from '../../handlers/traffic/parse/ip-link-names';
-import { classEntry, filterEntry, queueEntry } from '../../handlers/traffic/responses';
+import { parseTcQdisc, queueEntry } from '../../handlers/traffic/parse/tc-qdisc';
+import { classEntry, parseTcClass } from '../../handlers/traffic/parse/tc-class';
+import { filterEntry, parseTcFilter, parseTcFilterText } from '../../handlers/traffic/parse/tc-filter';
 // certificate
 import { parseUpdateCaCertificates } from '../../handlers/certificate/parse/update-ca-certificates';
 // pod
@@ -145,7 +153,7 @@ export const KERBEROS_FIXTURES: FixtureTable = {
       name: 'klist',
       match: (f) => !isKrb5Error(f) && !f.argv.includes('-k') && !f.argv.includes('-l'),
       parse: (f) => parseKlist(f.stdout),
-      schema: klistOutput,
+      schema: klist,
     },
   ],
 };
@@ -219,9 +227,9 @@ export const TRAFFIC_FIXTURES: FixtureTable = {
   entries: [
     // the listing's one non-tc read: which devices exist (fixtures/tc/routes/ip-link-show.yaml)
     {
-      name: 'ip-link-names',
+      name: 'ip link names (linkNames)',
       match: (f) => f.argv[0] === IP && args(f).join(' ') === '-j link show',
-      parse: (f) => parseIpLinkNames(f.stdout),
+      parse: (f) => linkNames(parseIpLink(f.stdout)),
       schema: z.array(z.object({ name: z.string().min(1), loopback: z.boolean() }).strict()),
     },
     // mutating commands (add/replace/del) are the plan's argv, for replay: absolute binary, no parse

@@ -275,6 +275,25 @@ describe('mounting a filesystem as a client', () => {
     expect(events('dfs.fs.mounted')).toHaveLength(1);
   });
 
+  it('reads fstab as fstab(5): its own entry with a comment is left alone; a line it cannot read undoes the mount (502)', async () => {
+    const dir = join(p('dfsClientMountRoot'), 'scratch');
+    const mine = `10.0.0.1@tcp:/scratch ${dir} lustre defaults,_netdev 0 0 # added by hand\n`;
+    seedFstab(mine);
+    t.replay!.load([
+      ok([INSTALL, '-d', '-m', '0755', '--', dir]),
+      ok([MOUNT, '-t', 'lustre', '--', '10.0.0.1@tcp:/scratch', dir]),
+      ok(['/usr/bin/umount', '--', dir]),
+    ]);
+    const r = await post('/fs/mount', { fsName: 'scratch', lnetId: '10.0.0.1@tcp', persist: true });
+    expect(r.status).toBe(200);
+    expect(readFileSync(p('fstab'), 'utf8')).toBe(mine);
+    seedFstab('/dev/sdz /srv\n');
+    const bad = await post('/fs/mount', { fsName: 'scratch', lnetId: '10.0.0.1@tcp', persist: true });
+    expect(bad.status).toBe(502);
+    expect(argvs().at(-1)).toEqual(['/usr/bin/umount', '--', dir]);
+    expect(readFileSync(p('fstab'), 'utf8')).toBe('/dev/sdz /srv\n');
+  });
+
   it('refuses a filesystem mounted already (409) and bad names or NIDs (400)', async () => {
     t.replay!.load([
       fixture([MOUNT, '-t', 'lustre'], '10.0.0.1@tcp:/scratch on /mnt/lustre/scratch type lustre (rw)\n'),

@@ -15,12 +15,11 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parseKrb5Conf } from '../../handlers/kerberos/parse/krb5-conf';
+import { type Krb5Conf, parseKrb5Conf } from '../../handlers/kerberos/parse/krb5-conf';
 import { renderKrb5Conf } from '../../handlers/kerberos/render/krb5-conf';
 import { makeTestHost, type TestHost } from '../helpers/host';
 import { InspectingReplay, KERBEROS_ROUTES } from './kerberos-helpers';
 import { errorOf } from '../helpers/answers';
-import type { Krb5Conf } from '../../handlers/kerberos/responses';
 import type { RealmFile } from '../../handlers/kerberos/responses';
 
 /** GET /kerberos/conf answers (conf-get's response schema) */
@@ -28,7 +27,7 @@ interface ConfAnswer {
   raw: string;
   json: Krb5Conf;
 }
-/** GET /kerberos/realm answers (RealmListResponseSchema) */
+/** GET /kerberos/realm answers (realmListAnswer) */
 type RealmList = Record<string, RealmFile>;
 
 let t: TestHost;

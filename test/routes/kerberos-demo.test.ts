@@ -11,7 +11,7 @@ import { KERBEROS_ROUTES } from './kerberos-helpers';
 import { errorOf } from '../helpers/answers';
 import type { RealmFile, keyListAnswer, ticketListAnswer } from '../../handlers/kerberos/responses';
 import type * as z from 'zod';
-import type { Krb5Section } from '../../handlers/kerberos/responses';
+import type { Krb5Section } from '../../handlers/kerberos/parse/krb5-conf';
 
 /** The Kerberos routes' answers (their response schemas in handlers/kerberos/requests.ts) */
 type TicketList = z.infer<typeof ticketListAnswer>;

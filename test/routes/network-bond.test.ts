@@ -37,7 +37,7 @@ import {
 } from './network-helpers';
 import type { NetworkInterface } from '../../handlers/network/responses';
 import { planUnconfigureBond } from '../../handlers/network/plan';
-import { parseIpLink } from '../../handlers/network/parse/ip-link';
+import { parseIpLink } from '../../handlers/tools/ip-link';
 import { parseIpAddr } from '../../handlers/network/parse/ip-addr';
 import { errorOf } from '../helpers/answers';
 

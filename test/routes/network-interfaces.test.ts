@@ -17,7 +17,7 @@ import details from '../../handlers/network/routes/interface-details';
 import configure from '../../handlers/network/routes/interface-configure';
 import update from '../../handlers/network/routes/interface-update';
 import unconfigure from '../../handlers/network/routes/interface-unconfigure';
-import { networkInterface } from '../../handlers/network/responses';
+import { networkInterface, type NetworkInterface } from '../../handlers/network/responses';
 import {
   changes,
   edit,
@@ -31,7 +31,6 @@ import {
   records,
   type IpRecord,
 } from './network-helpers';
-import type { NetworkInterface } from '../../handlers/network/responses';
 import { errorOf, detail } from '../helpers/answers';
 
 const DHCLIENT = '/usr/sbin/dhclient';

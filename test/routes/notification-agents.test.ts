@@ -13,10 +13,10 @@ import { errorOf } from '../helpers/answers';
 import type * as z from 'zod';
 import { SecretBox } from '../../runtime/system/secret-box';
 import { openUrl } from '../../handlers/notification/url-secrets';
-import type { Agent, eventEntry } from '../../handlers/notification/responses';
+import type { Agent, event } from '../../handlers/notification/responses';
 
 /** GET /notification/events answers an array of these (event-list's response schema) */
-type NotificationEvent = z.infer<typeof eventEntry>;
+type NotificationEvent = z.infer<typeof event>;
 
 /**
  * The notification routes with a real SQLite DB: spec shapes, per-type validation, write-only

@@ -6,9 +6,8 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseKeytabList, parseKlist } from '../../handlers/kerberos/parse/klist';
+import { keytabList, klist, parseKeytabList, parseKlist } from '../../handlers/kerberos/parse/klist';
 import { parseKrb5Error } from '../../handlers/kerberos/parse/krb5-error';
-import { keytabList, klistOutput } from '../../handlers/kerberos/responses';
 import { startKdc, type Kdc } from './helpers/kdc';
 
 const PASSWORD = 'Corr3ct horse "battery" staple';
@@ -52,7 +51,7 @@ describe('MIT KDC on loopback', () => {
     const l = await kdc.run([kdc.bin.klist]);
     expect(l.code, l.stderr).toBe(0);
     const parsed = parseKlist(l.stdout);
-    expect(() => klistOutput.parse(parsed)).not.toThrow();
+    expect(() => klist.parse(parsed)).not.toThrow();
     expect(parsed.cache).toBe(kdc.env.KRB5CCNAME);
     expect(parsed.defaultPrincipal).toBe('alice@EXAMPLE.TEST');
     expect(parsed.tickets).toHaveLength(1);

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { createNetns, ETHTOOL, IP, netnsExists, requireTool, type Netns } from './helpers/netns';
-import { parseIpLink } from '../../handlers/network/parse/ip-link';
+import { parseIpLink } from '../../handlers/tools/ip-link';
 import { parseIpAddr } from '../../handlers/network/parse/ip-addr';
 import { parseEthtool, parseEthtoolDriver } from '../../handlers/network/parse/ethtool';
 import { selectInterfaces } from '../../handlers/network/select';

@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { dbFile, type HostConfig } from '../../runtime/config';
 import { openDatabase } from '../../runtime/db/database';
 import { createToken } from '../../runtime/tokens';
-import { eventEntry } from '../../handlers/notification/responses';
+import { event } from '../../handlers/notification/responses';
 import { distDir, makeTestConfig } from '../helpers/host';
 import { freePort, sleep, waitFor, WebhookReceiver, type WebhookRequest } from '../helpers/notification-peers';
 
@@ -115,7 +115,7 @@ async function api(h: HostProcess, method: string, path: string, body?: unknown)
 }
 
 const created = z.array(z.object({ id: z.number().int() })).length(1);
-const listed = z.array(eventEntry);
+const listed = z.array(event);
 
 async function createAgent(h: HostProcess, json: Record<string, unknown>, enabled = true): Promise<number> {
   return created.parse(await api(h, 'POST', '/notification/agent/create', { type: 'webhook', enabled, json }))[0].id;

@@ -37,7 +37,7 @@ import {
   type Argv,
 } from '../../handlers/traffic/plan';
 import { reconcile, type DeviceTcState } from '../../handlers/traffic/reconcile';
-import type { StoredRule } from '../../handlers/traffic/responses';
+import type { StoredRule } from '../../handlers/traffic/store';
 
 let pair: VethPair;
 let rule: StoredRule;

@@ -3,9 +3,9 @@
  * it (`net:` list, keys with spaces, 4-space indentation, interface indices as plain integers).
  */
 import { Document } from 'yaml';
-import type { LnetConfig } from '../requests';
+import type { LnetConfigBody } from '../requests';
 
-export function renderLnetYaml(cfg: LnetConfig): string {
+export function renderLnetYaml(cfg: LnetConfigBody): string {
   const doc = new Document({}, { version: '1.2' });
   const net = cfg.net.map((n) => ({
     'net type': n['net type'],

@@ -13,9 +13,104 @@
  *
  * Input that is not klist output throws ParseError naming the line. The message never repeats
  * the line itself: `klist -K` would print key bytes.
+ *
+ * The output schemas below are not used to parse (the formats are line oriented and need line
+ * numbers in errors): they document the contract, give routes their answer schemas, and let
+ * tests check that a parse really has the declared shape. Timestamps are emitted as
+ * `YYYY-MM-DDTHH:MM:SSZ`, second precision, because klist prints no more than that.
  */
+import * as z from 'zod';
 import { ParseError } from '../../core/parse-error';
-import type { KeytabList, Klist, KlistCollection, KlistTicket } from '../responses';
+
+/** `2026-11-25T21:20:23Z` */
+const isoSeconds = z.iso.datetime({ precision: 0 });
+
+// ---------------------------------------------------------------------------------------------
+// klist (ticket cache)
+
+export const klistTicket = z.object({
+  /** Service principal, e.g. `krbtgt/EXAMPLE.TEST@EXAMPLE.TEST`. */
+  service: z.string().min(1),
+  /** "Valid starting" column. */
+  start: isoSeconds,
+  expires: isoSeconds,
+  /** Present when the ticket is renewable (`renew until …`). */
+  renewUntil: isoSeconds.optional(),
+  /**
+   * Flag letters exactly as `klist -f` prints them, e.g. `FRIA`; see KLIST_FLAG_LETTERS.
+   * Absent when klist ran without `-f` or printed no flags.
+   */
+  flags: z
+    .string()
+    .regex(/^[A-Za-z]+$/)
+    .optional(),
+  /** Only when the ticket's client differs from the cache's default principal (`for client …`). */
+  client: z.string().min(1).optional(),
+  /** With `klist -e`: `Etype (skey, tkt): <session key>, <ticket>`. */
+  etypes: z.object({ sessionKey: z.string().min(1), ticket: z.string().min(1) }).optional(),
+});
+export type KlistTicket = z.infer<typeof klistTicket>;
+
+export const klist = z.object({
+  /** `TYPE:residual`, e.g. `FILE:/tmp/krb5cc_0`, `KEYRING:persistent:0:0`, `KCM:0`, `DIR::/run/x/tkt`. */
+  cache: z.string().min(1),
+  defaultPrincipal: z.string().min(1),
+  tickets: z.array(klistTicket),
+});
+export type Klist = z.infer<typeof klist>;
+
+/** Letters of `klist -f` (klist.c flags_string) and the ticket flag each one stands for. */
+export const KLIST_FLAG_LETTERS: Readonly<Record<string, string>> = {
+  F: 'forwardable',
+  f: 'forwarded',
+  P: 'proxiable',
+  p: 'proxy',
+  D: 'may-postdate',
+  d: 'postdated',
+  i: 'invalid',
+  R: 'renewable',
+  I: 'initial',
+  H: 'hw-authent',
+  A: 'pre-authent',
+  T: 'transit-policy-checked',
+  O: 'ok-as-delegate',
+  a: 'anonymous',
+};
+
+// ---------------------------------------------------------------------------------------------
+// klist -l (cache collection)
+
+export const klistCacheEntry = z.object({
+  /**
+   * klist -l prints the principal in a 30-character column and cuts longer names
+   * (`host/nas01.example.test@EXAMPL`). `principalTruncated` says the column was full, so the
+   * name may be cut; use `klist -c <cache>` for the full name.
+   */
+  principal: z.string().min(1),
+  principalTruncated: z.boolean(),
+  cache: z.string().min(1),
+  expired: z.boolean(),
+});
+export const klistCollection = z.object({ caches: z.array(klistCacheEntry) });
+export type KlistCollection = z.infer<typeof klistCollection>;
+
+// ---------------------------------------------------------------------------------------------
+// klist -k [-t] [-e] (keytab)
+
+export const keytabKey = z.object({
+  kvno: z.number().int().nonnegative(),
+  /** With `-t`. */
+  timestamp: isoSeconds.optional(),
+  principal: z.string().min(1),
+  /** With `-e`, e.g. `aes256-cts-hmac-sha1-96`, `DEPRECATED:arcfour-hmac`, `etype 99`. */
+  enctype: z.string().min(1).optional(),
+});
+export const keytabList = z.object({
+  /** `FILE:/etc/krb5.keytab` */
+  keytab: z.string().min(1),
+  keys: z.array(keytabKey),
+});
+export type KeytabList = z.infer<typeof keytabList>;
 
 const TS = String.raw`\d{2}/\d{2}/(?:\d{2}|\d{4}) \d{2}:\d{2}:\d{2}`;
 

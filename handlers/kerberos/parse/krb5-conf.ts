@@ -33,17 +33,82 @@
  *   `\b` escapes); lines longer than MIT's 2048-byte line buffer (MIT would split them).
  *
  * Pure: no I/O. include/includedir are recorded, not followed.
- * The JSON shape is described in ../schemas.ts (Krb5Conf).
+ * The JSON shape (krb5Conf) is described below.
  */
+import * as z from 'zod';
 import { ParseError } from '../../core/parse-error';
-import {
-  KRB5_LIST_TAGS,
-  type Krb5Conf,
-  type Krb5Directive,
-  type Krb5Entry,
-  type Krb5Section,
-  type Krb5Value,
-} from '../responses';
+
+// ---------------------------------------------------------------------------------------------
+// The parsed form, krb5Conf (the grammar is above; render/krb5-conf.ts is the way back):
+//   {
+//     directives: [{ type: 'includedir', path: '/etc/krb5.conf.d/' }, …],
+//     sections: { libdefaults: { default_realm: 'EXAMPLE.TEST' },
+//                 realms: { 'EXAMPLE.TEST': { kdc: ['kdc1:88', 'kdc2'], admin_server: 'kdc1' } } },
+//     finals: [['realms', 'EXAMPLE.TEST']],
+//   }
+// - A tag seen once is a string; a tag seen several times is an array in file order; a
+//   subsection (`tag = { … }`) is an object. Subsections with the same tag are merged, as MIT's
+//   profile library merges them. A tag with both values and a subsection is an array holding
+//   the strings and the one object.
+// - Tags that MIT documents as lists are always arrays, even with one value, so a client can rely
+//   on `realms.<R>.kdc` being an array: see KRB5_LIST_TAGS.
+// - `finals` lists the paths carrying MIT's final marker (`[sect]*`, `tag* = {`, `}*`, `tag* = v`),
+//   sorted, without duplicates. It is a set; order carries no meaning.
+// - `directives`: `include`/`includedir` (any place in the file, column 1) and `module` (before
+//   the first section). `section` names the top-level section the directive appeared in; absent
+//   means before the first section. Rendering puts a directive at the end of its section.
+// - Comments and layout are not kept; routes keep the raw text next to the JSON for that.
+
+export type Krb5Value = string | Krb5Section;
+export type Krb5Entry = Krb5Value | Krb5Value[];
+export interface Krb5Section {
+  [tag: string]: Krb5Entry;
+}
+
+export const krb5Section: z.ZodType<Krb5Section> = z.lazy(() =>
+  z.record(z.string(), z.union([z.string(), krb5Section, z.array(z.union([z.string(), krb5Section]))])),
+);
+
+// Strict: a client's `{type: 'module', …, section}` must be refused, not silently trimmed.
+export const krb5Directive = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('include'), path: z.string().min(1), section: z.string().min(1).optional() }),
+  z.strictObject({ type: z.literal('includedir'), path: z.string().min(1), section: z.string().min(1).optional() }),
+  /** `module PATH:RESIDUAL`: MIT then loads the profile from that module and ignores the file's relations. */
+  z.strictObject({ type: z.literal('module'), path: z.string().min(1), residual: z.string() }),
+]);
+export type Krb5Directive = z.infer<typeof krb5Directive>;
+
+export const krb5Conf = z.object({
+  directives: z.array(krb5Directive),
+  sections: z.record(z.string(), krb5Section),
+  finals: z.array(z.array(z.string()).min(1)),
+});
+export type Krb5Conf = z.infer<typeof krb5Conf>;
+
+/**
+ * Tags that hold a list, by position `realms.<REALM>.<tag>` and `plugins.<interface>.<tag>`; the
+ * parser always makes these arrays. From MIT's krb5_conf.rst / pkinit docs: `kdc` (one line per
+ * KDC), `master_kdc` / `primary_kdc` ("the primary KDC(s)"), `auth_to_local` (rules tried in
+ * order), `http_anchors` and the `pkinit_*` locations ("may be specified multiple times"), and
+ * plugin `module` / `enable_only` / `disable` ("may have multiple values"). `kpasswd_server` is
+ * not called a list there, but the library locates it like `kdc`, trying every value.
+ * `admin_server` is single-valued (kadmin uses the first).
+ */
+export const KRB5_LIST_TAGS: Readonly<Record<string, readonly string[]>> = {
+  realms: [
+    'kdc',
+    'master_kdc',
+    'primary_kdc',
+    'kpasswd_server',
+    'auth_to_local',
+    'http_anchors',
+    'pkinit_anchors',
+    'pkinit_pool',
+    'pkinit_revoke',
+    'pkinit_identities',
+  ],
+  plugins: ['module', 'enable_only', 'disable'],
+};
 
 const PARSER = 'krb5.conf';
 

@@ -8,7 +8,40 @@
  * messages are kept with kind `unknown`; this is a classifier, not a validator, so it does not
  * throw.
  */
-import type { Krb5Error } from '../responses';
+import * as z from 'zod';
+
+export const KRB5_ERROR_KINDS = [
+  'no-credentials-cache',
+  'keytab-not-found',
+  'keytab-no-suitable-keys',
+  'keytab-invalid',
+  'password-incorrect',
+  'preauthentication-failed',
+  'client-not-found',
+  'client-revoked',
+  'client-expired',
+  'password-expired',
+  'cannot-read-password',
+  'kdc-unreachable',
+  'realm-unknown',
+  'clock-skew',
+  'config-invalid',
+  'unknown',
+] as const;
+export const krb5ErrorKind = z.enum(KRB5_ERROR_KINDS);
+
+export const krb5Error = z.object({
+  /** Program that printed it (`kinit`, `klist`, `kvno`, …). */
+  tool: z.string().min(1),
+  kind: krb5ErrorKind,
+  /** The message without the `tool: ` prefix and without the ` while …` tail. */
+  message: z.string().min(1),
+  /** The ` while …` tail: `getting initial credentials`, `starting keytab scan`, … */
+  during: z.string().min(1).optional(),
+  /** What the message names: a principal, realm, keytab path or cache name (see parse/krb5-error.ts). */
+  subject: z.string().min(1).optional(),
+});
+export type Krb5Error = z.infer<typeof krb5Error>;
 
 type Kind = Krb5Error['kind'];
 

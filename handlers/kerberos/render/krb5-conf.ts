@@ -1,5 +1,5 @@
 /**
- * Renders the JSON form of a krb5.conf (../schemas.ts Krb5Conf, or the short realm-file form
+ * Renders the JSON form of a krb5.conf (Krb5Conf of ../parse/krb5-conf.ts, or the short realm-file form
  * with sections at top level) back to MIT profile syntax.
  *
  * Contract: for every object `x` the parser can produce, `parseKrb5Conf(renderKrb5Conf(x))`
@@ -15,22 +15,30 @@
  * Comments and layout of an original file are not reproduced; routes keep the raw text.
  */
 import * as z from 'zod';
+import { issuesOf, issuesText } from '../../core/errors';
 import {
   KRB5_MAX_LINE_BYTES,
   canonicalFinals,
   getOwn,
-  krb5SectionNameProblem,
-  krb5TagProblem,
-} from '../parse/krb5-conf';
-import {
   krb5Directive,
   krb5Section,
+  krb5SectionNameProblem,
+  krb5TagProblem,
   type Krb5Conf,
-  type Krb5ConfInput,
   type Krb5Directive,
   type Krb5Section,
   type Krb5Value,
-} from '../responses';
+} from '../parse/krb5-conf';
+
+/**
+ * What a client may send for a realm file: either the full Krb5Conf shape, or just the sections
+ * at top level (`{ realms: {…}, domain_realm: {…} }`). An object counts as the full shape when
+ * it has `sections` and no keys besides `directives`, `sections` and `finals`; so a file cannot
+ * be given in the short shape if its only section is called `sections` (krb5.conf has none).
+ */
+export type Krb5ConfInput =
+  | { directives?: Krb5Directive[]; sections: Record<string, Krb5Section>; finals?: string[][] }
+  | Record<string, Krb5Section>;
 
 export interface Krb5ConfProblem {
   path: (string | number)[];
@@ -41,8 +49,7 @@ export interface Krb5ConfProblem {
 export class Krb5RenderError extends Error {
   readonly problems: Krb5ConfProblem[];
   constructor(problems: Krb5ConfProblem[]) {
-    const first = problems[0];
-    super(`krb5.conf render: ${first ? `${first.path.join('.') || '(root)'}: ${first.message}` : 'invalid'}`);
+    super(`krb5.conf render: ${problems.length > 0 ? issuesText(issuesOf('', { issues: problems })) : 'invalid'}`);
     this.name = 'Krb5RenderError';
     this.problems = problems;
   }
@@ -56,7 +63,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
-/** Full shape: has `sections` and nothing besides directives/sections/finals (see schemas.ts). */
+/** Full shape: has `sections` and nothing besides directives/sections/finals (see Krb5ConfInput). */
 export function isFullKrb5Conf(input: unknown): input is Partial<Krb5Conf> & Pick<Krb5Conf, 'sections'> {
   return (
     isPlainObject(input) &&
@@ -310,15 +317,15 @@ export function renderKrb5Conf(input: Krb5ConfInput): string {
  * Request-side schema for a krb5.conf given as an object (global file or realm file), in either
  * shape. Structural errors come from zod; rendering problems are added as issues with paths.
  */
-const SectionsSchema = z.record(z.string(), krb5Section);
+const sectionsInput = z.record(z.string(), krb5Section);
 export const krb5ConfInput = z
   .union([
     z.strictObject({
       directives: z.array(krb5Directive).optional(),
-      sections: SectionsSchema,
+      sections: sectionsInput,
       finals: z.array(z.array(z.string()).min(1)).optional(),
     }),
-    SectionsSchema,
+    sectionsInput,
   ])
   .superRefine((value, ctx) => {
     for (const p of krb5ConfProblems(value)) ctx.addIssue({ code: 'custom', path: p.path, message: p.message });

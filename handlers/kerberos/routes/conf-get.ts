@@ -1,9 +1,8 @@
-import * as z from 'zod';
 import { route } from '../../core/route';
 import { notFound } from '../../core/errors';
 import { path } from '../../core/vars';
 import { parseKrb5Conf } from '../parse/krb5-conf';
-import { krb5Conf } from '../responses';
+import { confAnswer } from '../responses';
 
 export default route({
   method: 'GET',
@@ -11,7 +10,7 @@ export default route({
   permission: 'kerberos:read',
   examples: [{ summary: 'the demo krb5.conf (realm CORP.EXAMPLE.COM)' }],
   summary: 'The global krb5.conf, as raw text and parsed',
-  response: z.object({ raw: z.string(), json: krb5Conf }),
+  response: confAnswer,
   async handler({ system, vars }) {
     const file = path(vars, 'krb5Conf');
     const raw = await system.readFile(file);

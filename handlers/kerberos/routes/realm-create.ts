@@ -1,7 +1,13 @@
 import { route } from '../../core/route';
 import { ApiError, conflict } from '../../core/errors';
 import { emptyObject } from '../../core/schemas';
-import { checkIncludesExist, realmFileCandidates, realmFileName, realmFilePath, realmFileText } from '../conf-files';
+import {
+  checkIncludesExist,
+  realmFileCandidates,
+  realmConfFileName,
+  realmFilePath,
+  realmFileText,
+} from '../conf-files';
 import { realmCreateBody } from '../requests';
 
 export default route({
@@ -50,7 +56,7 @@ export default route({
       await system.writeFile(realmFilePath(vars, body.name), text, { exclusive: true });
     } catch (e) {
       if (e instanceof ApiError && e.status === 409)
-        throw conflict(`realm file ${realmFileName(body.name)} already exists`);
+        throw conflict(`realm file ${realmConfFileName(body.name)} already exists`);
       throw e;
     }
     await events.send({ kind: 'kerberos.realm.created', data: { name: body.name } });

@@ -1,8 +1,8 @@
 import { route } from '../../core/route';
 import { notFound } from '../../core/errors';
-import { baseName, findRealmFile, realmFileName } from '../conf-files';
-import { realmNameParams } from '../requests';
+import { baseName, findRealmFile, realmConfFileName } from '../conf-files';
 import { messageAnswer } from '../responses';
+import { realmNameParams } from '../requests';
 
 export default route({
   method: 'POST',
@@ -25,7 +25,7 @@ export default route({
     // The removed file is kept in the host's backups (restoreFile brings it back).
     const file = await findRealmFile(vars, params.name, async (p) => (await system.stat(p))?.type === 'file');
     const r = file === null ? { removed: false } : await system.removeFile(file, { backup: true });
-    if (file === null || !r.removed) throw notFound(`realm file ${realmFileName(params.name)} not found`);
+    if (file === null || !r.removed) throw notFound(`realm file ${realmConfFileName(params.name)} not found`);
     await events.send({ kind: 'kerberos.realm.deleted', data: { name: params.name } });
     return { message: `Deleted realm file ${baseName(file)}` };
   },

@@ -1,8 +1,8 @@
 import { route } from '../../core/route';
 import { notFound } from '../../core/errors';
-import { findRealmFile, realmFileEntry, realmFileName } from '../conf-files';
+import { findRealmFile, realmFileEntry, realmConfFileName } from '../conf-files';
+import { realmFile } from '../responses';
 import { realmNameParams } from '../requests';
-import { realmFileAnswer } from '../responses';
 
 export default route({
   method: 'GET',
@@ -15,11 +15,11 @@ export default route({
   summary:
     'One realm file: <name>.conf, or the listed file <name> (a listing key, with or without .conf, addresses its file): raw and json',
   params: realmNameParams,
-  response: realmFileAnswer,
+  response: realmFile,
   async handler({ params, system, vars }) {
     const file = await findRealmFile(vars, params.name, async (p) => (await system.stat(p))?.type === 'file');
     const raw = file === null ? null : await system.readFile(file);
-    if (raw === null) throw notFound(`realm file ${realmFileName(params.name)} not found`);
+    if (raw === null) throw notFound(`realm file ${realmConfFileName(params.name)} not found`);
     return realmFileEntry(raw);
   },
 });

@@ -1,7 +1,7 @@
 import { route } from '../../core/route';
 import { notFound } from '../../core/errors';
 import { emptyObject } from '../../core/schemas';
-import { checkIncludesExist, findRealmFile, realmFileName, realmFileText } from '../conf-files';
+import { checkIncludesExist, findRealmFile, realmConfFileName, realmFileText } from '../conf-files';
 import { realmNameParams, realmUpdateBody } from '../requests';
 
 export default route({
@@ -26,7 +26,7 @@ export default route({
     await checkIncludesExist(parsed, text, vars, async (p) => (await system.stat(p)) !== null);
     // Update never creates: a typo in the name must not add a realm file next to the real one.
     const file = await findRealmFile(vars, params.name, async (p) => (await system.stat(p))?.type === 'file');
-    if (file === null) throw notFound(`realm file ${realmFileName(params.name)} not found`);
+    if (file === null) throw notFound(`realm file ${realmConfFileName(params.name)} not found`);
     await system.writeFile(file, text, { backup: true });
     await events.send({ kind: 'kerberos.realm.updated', data: { name: params.name } });
     return {};

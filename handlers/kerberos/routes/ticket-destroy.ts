@@ -1,6 +1,6 @@
 import { route } from '../../core/route';
 import { commandTimeout } from '../../core/system';
-import { ccacheEnv, kdestroyArgv } from '../commands';
+import { kerberosEnv, kdestroyArgv } from '../commands';
 import { krb5Failure } from '../failures';
 import { parseKrb5Error } from '../parse/krb5-error';
 import { messageAnswer } from '../responses';
@@ -14,7 +14,7 @@ export default route({
   response: messageAnswer,
   async handler({ system, vars, events }) {
     const argv = kdestroyArgv(vars);
-    const r = await system.exec(argv, { env: ccacheEnv(vars) });
+    const r = await system.exec(argv, { env: kerberosEnv(vars) });
     if (r.timedOut) throw commandTimeout(argv, r);
     if (r.code !== 0) throw krb5Failure({ argv, code: r.code, stderr: r.stderr, stdout: r.stdout });
     // MIT kdestroy exits 0 when there is no cache, saying so on stderr: destroying is idempotent,

@@ -1,6 +1,6 @@
 import { route } from '../../core/route';
 import { commandTimeout } from '../../core/system';
-import { ccacheEnv, klistArgv } from '../commands';
+import { kerberosEnv, klistArgv } from '../commands';
 import { krb5Failure } from '../failures';
 import { parseKlist } from '../parse/klist';
 import { ticketListAnswer } from '../responses';
@@ -14,7 +14,7 @@ export default route({
   response: ticketListAnswer,
   async handler({ system, vars }) {
     const argv = klistArgv(vars);
-    const r = await system.exec(argv, { env: ccacheEnv(vars) });
+    const r = await system.exec(argv, { env: kerberosEnv(vars) });
     if (r.timedOut) throw commandTimeout(argv, r);
     // No cache (nothing obtained yet, or destroyed) is klist's "No credentials cache found": 404.
     if (r.code !== 0) throw krb5Failure({ argv, code: r.code, stderr: r.stderr, stdout: r.stdout });

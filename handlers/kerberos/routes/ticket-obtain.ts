@@ -3,7 +3,7 @@ import { ApiError } from '../../core/errors';
 import { path, type Vars } from '../../core/vars';
 import type { SystemClient } from '../../core/system';
 import {
-  ccacheEnv,
+  kerberosEnv,
   kinitKeytabArgv,
   kinitPasswordArgv,
   kinitTimeoutMs,
@@ -14,8 +14,8 @@ import { defaultRealm } from '../conf-files';
 import { krb5Failure, krb5Timeout, normaliseTty, scrub } from '../failures';
 import { realmName, realmCaseHint } from '../names';
 import { parseKlist } from '../parse/klist';
-import { obtainBody } from '../requests';
 import { messageAnswer } from '../responses';
+import { obtainBody } from '../requests';
 
 /** body.realm, else default_realm of krb5.conf: kinit is always given a full principal. */
 async function realmFor(given: string | undefined, system: SystemClient, vars: Vars): Promise<string> {
@@ -49,7 +49,7 @@ export default route({
   body: obtainBody,
   response: messageAnswer,
   async handler({ body, system, vars, events }) {
-    const env = ccacheEnv(vars);
+    const env = kerberosEnv(vars);
     const timeoutMs = kinitTimeoutMs(vars);
     let principal: string;
 

@@ -10,8 +10,54 @@
  * only. Keys vary by driver and by netlink vs ioctl, so every key is optional and unknown keys
  * are kept verbatim in `other`.
  */
+import * as z from 'zod';
 import { ParseError } from '../../core/parse-error';
-import type { EthtoolDriverInfo, EthtoolSettings } from '../responses';
+
+/** `ethtool <dev>` (text; Debian 12's ethtool 6.1 has no JSON for this command). */
+export const ethtoolSettings = z.object({
+  dev: z.string(),
+  supported_ports: z.array(z.string()),
+  /** empty when ethtool printed "Not reported" */
+  supported_link_modes: z.array(z.string()),
+  supported_pause_frame_use: z.string().nullable(),
+  supports_auto_negotiation: z.boolean().nullable(),
+  advertised_link_modes: z.array(z.string()),
+  advertised_pause_frame_use: z.string().nullable(),
+  advertised_auto_negotiation: z.boolean().nullable(),
+  link_partner_advertised_link_modes: z.array(z.string()).nullable(),
+  /** Mb/s; 'unknown' for `Speed: Unknown!`; null when the line is absent (e.g. `lo`) */
+  speed: z.union([z.number(), z.literal('unknown')]).nullable(),
+  /** as printed: Full, Half, or `Unknown! (255)` */
+  duplex: z.string().nullable(),
+  port: z.string().nullable(),
+  phyad: z.number().int().nullable(),
+  transceiver: z.string().nullable(),
+  auto_negotiation: z.boolean().nullable(),
+  mdi_x: z.string().nullable(),
+  supports_wake_on: z.string().nullable(),
+  wake_on: z.string().nullable(),
+  /** `Current message level: 0x00000007 (7)` → 7; the names on the following line are dropped */
+  message_level: z.number().int().nullable(),
+  link_detected: z.boolean().nullable(),
+  /** every other `Key: value` line, verbatim, so nothing the driver printed is lost */
+  other: z.record(z.string(), z.string()),
+});
+export type EthtoolSettings = z.infer<typeof ethtoolSettings>;
+
+/** `ethtool -i <dev>`; values are verbatim (may be empty, or `N/A` for virtual devices). */
+export const ethtoolDriverInfo = z.object({
+  driver: z.string(),
+  version: z.string().nullable(),
+  firmware_version: z.string().nullable(),
+  expansion_rom_version: z.string().nullable(),
+  bus_info: z.string().nullable(),
+  supports_statistics: z.boolean().nullable(),
+  supports_test: z.boolean().nullable(),
+  supports_eeprom_access: z.boolean().nullable(),
+  supports_register_dump: z.boolean().nullable(),
+  supports_priv_flags: z.boolean().nullable(),
+});
+export type EthtoolDriverInfo = z.infer<typeof ethtoolDriverInfo>;
 
 const SETTINGS = 'ethtool';
 const DRIVER = 'ethtool-i';

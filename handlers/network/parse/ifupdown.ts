@@ -13,8 +13,52 @@
  *    with an empty value, is an error, as it is for ifup.
  * `source` lines are returned as data and never followed: this module is pure.
  */
+import * as z from 'zod';
 import { ParseError } from '../../core/parse-error';
-import type { IfupdownFile, IfupdownIface } from '../responses';
+
+export const ifupdownOption = z.object({
+  /** as written (bond-mode and bond_mode both occur; ifupdown maps both to IF_BOND_MODE) */
+  name: z.string(),
+  value: z.string(),
+  /** 1-based physical line where the option starts */
+  line: z.number().int(),
+});
+export type IfupdownOption = z.infer<typeof ifupdownOption>;
+
+export const ifupdownIface = z.object({
+  name: z.string(),
+  /** inet, inet6, ... ; null only for `iface X inherits Y` without a family */
+  family: z.string().nullable(),
+  method: z.string().nullable(),
+  inherits: z.string().nullable(),
+  options: z.array(ifupdownOption),
+  line: z.number().int(),
+});
+export type IfupdownIface = z.infer<typeof ifupdownIface>;
+
+export const ifupdownFile = z.object({
+  /** names from `auto` and `allow-auto` lines, in file order, without duplicates */
+  auto: z.array(z.string()),
+  /** `allow-CLASS` lines other than allow-auto, keyed by CLASS (hotplug, ...) */
+  allow: z.record(z.string(), z.array(z.string())),
+  ifaces: z.array(ifupdownIface),
+  mappings: z.array(
+    z.object({
+      match: z.array(z.string()),
+      script: z.string().nullable(),
+      map: z.array(z.string()),
+      line: z.number().int(),
+    }),
+  ),
+  /** `source` / `source-directory` directives, returned as data: the caller decides whether to
+   *  read them (and must confine the paths); this parser never touches the filesystem */
+  sources: z.array(
+    z.object({ kind: z.enum(['source', 'source-directory']), path: z.string(), line: z.number().int() }),
+  ),
+  /** rename, no-auto-down, no-scripts: kept so nothing is silently lost */
+  other: z.array(z.object({ keyword: z.string(), args: z.array(z.string()), line: z.number().int() })),
+});
+export type IfupdownFile = z.infer<typeof ifupdownFile>;
 
 const PARSER = 'ifupdown';
 

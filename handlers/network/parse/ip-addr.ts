@@ -6,9 +6,35 @@
  * noprefixroute, ...) are printed only when true.
  */
 import * as z from 'zod';
-import { ParseError } from '../../core/parse-error';
-import type { IpAddrRecord, IpAddress } from '../responses';
-import { describeIssues, parseJsonArray, recordLabel } from './json';
+import { parseJsonArrayOutput, recordError } from '../../tools/json-output';
+
+/** iproute2 prints lifetimes as numbers; 4294967295 (INFINITY_LIFE_TIME) means forever. */
+export const lifetime = z.union([z.number().int().nonnegative(), z.literal('forever')]);
+
+export const ipAddress = z.object({
+  family: z.enum(['inet', 'inet6']),
+  local: z.string(),
+  prefixlen: z.number().int(),
+  broadcast: z.string().nullable(),
+  scope: z.string(),
+  /** a lease (DHCP, SLAAC, or any address added with a finite lifetime) */
+  dynamic: z.boolean(),
+  /** IPv4 only; may differ from the interface name (`eth0:mgmt`) */
+  label: z.string().nullable(),
+  valid_life_time: lifetime,
+  preferred_life_time: lifetime,
+  /** other address flags iproute2 printed as true (tentative, nodad, noprefixroute, ...) */
+  flags: z.array(z.string()),
+});
+export type IpAddress = z.infer<typeof ipAddress>;
+
+export const ipAddrRecord = z.object({
+  ifindex: z.number().int(),
+  ifname: z.string(),
+  operstate: z.string().nullable(),
+  addresses: z.array(ipAddress),
+});
+export type IpAddrRecord = z.infer<typeof ipAddrRecord>;
 
 const PARSER = 'ip-addr';
 
@@ -55,15 +81,14 @@ function life(n: number | undefined): IpAddress['valid_life_time'] {
 }
 
 export function parseIpAddr(stdout: string): IpAddrRecord[] {
-  const doc = parseJsonArray(PARSER, stdout);
+  const doc = parseJsonArrayOutput(PARSER, stdout);
   return doc.map((raw, i) => {
     const r = rawIface.safeParse(raw);
-    if (!r.success) throw new ParseError(PARSER, `${recordLabel(i, raw)}: ${describeIssues(r.error)}`);
+    if (!r.success) throw recordError(PARSER, i, raw, r.error);
     const addresses: IpAddress[] = [];
     r.data.addr_info.forEach((rawA, j) => {
       const a = rawAddr.safeParse(rawA);
-      if (!a.success)
-        throw new ParseError(PARSER, `${recordLabel(i, raw)}: addr_info.${j}: ${describeIssues(a.error)}`);
+      if (!a.success) throw recordError(PARSER, i, raw, a.error, `addr_info.${j}`);
       const d = a.data;
       // other families (mpls, ...) are not addresses the product shows
       if (d.family !== 'inet' && d.family !== 'inet6') return;

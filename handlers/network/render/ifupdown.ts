@@ -11,7 +11,7 @@
  * continuation by ifupdown or by the next human with an editor.
  */
 import * as z from 'zod';
-import { ifaceName } from '../responses';
+import { ifaceName } from '../names';
 import { isStanzaKeyword, logicalLines, parseIfupdownWithSpans, physicalLines } from '../parse/ifupdown';
 
 /** One value token: letters, digits and . _ : / + , = @ % - ; starts with a letter or digit. */

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { route } from '../../core/route';
-import { agentAnswer } from '../responses';
 import { agentCreateBody } from '../requests';
+import { agent } from '../responses';
 import { checkWebhookTarget, getAgentRow, sealSecrets, toAgent } from '../store';
 
 export default route({
@@ -23,7 +23,7 @@ export default route({
   ],
   summary: 'Create a notification agent (sms, smtp or webhook); answers an array with it',
   body: agentCreateBody,
-  response: z.array(agentAnswer).length(1),
+  response: z.array(agent).length(1),
   async handler({ db, body, events, vars, system }) {
     checkWebhookTarget(body.type, body.json as Record<string, unknown>, vars);
     const now = Date.now();

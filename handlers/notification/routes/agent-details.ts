@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { route } from '../../core/route';
 import { CREATE_AGENT_1 } from '../examples';
-import { agentAnswer } from '../responses';
 import { agentIdParams } from '../requests';
+import { agent } from '../responses';
 import { getAgentRow, toAgent } from '../store';
 
 export default route({
@@ -19,7 +19,7 @@ export default route({
   ],
   summary: 'One notification agent (an array of one), secrets masked',
   params: agentIdParams,
-  response: z.array(agentAnswer).length(1),
+  response: z.array(agent).length(1),
   async handler({ db, params, vars }) {
     return [toAgent(await getAgentRow(db, params.id), vars.hostId)];
   },

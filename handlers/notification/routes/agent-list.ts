@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { route } from '../../core/route';
-import { agentAnswer } from '../responses';
+import { agent } from '../responses';
 import { listAgentRows, toAgent } from '../store';
 
 export default route({
@@ -9,7 +9,7 @@ export default route({
   permission: 'notification:read',
   examples: [{ summary: 'a fresh demo has no agents' }],
   summary: 'Every notification agent, secrets masked',
-  response: z.array(agentAnswer),
+  response: z.array(agent),
   async handler({ db, vars }) {
     return (await listAgentRows(db)).map((r) => toAgent(r, vars.hostId));
   },

@@ -4,7 +4,7 @@ import { CREATE_AGENT_1 } from '../examples';
 import { ApiError } from '../../core/errors';
 import { agentIdParams } from '../requests';
 import { getAgentRow } from '../store';
-import { TEST_OP, type TestOpResult } from '../test-op';
+import { TEST_OP, type TestOpPayload, type TestOpResult } from '../contract';
 
 export default route({
   method: 'GET',
@@ -27,7 +27,7 @@ export default route({
   async handler({ db, params, system }) {
     const row = await getAgentRow(db, params.id);
     // Sending needs sockets (SMTP, HTTP): the host does it, through a SYSTEM op.
-    const r = await system.op<TestOpResult>(TEST_OP, { id: row.id });
+    const r = await system.op<TestOpResult>(TEST_OP, { id: row.id } satisfies TestOpPayload);
     if (!r.sent) {
       throw new ApiError('bad_gateway', `the ${row.type} agent ${row.id} could not send the test message: ${r.error}`, {
         details: { agentId: row.id, type: row.type, reason: r.error },

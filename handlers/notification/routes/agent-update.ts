@@ -2,8 +2,8 @@ import * as z from 'zod';
 import { route } from '../../core/route';
 import { CREATE_AGENT_1 } from '../examples';
 import { ApiError } from '../../core/errors';
-import { agentAnswer } from '../responses';
 import { agentIdParams, agentUpdateBody } from '../requests';
+import { agent } from '../responses';
 import { checkWebhookTarget, getAgentRow, resolveUpdatedConfig, sameConfig, sealSecrets, toAgent } from '../store';
 
 export default route({
@@ -30,7 +30,7 @@ export default route({
     'Change the type, enabled flag and/or configuration of an agent (every field optional; a partial json is merged when the type is unchanged); omitted secrets are kept',
   params: agentIdParams,
   body: agentUpdateBody,
-  response: z.array(agentAnswer).length(1),
+  response: z.array(agent).length(1),
   async handler({ db, params, body, events, vars, system }) {
     if (body.id !== undefined && body.id !== params.id) {
       throw new ApiError('validation_failed', `invalid body: body.id: must equal the id in the URL (${params.id})`, {

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { route } from '../../core/route';
-import { eventEntry, DELIVERY_STATES } from '../responses';
 import { eventListQuery } from '../requests';
+import { DELIVERY_STATES, event } from '../responses';
 
 interface Row {
   id: string;
@@ -33,7 +33,7 @@ export default route({
   examples: [{ summary: 'the recorded events' }],
   summary: 'Recent events, newest first, with the delivery state for each agent and what holds its queue (extension)',
   query: eventListQuery,
-  response: z.array(eventEntry),
+  response: z.array(event),
   async handler({ db, query }) {
     const limit = query.limit ?? DEFAULT_LIMIT;
     const events = (

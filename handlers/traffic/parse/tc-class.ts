@@ -1,8 +1,49 @@
+import * as z from 'zod';
 import { ParseError } from '../../core/parse-error';
-import type { ClassEntry, ClassStats } from '../responses';
 import { parseTcHandle, parseTcRate, parseTcSize } from './tc-units';
 
 const PARSER = 'tc-class';
+
+export const classStats = z
+  .object({
+    bytes: z.number().int(),
+    packets: z.number().int(),
+    dropped: z.number().int(),
+    overlimits: z.number().int(),
+    requeues: z.number().int(),
+    backlog_bytes: z.number().int(),
+    backlog_packets: z.number().int(),
+    /** htb only */
+    lended: z.number().int().optional(),
+    borrowed: z.number().int().optional(),
+    giants: z.number().int().optional(),
+    /** htb only; may be negative (a class that overdrew its bucket) */
+    tokens: z.number().int().optional(),
+    ctokens: z.number().int().optional(),
+  })
+  .strict();
+export type ClassStats = z.infer<typeof classStats>;
+
+export const classEntry = z
+  .object({
+    kind: z.string().min(1),
+    /** as tc prints it, minor in hex: "1:a" is class 1:0xa */
+    classid: z.string().min(1),
+    /** parent class id; null when tc prints `root` (attached directly to the qdisc) */
+    parent: z.string().nullable(),
+    /** handle of the qdisc attached below this class, e.g. "10:" */
+    leaf: z.string().optional(),
+    prio: z.number().int().optional(),
+    /** bits per second, as tc shows it (tc's display rounds, e.g. 12345678 bit -> 12345Kbit) */
+    rate: z.number().int().nonnegative().optional(),
+    ceil: z.number().int().nonnegative().optional(),
+    /** bytes, as tc shows it ("15Kb" = 15360: tc's display rounds to the nearest KiB/MiB) */
+    burst: z.number().int().nonnegative().optional(),
+    cburst: z.number().int().nonnegative().optional(),
+    stats: classStats.optional(),
+  })
+  .strict();
+export type ClassEntry = z.infer<typeof classEntry>;
 
 /**
  * `tc [-s] class show dev X` (text) -> class entries.

@@ -1,9 +1,48 @@
+import * as z from 'zod';
 import { ParseError } from '../../core/parse-error';
-import type { FilterEntry, U32Match } from '../responses';
 import { isJsonObject, parseJsonMulti, type JsonObject, type JsonValue } from './json-multi';
 import { hex32ToIPv4, normalizeHex32, prefixLengthOfMask } from './tc-units';
 
 const PARSER = 'tc-filter';
+
+export const u32Match = z
+  .object({
+    /** byte offset into the IPv4 header (12 = source address, 16 = destination) */
+    offset: z.number().int(),
+    /** 8 lower-case hex digits (tc's JSON drops leading zeros; we restore them) */
+    value: z.string().regex(/^[0-9a-f]{8}$/),
+    mask: z.string().regex(/^[0-9a-f]{8}$/),
+    /** "" for a fixed offset, "nexthdr+" when relative to the next header */
+    offmask: z.string(),
+    /** what the match selects, when it is one of the decodable IPv4 forms */
+    field: z.enum(['src', 'dst', 'sport', 'dport']).optional(),
+    /** for src/dst: the network address selected (value & mask) */
+    address: z.string().optional(),
+    prefix_length: z.number().int().min(0).max(32).optional(),
+    /** for sport/dport */
+    port: z.number().int().min(0).max(65535).optional(),
+  })
+  .strict();
+export type U32Match = z.infer<typeof u32Match>;
+
+export const filterEntry = z
+  .object({
+    /** the qdisc/class the filter hangs on, e.g. "1:" */
+    parent: z.string(),
+    protocol: z.string(),
+    pref: z.number().int(),
+    kind: z.string(),
+    chain: z.number().int().optional(),
+    /** filter handle; for u32 the "fh" node id such as "800::1" */
+    handle: z.string().optional(),
+    /** class the filter sends matching packets to ("flowid"/"classid"), e.g. "1:1" */
+    flowid: z.string().optional(),
+    order: z.number().int().optional(),
+    /** u32 keys, every one of them in tc's order (empty for other kinds) */
+    matches: z.array(u32Match),
+  })
+  .strict();
+export type FilterEntry = z.infer<typeof filterEntry>;
 
 /**
  * `tc -j filter show dev X` -> filter entries, keeping EVERY u32 match.

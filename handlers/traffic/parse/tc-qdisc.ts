@@ -1,9 +1,40 @@
+import * as z from 'zod';
 import { ParseError } from '../../core/parse-error';
-import type { QueueDetails, QueueEntry } from '../responses';
 import { isJsonObject, parseJsonMulti, type JsonObject, type JsonValue } from './json-multi';
 import { parseTcHandle } from './tc-units';
 
 const PARSER = 'tc-qdisc';
+
+// `tc -j qdisc show` entries: exactly the spec's fields.
+
+export const queueDetails = z
+  .object({
+    bands: z.number().int().optional(),
+    priomap: z.array(z.number().int()).optional(),
+    r2q: z.number().int().optional(),
+    /** htb default class minor, as tc prints it: hex text such as "0xba11" */
+    default: z.string().optional(),
+    direct_packets_stat: z.number().int().optional(),
+    direct_qlen: z.number().int().optional(),
+  })
+  .strict();
+export type QueueDetails = z.infer<typeof queueDetails>;
+
+export const queueEntry = z
+  .object({
+    /** qdisc kind: htb, mq, pfifo_fast, noqueue, ... */
+    qtype: z.string().min(1),
+    /** major number of the qdisc handle, decoded from tc's hex ("1:" -> 1, "8001:" -> 32769) */
+    handler: z.number().int().min(0).max(0xffff),
+    device: z.string().min(1),
+    /** root: attached at the device root; parent: under a class or an mq queue */
+    owner: z.enum(['root', 'parent']),
+    /** tc prints refcnt only when it is not 1 (mq roots and children have none) */
+    refcnt: z.string().optional(),
+    details: queueDetails.optional(),
+  })
+  .strict();
+export type QueueEntry = z.infer<typeof queueEntry>;
 
 /**
  * `tc -j qdisc show [dev X]` -> the spec's queue entries.

@@ -11,10 +11,10 @@ import {
   showQdiscArgv,
   type Argv,
 } from '../plan';
-import { controlCreateAnswer, type StoredRule } from '../responses';
-import { controlCreateBody } from '../requests';
+import { createRuleBody } from '../requests';
+import { createRuleAnswer } from '../responses';
 import { execTc, isGone, readDevice, runTc, withKernelRoot, type TcContext } from '../state';
-import { deleteRule, duplicateName, findRule, listRules, reserveRule, rulesOnDevice } from '../store';
+import { deleteRule, duplicateName, findRule, listRules, reserveRule, rulesOnDevice, type StoredRule } from '../store';
 import { parseTcQdisc } from '../parse/tc-qdisc';
 
 /**
@@ -55,8 +55,8 @@ export default route({
     },
   ],
   summary: 'Create a traffic control rule: cap what this box sends to one IPv4 address on a device',
-  body: controlCreateBody,
-  response: controlCreateAnswer,
+  body: createRuleBody,
+  response: createRuleAnswer,
   async handler({ body, system, vars, db, events, requestId }) {
     const t: TcContext = { system, vars };
     const { name, device, ip, rate } = body;

@@ -1,10 +1,10 @@
-import * as z from 'zod';
 import { route } from '../../core/route';
 import { ApiError, notFound } from '../../core/errors';
 import { commandFailed } from '../../core/system';
 import { isOurRoot, planRemoveRoot, planRemoveRule, showQdiscArgv } from '../plan';
 import { parseTcQdisc } from '../parse/tc-qdisc';
-import { controlDestroyAnswer, ruleName } from '../responses';
+import { destroyRuleBody, destroyRuleParams } from '../requests';
+import { destroyRuleAnswer } from '../responses';
 import { execTc, isGone, tcArgv, type TcContext } from '../state';
 import { deleteRule, findRule, rulesOnDevice } from '../store';
 
@@ -49,9 +49,9 @@ export default route({
     { summary: 'a fresh demo has no rule named backup-link', params: { rule_name: 'backup-link' }, status: 404 },
   ],
   summary: 'Destroy a traffic control rule; answers the id it occupied',
-  params: z.object({ rule_name: ruleName }),
-  body: z.object({ name: ruleName.optional() }).strict(),
-  response: controlDestroyAnswer,
+  params: destroyRuleParams,
+  body: destroyRuleBody,
+  response: destroyRuleAnswer,
   async handler({ params, body, system, vars, db, events, requestId }) {
     const t: TcContext = { system, vars };
     const name = params.rule_name;

@@ -2,7 +2,7 @@ import { route } from '../../core/route';
 import { hasPermission } from '../../core/auth';
 import { buildListing } from '../listing';
 import { applyReconcile, describeReport, listLinks, readDevices, type TcContext } from '../state';
-import { controlListAnswer } from '../responses';
+import { trafficListing } from '../responses';
 import { listRules } from '../store';
 
 /**
@@ -26,7 +26,7 @@ export default route({
   permission: 'network:read',
   examples: [{ summary: 'the demo rules' }],
   summary: 'Traffic control: devices (queues, classes, filters), rules under control, and their ids',
-  response: controlListAnswer,
+  response: trafficListing,
   async handler({ system, vars, db, requestId, principal }) {
     const t: TcContext = { system, vars };
     const [rules, links] = await Promise.all([listRules(db), listLinks(t)]);

@@ -1,17 +1,22 @@
 import type { SqliteDb } from '../../db/database';
 import type { HostOp } from '../../system/service';
+import { payloadOf } from '../../system/host-op';
 import { SystemRefusal } from '../../system/types';
-import { TEST_OP, type TestOpResult } from '../../../handlers/notification/contract';
+import {
+  TEST_OP,
+  testOpPayload,
+  type NotificationSettings,
+  type TestOpResult,
+} from '../../../handlers/notification/contract';
 import { testNotification } from './payload';
 import { deliveryAgent, sendThrough } from './send';
 import { SendError } from './send-error';
-import type { DeliverySettings } from './settings';
 import { trustedCas } from './trust';
 import { opAudit } from '../../db/audit';
 
 export interface NotificationOpsOptions {
   db: SqliteDb;
-  settings: DeliverySettings;
+  settings: NotificationSettings;
   hostId: string;
   productName: string;
   caDir?: string;
@@ -29,9 +34,7 @@ export function notificationOps(o: NotificationOpsOptions): Record<string, HostO
   const audit = opAudit(o.db);
   return {
     [TEST_OP]: async (payload, requestId): Promise<TestOpResult> => {
-      const id = payload.id;
-      if (typeof id !== 'number' || !Number.isInteger(id))
-        throw new SystemRefusal('bad_request', 'notification/test needs an integer id');
+      const { id } = payloadOf(testOpPayload, TEST_OP, payload);
       const row = select.get(id) as { type: string; json: string } | undefined;
       if (!row) throw new SystemRefusal('not_found', `no notification agent with id ${id}`);
       const started = Date.now();

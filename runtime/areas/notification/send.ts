@@ -1,4 +1,4 @@
-import { issuesOf } from '../../../handlers/core/errors';
+import { issuesOf, issuesText } from '../../../handlers/core/errors';
 import {
   agentConfig,
   openUrl,
@@ -65,16 +65,13 @@ export function deliveryAgent(
       }
     }
   }
+  // The issue text names paths and the schemas' own messages, never an input value (no message
+  // of these schemas quotes what it refused), so a secret in a hand-edited row stays out of it.
   const r = agentConfig[type as AgentType].safeParse(parsed);
-  // only the paths of the one issue format (issuesOf): a stored configuration's messages could
-  // quote what a secret field holds, and this line reaches the log and the delivery's error
   if (!r.success)
-    throw new SendError(
-      `agent ${id} has an invalid configuration: ${issuesOf('', r.error)
-        .map((i) => i.path)
-        .join(', ')}`,
-      { permanent: true },
-    );
+    throw new SendError(`agent ${id} has an invalid configuration: ${issuesText(issuesOf('', r.error))}`, {
+      permanent: true,
+    });
   return { id, type, config: r.data } as DeliveryAgent;
 }
 

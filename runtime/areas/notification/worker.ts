@@ -5,13 +5,14 @@ import { notificationOf, type Notification } from './payload';
 import { deliveryAgent, sendThrough, type DeliveryAgent } from './send';
 import { SendError } from './send-error';
 import type { SendContext } from './senders/context';
-import { backoffMs, type DeliverySettings } from './settings';
+import type { NotificationSettings } from '../../../handlers/notification/contract';
+import { backoffMs } from './backoff';
 import { trustedCas } from './trust';
 
 export interface DeliveryWorkerOptions {
   db: SqliteDb;
   events: EventsProducer;
-  settings: DeliverySettings;
+  settings: NotificationSettings;
   hostId: string;
   productName: string;
   /** The appliance's trusted-certificates directory (paths.caCertificates). */

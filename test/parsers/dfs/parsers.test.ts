@@ -235,10 +235,14 @@ describe('names and the FLR file', () => {
     expect(isMgsSpec('10.0.0.1@tcp:/x')).toBe(false);
   });
   it('refuses an FLR file that is not the configuration', () => {
-    expect(parseError(() => parseFlrConfig('max_history_size=1')).message).toMatch(/not JSON/);
-    expect(
-      parseError(() => parseFlrConfig('{"max_history_size":1,"run_interval":1,"directories":[],"x":1}')).parser,
-    ).toBe('flr config');
+    expect(parseError(() => parseFlrConfig('max_history_size=1')).message).toBe(
+      'flr config: line 1: output is not valid JSON',
+    );
+    const e = parseError(() => parseFlrConfig('{"max_history_size":1,"run_interval":1,"directories":[],"x":1}'));
+    expect([e.parser, e.message]).toEqual(['flr config', 'flr config: unexpected JSON: (root): Unrecognized key: "x"']);
+    expect(parseError(() => parseFlrConfig('{"max_history_size":"x","run_interval":1,"directories":[]}')).message).toBe(
+      'flr config: unexpected JSON: max_history_size: Invalid input: expected number, received string',
+    );
   });
 });
 

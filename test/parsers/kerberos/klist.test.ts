@@ -3,12 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { loadFixtureDir, type Fixture } from '../../../runtime/system/fixture-file';
 import { ParseError } from '../../../handlers/core/parse-error';
 import {
+  keytabList,
+  klist,
   klistTimeToIso,
   parseKeytabList,
   parseKlist,
   parseKlistCollection,
 } from '../../../handlers/kerberos/parse/klist';
-import { keytabList, klistOutput } from '../../../handlers/kerberos/responses';
 import { entryFor, runFixtureTable } from '../../helpers/fixture-runner';
 import { KERBEROS_FIXTURES } from '../fixture-tables';
 import { parseError } from '../../helpers/parse-error';
@@ -144,7 +145,7 @@ describe('parseKlist', () => {
           continue;
         }
         // Cut right after a complete line: a valid (shorter) listing.
-        expect(() => klistOutput.parse(result)).not.toThrow();
+        expect(() => klist.parse(result)).not.toThrow();
       }
     }
   });

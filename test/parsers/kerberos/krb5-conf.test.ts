@@ -2,14 +2,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ParseError } from '../../../handlers/core/parse-error';
-import { parseKrb5Conf } from '../../../handlers/kerberos/parse/krb5-conf';
+import { krb5Conf, type Krb5Conf, parseKrb5Conf } from '../../../handlers/kerberos/parse/krb5-conf';
 import {
   krb5ConfInput,
-  Krb5RenderError,
+  type Krb5ConfInput,
   krb5ConfProblems,
+  Krb5RenderError,
   renderKrb5Conf,
 } from '../../../handlers/kerberos/render/krb5-conf';
-import { krb5Conf, type Krb5Conf, type Krb5ConfInput } from '../../../handlers/kerberos/responses';
 import { parseError } from '../../helpers/parse-error';
 
 const dir = resolve(__dirname, '../../../fixtures/krb5-conf');

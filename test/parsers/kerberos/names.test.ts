@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keytabPath, principalName, realmFileName, realmName, userName } from '../../../handlers/kerberos/names';
+import { keytabPath, principal, realmFileName, realmName, username } from '../../../handlers/kerberos/names';
 
 const ok = (s: { safeParse(v: unknown): { success: boolean } }, v: string) => s.safeParse(v).success;
 
@@ -56,7 +56,7 @@ describe('realmName', () => {
   });
 });
 
-describe('principalName and userName', () => {
+describe('principal and username', () => {
   it('reject hostile values', () => {
     for (const v of [
       '-x',
@@ -74,10 +74,10 @@ describe('principalName and userName', () => {
       "a'b",
       'a"b',
     ]) {
-      expect(ok(principalName, v), JSON.stringify(v)).toBe(false);
+      expect(ok(principal, v), JSON.stringify(v)).toBe(false);
     }
     for (const v of ['../x', '-x', '.x', 'a/b', 'a\0b', 'alice@EXAMPLE.TEST', ''])
-      expect(ok(userName, v), JSON.stringify(v)).toBe(false);
+      expect(ok(username, v), JSON.stringify(v)).toBe(false);
   });
   it('accept ordinary principals', () => {
     for (const v of [
@@ -88,9 +88,9 @@ describe('principalName and userName', () => {
       'admin/admin',
       'cifs/nas01.example.test',
     ]) {
-      expect(ok(principalName, v), v).toBe(true);
+      expect(ok(principal, v), v).toBe(true);
     }
-    for (const v of ['alice', 'Administrator', 'j.doe', 'NAS01$']) expect(ok(userName, v), v).toBe(true);
+    for (const v of ['alice', 'Administrator', 'j.doe', 'NAS01$']) expect(ok(username, v), v).toBe(true);
   });
 });
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readFixture } from '../../../runtime/system/fixture-file';
-import { parseIpLink } from '../../../handlers/network/parse/ip-link';
+import { parseIpLink, type IpLinkRecord } from '../../../handlers/tools/ip-link';
 import { parseIpAddr } from '../../../handlers/network/parse/ip-addr';
 import { parseEthtool, parseEthtoolDriver } from '../../../handlers/network/parse/ethtool';
 import { findInetIface, parseIfupdown } from '../../../handlers/network/parse/ifupdown';
@@ -17,7 +17,7 @@ import {
   type BuildInput,
 } from '../../../handlers/network/build-interface';
 import { DEFAULT_SELECT_RULE, isListed, selectInterfaces } from '../../../handlers/network/select';
-import { networkInterface, type IpLinkRecord } from '../../../handlers/network/responses';
+import { networkInterface } from '../../../handlers/network/responses';
 
 const fx = (rel: string) =>
   readFixture(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', rel)).stdout;

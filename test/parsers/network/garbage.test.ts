@@ -1,68 +1,29 @@
 /**
- * ip/ethtool parsers given truncated, foreign or malformed input throw ParseError naming the
- * parser and the line (or the record), never return a half-parsed success.
+ * ip addr/ethtool parsers given truncated, foreign or malformed input throw ParseError naming the
+ * parser and the line (or the record), never return a half-parsed success. ip link: see
+ * test/parsers/tools/ip-link.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { parseError } from '../../helpers/parse-error';
-import { parseIpLink } from '../../../handlers/network/parse/ip-link';
 import { parseIpAddr } from '../../../handlers/network/parse/ip-addr';
 import { parseEthtool, parseEthtoolDriver } from '../../../handlers/network/parse/ethtool';
 
 const pe = parseError;
 
-const link =
-  '[{"ifindex":2,"ifname":"eth0","flags":["UP"],"mtu":1500,"qdisc":"mq","operstate":"UP","link_type":"ether","promiscuity":0}]';
-
-describe('ip-link / ip-addr garbage', () => {
+describe('ip-addr garbage', () => {
   it('empty output', () => {
-    expect(pe(() => parseIpLink('')).line).toBe(1);
     expect(pe(() => parseIpAddr('\n')).message).toMatch(/^ip-addr: line 1: empty output/);
   });
-  it('truncated JSON names the line', () => {
-    const e = pe(() => parseIpLink(link.slice(0, 60)));
-    expect(e.parser).toBe('ip-link');
-    expect(e.line).toBe(1);
-    const pretty = JSON.stringify(JSON.parse(link), null, 2).split('\n');
-    const e2 = pe(() => parseIpLink(`${pretty.slice(0, 6).join('\n')}\n  ,,\n`));
-    expect(e2.line).toBe(7);
-  });
-  it('text output instead of JSON', () => {
-    expect(pe(() => parseIpLink('1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN\n')).line).toBe(1);
-  });
-  it('not an array', () => {
-    expect(pe(() => parseIpLink('{"ifname":"eth0"}')).message).toContain('JSON array');
-  });
-  it('a record without required keys names the record and the key', () => {
-    const e = pe(() =>
-      parseIpLink('[{"ifindex":2,"ifname":"eth0","flags":["UP"],"operstate":"UP","link_type":"ether"}]'),
-    );
-    expect(e.message).toContain('record 0 (eth0)');
-    expect(e.message).toContain('mtu');
-  });
-  it('a bond without mode', () => {
-    const bad = link.replace(
-      '"promiscuity":0',
-      '"promiscuity":0,"linkinfo":{"info_kind":"bond","info_data":{"miimon":100}}',
-    );
-    expect(pe(() => parseIpLink(bad)).message).toContain('info_data: mode');
-  });
   it('wrong types', () => {
-    expect(pe(() => parseIpLink(link.replace('"mtu":1500', '"mtu":"1500"'))).message).toContain('mtu');
     expect(
       pe(() =>
         parseIpAddr('[{"ifindex":1,"ifname":"lo","addr_info":[{"family":"inet","local":"127.0.0.1","scope":"host"}]}]'),
       ).message,
-    ).toContain('addr_info.0: prefixlen');
+    ).toContain('record 0 (lo): addr_info.0.prefixlen: ');
   });
   it('brief output (-br) is not what the product runs', () => {
     parseError(() =>
       parseIpAddr('[{"ifname":"lo","operstate":"UNKNOWN","addr_info":[{"local":"127.0.0.1","prefixlen":8}]}]'),
-    );
-  });
-  it('tolerates unknown keys and empty arrays', () => {
-    expect(parseIpLink('[]')).toEqual([]);
-    expect(parseIpLink(link.replace('"promiscuity":0', '"promiscuity":0,"future_key":{"x":1}'))[0]?.ifname).toBe(
-      'eth0',
     );
   });
 });

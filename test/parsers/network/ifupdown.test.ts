@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findInetIface, parseIfupdown } from '../../../handlers/network/parse/ifupdown';
+import { findInetIface, ifupdownFile, parseIfupdown } from '../../../handlers/network/parse/ifupdown';
 import {
   ifaceStanzaInput,
   ifupdownToken,
@@ -15,7 +15,6 @@ import {
   replaceIfaceStanza,
   type IfaceStanzaInput,
 } from '../../../handlers/network/render/ifupdown';
-import { ifupdownFile } from '../../../handlers/network/responses';
 import { parseError } from '../../helpers/parse-error';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', 'ifupdown');

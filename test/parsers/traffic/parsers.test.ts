@@ -7,7 +7,6 @@ import { JsonObject, parseJsonMulti } from '../../../handlers/traffic/parse/json
 import { parseTcQdisc } from '../../../handlers/traffic/parse/tc-qdisc';
 import { parseTcClass } from '../../../handlers/traffic/parse/tc-class';
 import { decodeU32Match, parseTcFilter, parseTcFilterText } from '../../../handlers/traffic/parse/tc-filter';
-import { parseIpLinkNames } from '../../../handlers/traffic/parse/ip-link-names';
 import {
   formatClassId,
   ipv4ToHex32,
@@ -376,32 +375,5 @@ describe('tc-filter', () => {
     const e = parseError(() => parseTcFilterText(text));
     expect(e.line).toBe(line);
     expect(e.message).toMatch(msg);
-  });
-});
-
-describe('ip-link-names', () => {
-  it('keeps kernel order; loopback by link_type or by the LOOPBACK flag; unknown keys ignored', () => {
-    const out = JSON.stringify([
-      { ifindex: 1, ifname: 'lo', flags: ['LOOPBACK', 'UP'], link_type: 'loopback' },
-      { ifindex: 7, ifname: 'eno2', flags: ['BROADCAST'], link_type: 'ether', altnames: ['enp1s0f1'] },
-      { ifindex: 3, ifname: 'lo2', flags: ['LOOPBACK'] },
-    ]);
-    expect(parseIpLinkNames(out)).toEqual([
-      { name: 'lo', loopback: true },
-      { name: 'eno2', loopback: false },
-      { name: 'lo2', loopback: true },
-    ]);
-    expect(parseIpLinkNames('[]')).toEqual([]);
-  });
-
-  it.each([
-    ['empty output', ''],
-    ['truncated', '[{"ifname":"lo"'],
-    ['not an array', '{"ifname":"lo"}'],
-    ['no ifname', '[{"ifindex":1}]'],
-    ['empty ifname', '[{"ifname":""}]'],
-    ['flags not a list', '[{"ifname":"eth0","flags":"UP"}]'],
-  ])('%s is a ParseError', (_what, text) => {
-    expect(parseError(() => parseIpLinkNames(text)).parser).toBe('ip-link');
   });
 });

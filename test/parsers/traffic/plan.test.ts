@@ -32,8 +32,9 @@ import {
   showFilterArgv,
   showQdiscArgv,
 } from '../../../handlers/traffic/plan';
-import { idList, StoredRule, controlListAnswer } from '../../../handlers/traffic/responses';
-import { controlCreateBody } from '../../../handlers/traffic/requests';
+import { createRuleBody } from '../../../handlers/traffic/requests';
+import { idList, trafficListing } from '../../../handlers/traffic/responses';
+import type { StoredRule } from '../../../handlers/traffic/store';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', 'tc');
 const fx = (name: string) => readFixture(join(dir, `${name}.yaml`));
@@ -323,7 +324,7 @@ describe('rules', () => {
       ['rule id', { id: 1.5 }],
     ] as [string, Partial<StoredRule>][])('%s %j', (what, over) => {
       expect(() => planAddRule(rule(over))).toThrow(TrafficPlanError);
-      expect(() => planAddRule(rule(over))).toThrow(new RegExp(`^${what} `));
+      expect(() => planAddRule(rule(over))).toThrow(new RegExp(`^${what}: `));
     });
 
     it('in every plan function', () => {
@@ -390,20 +391,20 @@ describe('ids', () => {
 
 describe('schemas', () => {
   it('create body: the spec fields, validated like the plan', () => {
-    expect(controlCreateBody.parse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: 12.5 })).toEqual({
+    expect(createRuleBody.parse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: 12.5 })).toEqual({
       name: 'backup',
       device: 'eth1',
       ip: '10.0.0.5',
       rate: 12.5,
     });
     // a numeric string is the same rate (issue 12 item 15); other text and lo are refused
-    expect(controlCreateBody.parse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: '12' }).rate).toBe(12);
-    expect(controlCreateBody.safeParse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: '12 MB' }).success).toBe(
+    expect(createRuleBody.parse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: '12' }).rate).toBe(12);
+    expect(createRuleBody.safeParse({ name: 'backup', device: 'eth1', ip: '10.0.0.5', rate: '12 MB' }).success).toBe(
       false,
     );
-    expect(controlCreateBody.safeParse({ name: 'backup', device: 'lo', ip: '10.0.0.5', rate: 1 }).success).toBe(false);
-    expect(controlCreateBody.safeParse({ name: '../x', device: 'eth1', ip: '10.0.0.5', rate: 1 }).success).toBe(false);
-    expect(controlCreateBody.safeParse({ name: 'a', device: 'eth1', ip: '10.0.0.5', rate: 1, extra: 1 }).success).toBe(
+    expect(createRuleBody.safeParse({ name: 'backup', device: 'lo', ip: '10.0.0.5', rate: 1 }).success).toBe(false);
+    expect(createRuleBody.safeParse({ name: '../x', device: 'eth1', ip: '10.0.0.5', rate: 1 }).success).toBe(false);
+    expect(createRuleBody.safeParse({ name: 'a', device: 'eth1', ip: '10.0.0.5', rate: 1, extra: 1 }).success).toBe(
       false,
     );
   });
@@ -433,6 +434,6 @@ describe('schemas', () => {
       ],
       ids: ['0', '1'],
     };
-    expect(controlListAnswer.parse(listing)).toEqual(listing);
+    expect(trafficListing.parse(listing)).toEqual(listing);
   });
 });

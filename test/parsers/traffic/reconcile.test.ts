@@ -10,7 +10,7 @@ import { parseTcClass } from '../../../handlers/traffic/parse/tc-class';
 import { parseTcFilter } from '../../../handlers/traffic/parse/tc-filter';
 import { TC, planAddRule, planEnsureRoot } from '../../../handlers/traffic/plan';
 import { reconcile, type DeviceTcState } from '../../../handlers/traffic/reconcile';
-import type { StoredRule } from '../../../handlers/traffic/responses';
+import type { StoredRule } from '../../../handlers/traffic/store';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', 'tc');
 const out = (name: string) => readFixture(join(dir, `${name}.yaml`)).stdout;

@@ -22,7 +22,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderKrb5Conf } from '../../../handlers/kerberos/render/krb5-conf';
-import { principalName, realmName } from '../../../handlers/kerberos/names';
+import { principal, realmName } from '../../../handlers/kerberos/names';
 
 /** Absolute paths of the MIT tools on Debian 12 (krb5-kdc, krb5-admin-server, krb5-user). */
 export const KRB5_BIN = {
@@ -179,8 +179,8 @@ export async function startKdc(options: KdcOptions): Promise<Kdc> {
   requireTool(bin.klist, 'krb5-user');
 
   const realm = realmName.parse(options.realm ?? 'EXAMPLE.TEST');
-  for (const p of options.principals) principalName.parse(p.name);
-  for (const p of options.keytabPrincipals ?? []) principalName.parse(p);
+  for (const p of options.principals) principal.parse(p.name);
+  for (const p of options.keytabPrincipals ?? []) principal.parse(p);
 
   const dir = mkdtempSync(join(tmpdir(), 'ballast-kdc-'));
   const krb5ConfPath = join(dir, 'krb5.conf');

@@ -53,7 +53,7 @@ import {
   showQdiscArgv,
 } from '../../../handlers/traffic/plan';
 import { parseTcQdisc } from '../../../handlers/traffic/parse/tc-qdisc';
-import type { StoredRule } from '../../../handlers/traffic/responses';
+import type { StoredRule } from '../../../handlers/traffic/store';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..', '..');

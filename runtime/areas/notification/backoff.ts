@@ -1,12 +1,8 @@
-import type * as z from 'zod';
-import type { notificationSettings } from '../../../handlers/notification/contract';
-
-/** settings.notification as the host parsed it at start (the area module's `settings`). */
-export type DeliverySettings = z.infer<typeof notificationSettings>;
+import type { NotificationSettings } from '../../../handlers/notification/contract';
 
 /** Delay before attempt `attempt + 1`, given `attempt` attempts failed (attempt ≥ 1). */
 export function backoffMs(
-  s: DeliverySettings,
+  s: NotificationSettings,
   attempt: number,
   retryAfterMs?: number,
   random: () => number = Math.random,
