@@ -4,7 +4,7 @@ import { deviceName, ipv4Address, MAX_RULE_ID, rateMb, RESERVED_ID, ruleId } fro
 import type { ClassEntry } from './parse/tc-class';
 import type { FilterEntry } from './parse/tc-filter';
 import type { QueueEntry } from './parse/tc-qdisc';
-import type { StoredRule } from './store';
+import type { StoredRule } from './stored-rule';
 import { formatClassId, parseTcHandle } from './parse/tc-units';
 
 /**

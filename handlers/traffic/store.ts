@@ -2,7 +2,8 @@ import * as z from 'zod';
 import type { D1Database } from '../core/bindings';
 import { conflict } from '../core/errors';
 import { TrafficPlanError, nextFreeId } from './plan';
-import { RESERVED_ID, deviceName, ipv4Address, rateMb, ruleId, ruleName } from './names';
+import { RESERVED_ID } from './names';
+import { storedRule, type StoredRule } from './stored-rule';
 
 /**
  * The rules as the DB keeps them (table `traffic_rules`, migration 1: name PRIMARY KEY,
@@ -13,17 +14,7 @@ import { RESERVED_ID, deviceName, ipv4Address, rateMb, ruleId, ruleName } from '
  * when it reuses a freed id, and removing one leaves the others where they were.
  */
 
-/** One rule as the DB keeps it. `id` never changes for the life of the rule. */
-export const storedRule = z
-  .object({
-    name: ruleName,
-    device: deviceName,
-    ip: ipv4Address,
-    rate: rateMb,
-    id: ruleId,
-  })
-  .strict();
-export type StoredRule = z.infer<typeof storedRule>;
+export { storedRule, type StoredRule } from './stored-rule';
 
 const Rows = z.array(storedRule);
 
