@@ -6,7 +6,8 @@
  * must refuse the output, see parse-error.ts). A fixture no entry matches, or that two entries
  * match, fails the run, so no recording goes unchecked.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { filesUnder } from './files';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -22,12 +23,7 @@ import { expectedParseError, parseError } from './parse-error';
 
 export * from './fixture-table';
 
-function walkExpected(dir: string): string[] {
-  return readdirSync(dir).flatMap((n) => {
-    const p = join(dir, n);
-    return statSync(p).isDirectory() ? walkExpected(p) : n.endsWith('.expected.json') ? [p] : [];
-  });
-}
+const walkExpected = (dir: string) => filesUnder(dir, (n) => n.endsWith('.expected.json'));
 
 /** One describe per table: the fixture count, no orphan expected file, then one test per fixture. */
 export function runFixtureTable(table: FixtureTable): void {

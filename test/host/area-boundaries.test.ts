@@ -8,16 +8,10 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AREAS } from '../../runtime/areas/index';
+import { filesUnder } from '../helpers/files';
 import { repo } from '../helpers/host';
 
-function tsFiles(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) tsFiles(p, out);
-    else if (p.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
+const tsFiles = (dir: string) => filesUnder(dir, (n) => n.endsWith('.ts'));
 
 const areaDirs = readdirSync(join(repo, 'handlers')).filter(
   (d) => d !== 'core' && d !== 'tools' && statSync(join(repo, 'handlers', d)).isDirectory(),

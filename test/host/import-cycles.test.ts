@@ -3,20 +3,15 @@
  * modules together, and it was how loading the config loaded every area). The graph is read from
  * the sources' relative imports; the check is Tarjan's strongly connected components.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { filesUnder } from '../helpers/files';
 import { repo } from '../helpers/host';
 
 const IMPORT = /(?:import|export)\s[^;'"]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]/g;
 
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((n) => {
-    const p = join(dir, n);
-    if (statSync(p).isDirectory()) return tsFiles(p);
-    return n.endsWith('.ts') && !n.endsWith('.d.ts') ? [p] : [];
-  });
-}
+const tsFiles = (dir: string) => filesUnder(dir, (n) => n.endsWith('.ts') && !n.endsWith('.d.ts'));
 
 /** The sets of files that import each other, directly or around a loop. */
 export function importCycles(files: string[]): string[][] {

@@ -14,12 +14,12 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { filesUnder } from '../helpers/files';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const repo = resolve(import.meta.dirname, '../..');
@@ -57,14 +57,6 @@ beforeAll(async () => {
   rmSync(join(dir, 'node_modules/better-sqlite3'), { recursive: true, force: true });
   symlinkSync(join(repo, 'node_modules/better-sqlite3'), join(dir, 'node_modules/better-sqlite3'));
 }, 600_000);
-
-/** The files under `root`, relative to it. */
-function listFiles(root: string, sub = ''): string[] {
-  return readdirSync(join(root, sub)).flatMap((n) => {
-    const rel = sub ? `${sub}/${n}` : n;
-    return statSync(join(root, rel)).isDirectory() ? listFiles(root, rel) : [rel];
-  });
-}
 
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -296,8 +288,8 @@ export { r, n, h, c, a };
     );
     await run(process.execPath, ['build.mjs', '--package'], copy);
     const tree = (root: string) =>
-      listFiles(join(root, 'dist'))
-        .filter((f) => f !== '.build-stamp' && !f.endsWith('.v8cache'))
+      filesUnder(join(root, 'dist'), (n) => n !== '.build-stamp' && !n.endsWith('.v8cache'))
+        .map((f) => relative(join(root, 'dist'), f))
         .sort();
     const ours = tree(repo);
     expect(tree(copy)).toEqual(ours);
