@@ -61,31 +61,38 @@ const COMMANDS = {
 } as const;
 type Command = keyof typeof COMMANDS;
 
-/** What each option does, printed by `ballast <command> --help`. */
-const OPTION_HELP: Record<Command, [string, string][]> = {
-  serve: [
-    ['--config FILE', 'the config file (default /etc/ballast/config.yaml, or $BALLAST_CONFIG)'],
-    ['--demo', 'serve the embedded demo appliance: replayed tools, state under var/demo'],
-    ['--isolate [workerd|deno]', 'run the route handlers in a workerd (the default) or Deno isolate'],
-    ['--port N', 'listen on port N, 0 to 65535 (overrides listen.port; the demo also reads $PORT)'],
-    ['--host ADDR', 'listen on ADDR (overrides listen.host)'],
-  ],
-  token: [
-    ['--perm PERM', '<area>:read, <area>:manage or * (repeat it for several)'],
-    ['--expires WHEN', '30d, 12h or 15m from now, or an ISO date; without it the token does not expire'],
-    ['--json', 'token list: one JSON array instead of a table'],
-    ['--db FILE', 'any SQLite file (a D1 export…): the schema is created if missing'],
-    ['--config FILE', "the config file whose state directory's database holds the tokens"],
-    ['--demo', "the demo appliance's database"],
-  ],
-  record: [
-    ['--dir DIR', 'where the recorded invocation goes (default <stateDir>/recorded)'],
-    ['--config FILE', 'the config file: its allow-list of binaries and environment'],
-  ],
+/**
+ * What each option does, printed by `ballast <command> --help`: keyed by the command's own
+ * options, so an option without its line does not compile.
+ */
+type OptionHelp = {
+  [C in Command]: { [O in Exclude<keyof (typeof COMMANDS)[C]['options'], 'help'>]: [string, string] };
+};
+const OPTION_HELP: OptionHelp = {
+  serve: {
+    config: ['--config FILE', 'the config file (default /etc/ballast/config.yaml, or $BALLAST_CONFIG)'],
+    demo: ['--demo', 'serve the embedded demo appliance: replayed tools, state under var/demo'],
+    isolate: ['--isolate [workerd|deno]', 'run the route handlers in a workerd (the default) or Deno isolate'],
+    port: ['--port N', 'listen on port N, 0 to 65535 (overrides listen.port; the demo also reads $PORT)'],
+    host: ['--host ADDR', 'listen on ADDR (overrides listen.host)'],
+  },
+  token: {
+    perm: ['--perm PERM', '<area>:read, <area>:manage or * (repeat it for several)'],
+    expires: ['--expires WHEN', '30d, 12h or 15m from now, or an ISO date; without it the token does not expire'],
+    json: ['--json', 'token list: one JSON array instead of a table'],
+    db: ['--db FILE', 'any SQLite file (a D1 export…): the schema is created if missing'],
+    config: ['--config FILE', "the config file whose state directory's database holds the tokens"],
+    demo: ['--demo', "the demo appliance's database"],
+  },
+  record: {
+    dir: ['--dir DIR', 'where the recorded invocation goes (default fixtures/recorded in the working directory)'],
+    config: ['--config FILE', 'the config file: its allow-list of binaries and environment'],
+    demo: ['--demo', "the demo appliance's allow-list of binaries and environment (the command still runs live)"],
+  },
 };
 
 function commandHelp(command: Command): string {
-  const rows = [...OPTION_HELP[command], ['--help', 'this text']];
+  const rows: [string, string][] = [...Object.values<[string, string]>(OPTION_HELP[command]), ['--help', 'this text']];
   const width = Math.max(...rows.map(([o]) => o.length));
   return `usage:\n  ${COMMANDS[command].usage}\n\noptions:\n${rows.map(([o, h]) => `  ${o.padEnd(width)}  ${h}`).join('\n')}\n`;
 }

@@ -170,6 +170,9 @@ describe('command line and config file are strict', () => {
     const tokenHelp = run(['token', '--help']);
     for (const o of ['--perm PERM', '--expires WHEN', '--json', '--db FILE'])
       expect(tokenHelp.out).toContain(`\n  ${o}`);
+    const recordHelp = run(['record', '--help']);
+    for (const o of ['--dir DIR', '--config FILE', '--demo', '--help']) expect(recordHelp.out).toContain(`\n  ${o}`);
+    expect(recordHelp.out).toContain('default fixtures/recorded in the working directory');
   });
 
   it.each([
