@@ -11,9 +11,17 @@
  */
 import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
 import type { paths } from './openapi';
+import { waitForJob, type Job, type WaitForJobOptions } from './jobs';
 
 export type { paths, components, operations } from './openapi';
-export type BallastClient = Client<paths>;
+export { JobWaitError, type Job, type JobProgress, type WaitForJobOptions } from './jobs';
+export type BallastClient = Client<paths> & {
+  /**
+   * A job's events read to its end (progress to `onProgress`), then the job as it ended: for a
+   * long route asked with `Prefer: respond-async` (its 202 gives `job.id`), or a 504 naming one.
+   */
+  waitForJob(id: string, options?: WaitForJobOptions): Promise<Job>;
+};
 
 export interface BallastClientOptions extends ClientOptions {
   /** The appliance's origin (the paths carry /api/v2). */
@@ -45,5 +53,14 @@ export function createBallastClient(o: BallastClientOptions): BallastClient {
       },
     });
   }
-  return client;
+  const f = rest.fetch ?? globalThis.fetch;
+  const apiUrl = `${o.baseUrl.replace(/\/+$/, '')}${base === API_BASE ? API_BASE : base}`;
+  const plain: Record<string, string> = {
+    ...(token ? { token } : {}),
+    ...(headers as Record<string, string> | undefined),
+  };
+  return Object.assign(client, {
+    waitForJob: (id: string, options?: WaitForJobOptions) =>
+      waitForJob({ apiUrl, headers: plain, fetch: (input, init) => f(new Request(input, init)) }, id, options),
+  });
 }

@@ -14,7 +14,7 @@ export interface paths {
         put?: never;
         /**
          * Add a CA certificate to the trust store as <name>.crt and run update-ca-certificates
-         * @description Add a CA certificate to the trust store as <name>.crt and run update-ca-certificates. Needs the `certificate:manage` permission. Examples (each answers as shown on the demo appliance): trust the lab CA (200; then GET /certificate shows it).
+         * @description Add a CA certificate to the trust store as <name>.crt and run update-ca-certificates. Needs the `certificate:manage` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 120 s and the progress phases `trust`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): trust the lab CA (200; then GET /certificate shows it).
          */
         post: operations["certificate_add"];
         delete?: never;
@@ -134,7 +134,7 @@ export interface paths {
         put?: never;
         /**
          * Remove <name>.crt from the trust store and run update-ca-certificates --fresh
-         * @description Remove <name>.crt from the trust store and run update-ca-certificates --fresh. Needs the `certificate:manage` permission. Examples (each answers as shown on the demo appliance): stop trusting the partner CA (200).
+         * @description Remove <name>.crt from the trust store and run update-ca-certificates --fresh. Needs the `certificate:manage` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 120 s and the progress phases `trust`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): stop trusting the partner CA (200).
          */
         post: operations["certificate_remove"];
         delete?: never;
@@ -274,7 +274,7 @@ export interface paths {
         put?: never;
         /**
          * Create an MDT on ZFS (mkfs.lustre --mdt --backfstype=zfs --fsname --index --mgsnode -- <pool>/<fsName>-mdt<index>)…
-         * @description Create an MDT on ZFS (mkfs.lustre --mdt --backfstype=zfs --fsname --index --mgsnode -- <pool>/<fsName>-mdt<index>) and start it (mount at <targetMountRoot>/<fs>-MDTnnnn); persist also writes fstab. Needs the `dfs:manage` permission. Examples (each answers as shown on the demo appliance): MDT 1 of demofs on mdtpool (200).
+         * @description Create an MDT on ZFS (mkfs.lustre --mdt --backfstype=zfs --fsname --index --mgsnode -- <pool>/<fsName>-mdt<index>) and start it (mount at <targetMountRoot>/<fs>-MDTnnnn); persist also writes fstab. Needs the `dfs:manage` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 600 s and the progress phases `format`, `persist`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): MDT 1 of demofs on mdtpool (200).
          */
         post: operations["dfs_fsCreateMdt"];
         delete?: never;
@@ -294,7 +294,7 @@ export interface paths {
         put?: never;
         /**
          * Create the management target on ZFS (mkfs.lustre --mgs --backfstype=zfs [--reformat] -- <pool>/mgs) and start it…
-         * @description Create the management target on ZFS (mkfs.lustre --mgs --backfstype=zfs [--reformat] -- <pool>/mgs) and start it (mount at <targetMountRoot>/MGS); persist also writes fstab. Needs the `dfs:manage` permission. Examples (each answers as shown on the demo appliance): reformat the demo node's MGT (its MGS is stopped first) (200).
+         * @description Create the management target on ZFS (mkfs.lustre --mgs --backfstype=zfs [--reformat] -- <pool>/mgs) and start it (mount at <targetMountRoot>/MGS); persist also writes fstab. Needs the `dfs:manage` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 600 s and the progress phases `format`, `persist`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): reformat the demo node's MGT (its MGS is stopped first) (200).
          */
         post: operations["dfs_fsCreateMgs"];
         delete?: never;
@@ -314,7 +314,7 @@ export interface paths {
         put?: never;
         /**
          * Create an OST on ZFS (mkfs.lustre --ost --backfstype=zfs --fsname --index --mgsnode -- <pool>/<fsName>-ost<index>)…
-         * @description Create an OST on ZFS (mkfs.lustre --ost --backfstype=zfs --fsname --index --mgsnode -- <pool>/<fsName>-ost<index>) and start it (mount at <targetMountRoot>/<fs>-OSTnnnn); persist also writes fstab. Needs the `dfs:manage` permission. Examples (each answers as shown on the demo appliance): OST 2 of demofs on the spare pool ostpool, persistent (200).
+         * @description Create an OST on ZFS (mkfs.lustre --ost --backfstype=zfs --fsname --index --mgsnode -- <pool>/<fsName>-ost<index>) and start it (mount at <targetMountRoot>/<fs>-OSTnnnn); persist also writes fstab. Needs the `dfs:manage` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 600 s and the progress phases `format`, `persist`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): OST 2 of demofs on the spare pool ostpool, persistent (200).
          */
         post: operations["dfs_fsCreateOst"];
         delete?: never;
@@ -374,7 +374,7 @@ export interface paths {
         put?: never;
         /**
          * Mount a Lustre filesystem as a client at <clientMountRoot>/<fsName> (mount -t lustre -- <lnetId>:/<fsName> <dir>);…
-         * @description Mount a Lustre filesystem as a client at <clientMountRoot>/<fsName> (mount -t lustre -- <lnetId>:/<fsName> <dir>); persist also writes fstab. Needs the `dfs:manage` permission. Examples (each answers as shown on the demo appliance): mount the scratch filesystem of another MGS, persistently (200).
+         * @description Mount a Lustre filesystem as a client at <clientMountRoot>/<fsName> (mount -t lustre -- <lnetId>:/<fsName> <dir>); persist also writes fstab. Needs the `dfs:manage` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 300 s and the progress phases `mount`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): mount the scratch filesystem of another MGS, persistently (200).
          */
         post: operations["dfs_fsMount"];
         delete?: never;
@@ -394,7 +394,7 @@ export interface paths {
         put?: never;
         /**
          * Check a target's ZFS backend: the pool (zpool list, zpool status) and the dataset <poolName>/<fsName> (zfs list);…
-         * @description Check a target's ZFS backend: the pool (zpool list, zpool status) and the dataset <poolName>/<fsName> (zfs list); answers a one-paragraph verdict. Needs the `dfs:read` permission. Examples (each answers as shown on the demo appliance): the demo MDT dataset (200).
+         * @description Check a target's ZFS backend: the pool (zpool list, zpool status) and the dataset <poolName>/<fsName> (zfs list); answers a one-paragraph verdict. Needs the `dfs:read` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 300 s and the progress phases `verify`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): the demo MDT dataset (200).
          */
         post: operations["dfs_fsVerify"];
         delete?: never;
@@ -654,7 +654,7 @@ export interface paths {
         put?: never;
         /**
          * The entries below fs_path (stat fields, recursive children, file_num), bounded by depth and an entry cap
-         * @description The entries below fs_path (stat fields, recursive children, file_num), bounded by depth and an entry cap. Needs the `fs:read` permission. Examples (each answers as shown on the demo appliance): the data filesystem, two levels deep (200); outside the configured read roots (403).
+         * @description The entries below fs_path (stat fields, recursive children, file_num), bounded by depth and an entry cap. Needs the `fs:read` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 300 s and the progress phases `walk`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): the data filesystem, two levels deep (200); outside the configured read roots (403).
          */
         post: operations["fs_explore"];
         delete?: never;
@@ -674,7 +674,7 @@ export interface paths {
         put?: never;
         /**
          * Create a directory (install -d [-m mode] [-o owner] [-g group] -- <destination>); echoes {destination}
-         * @description Create a directory (install -d [-m mode] [-o owner] [-g group] -- <destination>); echoes {destination}. Needs the `fs:manage` permission. Examples (each answers as shown on the demo appliance): a group-shared projects directory (200).
+         * @description Create a directory (install -d [-m mode] [-o owner] [-g group] -- <destination>); echoes {destination}. Needs the `fs:manage` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 120 s and the progress phases `create`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): a group-shared projects directory (200).
          */
         post: operations["fs_makeDirectory"];
         delete?: never;
@@ -694,7 +694,7 @@ export interface paths {
         put?: never;
         /**
          * Create a filesystem on a free block device (mkfs -t <type> [-F|-f when force overrides an old signature] [options]…
-         * @description Create a filesystem on a free block device (mkfs -t <type> [-F|-f when force overrides an old signature] [options] -- <device>); answers the tool output. Needs the `fs:manage` permission. Examples (each answers as shown on the demo appliance): ext4 on the blank disk sdc (200); xfs with a label on sdc (200); sdb is mounted at /srv/data (409).
+         * @description Create a filesystem on a free block device (mkfs -t <type> [-F|-f when force overrides an old signature] [options] -- <device>); answers the tool output. Needs the `fs:manage` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 600 s and the progress phases `probe`, `write`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): ext4 on the blank disk sdc (200); xfs with a label on sdc (200); sdb is mounted at /srv/data (409).
          */
         post: operations["fs_makeFilesystem"];
         delete?: never;
@@ -734,7 +734,7 @@ export interface paths {
         put?: never;
         /**
          * Set POSIX ACL entries (setfacl [--test] [-R] [-d] -m <entries> -- <path>); with test, answers the resulting ACLs
-         * @description Set POSIX ACL entries (setfacl [--test] [-R] [-d] -m <entries> -- <path>); with test, answers the resulting ACLs. Needs the `fs:manage` permission. Examples (each answers as shown on the demo appliance): ACL entries for backup and staff (200; then POST /fs/set_permissions shows it); test the ACL without setting it (200).
+         * @description Set POSIX ACL entries (setfacl [--test] [-R] [-d] -m <entries> -- <path>); with test, answers the resulting ACLs. Needs the `fs:manage` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 900 s and the progress phases `apply`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): ACL entries for backup and staff (200; then POST /fs/set_permissions shows it); test the ACL without setting it (200).
          */
         post: operations["fs_setPermissions"];
         delete?: never;
@@ -774,7 +774,7 @@ export interface paths {
         put?: never;
         /**
          * Check files against an xxHash checksum file whose names are absolute (xxhsum -c); a mismatch or missing file is a result
-         * @description Check files against an xxHash checksum file whose names are absolute (xxhsum -c); a mismatch or missing file is a result. Needs the `fs:manage` permission. Examples (each answers as shown on the demo appliance): the project files against their checksum file: the meeting notes changed since (verified false) (200); a file outside the read roots (the demo krb5.conf) (403).
+         * @description Check files against an xxHash checksum file whose names are absolute (xxhsum -c); a mismatch or missing file is a result. Needs the `fs:manage` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 1800 s and the progress phases `verify`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): the project files against their checksum file: the meeting notes changed since (verified false) (200); a file outside the read roots (the demo krb5.conf) (403).
          */
         post: operations["fs_xxhashVerify"];
         delete?: never;
@@ -794,9 +794,109 @@ export interface paths {
         put?: never;
         /**
          * xxHash checksums of files (xxhsum [options] -- <files>)
-         * @description xxHash checksums of files (xxhsum [options] -- <files>). Needs the `fs:manage` permission. Examples (each answers as shown on the demo appliance): hash two project files (200).
+         * @description xxHash checksums of files (xxhsum [options] -- <files>). Needs the `fs:manage` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 1800 s and the progress phases `hash`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): hash two project files (200).
          */
         post: operations["fs_xxhash"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/jobs/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a running job (its own token with the area’s manage permission, or `*`): its commands get SIGTERM (SIGKILL…
+         * @description Cancel a running job (its own token with the area’s manage permission, or `*`): its commands get SIGTERM (SIGKILL after 2 s), nothing more starts for it, and what it left half done is rolled back through the intent journal; answers the job once it ended (`cancelled`, with `undo`). 409 when it is not running. Needs the `authenticated` permission. Examples (each answers as shown on the demo appliance): A job id nobody started (404).
+         */
+        post: operations["jobs_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One job: its state, progress, the route’s own answer or error, what a cancel rolled back, and its log tail (another…
+         * @description One job: its state, progress, the route’s own answer or error, what a cancel rolled back, and its log tail (another token’s job is a 404). Needs the `authenticated` permission. Examples (each answers as shown on the demo appliance): A job id nobody started (404).
+         */
+        get: operations["jobs_details"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/jobs/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A job as Server-Sent Events: `progress`, `log` (each command, its exit code and stderr, secrets masked) and `state`…
+         * @description A job as Server-Sent Events: `progress`, `log` (each command, its exit code and stderr, secrets masked) and `state` (running, then the final state), each with its number as `id:`; resumable with `Last-Event-ID` (or `?after=`); the stream ends with the final state. Needs the `authenticated` permission. Examples (each answers as shown on the demo appliance): A job id nobody started (404).
+         */
+        get: operations["jobs_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Long operations (formatting, hashing, pods, Lustre targets…) as jobs, newest first: this token’s own, with their…
+         * @description Long operations (formatting, hashing, pods, Lustre targets…) as jobs, newest first: this token’s own, with their area’s read permission; a `*` token sees all. Needs the `authenticated` permission. Examples (each answers as shown on the demo appliance): The jobs this token can see (none on a fresh demo) (200); After a synchronous make_directory: its job, succeeded (200, after POST /fs/make_directory).
+         */
+        get: operations["jobs_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/jobs/{id}/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole answer of a job that succeeded, exactly as the route answers it synchronously (large answers are not…
+         * @description The whole answer of a job that succeeded, exactly as the route answers it synchronously (large answers are not inlined in the job); 404 while it runs or when it failed. Needs the `authenticated` permission. Examples (each answers as shown on the demo appliance): A job id nobody started (404).
+         */
+        get: operations["jobs_result"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1418,7 +1518,7 @@ export interface paths {
         put?: never;
         /**
          * Configure the container system: write the engine's daemon.json and the fstab entries of the image and pod data…
-         * @description Configure the container system: write the engine's daemon.json and the fstab entries of the image and pod data filesystems, then restart the engine; a part not sent is kept, a device mounted elsewhere is a 409. Needs the `pod:manage` permission. Examples (each answers as shown on the demo appliance): images on a dedicated disk, pod data on a mounted filesystem (200); only the engine settings: both filesystems stay as they are (200); an engine API socket in daemon.json (hosts is refused: whoever reaches it is root) (400).
+         * @description Configure the container system: write the engine's daemon.json and the fstab entries of the image and pod data filesystems, then restart the engine; a part not sent is kept, a device mounted elsewhere is a 409. Needs the `pod:manage` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 1200 s and the progress phases `restart`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): images on a dedicated disk, pod data on a mounted filesystem (200); only the engine settings: both filesystems stay as they are (200); an engine API socket in daemon.json (hosts is refused: whoever reaches it is root) (400).
          */
         post: operations["pod_configSet"];
         delete?: never;
@@ -1438,7 +1538,7 @@ export interface paths {
         put?: never;
         /**
          * Stop and disable the pod's unit, `compose down` its containers and network, remove the unit file and the pod directory
-         * @description Stop and disable the pod's unit, `compose down` its containers and network, remove the unit file and the pod directory. Needs the `pod:manage` permission. Examples (each answers as shown on the demo appliance): destroy the disabled pod (200; then GET /pod/backup/details answers 404); an unknown pod (404).
+         * @description Stop and disable the pod's unit, `compose down` its containers and network, remove the unit file and the pod directory. Needs the `pod:manage` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 1200 s and the progress phases `stop`, `remove`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): destroy the disabled pod (200; then GET /pod/backup/details answers 404); an unknown pod (404).
          */
         post: operations["pod_destroy"];
         delete?: never;
@@ -1578,7 +1678,7 @@ export interface paths {
         put?: never;
         /**
          * Create a pod: validate the compose file (Compose Specification + the appliance limits), write it and the pod's…
-         * @description Create a pod: validate the compose file (Compose Specification + the appliance limits), write it and the pod's systemd unit (disabled, not started). Needs the `pod:manage` permission. Examples (each answers as shown on the demo appliance): a pod from the web-server recipe plus a small sidecar (200; then GET /pod shows it); an existing pod (409); a privileged service is refused (400).
+         * @description Create a pod: validate the compose file (Compose Specification + the appliance limits), write it and the pod's systemd unit (disabled, not started). Needs the `pod:manage` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 1200 s and the progress phases `check`, `write`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): a pod from the web-server recipe plus a small sidecar (200; then GET /pod shows it); an existing pod (409); a privileged service is refused (400).
          */
         post: operations["pod_set"];
         delete?: never;
@@ -1678,7 +1778,7 @@ export interface paths {
         put?: never;
         /**
          * Replace a pod's compose file (validated like set) and rewrite its unit; a running pod is restarted so the change…
-         * @description Replace a pod's compose file (validated like set) and rewrite its unit; a running pod is restarted so the change takes effect, and the old file is put back if that fails. Needs the `pod:manage` permission. Examples (each answers as shown on the demo appliance): add the metrics exporter to the disabled pod (200); an unknown pod (404).
+         * @description Replace a pod's compose file (validated like set) and rewrite its unit; a running pod is restarted so the change takes effect, and the old file is put back if that fails. Needs the `pod:manage` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 1200 s and the progress phases `check`, `write`, `restart`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): add the metrics exporter to the disabled pod (200); an unknown pod (404).
          */
         post: operations["pod_update"];
         delete?: never;
@@ -1698,7 +1798,7 @@ export interface paths {
         put?: never;
         /**
          * Create an S3 share: its environment file (0600) and unit s3-<shareName>.service, then daemon-reload, enable and start
-         * @description Create an S3 share: its environment file (0600) and unit s3-<shareName>.service, then daemon-reload, enable and start. Needs the `s3:manage` permission. Examples (each answers as shown on the demo appliance): share /srv/projects on port 9200 (200; then GET /s3/list shows it); weak credentials: created, with warnings that the service will not start (200); port 9000 is the media share's (409).
+         * @description Create an S3 share: its environment file (0600) and unit s3-<shareName>.service, then daemon-reload, enable and start. Needs the `s3:manage` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 300 s and the progress phases `write`, `start`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): share /srv/projects on port 9200 (200; then GET /s3/list shows it); weak credentials: created, with warnings that the service will not start (200); port 9000 is the media share's (409).
          */
         post: operations["s3_create"];
         delete?: never;
@@ -1778,7 +1878,7 @@ export interface paths {
         put?: never;
         /**
          * Change the root user and/or root password of an S3 share: rewrite its environment file (0600) and restart its…
-         * @description Change the root user and/or root password of an S3 share: rewrite its environment file (0600) and restart its service if it runs (a stopped share stays stopped). Needs the `s3:manage` permission. Examples (each answers as shown on the demo appliance): new secret key for the demo share backup (200); an unknown share (404).
+         * @description Change the root user and/or root password of an S3 share: rewrite its environment file (0600) and restart its service if it runs (a stopped share stays stopped). Needs the `s3:manage` permission. A long operation: every request runs as a job (see `GET /jobs/{id}`), with a budget of 300 s and the progress phases `write`, `restart`; send `Prefer: respond-async` for a 202 with the job at once. Examples (each answers as shown on the demo appliance): new secret key for the demo share backup (200); an unknown share (404).
          */
         post: operations["s3_update"];
         delete?: never;
@@ -1858,7 +1958,7 @@ export interface components {
                  * @description Stable error code; the HTTP status follows from it.
                  * @enum {string}
                  */
-                code: "bad_request" | "validation_failed" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "internal" | "not_implemented" | "not_recorded" | "command_failed" | "bad_gateway" | "busy" | "timeout" | "command_timeout";
+                code: "bad_request" | "validation_failed" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "cancelled" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "internal" | "not_implemented" | "not_recorded" | "command_failed" | "bad_gateway" | "busy" | "timeout" | "command_timeout";
                 /** @description Human-readable text (not stable API). */
                 message: string;
                 /** @description The request id, also in the x-request-id header. */
@@ -1877,6 +1977,58 @@ export interface components {
         };
         /** @description a line naming the file added or removed and its certificate (`Removed partner-ca.crt (CN=…, SHA-256 …).`), then the output of update-ca-certificates */
         certificate_add_response: string;
+        JobAccepted: {
+            job: {
+                id: string;
+                route: string;
+                method: string;
+                path: string;
+                area: string;
+                tokenId: string | null;
+                requestId: string;
+                /** @enum {string} */
+                state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted";
+                progress: {
+                    phase?: string;
+                    step?: number;
+                    steps?: number;
+                    done?: number;
+                    total?: number;
+                    percent?: number;
+                    message?: string;
+                } | null;
+                status: number | null;
+                result?: unknown;
+                resultBytes: number | null;
+                error: ({
+                    code: string;
+                    message: string;
+                } & {
+                    [key: string]: unknown;
+                }) | null;
+                undo: {
+                    files: string[];
+                    undone: string[][];
+                    failed: {
+                        step: string;
+                        error: string;
+                    }[];
+                } | null;
+                budgetS: number;
+                /** Format: date-time */
+                createdAt: string;
+                startedAt: string | null;
+                endedAt: string | null;
+                durationMs: number | null;
+                log: string[];
+                links: {
+                    self: string;
+                    events: string;
+                    cancel: string;
+                    result: string;
+                };
+            };
+        };
         certificate_add_body: {
             /** @description name of the trusted certificate: the file <name>.crt in the trust store (the .crt suffix is optional) */
             name: string;
@@ -2421,6 +2573,63 @@ export interface components {
             /** @description xxhsum flags, one per element: an algorithm (-H0 XXH32, -H1 XXH64 default, -H2 XXH128, -H3 XXH3), --tag, --little-endian */
             options?: string[];
         };
+        /** @description text/event-stream */
+        jobs_events_response: string;
+        jobs_list_response: {
+            jobs: {
+                id: string;
+                route: string;
+                method: string;
+                path: string;
+                area: string;
+                tokenId: string | null;
+                requestId: string;
+                /** @enum {string} */
+                state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted";
+                progress: {
+                    phase?: string;
+                    step?: number;
+                    steps?: number;
+                    done?: number;
+                    total?: number;
+                    percent?: number;
+                    message?: string;
+                } | null;
+                status: number | null;
+                result?: unknown;
+                resultBytes: number | null;
+                error: ({
+                    code: string;
+                    message: string;
+                } & {
+                    [key: string]: unknown;
+                }) | null;
+                undo: {
+                    files: string[];
+                    undone: string[][];
+                    failed: {
+                        step: string;
+                        error: string;
+                    }[];
+                } | null;
+                budgetS: number;
+                /** Format: date-time */
+                createdAt: string;
+                startedAt: string | null;
+                endedAt: string | null;
+                durationMs: number | null;
+                log: string[];
+                links: {
+                    self: string;
+                    events: string;
+                    cancel: string;
+                    result: string;
+                };
+            }[];
+            next: string | null;
+        };
+        /** @description the answer of the job’s route (see that route) */
+        jobs_result_response: unknown;
         kerberos_confGet_response_Def0: {
             [key: string]: string | components["schemas"]["kerberos_confGet_response_Def0"] | (string | components["schemas"]["kerberos_confGet_response_Def0"])[];
         };
@@ -3658,7 +3867,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Conflict: the resource exists already, is in use, or is in the wrong state. Codes: `conflict`. */
+        /** @description Conflict: the resource exists already, is in use, or is in the wrong state. Codes: `conflict`, `cancelled`. */
         Error409: {
             headers: {
                 [name: string]: unknown;
@@ -3732,7 +3941,10 @@ export interface operations {
     certificate_add: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 120 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3749,6 +3961,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["certificate_add_response"];
+                };
+            };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -3923,7 +4147,10 @@ export interface operations {
     certificate_remove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 120 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3940,6 +4167,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["certificate_add_response"];
+                };
+            };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -4151,7 +4390,10 @@ export interface operations {
     dfs_fsCreateMdt: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 600 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4168,6 +4410,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["dfs_fsCreateMdt_response"];
+                };
+            };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -4186,7 +4440,10 @@ export interface operations {
     dfs_fsCreateMgs: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 600 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4205,6 +4462,18 @@ export interface operations {
                     "application/json": components["schemas"]["dfs_fsCreateMgs_response"];
                 };
             };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -4221,7 +4490,10 @@ export interface operations {
     dfs_fsCreateOst: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 600 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4238,6 +4510,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["dfs_fsCreateMdt_response"];
+                };
+            };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -4319,7 +4603,10 @@ export interface operations {
     dfs_fsMount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 300 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4338,6 +4625,18 @@ export interface operations {
                     "application/json": components["schemas"]["dfs_fsMount_response"];
                 };
             };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -4354,7 +4653,10 @@ export interface operations {
     dfs_fsVerify: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 300 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4371,6 +4673,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["dfs_fsVerify_response"];
+                };
+            };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -4774,7 +5088,10 @@ export interface operations {
     fs_explore: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 300 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4793,6 +5110,18 @@ export interface operations {
                     "application/json": components["schemas"]["fs_explore_response"];
                 };
             };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -4809,7 +5138,10 @@ export interface operations {
     fs_makeDirectory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 120 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4828,6 +5160,18 @@ export interface operations {
                     "application/json": components["schemas"]["fs_makeDirectory_response"];
                 };
             };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -4844,7 +5188,10 @@ export interface operations {
     fs_makeFilesystem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 600 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4861,6 +5208,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["dfs_lnetExportConfig_response"];
+                };
+            };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -4914,7 +5273,10 @@ export interface operations {
     fs_setPermissions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 900 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4931,6 +5293,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["dfs_lnetExportConfig_response"];
+                };
+            };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -4984,7 +5358,10 @@ export interface operations {
     fs_xxhashVerify: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 1800 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5003,6 +5380,18 @@ export interface operations {
                     "application/json": components["schemas"]["fs_xxhashVerify_response"];
                 };
             };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -5018,7 +5407,10 @@ export interface operations {
     fs_xxhash: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 1800 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5037,11 +5429,195 @@ export interface operations {
                     "application/json": components["schemas"]["fs_xxhash_response"];
                 };
             };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
+            500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    jobs_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the job id (`job.id`, the last segment of the 202 answer’s Location) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    jobs_details: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the job id (`job.id`, the last segment of the 202 answer’s Location) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    jobs_events: {
+        parameters: {
+            query?: {
+                /** @description replay from after this event number (the SSE `id:`); the `Last-Event-ID` header does the same */
+                after?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the job id (`job.id`, the last segment of the 202 answer’s Location) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream; charset=utf-8": components["schemas"]["jobs_events_response"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    jobs_list: {
+        parameters: {
+            query?: {
+                /** @description only jobs in this state */
+                state?: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted";
+                /** @description only jobs of this area’s routes (`fs`, `pod`, `dfs`…) */
+                area?: string;
+                /** @description `true`: only this token’s jobs (a `*` token sees every job otherwise) */
+                mine?: "true" | "false";
+                /** @description jobs per page, newest first */
+                limit?: number;
+                /** @description the page after this job (the previous answer’s `next`) */
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["jobs_list_response"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    jobs_result: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the job id (`job.id`, the last segment of the 202 answer’s Location) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["jobs_result_response"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
             501: components["responses"]["Error501"];
             502: components["responses"]["Error502"];
@@ -6070,7 +6646,10 @@ export interface operations {
     pod_configSet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 1200 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6089,6 +6668,18 @@ export interface operations {
                     "application/json": components["schemas"]["pod_configSet_response"];
                 };
             };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -6105,7 +6696,10 @@ export interface operations {
     pod_destroy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 1200 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path: {
                 /** @description pod name, with or without the `<prefix>-pod-` prefix */
                 name: string;
@@ -6121,6 +6715,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["pod_destroy_response"];
+                };
+            };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -6338,7 +6944,10 @@ export interface operations {
     pod_set: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 1200 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path: {
                 /** @description pod name, with or without the `<prefix>-pod-` prefix */
                 name: string;
@@ -6358,6 +6967,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["pod_details_response"];
+                };
+            };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -6505,7 +7126,10 @@ export interface operations {
     pod_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 1200 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path: {
                 /** @description pod name, with or without the `<prefix>-pod-` prefix */
                 name: string;
@@ -6527,6 +7151,18 @@ export interface operations {
                     "application/json": components["schemas"]["pod_details_response"];
                 };
             };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -6543,7 +7179,10 @@ export interface operations {
     s3_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 300 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6560,6 +7199,18 @@ export interface operations {
                 };
                 content: {
                     "application/string; charset=utf-8": components["schemas"]["s3_create_response"];
+                };
+            };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -6681,7 +7332,10 @@ export interface operations {
     s3_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is 300 s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on. */
+                Prefer?: string;
+            };
             path: {
                 /** @description share name: 1-64 of A-Z a-z 0-9 _ -, starting with a letter or digit */
                 share_name: string;
@@ -6701,6 +7355,18 @@ export interface operations {
                 };
                 content: {
                     "application/string; charset=utf-8": components["schemas"]["s3_create_response"];
+                };
+            };
+            /** @description Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events */
+            202: {
+                headers: {
+                    /** @description the job: `<basePath>/jobs/{id}` */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
                 };
             };
             400: components["responses"]["Error400"];

@@ -41,6 +41,10 @@ export interface HostConfig {
     auditMaxAgeDays: number;
     /** …and at most this many rows, the newest. */
     auditMaxRows: number;
+    /** Finished jobs are kept at most this many days… */
+    jobMaxAgeDays: number;
+    /** …and at most this many, the newest (runtime/jobs/registry.ts). */
+    jobMaxRows: number;
     /** How long a token row is reused without a query; a revocation still applies at once. 0: no cache. */
     tokenCacheMs: number;
   };

@@ -53,6 +53,8 @@ export function defaultConfig(): HostConfig {
       outputBytes: 16 * 1024 * 1024,
       auditMaxAgeDays: 90,
       auditMaxRows: 200_000,
+      jobMaxAgeDays: 30,
+      jobMaxRows: 1000,
       tokenCacheMs: 5_000,
     },
     settings: {},
@@ -124,12 +126,14 @@ const sections = {
     outputBytes: positiveInt,
     auditMaxAgeDays: positiveInt,
     auditMaxRows: positiveInt,
+    jobMaxAgeDays: positiveInt,
+    jobMaxRows: positiveInt,
     tokenCacheMs: z.number().int().min(0).max(60_000),
   }),
   // each area checks its own `settings.<area>` (runtime/areas); `demo` marks the demo appliance
   settings: z.strictObject({
     demo: z.boolean().optional(),
-    ...Object.fromEntries(AREAS.map((a) => [a.name, a.settings ? a.settings.optional() : z.unknown()])),
+    ...Object.fromEntries(AREAS.map((a) => [a.name, a.settings ? a.settings.optional() : z.unknown().optional()])),
   }),
   isolate: z.union([z.boolean(), z.enum(['workerd', 'deno'])], {
     error: 'must be false, true (= workerd), workerd or deno',

@@ -7,6 +7,7 @@ import { docsPages } from './docs-page';
 import { openapi } from '../handlers/core/openapi';
 import type { Env } from '../handlers/core/bindings';
 import type { RouteModule, Method } from '../handlers/core/route';
+import type { LongOperation } from '../handlers/core/route-module';
 import type { Vars } from '../handlers/core/vars';
 import {
   dbFile,
@@ -35,6 +36,10 @@ import { TokenCache } from './tokens';
 import type { CommandBackend } from './system/types';
 import { BindingServer } from './binding-server';
 import { AREAS, areaPaths } from './areas/index';
+import { JobRegistry } from './jobs/registry';
+import { JobGate } from './jobs/gate';
+import { payloadOf } from './system/host-op';
+import { jobProgress } from '../handlers/core/job';
 import type { AreaHost, AreaInstance, AreaModule } from './areas/types';
 
 export interface ManifestEntry {
@@ -43,6 +48,7 @@ export interface ManifestEntry {
   permission: string;
   summary: string;
   sideEffects?: boolean;
+  long?: LongOperation;
   bundle: string;
 }
 
@@ -85,6 +91,8 @@ export interface Host {
   setTlsReloader(reload: () => void): void;
   manifest: ManifestEntry[];
   app: App;
+  /** Long requests as jobs: the registry the jobs routes read, the gate the server runs requests through. */
+  jobs: { registry: JobRegistry; gate: JobGate };
   close(): Promise<void>;
 }
 
@@ -181,6 +189,17 @@ export async function createHost(o: HostOptions): Promise<Host> {
     log,
     checkpointer.wrote,
   );
+  // before SYSTEM: a job's commands and progress reports go to its row as they happen
+  const jobRegistry = new JobRegistry(
+    db,
+    {
+      maxAgeMs: config.limits.jobMaxAgeDays * 86_400_000,
+      maxRows: config.limits.jobMaxRows,
+      eventsPerJob: 500,
+      resultInlineBytes: 256 * 1024,
+    },
+    () => basePathOf(vars),
+  );
   const system = new SystemService({
     backend,
     files,
@@ -192,6 +211,9 @@ export async function createHost(o: HostOptions): Promise<Host> {
     concurrency: config.limits.commandConcurrency,
     queue: config.limits.commandQueue,
     log,
+    onCommandStart: (requestId, argv) => jobRegistry.commandStarted(requestId, argv),
+    onCommand: (c) => jobRegistry.command(c.requestId, c.argv, c.exitCode, c.durationMs, c.stderr),
+    onProgress: (requestId, p) => jobRegistry.progress(requestId, payloadOf(jobProgress, 'job/progress', p)),
   });
   const vars: Vars = {
     productName: config.productName,
@@ -215,6 +237,12 @@ export async function createHost(o: HostOptions): Promise<Host> {
   const bindings = new BindingServer(system, d1, events);
 
   let reloadTls = () => undefined as void;
+  // the gate needs the routes (read below); the jobs area's cancel reaches it once it exists
+  const jobsRef: { gate?: JobGate } = {};
+  const jobs: AreaHost<unknown>['jobs'] = {
+    registry: jobRegistry,
+    cancel: (id, why) => (jobsRef.gate ? jobsRef.gate.cancel(id, why) : Promise.resolve(false)),
+  };
   const areas = areaList.map((a) => {
     const areaHost: AreaHost<unknown> = {
       config,
@@ -229,6 +257,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
       secrets,
       checkOwner: (real, kind, opts) => confinement.checkOwner(real, kind, opts),
       reloadTls: () => reloadTls(),
+      jobs,
     };
     const instance = a.setup?.(areaHost) ?? {};
     system.register(a.name, instance.ops ?? {});
@@ -246,6 +275,17 @@ export async function createHost(o: HostOptions): Promise<Host> {
     const r = (await system.handle('exec', { argv }, 'startup-journal')) as { code: number; stderr: string };
     return r;
   });
+  // a job the last host left running ends `interrupted`, with what recover() undid for it
+  for (const id of jobRegistry.interruptLeftovers((requestId) => {
+    const mine = recovered.filter((r) => r.requestId === requestId);
+    if (mine.length === 0) return null;
+    return {
+      files: mine.flatMap((r) => r.files),
+      undone: mine.flatMap((r) => r.undone),
+      failed: mine.flatMap((r) => r.failed),
+    };
+  }))
+    log(`jobs: job ${id} was running when the host stopped: interrupted`);
   for (const r of recovered) {
     log(
       `${r.area}: rolled back a change interrupted at request ${r.requestId ?? '-'}: files ${r.files.join(', ') || '-'}; ${r.undone.length} command(s) undone${r.failed.length ? `; ${r.failed.length} undo step(s) did not apply (${r.failed.map((f) => f.step).join('; ')})` : ''}`,
@@ -289,8 +329,20 @@ export async function createHost(o: HostOptions): Promise<Host> {
   // complete: handle() waits for the turn's batch (requests ending together share it), and a
   // streamed answer commits what its producer audited before its last piece goes out. The
   // WHATWG entry is the same handle(), so in-process callers read the rows after the answer too.
+  // A long route's request runs as a job (runtime/jobs/gate.ts), whoever calls the app.
+  const gate = new JobGate({
+    registry: jobRegistry,
+    system,
+    journal,
+    events,
+    env,
+    vars,
+    routes: manifest,
+    log,
+  });
+  jobsRef.gate = gate;
   const handle: App['handle'] = async (call, e, ctx) => {
-    const reply = await inner.handle(call, e, ctx);
+    const reply = await gate.run(call, (c) => inner.handle(c, e, ctx));
     await audit.whenWritten();
     return reply.chunks ? { ...reply, chunks: flushedAtEnd(reply.chunks, audit) } : reply;
   };
@@ -308,6 +360,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
     areas,
     manifest,
     app,
+    jobs: { registry: jobRegistry, gate },
     startAreas() {
       for (const a of areas) {
         try {
@@ -323,6 +376,8 @@ export async function createHost(o: HostOptions): Promise<Host> {
       reloadTls = reload;
     },
     async close() {
+      // a job still running is cancelled (and rolled back) while the DB is open to record it
+      await gate.cancelAll('cancelled: the host is stopping');
       for (const a of [...areas].reverse()) {
         try {
           await a.instance.onStop?.();

@@ -48,6 +48,11 @@ export async function serve(o: ServeOptions): Promise<Serving> {
     env: host.env,
     handler,
     accessLog: accessLog?.line,
+    // in-process, host.app runs requests through the job gate itself; an isolate's answers go
+    // through it here. Either way the server asks it when an answer's time ran out.
+    gate: isolated
+      ? { run: (c, a) => host.jobs.gate.run(c, a), timedOut: (c) => host.jobs.gate.timedOut(c) }
+      : { timedOut: (c) => host.jobs.gate.timedOut(c) },
   });
   host.setTlsReloader(() => server.reloadTls());
   // Area start-up tasks (outbox delivery, stored traffic rules back into tc): not awaited, log only.

@@ -16,6 +16,8 @@ export const STATUS = {
   route_not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  /** the request's job was cancelled (or its time ran out): the host starts nothing more for it */
+  cancelled: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   headers_too_large: 431,

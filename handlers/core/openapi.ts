@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { job as jobSchema } from './job';
 import { STATUS, type ErrorCode } from './errors';
 import { API_BASE, type RouteExample, type RouteModule } from './route-module';
 
@@ -35,6 +36,9 @@ type Json = Record<string, unknown>;
 
 /** Every route can answer these (bad input, no/unknown token, missing permission, unknown name, a bug). */
 const ALWAYS = [400, 401, 403, 404, 500];
+
+/** The 202 answer of every long route. */
+const jobAccepted = z.strictObject({ job: jobSchema });
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request: the body, query or path parameters are invalid (the `issues` name each field)',
@@ -241,6 +245,31 @@ export function openapi(routes: (OpenApiRoute | RouteModule)[], info: OpenApiInf
             },
           },
         };
+    if (meta.long) {
+      // a long route runs as a job: `Prefer: respond-async` answers 202 with the job (runtime/jobs/)
+      responses['202'] = {
+        description:
+          'Accepted (asked with `Prefer: respond-async`): the request runs as a job; `Location` is the job, poll it or follow its events',
+        headers: {
+          Location: { schema: { type: 'string' }, description: 'the job: `<basePath>/jobs/{id}`' },
+          'Preference-Applied': { schema: { type: 'string', const: 'respond-async' } },
+        },
+        content: {
+          'application/json': {
+            schema: {
+              $ref: `#/components/schemas/${component('JobAccepted', jsonSchema(jobAccepted, 'output', 'JobAccepted'))}`,
+            },
+          },
+        },
+      };
+      params.push({
+        name: 'Prefer',
+        in: 'header',
+        required: false,
+        description: `\`respond-async\`: answer 202 at once with the job instead of waiting (RFC 7240). The job's budget is ${meta.long.budgetS} s; a synchronous answer that takes longer than the host's request limit is a 504 naming the job, which goes on.`,
+        schema: { type: 'string', examples: ['respond-async'] },
+      });
+    }
     const statuses = new Set([
       ...ALWAYS,
       ...(r.statuses ?? []),
@@ -256,6 +285,9 @@ export function openapi(routes: (OpenApiRoute | RouteModule)[], info: OpenApiInf
       `${meta.summary}.`,
       `Needs the \`${meta.permission}\` permission.`,
       meta.sideEffects ? 'This GET has side effects: HEAD is refused.' : '',
+      meta.long
+        ? `A long operation: every request runs as a job (see \`GET /jobs/{id}\`), with a budget of ${meta.long.budgetS} s${meta.long.phases.length ? ` and the progress phases ${meta.long.phases.map((p) => `\`${p}\``).join(', ')}` : ''}; send \`Prefer: respond-async\` for a 202 with the job at once.`
+        : '',
       examples.length
         ? `Examples (each answers as shown on the demo appliance): ${examples.map((e) => `${e.summary} (${e.status ?? 200}${e.before?.length ? `, after ${e.before.map((b) => `${b.method} ${b.path}`).join(', ')}` : ''}${e.then?.length ? `; then ${e.then.map((t) => `${t.method} ${t.path} ${(t.status ?? 200) === 200 ? 'shows it' : `answers ${t.status}`}`).join(', ')}` : ''})`).join('; ')}.`
         : '',
@@ -268,6 +300,7 @@ export function openapi(routes: (OpenApiRoute | RouteModule)[], info: OpenApiInf
       summary: meta.summary.length > 120 ? `${meta.summary.slice(0, 117).replace(/\s+\S*$/, '')}…` : meta.summary,
       description,
       'x-permission': meta.permission,
+      ...(meta.long ? { 'x-long-operation': meta.long } : {}),
       parameters: params,
       responses,
     };

@@ -44,12 +44,23 @@ export interface ExampleRequest {
   status?: number;
 }
 
+/**
+ * A long operation (formatting, hashing a tree, a pod coming up): the host runs every request of
+ * the route as a job (runtime/jobs/), visible at /jobs and cancellable; `Prefer: respond-async`
+ * answers 202 at once. `budgetS` is the job's own time limit; `phases` what its progress names.
+ */
+export interface LongOperation {
+  budgetS: number;
+  phases: string[];
+}
+
 export interface RouteMeta {
   method: Method;
   path: string;
   permission: string;
   summary: string;
   sideEffects?: boolean;
+  long?: LongOperation;
   examples?: RouteExample[];
   /** The answer's content type when the route's style sets one (S3); absent = JSON's. */
   contentType?: string;

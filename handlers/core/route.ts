@@ -16,13 +16,21 @@ import { baseHeaders, errorReply, jsonReply, type ResponseStyle } from './http';
 import { parseJsonBody, type Call, type ConnectionInfo, type Reply } from './pipeline';
 import type { Vars } from './vars';
 import { withLock } from './lock';
-import { fullPath, type Method, type RouteExample, type RouteMeta, type RouteModule } from './route-module';
+import {
+  fullPath,
+  type LongOperation,
+  type Method,
+  type RouteExample,
+  type RouteMeta,
+  type RouteModule,
+} from './route-module';
 import { createApp, type App } from './app';
 
 export {
   API_BASE,
   fullPath,
   type ExampleRequest,
+  type LongOperation,
   type Method,
   type RouteExample,
   type RouteMeta,
@@ -44,6 +52,8 @@ export interface HandlerContext<P, Q, B> {
   events: EventsBinding;
   vars: Vars;
   connection: ConnectionInfo;
+  /** A request header (lower-case name), for the few routes that read one (Last-Event-ID). */
+  header(name: string): string | null;
 }
 
 type AnySchema = z.ZodType;
@@ -67,6 +77,8 @@ export interface RouteSpec<P extends AnySchema, Q extends AnySchema, B extends A
   sideEffects?: boolean;
   /** Run the handler under this named in-process lock (see core/lock.ts). */
   lock?: string;
+  /** Every request runs as a job with this budget and these progress phases (see LongOperation). */
+  long?: LongOperation;
   /** Requests that work on the demo appliance (at least one per route). */
   examples?: RouteExample[];
   handler(c: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<z.input<R> | Response | JsonText>;
@@ -152,6 +164,7 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
   const path = fullPath(spec.path);
   const meta: RouteMeta = { method: spec.method, path, permission: spec.permission, summary: spec.summary };
   if (spec.sideEffects) meta.sideEffects = true;
+  if (spec.long) meta.long = spec.long;
   if (spec.examples?.length) meta.examples = spec.examples;
   if (spec.style?.contentType) meta.contentType = spec.style.contentType;
   const queryKeys = queryKeysOf(spec.query, `${spec.method} ${path}`);
@@ -194,6 +207,7 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
           events: recordingEvents(events(env, requestId), requestId),
           vars,
           connection: call.connection,
+          header: (name) => call.header(name),
         });
       const result = spec.lock ? await withLock(spec.lock, run) : await run();
       if (result instanceof JsonText) {

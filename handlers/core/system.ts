@@ -171,6 +171,26 @@ export class SystemClient {
     return (await this.call<{ sealed: string[] }>('secret/seal', { values })).sealed;
   }
 
+  /**
+   * Where a long route is (its job's progress: runtime/jobs/), as far as it can tell truthfully.
+   * Best effort: a request that is not a job ignores it, and a failed report never fails the route.
+   */
+  async progress(p: {
+    phase?: string;
+    step?: number;
+    steps?: number;
+    done?: number;
+    total?: number;
+    percent?: number;
+    message?: string;
+  }): Promise<void> {
+    try {
+      await this.call('job/progress', p);
+    } catch {
+      /* progress is news, not work */
+    }
+  }
+
   /** Generic host operation for area-specific capabilities (e.g. fs/explore). */
   op<T>(name: string, payload: unknown): Promise<T> {
     return this.call<T>(name, payload);

@@ -16,6 +16,7 @@ export function createTargetRoute(role: 'ost' | 'mdt', examples: RouteExample[])
     method: 'POST',
     path: `/dfs/fs/create_${role}`,
     permission: 'dfs:manage',
+    long: { budgetS: 600, phases: ['format', 'persist'] },
     summary: `Create an ${kind} on ZFS (mkfs.lustre --${role} --backfstype=zfs --fsname --index --mgsnode -- <pool>/<fsName>-${role}<index>) and start it (mount at <targetMountRoot>/<fs>-${kind}nnnn); persist also writes fstab`,
     body: createTargetBody,
     response: z.object({ result: z.string().describe('mkfs.lustre output'), fsName: z.string(), poolName: z.string() }),
@@ -39,11 +40,13 @@ export function createTargetRoute(role: 'ost' | 'mdt', examples: RouteExample[])
         '--',
         dataset,
       ];
+      await system.progress({ phase: 'format', step: 1, steps: 2, message: `mkfs.lustre ${dataset}` });
       const r = await exec(system, vars, argv, 'mkfsMs');
       if (r.code !== 0) throw mkfsFailure(argv, r, dataset);
       const made = parseMkfsLustre(r.stdout);
       if (!made.flagNames.includes(kind) || made.index !== index)
         throw new ApiError('bad_gateway', `mkfs.lustre made ${made.target}, not ${label}`);
+      await system.progress({ phase: 'persist', step: 2, steps: 2, message: `mounting ${label}` });
       await mountTarget(system, vars, dataset, label, body.persist);
       await events.send({ kind: 'dfs.fs.created', data: { role, fsName: body.fsName, poolName: body.poolName } });
       return { result: r.stdout, fsName: body.fsName, poolName: body.poolName };

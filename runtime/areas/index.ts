@@ -9,6 +9,7 @@ import s3 from './s3';
 import certificate from './certificate';
 import pod from './pod';
 import dfs from './dfs';
+import jobs from './jobs';
 
 /** Every area the host serves. Adding an area: its module here, its routes under handlers/<area>/. */
 export const AREAS: readonly AreaModule<unknown>[] = [
@@ -22,6 +23,7 @@ export const AREAS: readonly AreaModule<unknown>[] = [
   certificate,
   pod,
   dfs,
+  jobs,
 ];
 
 /** The named locations of all areas; two areas may name one location only with the same default. */

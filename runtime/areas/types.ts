@@ -8,6 +8,7 @@ import type { CommandPolicy } from '../system/confine';
 import type { CommandBackend } from '../system/types';
 import type { HostOp, SystemService } from '../system/service';
 import type { SecretBox } from '../system/secret-box';
+import type { JobRegistry } from '../jobs/registry';
 
 /**
  * A configured location an area reads or writes. The host resolves every path a route touches
@@ -44,6 +45,8 @@ export interface AreaHost<S> {
   checkOwner(real: string, kind: string, o?: { recursive?: boolean; show?: (p: string) => string }): void;
   /** New TLS connections get the certificate now on disk; open ones keep theirs. No-op without TLS. */
   reloadTls(): void;
+  /** The long requests run as jobs (runtime/jobs/): their rows, and cancel (false: not running). */
+  jobs: { registry: JobRegistry; cancel(id: string, why: string): Promise<boolean> };
 }
 
 /** What an area runs on one host: its ops and its start/stop hooks, sharing whatever state they need. */

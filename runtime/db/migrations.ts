@@ -127,4 +127,43 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: 'jobs: long operations, their progress, log tail and answer (runtime/jobs/)',
+    // A long route runs as a job whether the client waits or not: the row outlives the request
+    // (and the host: a job left running at start becomes `interrupted`). job_events holds what
+    // the SSE stream replays after Last-Event-ID; both are pruned by age and count.
+    sql: `
+      CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        seq INTEGER NOT NULL UNIQUE,
+        request_id TEXT NOT NULL,
+        method TEXT NOT NULL,
+        route TEXT NOT NULL,
+        path TEXT NOT NULL,
+        area TEXT NOT NULL,
+        token_id TEXT,
+        state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted')),
+        progress TEXT,
+        status INTEGER,
+        result TEXT,
+        error TEXT,
+        undo TEXT,
+        budget_ms INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        started_at INTEGER,
+        ended_at INTEGER
+      );
+      CREATE INDEX jobs_state ON jobs(state);
+      CREATE INDEX jobs_request ON jobs(request_id);
+      CREATE TABLE job_events (
+        job_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL CHECK (type IN ('progress', 'log', 'state')),
+        at INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (job_id, seq)
+      );
+    `,
+  },
 ];

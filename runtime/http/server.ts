@@ -23,11 +23,23 @@ export interface FetchHandler {
   handle?(call: Call, env: Env, ctx?: ExecutionContext): Promise<Reply>;
 }
 
+/**
+ * What the server asks of the job layer (runtime/jobs/gate.ts) for every request: run it (a
+ * long route as a job, maybe answered 202 at once), and when the synchronous answer's time ran
+ * out, whether a job goes on (the 504 names it) or the request was stopped.
+ */
+export interface RequestGate {
+  /** absent: the handler runs requests through the gate itself (the host's in-process app) */
+  run?(call: Call, answer: (call: Call) => Promise<Reply>): Promise<Reply>;
+  timedOut(call: Call): { job: string } | undefined;
+}
+
 export interface ServerOptions {
   config: HostConfig;
   env: Env;
   handler: FetchHandler;
   accessLog?: (line: string) => void;
+  gate?: RequestGate;
 }
 
 export interface RunningServer {
@@ -216,8 +228,17 @@ function writeReply(res: http.ServerResponse, reply: Reply, stallMs: number): Pr
   else res.end(body); // bytes (a docs asset, gzip or not): as they are
 }
 
+/** The 504 of a synchronous answer out of time: a job goes on (named), anything else was stopped. */
+function timeoutError(call: Call, job: { job: string } | undefined, ms: number): ApiError {
+  if (job)
+    return new ApiError('timeout', `no answer within ${ms} ms; the job goes on: ${job.job}`, {
+      details: { job: job.job },
+    });
+  return new ApiError('timeout', `request did not complete within ${ms} ms; it was stopped`);
+}
+
 export function startServer(o: ServerOptions): Promise<RunningServer> {
-  const { config, env, handler } = o;
+  const { config, env, handler, gate } = o;
   let inFlight = 0;
   let closing = false;
   const pending = new Set<Promise<unknown>>();
@@ -255,16 +276,20 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
       try {
         const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
         if (hasBody) call.bodyText = (await readBody(req, config.limits.bodyBytes)).toString('utf8');
-        const answer = handler.handle
-          ? handler.handle(call, env, ctx)
-          : handler.fetch(requestOf(call, req), env, ctx).then((r) => replyOf(r, method === 'HEAD'));
-        reply = await withTimeout(answer, config.limits.requestTimeoutMs);
+        const answerOf = (c: Call): Promise<Reply> =>
+          handler.handle
+            ? handler.handle(c, env, ctx)
+            : handler.fetch(requestOf(c, req), env, ctx).then((r) => replyOf(r, method === 'HEAD'));
+        reply = await withTimeout(
+          gate?.run ? gate.run(call, answerOf) : answerOf(call),
+          config.limits.requestTimeoutMs,
+        );
       } catch (e) {
         const err =
           e instanceof BodyTooLarge
             ? new ApiError('payload_too_large', `request body exceeds ${config.limits.bodyBytes} bytes`)
             : e instanceof TimeoutError
-              ? new ApiError('timeout', `request did not complete within ${config.limits.requestTimeoutMs} ms`)
+              ? timeoutError(call, gate?.timedOut(call), config.limits.requestTimeoutMs)
               : toApiError(e, requestId);
         reply = errorReply(err, env.VARS, requestId, method === 'HEAD');
         tooLarge = e instanceof BodyTooLarge;

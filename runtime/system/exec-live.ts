@@ -1,5 +1,12 @@
 import { spawn } from 'node:child_process';
-import type { CommandBackend, CommandLimits, ExecOptions, ExecResult, PtyResult, PtyStep } from './types';
+import type {
+  CommandBackend,
+  CommandLimits,
+  BackendExecOptions as ExecOptions,
+  ExecResult,
+  PtyResult,
+  PtyStep,
+} from './types';
 import { SystemRefusal } from './types';
 import { importModule } from '../launcher-bridge';
 
@@ -98,14 +105,23 @@ export class LiveBackend implements CommandBackend {
       child.stdin.on('error', () => undefined); // the tool may exit before reading stdin
       child.on('error', (e) => (spawnError = e));
       let grace: NodeJS.Timeout | undefined;
-      const timer = setTimeout(() => {
-        timedOut = true;
+      const stop = () => {
+        if (grace) return;
         signalAll('SIGTERM');
         grace = setTimeout(() => signalAll('SIGKILL'), KILL_GRACE_MS);
         grace.unref();
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        stop();
       }, timeoutMs);
+      // a cancelled request (its job cancelled, its time run out): the same stop as a timeout
+      const onAbort = () => stop();
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      if (opts.signal?.aborted) stop();
       child.on('close', (code, signal) => {
         clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
         // (once every pipe closed, the group's id may be reused: no late SIGKILL to it)
         clearTimeout(grace);
         const stderr = Buffer.concat(err).toString('utf8');
@@ -162,8 +178,12 @@ export class LiveBackend implements CommandBackend {
         timedOut = true;
         term.kill('SIGKILL');
       }, timeoutMs);
+      const onAbort = () => term.kill('SIGKILL');
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      if (opts.signal?.aborted) onAbort();
       term.onExit(({ exitCode }) => {
         clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
         // Belt and braces: a tool that leaves echo on must not hand a secret back in the output.
         for (const s of dialogue) if (s.secret && s.send) output = output.split(s.send).join('********');
         resolve({ code: exitCode, output, timedOut, durationMs: Math.round(performance.now() - started) });

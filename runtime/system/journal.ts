@@ -85,14 +85,21 @@ export class IntentJournal {
    * At start, before anything else writes: every unfinished intent is rolled back (files first,
    * then the recorded undo commands, newest step first) and removed.
    */
-  async recover(run: (argv: string[]) => Promise<{ code: number; stderr: string }>): Promise<RecoveredIntent[]> {
-    const rows = this.db.prepare('SELECT id, area, request_id, files, undo FROM intents ORDER BY id DESC').all() as {
-      id: number;
-      area: string;
-      request_id: string | null;
-      files: string;
-      undo: string;
-    }[];
+  async recover(run: UndoRunner): Promise<RecoveredIntent[]> {
+    return this.rollBack(this.db.prepare(`${INTENT_ROWS} ORDER BY id DESC`).all() as IntentRow[], run);
+  }
+
+  /**
+   * The intents a request left open (a cancelled job: its route stopped part way), rolled back
+   * as recover() does at start, newest first. The request must have stopped sending journal
+   * steps (the SYSTEM service refuses them once a request is cancelled).
+   */
+  async rollBackRequest(requestId: string, run: UndoRunner): Promise<RecoveredIntent[]> {
+    const rows = this.db.prepare(`${INTENT_ROWS} WHERE request_id = ? ORDER BY id DESC`).all(requestId) as IntentRow[];
+    return this.rollBack(rows, run);
+  }
+
+  private async rollBack(rows: IntentRow[], run: UndoRunner): Promise<RecoveredIntent[]> {
     const out: RecoveredIntent[] = [];
     for (const row of rows) {
       const rec: RecoveredIntent = {
@@ -129,4 +136,16 @@ export class IntentJournal {
     }
     return out;
   }
+}
+
+type UndoRunner = (argv: string[]) => Promise<{ code: number; stderr: string }>;
+
+const INTENT_ROWS = 'SELECT id, area, request_id, files, undo FROM intents';
+
+interface IntentRow {
+  id: number;
+  area: string;
+  request_id: string | null;
+  files: string;
+  undo: string;
 }

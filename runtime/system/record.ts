@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { writeFixture } from './fixture-file';
-import type { CommandBackend, ExecOptions, ExecResult, PtyResult, PtyStep } from './types';
+import type { CommandBackend, BackendExecOptions as ExecOptions, ExecResult, PtyResult, PtyStep } from './types';
 
 /** Live commands, each also written as a fixture: how a real appliance is captured for replay. */
 export class RecordBackend implements CommandBackend {

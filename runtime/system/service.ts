@@ -63,7 +63,23 @@ const BUILT_IN_OPS = new Set([
   'file/remove',
   'file/list',
   'file/stat',
+  'job/progress',
 ]);
+
+/** What a cancelled request may still do: read, resolve, report (and close its journal: a no-op). */
+const AFTER_CANCEL = new Set(['file/read', 'file/list', 'file/stat', 'resolve', 'job/progress', 'journal/end']);
+
+/** One command as it ended, for whoever watches the host's commands (the jobs' log tail). */
+export interface CommandRecord {
+  requestId: string | undefined;
+  kind: 'exec' | 'pty';
+  argv: readonly string[];
+  exitCode: number;
+  durationMs: number;
+  timedOut: boolean;
+  /** exec's stderr (a pty's output is not kept: it may echo what was typed) */
+  stderr: string;
+}
 
 export interface SystemServiceOptions {
   backend: CommandBackend;
@@ -80,6 +96,11 @@ export interface SystemServiceOptions {
   concurrency: number;
   queue: number;
   log?: (line: string) => void;
+  /** Each command as it starts, and once it ended (after its audit row). Must not throw or block. */
+  onCommandStart?: (requestId: string | undefined, argv: readonly string[]) => void;
+  onCommand?: (c: CommandRecord) => void;
+  /** A route's `job/progress` report for its request (runtime/jobs/ checks and keeps it). */
+  onProgress?: (requestId: string | undefined, progress: Record<string, unknown>) => void;
 }
 
 /**
@@ -92,6 +113,10 @@ export class SystemService {
   private readonly auditLog: AuditWriter;
   /** Area-specific host capabilities (e.g. fs/explore), keyed by op name. */
   private readonly ops = new Map<string, HostOp>();
+  /** The commands running for each request, to stop when it is cancelled. */
+  private readonly running = new Map<string, Set<AbortController>>();
+  /** Requests cancelled and not yet released, with why: nothing new starts for them. */
+  private readonly cancelled = new Map<string, string>();
 
   constructor(private readonly o: SystemServiceOptions) {
     this.sem = new Semaphore(o.concurrency, o.queue);
@@ -179,6 +204,40 @@ export class SystemService {
     await this.auditLog.whenWritten?.();
   }
 
+  /**
+   * Stops a request: its running commands get SIGTERM (their process groups; SIGKILL after a
+   * grace period), and from now on it may only read (AFTER_CANCEL): no command, write, journal
+   * step or area op starts for it, so what the request left is what the journal rolls back.
+   * Held until release(requestId), when whoever cancelled it has seen its handler end.
+   */
+  cancel(requestId: string, why: string): void {
+    this.cancelled.set(requestId, why);
+    for (const c of this.running.get(requestId) ?? []) c.abort();
+  }
+
+  release(requestId: string): void {
+    this.cancelled.delete(requestId);
+  }
+
+  isCancelled(requestId: string): boolean {
+    return this.cancelled.has(requestId);
+  }
+
+  /** Runs a command with a signal its request's cancel() fires. */
+  private async stoppable<T>(requestId: string | undefined, run: (signal?: AbortSignal) => Promise<T>): Promise<T> {
+    if (requestId === undefined) return run();
+    const c = new AbortController();
+    let set = this.running.get(requestId);
+    if (!set) this.running.set(requestId, (set = new Set()));
+    set.add(c);
+    try {
+      return await run(c.signal);
+    } finally {
+      set.delete(c);
+      if (set.size === 0) this.running.delete(requestId);
+    }
+  }
+
   private journalOf(): IntentJournal {
     if (!this.o.journal) throw new SystemRefusal('not_implemented', 'this host keeps no intent journal');
     return this.o.journal;
@@ -201,17 +260,46 @@ export class SystemService {
 
   async handle(op: string, p: Record<string, unknown>, requestId?: string): Promise<unknown> {
     const f = this.o.files;
+    if (requestId !== undefined && this.cancelled.size > 0 && !AFTER_CANCEL.has(op)) {
+      const why = this.cancelled.get(requestId);
+      if (why !== undefined)
+        throw new SystemRefusal('cancelled', `request ${requestId} was ${why}: system/${op} is not started`);
+    }
     switch (op) {
       case 'exec': {
         const argv = this.argvOf(p);
         return this.sem.run(async () => {
-          const r = await this.o.backend.exec(argv, {
-            stdin: p.stdin as string | undefined,
-            timeoutMs: p.timeoutMs as number | undefined,
-            env: p.env as Record<string, string> | undefined,
-            maxOutputBytes: p.maxOutputBytes as number | undefined,
+          // cancelled while it waited for a slot: it never starts
+          if (requestId !== undefined && this.cancelled.has(requestId))
+            throw new SystemRefusal(
+              'cancelled',
+              `request ${requestId} was ${this.cancelled.get(requestId)}: not started`,
+            );
+          this.o.onCommandStart?.(requestId, argv);
+          const r = await this.stoppable(requestId, (signal) =>
+            this.o.backend.exec(argv, {
+              stdin: p.stdin as string | undefined,
+              timeoutMs: p.timeoutMs as number | undefined,
+              env: p.env as Record<string, string> | undefined,
+              maxOutputBytes: p.maxOutputBytes as number | undefined,
+              signal,
+            }),
+          );
+          const note = r.timedOut
+            ? 'timeout'
+            : requestId !== undefined && this.cancelled.has(requestId)
+              ? 'cancelled'
+              : null;
+          this.audit(requestId, 'exec', argv, r.code, r.durationMs, note);
+          this.o.onCommand?.({
+            requestId,
+            kind: 'exec',
+            argv,
+            exitCode: r.code,
+            durationMs: r.durationMs,
+            timedOut: r.timedOut,
+            stderr: r.stderr,
           });
-          this.audit(requestId, 'exec', argv, r.code, r.durationMs, r.timedOut ? 'timeout' : null);
           return r;
         });
       }
@@ -221,11 +309,29 @@ export class SystemService {
           const dialogue = Array.isArray(p.dialogue)
             ? (p.dialogue as { expect: string; send: string; secret?: boolean }[])
             : [];
-          const r = await this.o.backend.pty(argv, dialogue, {
-            timeoutMs: p.timeoutMs as number | undefined,
-            env: p.env as Record<string, string> | undefined,
-          });
+          if (requestId !== undefined && this.cancelled.has(requestId))
+            throw new SystemRefusal(
+              'cancelled',
+              `request ${requestId} was ${this.cancelled.get(requestId)}: not started`,
+            );
+          this.o.onCommandStart?.(requestId, argv);
+          const r = await this.stoppable(requestId, (signal) =>
+            this.o.backend.pty(argv, dialogue, {
+              timeoutMs: p.timeoutMs as number | undefined,
+              env: p.env as Record<string, string> | undefined,
+              signal,
+            }),
+          );
           this.audit(requestId, 'pty', argv, r.code, r.durationMs, r.timedOut ? 'timeout' : null);
+          this.o.onCommand?.({
+            requestId,
+            kind: 'pty',
+            argv,
+            exitCode: r.code,
+            durationMs: r.durationMs,
+            timedOut: r.timedOut,
+            stderr: '',
+          });
           return r;
         });
       }
@@ -243,7 +349,12 @@ export class SystemService {
       case 'journal/step':
         return this.journalOf().step(p.id, p.undo);
       case 'journal/end':
+        // a cancelled request's intent stays open: the host rolls it back (runtime/jobs/)
+        if (requestId !== undefined && this.cancelled.has(requestId)) return { ended: false };
         return this.journalOf().end(p.id);
+      case 'job/progress':
+        this.o.onProgress?.(requestId, p);
+        return { recorded: true };
       case 'resolve': {
         // a route's early answer for a path it will hand to a command (same rule as exec)
         if (!this.o.confinement) throw new SystemRefusal('not_implemented', 'this host has no path confinement');

@@ -23,6 +23,18 @@ const EXPECTED: Record<string, { at: string; type: string; why: string }[]> = {
   'POST /api/v2/s3/create': [{ at: 'warnings?', type: 'string', why: 'handlers/s3/README.md' }],
   'POST /api/v2/s3/:share_name/update': [{ at: 'warnings?', type: 'string', why: 'handlers/s3/README.md' }],
   'GET /api/v2/system/keys/auth': [{ at: '[].error?', type: 'string', why: 'handlers/keys/README.md' }],
+  'GET /api/v2/jobs': [
+    { at: 'jobs[].error', type: 'object|null', why: 'handlers/jobs/README.md' },
+    { at: 'jobs[].undo.failed[].error', type: 'string', why: 'handlers/jobs/README.md' },
+  ],
+  'GET /api/v2/jobs/:id': [
+    { at: 'job.error', type: 'object|null', why: 'handlers/jobs/README.md' },
+    { at: 'job.undo.failed[].error', type: 'string', why: 'handlers/jobs/README.md' },
+  ],
+  'POST /api/v2/jobs/:id/cancel': [
+    { at: 'job.error', type: 'object|null', why: 'handlers/jobs/README.md' },
+    { at: 'job.undo.failed[].error', type: 'string', why: 'handlers/jobs/README.md' },
+  ],
   'GET /api/v2/kerberos/realm': [{ at: '{}.error?', type: 'string', why: 'handlers/kerberos/README.md' }],
   'GET /api/v2/kerberos/realm/:name/details': [{ at: 'error?', type: 'string', why: 'handlers/kerberos/README.md' }],
 };

@@ -10,6 +10,7 @@ export default route({
   method: 'POST',
   path: '/certificate/add',
   permission: 'certificate:manage',
+  long: { budgetS: 120, phases: ['trust'] },
   summary: 'Add a CA certificate to the trust store as <name>.crt and run update-ca-certificates',
   body: trustAddBody,
   response: trustUpdateAnswer,
@@ -49,6 +50,7 @@ export default route({
     if (problem) throw problem;
     // the host refuses a name or a certificate already trusted (409), writes the file, runs the
     // tool and records the event; a failed run is put back
+    await system.progress({ phase: 'trust', message: 'update-ca-certificates' });
     const r = await system.op<TrustResult>(TRUST_OP, {
       action: 'add',
       name: body.name,

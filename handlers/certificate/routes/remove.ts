@@ -8,6 +8,7 @@ export default route({
   method: 'POST',
   path: '/certificate/remove',
   permission: 'certificate:manage',
+  long: { budgetS: 120, phases: ['trust'] },
   summary: 'Remove <name>.crt from the trust store and run update-ca-certificates --fresh',
   body: trustRemoveBody,
   response: trustUpdateAnswer,
@@ -15,6 +16,7 @@ export default route({
   examples: [{ summary: 'stop trusting the partner CA', body: { name: 'partner-ca' } }],
   async handler({ body, system }) {
     // 404 when absent; on a failed run the host puts the file back: the certificate stays trusted
+    await system.progress({ phase: 'trust', message: 'update-ca-certificates' });
     const r = await system.op<TrustResult>(TRUST_OP, { action: 'remove', name: body.name } satisfies TrustPayload);
     return trustAnswer(r, 'remove');
   },

@@ -11,6 +11,7 @@ export default route({
   method: 'POST',
   path: '/dfs/fs/create_mgs',
   permission: 'dfs:manage',
+  long: { budgetS: 600, phases: ['format', 'persist'] },
   summary:
     'Create the management target on ZFS (mkfs.lustre --mgs --backfstype=zfs [--reformat] -- <pool>/mgs) and start it (mount at <targetMountRoot>/MGS); persist also writes fstab',
   body: createMgsBody,

@@ -9,6 +9,7 @@ export default route({
   method: 'POST',
   path: '/dfs/fs/mount',
   permission: 'dfs:manage',
+  long: { budgetS: 300, phases: ['mount'] },
   summary:
     'Mount a Lustre filesystem as a client at <clientMountRoot>/<fsName> (mount -t lustre -- <lnetId>:/<fsName> <dir>); persist also writes fstab',
   body: fsMountBody,

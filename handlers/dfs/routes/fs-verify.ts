@@ -12,6 +12,7 @@ export default route({
   method: 'POST',
   path: '/dfs/fs/verify',
   permission: 'dfs:read',
+  long: { budgetS: 300, phases: ['verify'] },
   summary:
     "Check a target's ZFS backend: the pool (zpool list, zpool status) and the dataset <poolName>/<fsName> (zfs list); answers a one-paragraph verdict",
   body: fsVerifyBody,

@@ -13,6 +13,7 @@ export default route({
   method: 'POST',
   path: '/fs/explore',
   permission: 'fs:read',
+  long: { budgetS: 300, phases: ['walk'] },
   examples: [
     { summary: 'the data filesystem, two levels deep', body: { fs_path: '/srv/data', depth: 2 } },
     { summary: 'outside the configured read roots', body: { fs_path: '/etc' }, status: 403 },

@@ -34,6 +34,7 @@ export default route({
   method: 'POST',
   path: '/fs/make_directory',
   permission: 'fs:manage',
+  long: { budgetS: 120, phases: ['create'] },
   examples: [
     {
       summary: 'a group-shared projects directory',

@@ -37,6 +37,7 @@ export default route({
   method: 'POST',
   path: '/fs/make_filesystem',
   permission: 'fs:manage',
+  long: { budgetS: 600, phases: ['probe', 'write'] },
   examples: [
     { summary: 'ext4 on the blank disk sdc', body: { device: '/dev/sdc', type: 'ext4' } },
     { summary: 'xfs with a label on sdc', body: { device: '/dev/sdc', type: 'xfs', options: ['-L', 'archive'] } },
@@ -48,6 +49,7 @@ export default route({
   response: z.string(),
   async handler({ body, system, vars, events }) {
     // The type must have its helper on this box, not just be a type we know.
+    await system.progress({ phase: 'probe', step: 1, steps: 2, message: `checking ${body.device} is free` });
     const listed = await Promise.all([path(vars, 'sbin'), path(vars, 'sbinLegacy')].map((d) => system.listDir(d)));
     const available = availableFilesystems(
       listed.flatMap((l) => (l ?? []).filter((e) => e.type !== 'dir').map((e) => e.name)),
@@ -87,6 +89,7 @@ export default route({
 
     const force = forced && FORCE_FLAG[body.type] ? [FORCE_FLAG[body.type] as string] : [];
     const argv = [bin(vars, 'mkfs'), '-t', body.type, ...force, ...options.argv, '--', dev.path];
+    await system.progress({ phase: 'write', step: 2, steps: 2, message: `mkfs -t ${body.type} on ${dev.path}` });
     const r = await system.exec(argv, { timeoutMs: MKFS_TIMEOUT_MS });
     if (r.timedOut) throw commandTimeout(argv, r);
     if (r.code !== 0) throw commandFailed(argv, r);

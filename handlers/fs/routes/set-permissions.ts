@@ -25,6 +25,7 @@ export default route({
   method: 'POST',
   path: '/fs/set_permissions',
   permission: 'fs:manage',
+  long: { budgetS: 900, phases: ['apply'] },
   examples: [
     {
       summary: 'ACL entries for backup and staff',
@@ -80,6 +81,7 @@ export default route({
       '--',
       body.path,
     ];
+    await system.progress({ phase: 'apply', message: 'setfacl' });
     const r = await system.exec(argv, { timeoutMs: SETFACL_TIMEOUT_MS });
     if (r.timedOut) throw commandTimeout(argv, r);
     if (r.code !== 0) {

@@ -33,6 +33,7 @@ export default route({
   method: 'POST',
   path: '/fs/xxhash_verify',
   permission: 'fs:manage',
+  long: { budgetS: 1800, phases: ['verify'] },
   examples: [
     {
       summary: 'the project files against their checksum file: the meeting notes changed since (verified false)',

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { ApiError } from '../../core/errors';
 import { route } from '../../core/route';
 import { absolutePath } from '../../core/schemas';
-import { commandFailed, commandTimeout } from '../../core/system';
+import { commandFailed, commandTimeout, type ExecResult } from '../../core/system';
 import { bin } from '../../core/vars';
 import { parseXxhsumSums } from '../parse/xxhsum';
 import { checkXxhsumOptions } from '../xxhsum-options';
@@ -12,6 +12,8 @@ import { xxhashAnswer } from '../responses';
 const XXHSUM_TIMEOUT_MS = 600_000;
 /** argv stays far below ARG_MAX (2 MiB) even with long paths */
 const MAX_FILES = 1000;
+/** files per xxhsum run: a job's progress moves and a cancel takes effect between runs */
+const BATCH = 50;
 
 const fileList = z.array(absolutePath).min(1).max(MAX_FILES);
 
@@ -56,6 +58,7 @@ export default route({
   method: 'POST',
   path: '/fs/xxhash',
   permission: 'fs:manage',
+  long: { budgetS: 1800, phases: ['hash'] },
   examples: [
     {
       summary: 'hash two project files',
@@ -68,14 +71,33 @@ export default route({
   async handler({ body, system, vars }) {
     const options = checkXxhsumOptions('generate', body.options);
     if (!options.ok) throw new ApiError('bad_request', options.message); // the schema checked it already
-    const argv = [bin(vars, 'xxhsum'), ...options.argv, '--', ...body.files];
-    const r = await system.exec(argv, { timeoutMs: XXHSUM_TIMEOUT_MS });
-    if (r.timedOut) throw commandTimeout(argv, r);
-    // Names are matched against the list we passed, so spaces, `\`, `: ` and even newlines
-    // in names come back exactly; unreadable files are simply missing from stdout.
-    const sums = parseXxhsumSums(r.stdout, { fileNames: body.files });
-    if (r.code !== 0 || sums.length !== body.files.length) {
-      const reasons = unreadableReasons(r.stderr);
+    // In batches, so a job can say how far it is (files hashed of all) and a cancel stops
+    // between them; a short list is one command, as it always was.
+    const sums: ReturnType<typeof parseXxhsumSums> = [];
+    let stderr = '';
+    let failed: { argv: string[]; r: ExecResult } | undefined;
+    for (let at = 0; at < body.files.length; at += BATCH) {
+      const batch = body.files.slice(at, at + BATCH);
+      if (body.files.length > BATCH)
+        await system.progress({
+          phase: 'hash',
+          done: at,
+          total: body.files.length,
+          message: `${at} of ${body.files.length} files hashed`,
+        });
+      const argv = [bin(vars, 'xxhsum'), ...options.argv, '--', ...batch];
+      const r = await system.exec(argv, { timeoutMs: XXHSUM_TIMEOUT_MS });
+      if (r.timedOut) throw commandTimeout(argv, r);
+      // Names are matched against the list we passed, so spaces, `\`, `: ` and even newlines
+      // in names come back exactly; unreadable files are simply missing from stdout.
+      const got = parseXxhsumSums(r.stdout, { fileNames: batch });
+      sums.push(...got);
+      stderr += r.stderr;
+      if (r.code !== 0 || got.length !== batch.length) failed ??= { argv, r };
+    }
+    if (failed) {
+      const { argv, r } = failed;
+      const reasons = unreadableReasons(stderr);
       const hashed = new Set(sums.map((s) => s.fileName));
       const missing = body.files
         .filter((f) => !hashed.has(f))

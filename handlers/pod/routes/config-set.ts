@@ -28,6 +28,7 @@ export default route({
   method: 'POST',
   path: '/pod/config',
   permission: 'pod:manage',
+  long: { budgetS: 1200, phases: ['restart'] },
   summary:
     "Configure the container system: write the engine's daemon.json and the fstab entries of the image and pod data filesystems, then restart the engine; a part not sent is kept, a device mounted elsewhere is a 409",
   body: configBody,
@@ -182,6 +183,7 @@ export default route({
     try {
       await system.writeFile(fstabFile, fstab, { backup: true });
       fstabWritten = true;
+      await system.progress({ phase: 'restart', message: `restarting ${s.engineUnit}` });
       await system.run([systemctl, 'daemon-reload']);
       await system.run([systemctl, 'restart', '--', s.engineUnit], { timeoutMs: s.composeTimeoutMs });
     } catch (e) {

@@ -12,6 +12,7 @@ export default route({
   method: 'POST',
   path: '/pod/:name/destroy',
   permission: 'pod:manage',
+  long: { budgetS: 1200, phases: ['stop', 'remove'] },
   summary:
     "Stop and disable the pod's unit, `compose down` its containers and network, remove the unit file and the pod directory",
   params: podNameParams,
@@ -38,6 +39,7 @@ export default route({
     let containerResponse = '';
     if (await podExists(system, ref)) {
       const argv = composeArgv(s, ref, ['down', '--remove-orphans']);
+      await system.progress({ phase: 'stop', message: `docker compose down for ${ref.project}` });
       const down = await system.exec(argv, { timeoutMs: s.composeTimeoutMs, ...execEnv(s) });
       if (down.code !== 0) {
         const { cause } = failureOf(down);
@@ -53,6 +55,7 @@ export default route({
     const stop = await system.exec([systemctl, 'stop', '--', ref.unit], { timeoutMs: s.composeTimeoutMs });
     const disable = await system.exec([systemctl, 'disable', '--', ref.unit]);
     const unitRemoved = (await system.removeFile(ref.unitFile)).removed;
+    await system.progress({ phase: 'remove', message: `removing the files of ${ref.project}` });
     const files = await system.op<RemoveResult>(REMOVE_OP, { project: ref.project });
     await system.run([systemctl, 'daemon-reload']);
     await events.send({ kind: 'pod.pod.destroyed', data: { name: ref.project, recipes: [] } });

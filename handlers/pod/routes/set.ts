@@ -9,6 +9,7 @@ export default route({
   method: 'POST',
   path: '/pod/:name/set',
   permission: 'pod:manage',
+  long: { budgetS: 1200, phases: ['check', 'write'] },
   summary:
     "Create a pod: validate the compose file (Compose Specification + the appliance limits), write it and the pod's systemd unit (disabled, not started)",
   params: podNameParams,

@@ -9,6 +9,7 @@ export default route({
   method: 'POST',
   path: '/pod/:name/update',
   permission: 'pod:manage',
+  long: { budgetS: 1200, phases: ['check', 'write', 'restart'] },
   summary:
     "Replace a pod's compose file (validated like set) and rewrite its unit; a running pod is restarted so the change takes effect, and the old file is put back if that fails",
   params: podNameParams,

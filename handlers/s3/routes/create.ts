@@ -18,6 +18,7 @@ export default route({
   method: 'POST',
   path: '/s3/create',
   permission: 's3:manage',
+  long: { budgetS: 300, phases: ['write', 'start'] },
   summary:
     'Create an S3 share: its environment file (0600) and unit s3-<shareName>.service, then daemon-reload, enable and start',
   style: S3_STYLE,
@@ -98,10 +99,12 @@ export default route({
     }
     const progress: CreateProgress = { envWritten: false, unitWritten: false, enabled: false, started: false };
     try {
+      await system.progress({ phase: 'write', step: 1, steps: 2, message: `writing the unit of ${svc}` });
       await system.writeFile(envFile, envText, { mode: 0o600, exclusive: true });
       progress.envWritten = true;
       await system.writeFile(unitFile, unitText, { mode: 0o644, exclusive: true });
       progress.unitWritten = true;
+      await system.progress({ phase: 'start', step: 2, steps: 2, message: `starting ${svc}` });
       await system.run([systemctl, 'daemon-reload']);
       await system.run([systemctl, 'enable', '--', svc]);
       progress.enabled = true;

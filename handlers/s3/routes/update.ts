@@ -17,6 +17,7 @@ export default route({
   method: 'POST',
   path: '/s3/:share_name/update',
   permission: 's3:manage',
+  long: { budgetS: 300, phases: ['write', 'restart'] },
   summary:
     'Change the root user and/or root password of an S3 share: rewrite its environment file (0600) and restart its service if it runs (a stopped share stays stopped)',
   style: S3_STYLE,
@@ -62,9 +63,11 @@ export default route({
       });
     }
     try {
+      await system.progress({ phase: 'write', step: 1, steps: 2, message: `writing the settings of ${svc}` });
       await system.writeFile(envPrevPath(vars, name), old.text, { mode: 0o600 });
       await system.writeFile(envPath(vars, name), envText, { mode: 0o600 });
       // try-restart: a share an operator stopped stays stopped and reads the new file at its next start
+      await system.progress({ phase: 'restart', step: 2, steps: 2, message: `restarting ${svc}` });
       await system.run([bin(vars, 'systemctl'), 'try-restart', '--', svc]);
     } catch (e) {
       const undo = await undoUpdate(system, vars, name);

@@ -45,8 +45,11 @@ export function applyOp(d: ApplyDeps): Record<string, HostOp> {
       if (create && ((await stat(composeFile)) || (await stat(unitFile))))
         return { ok: false, status: 409, message: `pod ${req.project} already exists`, issues: [] };
 
+      const progress = (phase: string, message: string) => d.handle('job/progress', { phase, message }, requestId);
+      await progress('check', 'the compose file, as the engine resolves it, against the appliance limits');
       const verdict = await checkCompose({ ...req, ignoreOwnPorts: !create, probeHostPorts: true }, d.check(requestId));
       if (!verdict.ok) return verdict;
+      await progress('write', `writing ${COMPOSE_FILE_NAME} and ${unit}`);
 
       const run = async (argv: string[], timeoutMs?: number) =>
         (await d.handle('exec', { argv, ...(timeoutMs ? { timeoutMs } : {}) }, requestId)) as ExecResult;
@@ -71,6 +74,7 @@ export function applyOp(d: ApplyDeps): Record<string, HostOp> {
         );
         written = true;
         await d.handle('file/write', { path: unitFile, content: req.unitText, mode: 0o644, ...write }, requestId);
+        if (req.restart) await progress('restart', `restarting ${unit}`);
         for (const [argv, timeoutMs] of [[reload], ...(req.restart ? [[restart, d.composeTimeoutMs]] : [])] as [
           string[],
           number?,
