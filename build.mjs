@@ -530,6 +530,9 @@ async function build() {
     `let doc;`,
     `const app = createApp(modules.map((m) => ({ method: m.meta.method, path: m.meta.path, sideEffects: m.meta.sideEffects, load: () => m })), { openapi: () => (doc ??= openapiDocument()) });`,
     `export const handle = (call, env, ctx) => app.handle(call, env, ctx);`,
+    // the env checked once, at start: a missing binding is named then, not a 500 at request time
+    `import { assertBindings } from './runtime/embed-env';`,
+    `export const bind = (env) => { assertBindings(env); return { fetch: (request, ctx) => app.fetch(request, env, ctx) }; };`,
     `export default { fetch: (request, env, ctx) => app.fetch(request, env, ctx) };`,
   ].join('\n');
   const appStdin = { contents: appEntry, resolveDir: root, sourcefile: 'app-entry.ts', loader: 'ts' };
