@@ -365,6 +365,37 @@ rmSync(state, { recursive: true, force: true });
     });
   });
 
+  it('loads with require() from CommonJS: ballast, ballast/host and ballast/client answer like the ES modules', async () => {
+    writeFileSync(
+      join(dir, 'require.cjs'),
+      `const app = require('ballast');
+const { createBallast, createToken } = require('ballast/host');
+const { createBallastClient } = require('ballast/client');
+const { mkdtempSync, rmSync } = require('node:fs');
+const { join } = require('node:path');
+const { tmpdir } = require('node:os');
+(async () => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'ballast-package-cjs-'));
+  const ballast = await createBallast({ demo: { stateDir }, log: () => {} });
+  const { token } = await createToken(ballast.host.db, 'cjs', ['*']);
+  const api = createBallastClient({ baseUrl: 'http://x', token, fetch: (r) => ballast.fetch(r) });
+  const viaClient = await api.GET('/api/v2/kerberos/realm/{name}/details', { params: { path: { name: 'lab' } } });
+  const viaApp = await app.bind(ballast.env).fetch(new Request('http://x/api/v2/kerberos/conf', { headers: { token } }));
+  console.log(JSON.stringify({ client: viaClient.response.status, app: viaApp.status, routes: app.routes.length, fetch: typeof app.fetch }));
+  await ballast.close();
+  rmSync(stateDir, { recursive: true, force: true });
+})();
+`,
+    );
+    const manifest = JSON.parse(readFileSync(join(repo, 'dist/manifest.json'), 'utf8')) as { routes: unknown[] };
+    expect(JSON.parse(await run(process.execPath, ['require.cjs']))).toEqual({
+      client: 200,
+      app: 200,
+      routes: manifest.routes.length,
+      fetch: 'function',
+    });
+  });
+
   it('is typed: the app, Env, Vars, the host API and the client type-check in the embedder (bundler and nodenext)', async () => {
     writeFileSync(
       join(dir, 'main.ts'),
