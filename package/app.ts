@@ -34,3 +34,9 @@ export declare const routes: RouteMeta[];
 export declare function openapiDocument(): Record<string, unknown>;
 /** The app for a host that builds the Call itself (no WHATWG objects). */
 export declare const handle: App['handle'];
+/**
+ * The app with its env checked and bound, for a server that has the env at start (Deno.serve,
+ * a Node server): throws a TypeError naming every missing binding (SYSTEM, DB or DB_FETCH,
+ * EVENTS or EVENTS_FETCH, VARS and its fields) instead of a 500 on the first request.
+ */
+export declare function bind(env: Env): { fetch(request: Request, ctx?: ExecutionContext): Promise<Response> };

@@ -140,10 +140,42 @@ describe('GET /openapi.json', () => {
     const res = await host.app.fetch(new Request('http://demo.local/api/v2/openapi.json'), host.env);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    // the same document (the package test may add response examples to the file meanwhile)
     const served = (await res.json()) as Doc;
     expect(Object.keys(served.paths)).toEqual(Object.keys(doc().paths));
     expect(served.tags).toEqual(doc().tags);
+  });
+
+  it('is one document everywhere: the host serves the file, the embedded app the same, every response example in it', async () => {
+    const file = JSON.parse(readFileSync(join(dist, 'openapi.json'), 'utf8')) as Doc;
+    const app = (await import(pathToFileURL(join(dist, 'app.mjs')).href)) as {
+      default: { fetch(r: Request, env: unknown): Promise<Response> };
+      openapiDocument(): Doc;
+    };
+    const fromHost = await (await host.app.fetch(new Request('http://x/api/v2/openapi.json'), host.env)).json();
+    const fromApp = await (await app.default.fetch(new Request('http://x/api/v2/openapi.json'), host.env)).json();
+    expect(fromHost).toEqual(file);
+    expect(fromApp).toEqual(file);
+    expect(app.openapiDocument()).toEqual(file);
+    // the demo's answers: each route with an example that answers 2xx shows it as a response example
+    const shown = (d: Doc) =>
+      Object.values(d.paths)
+        .flatMap((p) => Object.values(p))
+        .filter((op) =>
+          Object.entries(op.responses).some(
+            ([s, r]) =>
+              /^2/.test(s) &&
+              Object.values((r as { content?: Record<string, { examples?: object }> }).content ?? {}).some(
+                (c) => Object.keys(c.examples ?? {}).length > 0,
+              ),
+          ),
+        ).length;
+    expect(shown(file)).toBeGreaterThanOrEqual(85);
+    const realm = file.paths['/api/v2/kerberos/realm/{name}/details'].get.responses['200'] as {
+      content: Record<string, { examples: Record<string, { value: { raw: string } }> }>;
+    };
+    expect(realm.content['application/json'].examples.example1.value.raw).toBe(
+      readFileSync(join(repo, 'fixtures/demo/files/etc/krb5.conf.d/lab.conf'), 'utf8'),
+    );
   });
 
   it('is served by dist/app.mjs, with its paths under VARS.basePath, and the routes move there too', async () => {
