@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type {
   CommandBackend,
   CommandLimits,
-  BackendExecOptions as ExecOptions,
+  ExecOptions,
   ExecResult,
   PtyResult,
   PtyStep,
@@ -55,7 +55,7 @@ export function commandEnv(o: LiveOptions, extra: Record<string, string> | undef
 export class LiveBackend implements CommandBackend {
   constructor(private readonly o: LiveOptions) {}
 
-  exec(argvIn: string[], opts: ExecOptions): Promise<ExecResult> {
+  exec(argvIn: string[], opts: ExecOptions, signal?: AbortSignal): Promise<ExecResult> {
     const argv = checkArgv(argvIn, this.o.allowedBinaries);
     const env = commandEnv(this.o, opts.env);
     const timeoutMs = Math.min(opts.timeoutMs ?? this.o.limits.timeoutMs, this.o.limits.timeoutMs * 10);
@@ -117,17 +117,17 @@ export class LiveBackend implements CommandBackend {
       }, timeoutMs);
       // a cancelled request (its job cancelled, its time run out): the same stop as a timeout
       const onAbort = () => stop();
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      if (opts.signal?.aborted) stop();
-      child.on('close', (code, signal) => {
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) stop();
+      child.on('close', (code, exitSignal) => {
         clearTimeout(timer);
-        opts.signal?.removeEventListener('abort', onAbort);
+        signal?.removeEventListener('abort', onAbort);
         // (once every pipe closed, the group's id may be reused: no late SIGKILL to it)
         clearTimeout(grace);
         const stderr = Buffer.concat(err).toString('utf8');
         resolve({
           code: code ?? (spawnError ? 127 : 128),
-          signal: signal ?? null,
+          signal: exitSignal ?? null,
           stdout: Buffer.concat(out).toString('utf8'),
           stderr: spawnError ? `${stderr}${spawnError.message}` : stderr,
           timedOut,
@@ -140,7 +140,12 @@ export class LiveBackend implements CommandBackend {
     });
   }
 
-  async pty(argvIn: string[], dialogue: PtyStep[], opts: Omit<ExecOptions, 'stdin'>): Promise<PtyResult> {
+  async pty(
+    argvIn: string[],
+    dialogue: PtyStep[],
+    opts: Omit<ExecOptions, 'stdin'>,
+    signal?: AbortSignal,
+  ): Promise<PtyResult> {
     const argv = checkArgv(argvIn, this.o.allowedBinaries);
     const env = commandEnv(this.o, opts.env);
     const timeoutMs = Math.min(opts.timeoutMs ?? this.o.limits.timeoutMs, this.o.limits.timeoutMs * 10);
@@ -179,11 +184,11 @@ export class LiveBackend implements CommandBackend {
         term.kill('SIGKILL');
       }, timeoutMs);
       const onAbort = () => term.kill('SIGKILL');
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      if (opts.signal?.aborted) onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) onAbort();
       term.onExit(({ exitCode }) => {
         clearTimeout(timer);
-        opts.signal?.removeEventListener('abort', onAbort);
+        signal?.removeEventListener('abort', onAbort);
         // Belt and braces: a tool that leaves echo on must not hand a secret back in the output.
         for (const s of dialogue) if (s.secret && s.send) output = output.split(s.send).join('********');
         resolve({ code: exitCode, output, timedOut, durationMs: Math.round(performance.now() - started) });

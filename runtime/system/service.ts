@@ -277,13 +277,16 @@ export class SystemService {
             );
           this.o.onCommandStart?.(requestId, argv);
           const r = await this.stoppable(requestId, (signal) =>
-            this.o.backend.exec(argv, {
-              stdin: p.stdin as string | undefined,
-              timeoutMs: p.timeoutMs as number | undefined,
-              env: p.env as Record<string, string> | undefined,
-              maxOutputBytes: p.maxOutputBytes as number | undefined,
+            this.o.backend.exec(
+              argv,
+              {
+                stdin: p.stdin as string | undefined,
+                timeoutMs: p.timeoutMs as number | undefined,
+                env: p.env as Record<string, string> | undefined,
+                maxOutputBytes: p.maxOutputBytes as number | undefined,
+              },
               signal,
-            }),
+            ),
           );
           const note = r.timedOut
             ? 'timeout'
@@ -316,11 +319,12 @@ export class SystemService {
             );
           this.o.onCommandStart?.(requestId, argv);
           const r = await this.stoppable(requestId, (signal) =>
-            this.o.backend.pty(argv, dialogue, {
-              timeoutMs: p.timeoutMs as number | undefined,
-              env: p.env as Record<string, string> | undefined,
+            this.o.backend.pty(
+              argv,
+              dialogue,
+              { timeoutMs: p.timeoutMs as number | undefined, env: p.env as Record<string, string> | undefined },
               signal,
-            }),
+            ),
           );
           this.audit(requestId, 'pty', argv, r.code, r.durationMs, r.timedOut ? 'timeout' : null);
           this.o.onCommand?.({

@@ -4,17 +4,13 @@ import type { ExecOptions, ExecResult, PtyResult, PtyStep } from '../../handlers
 export type { ExecOptions, ExecResult, PtyResult, PtyStep };
 
 /**
- * What the host adds to a route's options: `signal` stops the command (its whole process group:
- * SIGTERM, SIGKILL after a grace period) when the request is cancelled. Never from a route.
+ * The three back ends (live, replay, record) answer the same two calls. `signal` (the host's,
+ * never a route's) stops the command when its request is cancelled: its whole process group,
+ * SIGTERM then SIGKILL after a grace period.
  */
-export interface BackendExecOptions extends ExecOptions {
-  signal?: AbortSignal;
-}
-
-/** The three back ends (live, replay, record) answer the same two calls. */
 export interface CommandBackend {
-  exec(argv: string[], opts: BackendExecOptions): Promise<ExecResult>;
-  pty(argv: string[], dialogue: PtyStep[], opts: Omit<BackendExecOptions, 'stdin'>): Promise<PtyResult>;
+  exec(argv: string[], opts: ExecOptions, signal?: AbortSignal): Promise<ExecResult>;
+  pty(argv: string[], dialogue: PtyStep[], opts: Omit<ExecOptions, 'stdin'>, signal?: AbortSignal): Promise<PtyResult>;
 }
 
 /** A refusal by the host (not a command's own failure); its code gives the HTTP status to answer. */

@@ -61,7 +61,10 @@ const api = <T = unknown>(path: string, body: unknown) => t.call<T>('POST', `/ap
 const signatures = async (device: string) => parseWipefs((await run(wipefsArgv(device))).stdout);
 const mountsOf = async (device: string) => parseFindmnt((await exec(findmntArgv({ source: device }))).stdout);
 const lastEvent = () => {
-  const row = t.host.db.prepare('SELECT kind, data FROM events ORDER BY seq DESC LIMIT 1').get() as {
+  // the route's events (the job layer's own jobs.job.finished is not the route's)
+  const row = t.host.db
+    .prepare("SELECT kind, data FROM events WHERE kind NOT LIKE 'jobs.%' ORDER BY seq DESC LIMIT 1")
+    .get() as {
     kind: string;
     data: string;
   };

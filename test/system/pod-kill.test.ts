@@ -118,6 +118,20 @@ describe('kill -9 during a pod set', () => {
     expect(ev.map((e) => (JSON.parse(e.data) as { files: string[] }).files.sort())).toEqual([
       [composeFile, unitFile].sort(),
     ]);
+    // the set ran as a job (#28): it ended `interrupted`, with the journal's rollback in it
+    const jobs = db2.prepare('SELECT state, route, undo, error FROM jobs').all() as {
+      state: string;
+      route: string;
+      undo: string;
+      error: string;
+    }[];
+    expect(jobs.map((j) => [j.state, j.route])).toEqual([['interrupted', '/api/v2/pod/:name/set']]);
+    const undo = JSON.parse(jobs[0].undo) as { files: string[]; undone: string[][]; failed: unknown[] };
+    expect(undo.files.sort()).toEqual([composeFile, unitFile].sort());
+    expect(undo.undone).toEqual([[systemctl, 'daemon-reload']]);
+    expect((JSON.parse(jobs[0].error) as { code: string }).code).toBe('interrupted');
+    const listed = await fetch(`${url2}/api/v2/jobs`, { headers: { token } });
+    expect(((await listed.json()) as { jobs: { state: string }[] }).jobs.map((j) => j.state)).toEqual(['interrupted']);
     db2.close();
     // and the pod can be set again
     const again = await fetch(`${url2}/api/v2/pod/site/set`, {
