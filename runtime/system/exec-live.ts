@@ -1,12 +1,5 @@
 import { spawn } from 'node:child_process';
-import type {
-  CommandBackend,
-  CommandLimits,
-  ExecOptions,
-  ExecResult,
-  PtyResult,
-  PtyStep,
-} from './types';
+import type { CommandBackend, CommandLimits, ExecOptions, ExecResult, PtyResult, PtyStep } from './types';
 import { SystemRefusal } from './types';
 import { importModule } from '../launcher-bridge';
 
