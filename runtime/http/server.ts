@@ -155,12 +155,31 @@ function requestOf(call: Call, req: http.IncomingMessage): Request {
   return new Request(call.url, { method: call.method, headers: h, body: hasBody ? call.bodyText : undefined });
 }
 
+async function* textPieces(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      const text = decoder.decode(value, { stream: true });
+      if (text) yield text;
+    }
+  } finally {
+    // the client went away: the isolate's stream is closed too
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
 async function replyOf(response: Response, head: boolean): Promise<Reply> {
   const headers: Record<string, string> = {};
   response.headers.forEach((v, k) => {
     // Framing is ours to set: a Response from workerd may carry its own transfer-encoding.
     if (!HOP_BY_HOP.has(k)) headers[k] = v;
   });
+  // an event stream (a job's events from an isolate) is written piece by piece as it comes
+  if (!head && response.body && headers['content-type']?.startsWith('text/event-stream'))
+    return { status: response.status, headers, body: null, chunks: textPieces(response.body) };
   // the bytes as they came (an isolate's JSON, or a gzip docs asset the host app answered)
   const body = head || !response.body ? null : new Uint8Array(await response.arrayBuffer());
   return { status: response.status, headers, body };

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { Readable } from 'node:stream';
 
 /** Where an isolate listens: a Unix socket (Deno) or a loopback address (workerd). */
 export type IsolateAddress = { socketPath: string } | { host: string; port: number };
@@ -34,6 +35,20 @@ export function forwarder(address: IsolateAddress): {
         const req = http.request(
           { ...address, agent, method: request.method, path: u.pathname + u.search, headers },
           (res) => {
+            // an event stream (a job's events) goes on while the job runs: its pieces are passed
+            // on as they come, not collected to the end
+            if (String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+              const h = new Headers();
+              for (let i = 0; i < res.rawHeaders.length; i += 2) {
+                const k = res.rawHeaders[i].toLowerCase();
+                if (!HOP.has(k) && k !== 'date') h.append(k, res.rawHeaders[i + 1]);
+              }
+              const body = Readable.toWeb(res) as ReadableStream<Uint8Array>;
+              resolve(
+                new Response(request.method === 'HEAD' ? null : body, { status: res.statusCode ?? 502, headers: h }),
+              );
+              return;
+            }
             const chunks: Buffer[] = [];
             res.on('data', (c: Buffer) => chunks.push(c));
             res.on('error', reject);

@@ -137,7 +137,8 @@ export class JobGate {
             (text) => void (text === null ? end(500, BROKEN_STREAM) : end(reply.status, text)),
           ),
         };
-      await end(reply.status, typeof reply.body === 'string' ? reply.body : null);
+      // an isolate's answer arrives as bytes (runtime/http/server.ts replyOf)
+      await end(reply.status, textOf(reply.body));
       return reply;
     });
     if (!prefersAsync(call.header('prefer'))) return toClient;
@@ -252,6 +253,11 @@ const BROKEN_STREAM = JSON.stringify({
 
 /** A kept answer is at most this large (an explore of a huge tree is answered, not kept). */
 const RESULT_MAX_BYTES = 64 * 1024 * 1024;
+
+function textOf(body: Reply['body']): string | null {
+  if (body === null) return null;
+  return typeof body === 'string' ? body : new TextDecoder().decode(body);
+}
 
 /** RFC 7240: `Prefer: respond-async` (among other preferences, any case, with or without params). */
 export function prefersAsync(header: string | null): boolean {
