@@ -21,6 +21,11 @@ import jobCancel from '../../handlers/jobs/routes/cancel';
 import jobResult from '../../handlers/jobs/routes/result';
 import type { Job } from '../../handlers/core/job';
 import { prefersAsync } from '../../runtime/jobs/gate';
+import { maskSecrets } from '../../runtime/jobs/mask';
+import { JobRegistry } from '../../runtime/jobs/registry';
+import { openDatabase } from '../../runtime/db/database';
+import { createBallastClient } from '../../package/client';
+import { privateDir } from '../helpers/tmp';
 
 const SLEEP = existsSync('/usr/bin/sleep') ? '/usr/bin/sleep' : '/bin/sleep';
 const TOUCH = existsSync('/usr/bin/touch') ? '/usr/bin/touch' : '/bin/touch';
@@ -129,6 +134,95 @@ describe('Prefer: respond-async', () => {
     expect(prefersAsync('respond-asynchronously')).toBe(false);
     expect(prefersAsync('return=minimal')).toBe(false);
     expect(prefersAsync(null)).toBe(false);
+  });
+});
+
+describe('a job log line shows no secret', () => {
+  it('masks tokens, password/secret pairs, private keys and URL userinfo; leaves the rest', () => {
+    expect(maskSecrets('using blt_0123456789ab_' + 'A'.repeat(43) + ' now')).toBe('using blt_******** now');
+    expect(maskSecrets('kinit: password=hunter2 secret_key: "a b" token=x')).toBe(
+      'kinit: password=******** secret_key: ******** token=********',
+    );
+    expect(maskSecrets('-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY----- tail')).toBe('[private key] tail');
+    expect(maskSecrets('fetch https://bob:pw@example.net/x failed')).toBe(
+      'fetch https://********@example.net/x failed',
+    );
+    expect(maskSecrets('mke2fs 1.47.0 (5-Feb-2023)')).toBe('mke2fs 1.47.0 (5-Feb-2023)');
+  });
+});
+
+describe('the registry keeps finished jobs by age and count', () => {
+  it('the newest maxRows finished jobs and those younger than maxAge; a running one always', () => {
+    const db = openDatabase(join(privateDir('jobs-prune'), 'db.sqlite'));
+    const r = new JobRegistry(
+      db,
+      { maxAgeMs: 60_000, maxRows: 2, eventsPerJob: 3, resultInlineBytes: 10 },
+      () => '/api/v2',
+    );
+    const start = (n: number) =>
+      r.create(
+        {
+          requestId: `req-${n}`,
+          method: 'POST',
+          route: '/api/v2/fs/x',
+          path: '/api/v2/fs/x',
+          area: 'fs',
+          tokenId: 't',
+          budgetMs: 1000,
+        },
+        1_000_000 + n,
+      );
+    const end = { state: 'succeeded' as const, status: 200, resultText: '{"ok":true}', error: null, undo: null };
+    const running = start(0);
+    const ids = [1, 2, 3, 4].map(start);
+    for (const [i, id] of ids.entries()) r.finish(id, end, 1_000_100 + i);
+    const left = new Set(r.list({ limit: 10 }).map((j) => j.id));
+    expect(left).toEqual(new Set([running, ids[2], ids[3]]));
+    expect(db.prepare('SELECT COUNT(*) AS n FROM job_events WHERE job_id IN (?, ?)').get(ids[0], ids[1])).toEqual({
+      n: 0,
+    });
+    // events per job: the newest 3
+    for (let i = 0; i < 5; i++) r.log(running, `line ${i}`);
+    expect(r.events(running, 0).map((e) => e.seq)).toEqual([4, 5, 6]);
+    // an answer over resultInlineBytes is not inlined, but counted and kept whole
+    expect(r.get(ids[3])).toMatchObject({ resultBytes: 11 });
+    expect(r.get(ids[3])?.result).toBeUndefined();
+    expect(r.resultOf(ids[3])).toEqual({ status: 200, text: '{"ok":true}' });
+    // past maxAge: gone at the next finish
+    const late = start(9);
+    r.finish(late, end, 1_000_100 + 60_000 + 4);
+    expect(r.get(ids[2])).toBeNull();
+    expect(r.get(late)?.state).toBe('succeeded');
+    db.close();
+  });
+});
+
+describe('the OpenAPI document shows every long route as one', () => {
+  it('a 202 answer with the job, the Prefer header and x-long-operation on each, nowhere else', () => {
+    const doc = JSON.parse(readFileSync(join(distDir, 'openapi.json'), 'utf8')) as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          { responses: Record<string, unknown>; parameters: { name: string }[]; 'x-long-operation'?: unknown }
+        >
+      >;
+    };
+    const manifest = JSON.parse(readFileSync(join(distDir, 'manifest.json'), 'utf8')) as {
+      routes: { method: string; path: string; long?: unknown }[];
+    };
+    const long = manifest.routes.filter((m) => m.long).map((m) => `${m.method} ${m.path}`);
+    expect(long.length).toBeGreaterThanOrEqual(17);
+    for (const m of manifest.routes) {
+      const op = doc.paths[m.path.replace(/:(\w+)/g, '{$1}')][m.method.toLowerCase()];
+      const isLong = long.includes(`${m.method} ${m.path}`);
+      expect([
+        m.path,
+        '202' in op.responses,
+        op.parameters.some((p) => p.name === 'Prefer'),
+        'x-long-operation' in op,
+      ]).toEqual([m.path, isLong, isLong, isLong]);
+    }
   });
 });
 
@@ -344,6 +438,21 @@ describe('the request limit (real HTTP server, limits.requestTimeoutMs 600 ms)',
       (j) => j.state !== 'running',
     );
     expect(job).toMatchObject({ state: 'succeeded', result: { slept: 3 } });
+  });
+
+  it('the typed client waits for a job over its event stream, with its progress', async () => {
+    const client = createBallastClient({ baseUrl: s.server.url, token });
+    const accepted = await fetch(`${s.server.url}/api/v2/fs/test_slow`, {
+      method: 'POST',
+      headers: { token, 'content-type': 'application/json', prefer: 'respond-async' },
+      body: JSON.stringify({ seconds: 0.05, steps: 3 }),
+    });
+    const id = ((await accepted.json()) as { job: Job }).job.id;
+    const seen: unknown[] = [];
+    const job = await client.waitForJob(id, { onProgress: (p) => seen.push(p.step) });
+    expect(job).toMatchObject({ id, state: 'succeeded', result: { slept: 3 } });
+    expect(seen).toEqual([1, 2, 3]);
+    await expect(client.waitForJob('00000000-0000-4000-8000-000000000000')).rejects.toThrow(/answered 404/);
   });
 
   it('any other route: 504, its command stopped, and no command after it', async () => {
