@@ -440,6 +440,22 @@ describe('the request limit (real HTTP server, limits.requestTimeoutMs 600 ms)',
     expect(job).toMatchObject({ state: 'succeeded', result: { slept: 3 } });
   });
 
+  it('a client that goes away does not stop the job', async () => {
+    const gone = new AbortController();
+    const req = fetch(`${s.server.url}/api/v2/fs/test_slow`, {
+      method: 'POST',
+      headers: { token, 'content-type': 'application/json', 'x-request-id': 'client-gone-0001' },
+      body: JSON.stringify({ seconds: 0.3, steps: 2 }),
+      signal: gone.signal,
+    }).catch((e: unknown) => e);
+    const jobOf = () => s.host.jobs.registry.list({ limit: 20 }).find((j) => j.requestId === 'client-gone-0001');
+    await until('the job to start', jobOf, (j) => j !== undefined);
+    gone.abort();
+    expect(await req).toBeInstanceOf(Error);
+    const job = await until('the job to end', jobOf, (j) => j?.state !== 'running');
+    expect(job).toMatchObject({ state: 'succeeded', result: { slept: 2 } });
+  });
+
   it('the typed client waits for a job over its event stream, with its progress', async () => {
     const client = createBallastClient({ baseUrl: s.server.url, token });
     const accepted = await fetch(`${s.server.url}/api/v2/fs/test_slow`, {
