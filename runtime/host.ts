@@ -36,6 +36,10 @@ import type { CommandBackend } from './system/types';
 import { BindingServer } from './binding-server';
 import { AREAS, areaPaths } from './areas/index';
 import type { AreaHost, AreaInstance, AreaModule } from './areas/types';
+import { createTelemetry, forgetTelemetry, type HostTelemetry } from './ops/telemetry';
+import { commandObserver } from './ops/request-log';
+import { lineLogger, type Logger } from './ops/logger';
+import { permissionAreas } from './tokens';
 
 export interface ManifestEntry {
   method: Method;
@@ -60,6 +64,10 @@ export interface HostOptions {
   /** Replaces the area list (tests of the plug-in mechanism). */
   areas?: readonly AreaModule<unknown>[];
   log?: (line: string) => void;
+  /** The structured logger (runtime/ops/logger.ts): command lines; `log` lines go to it as warnings unless `log` is given. */
+  logger?: Logger;
+  /** Jobs by state, from the jobs registry (#28): health's `jobs.running`, the `ballast_jobs` metric. */
+  jobCounts?: () => Record<string, number>;
   /**
    * How many calls a configured replay back end keeps in `calls` (tests that read what a demo
    * host ran). Default 0: a serving replay host keeps none, each record would outlive the
@@ -85,6 +93,8 @@ export interface Host {
   setTlsReloader(reload: () => void): void;
   manifest: ManifestEntry[];
   app: App;
+  /** metrics, health, version (runtime/ops/telemetry.ts) */
+  telemetry: HostTelemetry;
   close(): Promise<void>;
 }
 
@@ -143,13 +153,14 @@ export function areaSettings(area: AreaModule<unknown>, settings: Record<string,
 
 export async function createHost(o: HostOptions): Promise<Host> {
   const { config } = o;
-  const log = o.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const log = o.log ?? (o.logger ? lineLogger(o.logger) : (l: string) => process.stderr.write(`${l}\n`));
   const areaList = o.areas ?? AREAS;
   // every area's settings are checked before anything is opened
   const settings: Record<string, unknown> = { ...config.settings };
   for (const a of areaList) settings[a.name] = areaSettings(a, config.settings);
   const db = openDatabase(dbFile(config));
   const d1 = new SqliteD1(db);
+  const telemetry = createTelemetry({ db, dbFile: dbFile(config), distDir: o.distDir, jobCounts: o.jobCounts });
   const events = new EventsProducer(db);
   const hostId = readHostId(config);
   const backend = o.backend ?? backendFor(config, areaList, o.replayCallsKept);
@@ -192,6 +203,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
     concurrency: config.limits.commandConcurrency,
     queue: config.limits.commandQueue,
     log,
+    observe: commandObserver({ logger: o.logger, metrics: telemetry.metrics }),
   });
   const vars: Vars = {
     productName: config.productName,
@@ -276,6 +288,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
         ((await importModule(pathToFileURL(join(o.distDir, m.bundle)).href)) as { default: RouteModule }).default,
     }));
   }
+  telemetry.permissionAreas = permissionAreas(manifest);
   const options: AppOptions = {};
   let doc: Record<string, unknown> | undefined;
   const routeModules = o.routes;
@@ -308,6 +321,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
     areas,
     manifest,
     app,
+    telemetry,
     startAreas() {
       for (const a of areas) {
         try {
@@ -332,6 +346,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
       }
       audit.close();
       await checkpointer.close();
+      forgetTelemetry(db);
       db.close();
     },
   };
