@@ -108,14 +108,14 @@ export class HostMetrics {
           this.set({ agent: String(r.agent), state: r.state }, r.n);
       },
     });
-    const seen = this;
+    const observeDeliveries = () => this.observeDeliveries(delivered);
     new prom.Gauge({
       name: 'ballast_audit_rows',
       help: 'Rows in the audit log',
       registers,
       collect() {
         this.set(auditRows.get() as number);
-        seen.observeDeliveries(delivered);
+        observeDeliveries();
       },
     });
     new prom.Gauge({
