@@ -33,8 +33,16 @@ const CONFIG_OPTIONS = {
 /** Each command, its options (strict: anything else is an error) and its usage text. */
 const COMMANDS = {
   serve: {
-    usage: 'ballast serve [--config FILE | --demo] [--isolate [workerd|deno]] [--port N] [--host ADDR]',
-    options: { ...CONFIG_OPTIONS, isolate: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } },
+    usage:
+      'ballast serve [--config FILE | --demo] [--isolate [workerd|deno]] [--port N] [--host ADDR] [--log-format json|text] [--log-level LEVEL]',
+    options: {
+      ...CONFIG_OPTIONS,
+      isolate: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'log-format': { type: 'string' },
+      'log-level': { type: 'string' },
+    },
     positionals: 0,
   },
   token: {
@@ -75,6 +83,14 @@ const OPTION_HELP: OptionHelp = {
     isolate: ['--isolate [workerd|deno]', 'run the route handlers in a workerd (the default) or Deno isolate'],
     port: ['--port N', 'listen on port N, 0 to 65535 (overrides listen.port; the demo also reads $PORT)'],
     host: ['--host ADDR', 'listen on ADDR (overrides listen.host)'],
+    'log-format': [
+      '--log-format json|text',
+      'JSON lines (the default, for a log pipeline) or text for a terminal (overrides log.format)',
+    ],
+    'log-level': [
+      '--log-level LEVEL',
+      'trace, debug, info (the default), warn, error, fatal or silent (overrides log.level)',
+    ],
   },
   token: {
     perm: ['--perm PERM', '<area>:read, <area>:manage or * (repeat it for several)'],
@@ -110,6 +126,8 @@ interface Parsed {
     isolate?: string;
     port?: string;
     host?: string;
+    'log-format'?: string;
+    'log-level'?: string;
     perm?: string[];
     expires?: string;
     json?: boolean;
@@ -178,6 +196,19 @@ function configFrom(v: Parsed['values']): HostConfig {
     if (v.isolate !== 'workerd' && v.isolate !== 'deno')
       throw new UsageError(`--isolate takes workerd or deno (got ${JSON.stringify(v.isolate)})`);
     cfg.isolate = v.isolate;
+  }
+  const format = v['log-format'];
+  if (format !== undefined) {
+    if (format !== 'json' && format !== 'text')
+      throw new UsageError(`--log-format takes json or text (got ${JSON.stringify(format)})`);
+    cfg.log.format = format;
+  }
+  const level = v['log-level'];
+  if (level !== undefined) {
+    const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+    const known = levels.find((l) => l === level);
+    if (!known) throw new UsageError(`--log-level takes ${levels.join(', ')} (got ${JSON.stringify(level)})`);
+    cfg.log.level = known;
   }
   // a file's config was checked as it was read, and the defaults are valid: what a flag or the
   // demo's own builder set is what is left to check

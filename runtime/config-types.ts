@@ -55,4 +55,11 @@ export interface HostConfig {
    * spelling of 'workerd'.
    */
   isolate: boolean | 'workerd' | 'deno';
+  /** The host's log (runtime/ops/logger.ts): JSON lines or text for a terminal, and the lowest level written. */
+  log: { format: 'json' | 'text'; level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent' };
+  /**
+   * Prometheus metrics: always at `<basePath>/metrics` with `metrics:read`; `listen`
+   * (`127.0.0.1:9464`, `[::1]:9464`) also serves them there without a token (null: no listener).
+   */
+  metrics: { listen: string | null };
 }

@@ -59,6 +59,8 @@ export function defaultConfig(): HostConfig {
     },
     settings: {},
     isolate: false,
+    log: { format: 'json', level: 'info' },
+    metrics: { listen: null },
   };
 }
 
@@ -77,9 +79,21 @@ export function mergeConfig(base: HostConfig, over: Partialish<HostConfig>): Hos
       env: { ...base.system.env, ...(over.system?.env ?? {}) },
     } as HostConfig['system'],
     limits: { ...base.limits, ...(over.limits ?? {}) },
+    log: { ...base.log, ...(over.log ?? {}) },
+    metrics: { ...base.metrics, ...(over.metrics ?? {}) },
     settings: { ...base.settings, ...(over.settings ?? {}) },
     tls: (over.tls as HostConfig['tls']) ?? base.tls,
   } as HostConfig;
+}
+
+/** `HOST:PORT` of a listener: a name or IPv4 address, or an IPv6 address in brackets. */
+export const LISTEN_ADDRESS = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
+
+/** `127.0.0.1:9464` → host and port (`[::1]:9464` → `::1`). */
+export function listenAddress(text: string): { host: string; port: number } {
+  const m = LISTEN_ADDRESS.exec(text);
+  if (!m) throw new ConfigError(`bad listen address ${text}: use HOST:PORT`);
+  return { host: m[1].replace(/^\[|\]$/g, ''), port: Number(m[2]) };
 }
 
 const absolute = z.string().regex(/^\/[^\0]*$/, 'must be an absolute path');
@@ -138,6 +152,17 @@ const sections = {
   isolate: z.union([z.boolean(), z.enum(['workerd', 'deno'])], {
     error: 'must be false, true (= workerd), workerd or deno',
   }),
+  log: z.strictObject({
+    format: z.enum(['json', 'text']),
+    level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']),
+  }),
+  metrics: z.strictObject({
+    listen: z
+      .string()
+      .regex(LISTEN_ADDRESS, 'must be HOST:PORT (127.0.0.1:9464, [::1]:9464)')
+      .refine((v) => Number(LISTEN_ADDRESS.exec(v)?.[2]) <= 65535, 'the port must be at most 65535')
+      .nullable(),
+  }),
 };
 
 /** The config file: every section optional, each section's keys optional, nothing unknown. */
@@ -154,6 +179,8 @@ const fileSchema = z.strictObject({
   limits: sections.limits.partial().optional(),
   settings: sections.settings.optional(),
   isolate: sections.isolate.optional(),
+  log: sections.log.partial().optional(),
+  metrics: sections.metrics.partial().optional(),
 });
 
 /** The whole configuration after defaults are applied. */

@@ -175,6 +175,27 @@ export const EXAMPLE_EPOCH_MS = Date.UTC(2026, 0, 1);
  * values, so two builds of one commit write the same document. Inode numbers count from 1000 in
  * the answer's order, so entries stay distinct.
  */
+const RANDOM_UUID = /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/g;
+const EXAMPLE_UUID = '00000000-0000-4000-8000-000000000000';
+const TOKEN = /blt_[0-9a-f]{12}_[A-Za-z0-9_-]{43}/g;
+const EXAMPLE_TOKEN_ID = '0123456789ab';
+
+/**
+ * A string an example run made up: a minted token and its id, a job's or request's random id, a
+ * command's duration in a log line, the numbers of a Prometheus exposition. A filesystem's UUID
+ * (a fixture's, under a `uuid` key) stays as recorded.
+ */
+function stableText(v: string, key: string): string {
+  if (/uuid/i.test(key)) return v;
+  if ((key === 'id' || key === 'tokenId') && /^[0-9a-f]{12}$/.test(v)) return EXAMPLE_TOKEN_ID;
+  let out = v
+    .replace(TOKEN, `blt_${EXAMPLE_TOKEN_ID}_${'x'.repeat(43)}`)
+    .replace(RANDOM_UUID, EXAMPLE_UUID)
+    .replace(/\(\d+ ms\)/g, '(0 ms)');
+  if (out.startsWith('# HELP ')) out = out.replace(/^([a-z_:][a-z0-9_:]*(\{[^}]*\})?) \S+$/gm, '$1 0');
+  return out;
+}
+
 export function stableExampleValue(value: unknown): unknown {
   let ino = 1000;
   const walk = (v: unknown, key: string): unknown => {
@@ -188,8 +209,12 @@ export function stableExampleValue(value: unknown): unknown {
     // a Unix time as digits (`unix_time: "1795729918050"`): the epoch in the same unit
     if (typeof v === 'string' && /time/i.test(key) && /^\d{10}(\d{3})?$/.test(v))
       return String(v.length === 13 ? EXAMPLE_EPOCH_MS : EXAMPLE_EPOCH_MS / 1000);
+    if (typeof v === 'string') return stableText(v, key);
     if (typeof v !== 'number') return v;
     if (key === 'ino') return ino++;
+    // what a request's own run decides: how long it took, how long the host has been up
+    if (key === 'durationMs' || key === 'ms') return 0;
+    if (key === 'uptimeS') return 0;
     if (key === 'dev') return 2049;
     if (key === 'blksize') return 4096;
     if (/[a-z]Ms$/.test(key) && v > 1e12) return EXAMPLE_EPOCH_MS;

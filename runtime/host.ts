@@ -41,6 +41,10 @@ import { JobGate } from './jobs/gate';
 import { payloadOf } from './system/host-op';
 import { jobProgress } from '../handlers/core/job';
 import type { AreaHost, AreaInstance, AreaModule } from './areas/types';
+import { createTelemetry, forgetTelemetry, type HostTelemetry } from './ops/telemetry';
+import { commandObserver } from './ops/request-log';
+import { lineLogger, type Logger } from './ops/logger';
+import { permissionAreas } from './tokens';
 
 export interface ManifestEntry {
   method: Method;
@@ -66,6 +70,8 @@ export interface HostOptions {
   /** Replaces the area list (tests of the plug-in mechanism). */
   areas?: readonly AreaModule<unknown>[];
   log?: (line: string) => void;
+  /** The structured logger (runtime/ops/logger.ts): command lines; `log` lines go to it as warnings unless `log` is given. */
+  logger?: Logger;
   /**
    * How many calls a configured replay back end keeps in `calls` (tests that read what a demo
    * host ran). Default 0: a serving replay host keeps none, each record would outlive the
@@ -93,6 +99,8 @@ export interface Host {
   app: App;
   /** Long requests as jobs: the registry the jobs routes read, the gate the server runs requests through. */
   jobs: { registry: JobRegistry; gate: JobGate };
+  /** metrics, health, version (runtime/ops/telemetry.ts) */
+  telemetry: HostTelemetry;
   close(): Promise<void>;
 }
 
@@ -151,13 +159,21 @@ export function areaSettings(area: AreaModule<unknown>, settings: Record<string,
 
 export async function createHost(o: HostOptions): Promise<Host> {
   const { config } = o;
-  const log = o.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const log = o.log ?? (o.logger ? lineLogger(o.logger) : (l: string) => process.stderr.write(`${l}\n`));
   const areaList = o.areas ?? AREAS;
   // every area's settings are checked before anything is opened
   const settings: Record<string, unknown> = { ...config.settings };
   for (const a of areaList) settings[a.name] = areaSettings(a, config.settings);
   const db = openDatabase(dbFile(config));
   const d1 = new SqliteD1(db);
+  // jobs by state (health's `jobs.running`, the `ballast_jobs` gauge): the registry opens below
+  const jobCounts: { of?: () => Record<string, number> } = {};
+  const telemetry = createTelemetry({
+    db,
+    dbFile: dbFile(config),
+    distDir: o.distDir,
+    jobCounts: () => jobCounts.of?.() ?? {},
+  });
   const events = new EventsProducer(db);
   const hostId = readHostId(config);
   const backend = o.backend ?? backendFor(config, areaList, o.replayCallsKept);
@@ -200,6 +216,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
     },
     () => basePathOf(vars),
   );
+  jobCounts.of = () => jobRegistry.countsByState();
   const system = new SystemService({
     backend,
     files,
@@ -214,6 +231,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
     onCommandStart: (requestId, argv) => jobRegistry.commandStarted(requestId, argv),
     onCommand: (c) => jobRegistry.command(c.requestId, c.argv, c.exitCode, c.durationMs, c.stderr),
     onProgress: (requestId, p) => jobRegistry.progress(requestId, payloadOf(jobProgress, 'job/progress', p)),
+    observe: commandObserver({ logger: o.logger, metrics: telemetry.metrics }),
   });
   const vars: Vars = {
     productName: config.productName,
@@ -316,6 +334,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
         ((await importModule(pathToFileURL(join(o.distDir, m.bundle)).href)) as { default: RouteModule }).default,
     }));
   }
+  telemetry.permissionAreas = permissionAreas(manifest);
   const options: AppOptions = {};
   let doc: Record<string, unknown> | undefined;
   const routeModules = o.routes;
@@ -361,6 +380,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
     manifest,
     app,
     jobs: { registry: jobRegistry, gate },
+    telemetry,
     startAreas() {
       for (const a of areas) {
         try {
@@ -387,6 +407,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
       }
       audit.close();
       await checkpointer.close();
+      forgetTelemetry(db);
       db.close();
     },
   };

@@ -110,6 +110,13 @@ function permissionsText(json: string): string[] {
   return [`invalid (${json})`];
 }
 
+/** Revokes the live token with this id (not a token whose name is that text); returns whether one was. */
+export function revokeTokenById(db: SqliteDb, id: string): boolean {
+  const r = db.prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Date.now(), id);
+  caches.get(db)?.forget();
+  return r.changes > 0;
+}
+
 /** Revokes by id or name; returns whether a live token was revoked. */
 export function revokeToken(db: SqliteDb, idOrName: string): boolean {
   const r = db
@@ -192,4 +199,26 @@ export function parseExpiry(text: string, now = Date.now()): number {
   const t = Date.parse(text);
   if (Number.isNaN(t)) throw new Error(`bad expiry ${text}: use 30d, 12h, 15m or an ISO date`);
   return t;
+}
+
+/** One token's row by id (null: none), for the API's checks of the calling token. */
+export function tokenById(
+  db: SqliteDb,
+  id: string,
+): { id: string; name: string; permissions: string[]; expiresAt: number | null; revokedAt: number | null } | null {
+  const r = db.prepare('SELECT id, name, permissions, expires_at, revoked_at FROM api_tokens WHERE id = ?').get(id) as
+    { id: string; name: string; permissions: string; expires_at: number | null; revoked_at: number | null } | undefined;
+  if (!r) return null;
+  const p = permissionsText(r.permissions);
+  return { id: r.id, name: r.name, permissions: p, expiresAt: r.expires_at, revokedAt: r.revoked_at };
+}
+
+/** The live token with this id, or else this name (null: none). */
+export function liveTokenByIdOrName(db: SqliteDb, idOrName: string): { id: string; name: string } | null {
+  const r = db
+    .prepare(
+      'SELECT id, name FROM api_tokens WHERE (id = ? OR name = ?) AND revoked_at IS NULL ORDER BY id = ? DESC LIMIT 1',
+    )
+    .get(idOrName, idOrName, idOrName) as { id: string; name: string } | undefined;
+  return r ?? null;
 }

@@ -21,6 +21,12 @@ export interface Principal {
   permissions: string[];
 }
 
+/** The permission of a route served without a token (health, version): nothing else may use it. */
+export const PUBLIC_PERMISSION = 'public';
+
+/** Who calls a public route: no token, no permission. */
+export const ANONYMOUS: Principal = Object.freeze({ tokenId: '', name: '', permissions: [] as string[] });
+
 const LAST_USED_GRANULARITY_MS = 60_000;
 
 /**
@@ -61,6 +67,15 @@ export function hasPermission(granted: readonly string[], needed: string): boole
 }
 
 export const PERMISSION_PATTERN = /^(\*|[a-z][a-z0-9]*:(read|manage))$/;
+
+/**
+ * The first of `wanted` a token holding `granted` may not hand out (a token minted over the API, or one
+ * revoked over it): each wanted permission must be one the holder has (`*` only from `*`,
+ * `x:read` also from `x:manage`), so no token mints more than it holds.
+ */
+export function ungrantable(granted: readonly string[], wanted: readonly string[]): string | undefined {
+  return wanted.find((p) => (p === '*' ? !granted.includes('*') : !hasPermission(granted, p)));
+}
 
 const unauthorized = (message: string) => new ApiError('unauthorized', message);
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { job as jobSchema } from './job';
+import { ANY_TOKEN, PUBLIC_PERMISSION } from './auth';
 import { STATUS, type ErrorCode } from './errors';
 import { API_BASE, type RouteExample, type RouteModule } from './route-module';
 
@@ -283,7 +284,11 @@ export function openapi(routes: (OpenApiRoute | RouteModule)[], info: OpenApiInf
 
     const description = [
       `${meta.summary}.`,
-      `Needs the \`${meta.permission}\` permission.`,
+      meta.permission === PUBLIC_PERMISSION
+        ? 'No token needed.'
+        : meta.permission === ANY_TOKEN
+          ? 'Needs any valid token (each token sees what its own permissions allow).'
+          : `Needs the \`${meta.permission}\` permission.`,
       meta.sideEffects ? 'This GET has side effects: HEAD is refused.' : '',
       meta.long
         ? `A long operation: every request runs as a job (see \`GET /jobs/{id}\`), with a budget of ${meta.long.budgetS} s${meta.long.phases.length ? ` and the progress phases ${meta.long.phases.map((p) => `\`${p}\``).join(', ')}` : ''}; send \`Prefer: respond-async\` for a 202 with the job at once.`
@@ -300,6 +305,8 @@ export function openapi(routes: (OpenApiRoute | RouteModule)[], info: OpenApiInf
       summary: meta.summary.length > 120 ? `${meta.summary.slice(0, 117).replace(/\s+\S*$/, '')}…` : meta.summary,
       description,
       'x-permission': meta.permission,
+      // the document's global requirement is the token; a public route lifts it
+      ...(meta.permission === PUBLIC_PERMISSION ? { security: [] } : {}),
       ...(meta.long ? { 'x-long-operation': meta.long } : {}),
       parameters: params,
       responses,

@@ -31,6 +31,14 @@ export interface Call {
   bodyText?: string;
   connection: ConnectionInfo;
   requestId: string;
+  /** Filled in by the route for the host's request log, metrics and audit trail (the Node host sets it). */
+  note?: CallNote;
+}
+
+/** What a route tells the host about a call it served: its pattern, and who called (never the secret). */
+export interface CallNote {
+  route?: string;
+  token?: { id: string; name: string };
 }
 
 export interface Reply {

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ApiError, internalError, issuesOf, issuesText, toApiError, validationFailed } from './errors';
 import { queryKeysOf, refuseUnknownQueryKeys } from './query';
-import { authenticate, authorize, type Principal } from './auth';
+import { ANONYMOUS, authenticate, authorize, PUBLIC_PERMISSION, type Principal } from './auth';
 import {
   database,
   events,
@@ -62,7 +62,7 @@ export interface RouteSpec<P extends AnySchema, Q extends AnySchema, B extends A
   method: Method;
   /** Relative to /api/v2 (`/kerberos/conf`), or absolute when it starts with `/api/`. itty syntax: `:name`. */
   path: string;
-  /** `<area>:read` / `<area>:manage` */
+  /** `<area>:read` / `<area>:manage`, or `public` (no token: health and version only) */
   permission: string;
   summary: string;
   params?: P;
@@ -168,6 +168,7 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
   if (spec.examples?.length) meta.examples = spec.examples;
   if (spec.style?.contentType) meta.contentType = spec.style.contentType;
   const queryKeys = queryKeysOf(spec.query, `${spec.method} ${path}`);
+  const isPublic = spec.permission === PUBLIC_PERMISSION;
 
   async function handle(
     call: Call,
@@ -180,8 +181,13 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
     const isHead = call.method === 'HEAD';
     try {
       const db = database(env);
-      const principal = await authenticate(db, call.header('token'), Date.now(), env?.TOKENS_DIRECT);
-      authorize(principal, spec.permission);
+      if (call.note) call.note.route = path;
+      // a public route (health, version) is served without a token: no principal but ANONYMOUS
+      const principal = isPublic
+        ? ANONYMOUS
+        : await authenticate(db, call.header('token'), Date.now(), env?.TOKENS_DIRECT);
+      if (call.note && !isPublic) call.note.token = { id: principal.tokenId, name: principal.name };
+      if (!isPublic) authorize(principal, spec.permission);
 
       const params = validate('params', spec.params, decodeParams(rawParams));
       const rawQuery = queryObject(call.url);

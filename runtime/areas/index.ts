@@ -10,6 +10,10 @@ import certificate from './certificate';
 import pod from './pod';
 import dfs from './dfs';
 import jobs from './jobs';
+import health from './health';
+import metrics from './metrics';
+import audit from './audit';
+import tokens from './tokens';
 
 /** Every area the host serves. Adding an area: its module here, its routes under handlers/<area>/. */
 export const AREAS: readonly AreaModule<unknown>[] = [
@@ -24,6 +28,10 @@ export const AREAS: readonly AreaModule<unknown>[] = [
   pod,
   dfs,
   jobs,
+  health,
+  metrics,
+  audit,
+  tokens,
 ];
 
 /** The named locations of all areas; two areas may name one location only with the same default. */

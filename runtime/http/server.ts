@@ -38,8 +38,16 @@ export interface ServerOptions {
   config: HostConfig;
   env: Env;
   handler: FetchHandler;
-  accessLog?: (line: string) => void;
   gate?: RequestGate;
+  /** Each answered request, once its answer is written (the request log, metrics, audit trail: runtime/ops). */
+  onAnswered?: (a: AnsweredCall) => void;
+}
+
+/** A request the server answered: the call (with what its route noted), its status, its time. */
+export interface AnsweredCall {
+  call: Call;
+  status: number;
+  ms: number;
 }
 
 export interface RunningServer {
@@ -275,6 +283,7 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
     let status = 0;
     const method = req.method ?? 'GET';
     let path = req.url ?? '/';
+    let answered: Call | undefined;
     try {
       const url = new URL(path, ORIGIN);
       path = url.pathname;
@@ -288,7 +297,9 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
         },
         connection: { localAddress: req.socket.localAddress, remoteAddress: req.socket.remoteAddress },
         requestId: requestIdFrom(typeof given === 'string' ? given : undefined),
+        note: o.onAnswered ? {} : undefined,
       };
+      answered = call;
       requestId = call.requestId;
       let reply: Reply;
       let tooLarge = false;
@@ -319,7 +330,7 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
         const streaming = writeReply(res, reply, config.limits.requestTimeoutMs);
         if (streaming) await streaming; // only pieces wait: a one-text reply adds no promise hop
       }
-      o.accessLog?.(`${method} ${path} ${status} ${(performance.now() - started).toFixed(1)}ms ${requestId}`);
+      if (o.onAnswered && answered) o.onAnswered({ call: answered, status, ms: performance.now() - started });
     } catch (e) {
       process.stderr.write(`[${requestId}] failed to answer: ${(e as Error)?.stack ?? String(e)}\n`);
       if (!res.headersSent) {

@@ -4,9 +4,11 @@
  * stream wakes at once. Rows outlive the request and the host; a job still `running` when the
  * host starts again is `interrupted` (interruptLeftovers). Finished jobs are pruned by age and count.
  */
+import type { Statement } from 'better-sqlite3';
 import type { SqliteDb } from '../db/database';
 import {
   FINAL_STATES,
+  JOB_STATES,
   type Job,
   type JobEvent,
   type JobProgress,
@@ -77,6 +79,10 @@ export class JobRegistry {
   private readonly live = new Map<string, { next: number; waiters: Set<() => void>; progressAt: number }>();
   private readonly byRequest = new Map<string, string>();
   private nextSeq: number;
+  /** statements, prepared once (a job writes a few rows per command) */
+  private readonly stmts = new Map<string, Statement<unknown[]>>();
+  private finishedSincePrune = 0;
+  private prunedAt = 0;
 
   constructor(
     private readonly db: SqliteDb,
@@ -94,11 +100,9 @@ export class JobRegistry {
 
   create(s: JobStart, now = Date.now()): string {
     const id = crypto.randomUUID();
-    this.db
-      .prepare(
-        `INSERT INTO jobs (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', NULL, NULL, NULL, NULL, NULL, ?, ?, ?, NULL)`,
-      )
-      .run(id, this.nextSeq++, s.requestId, s.method, s.route, s.path, s.area, s.tokenId, s.budgetMs, now, now);
+    this.q(
+      `INSERT INTO jobs (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', NULL, NULL, NULL, NULL, NULL, ?, ?, ?, NULL)`,
+    ).run(id, this.nextSeq++, s.requestId, s.method, s.route, s.path, s.area, s.tokenId, s.budgetMs, now, now);
     this.live.set(id, { next: 1, waiters: new Set(), progressAt: 0 });
     this.byRequest.set(s.requestId, id);
     this.event(id, 'state', { state: 'running' });
@@ -117,7 +121,7 @@ export class JobRegistry {
       else if (p.step !== undefined && p.steps)
         full.percent = Math.min(100, Math.round((Math.max(0, p.step - 1) / p.steps) * 1000) / 10);
     }
-    this.db.prepare('UPDATE jobs SET progress = ? WHERE id = ?').run(JSON.stringify(full), id);
+    this.q('UPDATE jobs SET progress = ? WHERE id = ?').run(JSON.stringify(full), id);
     if (now - live.progressAt < 200 && p.phase === undefined && p.step === undefined) return;
     live.progressAt = now;
     this.event(id, 'progress', full);
@@ -146,17 +150,15 @@ export class JobRegistry {
   finish(id: string, end: JobEnd, now = Date.now()): void {
     const row = this.row(id);
     if (!row || FINAL_STATES.has(row.state)) return;
-    this.db
-      .prepare('UPDATE jobs SET state = ?, status = ?, result = ?, error = ?, undo = ?, ended_at = ? WHERE id = ?')
-      .run(
-        end.state,
-        end.status,
-        end.resultText,
-        end.error && JSON.stringify(end.error),
-        end.undo && JSON.stringify(end.undo),
-        now,
-        id,
-      );
+    this.q('UPDATE jobs SET state = ?, status = ?, result = ?, error = ?, undo = ?, ended_at = ? WHERE id = ?').run(
+      end.state,
+      end.status,
+      end.resultText,
+      end.error && JSON.stringify(end.error),
+      end.undo && JSON.stringify(end.undo),
+      now,
+      id,
+    );
     this.event(id, 'state', { state: end.state, status: end.status, durationMs: now - row.created_at });
     const live = this.live.get(id);
     this.live.delete(id);
@@ -170,7 +172,7 @@ export class JobRegistry {
    * of its request (what recover() undid) when there was one.
    */
   interruptLeftovers(undoOf: (requestId: string) => JobUndo | null, now = Date.now()): string[] {
-    const rows = this.db.prepare(`SELECT ${COLUMNS} FROM jobs WHERE state IN ('queued', 'running')`).all() as JobRow[];
+    const rows = this.q(`SELECT ${COLUMNS} FROM jobs WHERE state IN ('queued', 'running')`).all() as JobRow[];
     for (const r of rows) {
       const undo = undoOf(r.request_id);
       this.live.set(r.id, { next: this.lastEvent(r.id) + 1, waiters: new Set(), progressAt: 0 });
@@ -215,11 +217,9 @@ export class JobRegistry {
     if (f.area) add('area = ?', f.area);
     if (f.tokenId) add('token_id = ?', f.tokenId);
     if (f.beforeSeq !== undefined) add('seq < ?', f.beforeSeq);
-    const rows = this.db
-      .prepare(
-        `SELECT ${COLUMNS} FROM jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`,
-      )
-      .all(...args, f.limit) as JobRow[];
+    const rows = this.q(
+      `SELECT ${COLUMNS} FROM jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`,
+    ).all(...args, f.limit) as JobRow[];
     return rows.map((r) => this.view(r));
   }
 
@@ -228,9 +228,10 @@ export class JobRegistry {
   }
 
   events(id: string, after: number): JobEvent[] {
-    const rows = this.db
-      .prepare('SELECT seq, type, at, data FROM job_events WHERE job_id = ? AND seq > ? ORDER BY seq')
-      .all(id, after) as { seq: number; type: JobEvent['type']; at: number; data: string }[];
+    const rows = this.q('SELECT seq, type, at, data FROM job_events WHERE job_id = ? AND seq > ? ORDER BY seq').all(
+      id,
+      after,
+    ) as { seq: number; type: JobEvent['type']; at: number; data: string }[];
     return rows.map((r) => ({
       seq: r.seq,
       type: r.type,
@@ -258,45 +259,68 @@ export class JobRegistry {
     });
   }
 
-  runningCount(): number {
-    return this.live.size;
+  /** Every state with its count of kept jobs (`running` from this host's own live jobs). */
+  countsByState(): Record<string, number> {
+    const out: Record<string, number> = Object.fromEntries(JOB_STATES.map((st) => [st, 0]));
+    const rows = this.q('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all() as {
+      state: JobState;
+      n: number;
+    }[];
+    for (const r of rows) out[r.state] = r.n;
+    out.running = this.live.size;
+    return out;
   }
 
   private event(id: string, type: JobEvent['type'], data: Record<string, unknown>, now = Date.now()): void {
     const live = this.live.get(id);
     if (!live) return;
     const seq = live.next++;
-    this.db
-      .prepare('INSERT INTO job_events (job_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)')
-      .run(id, seq, type, now, JSON.stringify(data));
+    this.q('INSERT INTO job_events (job_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)').run(
+      id,
+      seq,
+      type,
+      now,
+      JSON.stringify(data),
+    );
     // a long job's stream keeps its newest events (a late reader resumes from what is left)
     if (seq > this.limits.eventsPerJob)
-      this.db.prepare('DELETE FROM job_events WHERE job_id = ? AND seq <= ?').run(id, seq - this.limits.eventsPerJob);
+      this.q('DELETE FROM job_events WHERE job_id = ? AND seq <= ?').run(id, seq - this.limits.eventsPerJob);
     const waiters = [...live.waiters];
     live.waiters.clear();
     for (const w of waiters) w();
   }
 
+  private q(sql: string): Statement<unknown[]> {
+    let st = this.stmts.get(sql);
+    if (!st) this.stmts.set(sql, (st = this.db.prepare(sql)));
+    return st;
+  }
+
   private lastEvent(id: string): number {
-    const r = this.db.prepare('SELECT MAX(seq) AS m FROM job_events WHERE job_id = ?').get(id) as { m: number | null };
+    const r = this.q('SELECT MAX(seq) AS m FROM job_events WHERE job_id = ?').get(id) as { m: number | null };
     return r.m ?? 0;
   }
 
   private row(id: string): JobRow | undefined {
-    return this.db.prepare(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`).get(id) as JobRow | undefined;
+    return this.q(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`).get(id) as JobRow | undefined;
   }
 
+  /** Every 64 finished jobs, or a minute after the last look: pruning scans the table. */
   private prune(now: number): void {
+    if (++this.finishedSincePrune < 64 && now - this.prunedAt < 60_000) return;
+    this.finishedSincePrune = 0;
+    this.prunedAt = now;
     const old = now - this.limits.maxAgeMs;
-    const cut = this.db
-      .prepare(`SELECT seq FROM jobs WHERE ended_at IS NOT NULL ORDER BY seq DESC LIMIT 1 OFFSET ?`)
-      .get(this.limits.maxRows) as { seq: number } | undefined;
-    const gone = this.db
-      .prepare('SELECT id FROM jobs WHERE ended_at IS NOT NULL AND (ended_at < ? OR seq <= ?)')
-      .all(old, cut?.seq ?? -1) as { id: string }[];
+    const cut = this.q(`SELECT seq FROM jobs WHERE ended_at IS NOT NULL ORDER BY seq DESC LIMIT 1 OFFSET ?`).get(
+      this.limits.maxRows,
+    ) as { seq: number } | undefined;
+    const gone = this.q('SELECT id FROM jobs WHERE ended_at IS NOT NULL AND (ended_at < ? OR seq <= ?)').all(
+      old,
+      cut?.seq ?? -1,
+    ) as { id: string }[];
     if (gone.length === 0) return;
-    const delJob = this.db.prepare('DELETE FROM jobs WHERE id = ?');
-    const delEvents = this.db.prepare('DELETE FROM job_events WHERE job_id = ?');
+    const delJob = this.q('DELETE FROM jobs WHERE id = ?');
+    const delEvents = this.q('DELETE FROM job_events WHERE job_id = ?');
     this.db.transaction(() => {
       for (const g of gone) {
         delEvents.run(g.id);
@@ -346,9 +370,10 @@ export class JobRegistry {
   }
 
   private logTail(id: string): string[] {
-    const rows = this.db
-      .prepare("SELECT data FROM job_events WHERE job_id = ? AND type = 'log' ORDER BY seq DESC LIMIT ?")
-      .all(id, LOG_TAIL) as { data: string }[];
+    const rows = this.q("SELECT data FROM job_events WHERE job_id = ? AND type = 'log' ORDER BY seq DESC LIMIT ?").all(
+      id,
+      LOG_TAIL,
+    ) as { data: string }[];
     return rows.reverse().map((r) => (JSON.parse(r.data) as { line: string }).line);
   }
 }

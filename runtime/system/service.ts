@@ -1,5 +1,5 @@
 import type { SqliteDb } from '../db/database';
-import { immediateAudit, type AuditWriter } from '../db/audit';
+import { immediateAudit, type AuditRow, type AuditWriter } from '../db/audit';
 import type { DirectAnswer, SystemDirect } from '../../handlers/core/bindings';
 import type { CommandBackend } from './types';
 import { SystemRefusal } from './types';
@@ -101,6 +101,8 @@ export interface SystemServiceOptions {
   onCommand?: (c: CommandRecord) => void;
   /** A route's `job/progress` report for its request (runtime/jobs/ checks and keeps it). */
   onProgress?: (requestId: string | undefined, progress: Record<string, unknown>) => void;
+  /** Told of each audited action as its row is written (the host's command log lines and metrics). */
+  observe?: (row: AuditRow) => void;
 }
 
 /**
@@ -131,7 +133,7 @@ export class SystemService {
     durationMs: number | null,
     note: string | null,
   ): void {
-    this.auditLog.write({
+    const row = {
       at: Date.now(),
       requestId: requestId ?? null,
       kind,
@@ -139,7 +141,9 @@ export class SystemService {
       exitCode,
       durationMs,
       note,
-    });
+    };
+    this.auditLog.write(row);
+    this.o.observe?.(row);
   }
 
   /** Adds an area's ops; a name taken twice is a programming error that stops the host. */

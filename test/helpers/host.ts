@@ -9,8 +9,36 @@ import type { RouteModule } from '../../handlers/core/route';
 import { DIRECTORY_PATH_KEYS } from '../../runtime/config';
 import { demoConfig, seedDemo } from '../../runtime/demo';
 import { privateDir } from './tmp';
+import { createLogger, type Logger } from '../../runtime/ops/logger';
 
 export const repo = resolve(import.meta.dirname, '../..');
+
+/**
+ * Every log line of every host this test file started through these helpers (their `log`
+ * lines, and the structured logger's lines when a test asks for capturedLogger): what the
+ * "nothing logs a secret" tests grep.
+ */
+export const hostLogLines: string[] = [];
+
+/** The host's structured logger (runtime/ops/logger.ts) writing into hostLogLines (and `also`). */
+export function capturedLogger(also?: (line: string) => void, format: 'json' | 'text' = 'json'): Logger {
+  return createLogger({
+    format,
+    level: 'trace',
+    write: (line) => {
+      hostLogLines.push(line);
+      also?.(line);
+    },
+  });
+}
+
+/** A host's `log` that also keeps each line in hostLogLines. */
+const kept =
+  (log?: (line: string) => void) =>
+  (line: string): void => {
+    hostLogLines.push(line);
+    log?.(line);
+  };
 export const distDir = join(repo, 'dist');
 
 export interface TestHost {
@@ -87,7 +115,7 @@ export async function makeTestHost(o: TestHostOptions = {}): Promise<TestHost> {
     routes: o.routes,
     backend: o.backend ?? replay,
     extraOps: o.extraOps,
-    log: o.log ?? (() => undefined),
+    log: kept(o.log),
   });
   return testHostOf(host, config, root, state, replay);
 }
@@ -107,7 +135,7 @@ export async function makeDemoHost(
     config,
     distDir,
     routes: o.routes,
-    log: o.log ?? (() => undefined),
+    log: kept(o.log),
     replayCallsKept: o.replayCallsKept,
   });
   return testHostOf(host, config, join(state, 'root'), state);

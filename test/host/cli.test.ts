@@ -161,10 +161,19 @@ describe('command line and config file are strict', () => {
     const serveHelp = run(['serve', '--help']);
     expect(serveHelp.code).toBe(0);
     expect(serveHelp.out).toMatch(
-      /^usage:\n {2}ballast serve \[--config FILE \| --demo\] \[--isolate \[workerd\|deno\]\] \[--port N\] \[--host ADDR\]\n\noptions:\n/,
+      /^usage:\n {2}ballast serve \[--config FILE \| --demo\] \[--isolate \[workerd\|deno\]\] \[--port N\] \[--host ADDR\] \[--log-format json\|text\] \[--log-level LEVEL\]\n\noptions:\n/,
     );
     // every option the command takes has a line of its own
-    for (const o of ['--config FILE ', '--demo ', '--isolate [workerd|deno] ', '--port N ', '--host ADDR ', '--help '])
+    for (const o of [
+      '--config FILE ',
+      '--demo ',
+      '--isolate [workerd|deno] ',
+      '--port N ',
+      '--host ADDR ',
+      '--log-format json|text ',
+      '--log-level LEVEL ',
+      '--help ',
+    ])
       expect(serveHelp.out).toContain(`\n  ${o}`);
     expect(serveHelp.out).toContain('--port N                  listen on port N, 0 to 65535');
     const tokenHelp = run(['token', '--help']);
@@ -269,6 +278,18 @@ describe('command line and config file are strict', () => {
     expect(r.code).toBe(1);
     expect(r.err).toBe(
       `ballast: config ${cfg}: settings.pod.engineCheck: Invalid input: expected boolean, received string; settings.pod: Unrecognized key: "prefx" ("prefx": did you mean "prefix"?)\n`,
+    );
+  });
+});
+
+describe('serve --log-format and --log-level', () => {
+  it('refuse values they do not take, naming the ones they do', () => {
+    const cli = join(repo, 'dist/host/cli.mjs');
+    const bad = (args: string[]) =>
+      spawnSync(process.execPath, [cli, 'serve', '--demo', ...args], { encoding: 'utf8' });
+    expect(bad(['--log-format', 'xml']).stderr).toBe('ballast: --log-format takes json or text (got "xml")\n');
+    expect(bad(['--log-level', 'loud']).stderr).toBe(
+      'ballast: --log-level takes trace, debug, info, warn, error, fatal, silent (got "loud")\n',
     );
   });
 });

@@ -154,11 +154,13 @@ describe('a job log line shows no secret', () => {
 describe('the registry keeps finished jobs by age and count', () => {
   it('the newest maxRows finished jobs and those younger than maxAge; a running one always', () => {
     const db = openDatabase(join(privateDir('jobs-prune'), 'db.sqlite'));
+    const MIN = 60_000;
     const r = new JobRegistry(
       db,
-      { maxAgeMs: 60_000, maxRows: 2, eventsPerJob: 3, resultInlineBytes: 10 },
+      { maxAgeMs: 10 * MIN, maxRows: 2, eventsPerJob: 3, resultInlineBytes: 10 },
       () => '/api/v2',
     );
+    const t0 = 1_000_000_000;
     const start = (n: number) =>
       r.create(
         {
@@ -170,12 +172,13 @@ describe('the registry keeps finished jobs by age and count', () => {
           tokenId: 't',
           budgetMs: 1000,
         },
-        1_000_000 + n,
+        t0 + n,
       );
     const end = { state: 'succeeded' as const, status: 200, resultText: '{"ok":true}', error: null, undo: null };
     const running = start(0);
     const ids = [1, 2, 3, 4].map(start);
-    for (const [i, id] of ids.entries()) r.finish(id, end, 1_000_100 + i);
+    // a minute apart: each finish looks at what to prune (else every 64th does)
+    for (const [i, id] of ids.entries()) r.finish(id, end, t0 + (i + 1) * (MIN + 1));
     const left = new Set(r.list({ limit: 10 }).map((j) => j.id));
     expect(left).toEqual(new Set([running, ids[2], ids[3]]));
     expect(db.prepare('SELECT COUNT(*) AS n FROM job_events WHERE job_id IN (?, ?)').get(ids[0], ids[1])).toEqual({
@@ -188,11 +191,12 @@ describe('the registry keeps finished jobs by age and count', () => {
     expect(r.get(ids[3])).toMatchObject({ resultBytes: 11 });
     expect(r.get(ids[3])?.result).toBeUndefined();
     expect(r.resultOf(ids[3])).toEqual({ status: 200, text: '{"ok":true}' });
-    // past maxAge: gone at the next finish
+    // ended more than maxAge ago: gone at the next look (ids[3] ended at t0 + 4 min)
     const late = start(9);
-    r.finish(late, end, 1_000_100 + 60_000 + 4);
-    expect(r.get(ids[2])).toBeNull();
+    r.finish(late, end, t0 + 4 * (MIN + 1) + 10 * MIN + 1);
+    expect([r.get(ids[2]), r.get(ids[3])]).toEqual([null, null]);
     expect(r.get(late)?.state).toBe('succeeded');
+    expect(r.get(running)?.state).toBe('running');
     db.close();
   });
 });

@@ -15,7 +15,20 @@ import { privateDir } from '../helpers/tmp';
 
 const cli = join(repo, 'dist/host/cli.mjs');
 const DAY = 86_400_000;
-const AREAS = ['certificate', 'dfs', 'fs', 'kerberos', 'keys', 'network', 'notification', 'pod', 's3'];
+const AREAS = [
+  'audit',
+  'certificate',
+  'dfs',
+  'fs',
+  'kerberos',
+  'keys',
+  'metrics',
+  'network',
+  'notification',
+  'pod',
+  's3',
+  'tokens',
+];
 
 let db: SqliteDb | undefined;
 afterEach(() => {

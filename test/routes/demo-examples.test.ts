@@ -36,6 +36,7 @@ const SEQUENCE_AREAS = [
   'notification',
   'pod',
   's3',
+  'tokens',
   'traffic',
 ];
 

@@ -1,0 +1,141 @@
+/**
+ * What the host does with each answered request and each audited command: one log line, the
+ * metrics, and for a change or a refusal one `request` row of the audit trail (who, which route,
+ * the outcome; its commands are the rows of the same request id).
+ */
+import { TOKEN_PATTERN } from '../../handlers/core/auth';
+import { API_BASE } from '../../handlers/core/route-module';
+import type { TokenLookup } from '../../handlers/core/bindings';
+import type { AnsweredCall } from '../http/server';
+import type { AuditRow } from '../db/audit';
+import type { Logger } from './logger';
+import { maskedQuery } from './logger';
+import { toolOf, type HostMetrics } from './metrics';
+
+/** The audit trail's row of a request (audit_log.kind). */
+export const REQUEST_KIND = 'request';
+
+/** What a `request` row's note holds (JSON): never a secret, never a body. */
+export interface RequestNote {
+  method: string;
+  route: string | null;
+  area: string | null;
+  token: { id: string; name: string } | null;
+  remote: string | null;
+}
+
+export interface RequestObserverOptions {
+  logger?: Logger;
+  metrics?: HostMetrics;
+  /** writes an audit row through the host's batched writer (db/audit.ts opAudit) */
+  audit?: (row: {
+    kind: string;
+    requestId: string;
+    argv: unknown[];
+    note: string;
+    exitCode: number;
+    durationMs: number;
+  }) => void;
+  /** the routes by method and pattern, to name a call no in-process route noted (isolation mode) */
+  routes: readonly { method: string; path: string }[];
+  /** the API's base path (`/api/v2`, `/`…): a request's path is matched under it */
+  basePath: string;
+  /** token rows by id: the name of a token an isolate authenticated */
+  tokens?: TokenLookup;
+}
+
+const BODYLESS_READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** `/api/v2/fs/mount` → `fs`; a path outside the API → null. */
+export function areaOf(route: string | null): string | null {
+  if (!route?.startsWith(`${API_BASE}/`)) return null;
+  return route.slice(API_BASE.length + 1).split('/')[0] || null;
+}
+
+/** Route patterns as regular expressions, for a path the route did not name itself. */
+export function routeMatcher(
+  routes: readonly { method: string; path: string }[],
+): (method: string, path: string) => string | null {
+  const compiled = routes.map((r) => ({
+    method: r.method,
+    path: r.path,
+    re: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}$`),
+  }));
+  return (method, path) => {
+    const m = method === 'HEAD' ? 'GET' : method;
+    return compiled.find((c) => c.method === m && c.re.test(path))?.path ?? null;
+  };
+}
+
+export function requestObserver(o: RequestObserverOptions): (a: AnsweredCall) => void {
+  const match = routeMatcher(o.routes);
+  const base = o.basePath === '/' ? '' : o.basePath.replace(/\/+$/, '');
+  return ({ call, status, ms }) => {
+    const path = call.url.pathname;
+    // in-process, the route noted its pattern and its caller; an isolate's call is matched here
+    let route = call.note?.route ?? null;
+    if (!route && path.startsWith(base)) route = match(call.method, API_BASE + path.slice(base.length));
+    let token = call.note?.token ?? null;
+    if (!call.note?.token && status !== 401) {
+      // the id in the header names the token (it is not the secret); only a token that was let in
+      const id = TOKEN_PATTERN.exec(call.header('token')?.trim() ?? '')?.[1];
+      const row = id ? o.tokens?.token(id) : null;
+      if (row && status !== 403) token = { id: row.id, name: row.name };
+    }
+    const area = areaOf(route);
+    const remote = call.connection.remoteAddress ?? null;
+    const rounded = Math.round(ms * 10) / 10;
+    o.metrics?.request({ method: call.method, route: route ?? 'unmatched', status, ms });
+    if (o.logger) {
+      const line = {
+        reqId: call.requestId,
+        method: call.method,
+        path,
+        query: maskedQuery(call.url.searchParams),
+        status,
+        ms: rounded,
+        token,
+        remote,
+        area,
+        route,
+      };
+      if (status >= 500) o.logger.error(line, 'request');
+      else o.logger.info(line, 'request');
+    }
+    if (o.audit && (!BODYLESS_READS.has(call.method) || status === 401 || status === 403)) {
+      const note: RequestNote = { method: call.method, route, area, token, remote };
+      o.audit({
+        kind: REQUEST_KIND,
+        requestId: call.requestId,
+        argv: [call.method, path],
+        note: JSON.stringify(note),
+        exitCode: status,
+        durationMs: Math.round(ms),
+      });
+    }
+  };
+}
+
+/** The SYSTEM service's observer: a log line and the metrics of each command (exec, pty). */
+export function commandObserver(o: { logger?: Logger; metrics?: HostMetrics }): (row: AuditRow) => void {
+  return (row) => {
+    if (row.kind !== 'exec' && row.kind !== 'pty') return;
+    let tool = '?';
+    try {
+      tool = toolOf(JSON.parse(row.argv) as unknown[]);
+    } catch {
+      // an argv that is not JSON is no command the service ran
+    }
+    o.metrics?.command({ tool, exitCode: row.exitCode, ms: row.durationMs });
+    o.logger?.info(
+      {
+        reqId: row.requestId,
+        tool,
+        exitCode: row.exitCode,
+        ms: row.durationMs,
+        ...(row.note ? { note: row.note } : {}),
+      },
+      'command',
+    );
+  };
+}
