@@ -186,7 +186,7 @@ async function replyOf(response: Response, head: boolean): Promise<Reply> {
     if (!HOP_BY_HOP.has(k)) headers[k] = v;
   });
   // an event stream (a job's events from an isolate) is written piece by piece as it comes
-  if (!head && response.body && headers['content-type']?.startsWith('text/event-stream'))
+  if (!head && response.body && response.ok && headers['content-type']?.startsWith('text/event-stream'))
     return { status: response.status, headers, body: null, chunks: textPieces(response.body) };
   // the bytes as they came (an isolate's JSON, or a gzip docs asset the host app answered)
   const body = head || !response.body ? null : new Uint8Array(await response.arrayBuffer());

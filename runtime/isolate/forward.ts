@@ -37,7 +37,12 @@ export function forwarder(address: IsolateAddress): {
           (res) => {
             // an event stream (a job's events) goes on while the job runs: its pieces are passed
             // on as they come, not collected to the end
-            if (String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+            const status = res.statusCode ?? 502;
+            if (
+              status >= 200 &&
+              status < 300 &&
+              String(res.headers['content-type'] ?? '').startsWith('text/event-stream')
+            ) {
               const h = new Headers();
               for (let i = 0; i < res.rawHeaders.length; i += 2) {
                 const k = res.rawHeaders[i].toLowerCase();
