@@ -310,7 +310,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
     );
     await events.send({
       kind: `${r.area}.change.rolled_back`,
-      data: { requestId: r.requestId, files: r.files, undone: r.undone.length },
+      data: { requestId: r.requestId, files: r.files, undone: r.undone.length, reason: 'restart' },
     });
   }
 

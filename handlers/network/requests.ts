@@ -8,6 +8,7 @@ import { interfaceName, queryBoolean } from '../core/schemas';
 import { addressInput, isNetworkOrBroadcast, mtuInput, netmaskInput } from './ipv4';
 import { bondFields, checkBondDelays, SLAVES_OPTIONS, splitNames } from './bond';
 import { ifupdownOptionName, ifupdownToken } from './render/ifupdown';
+import { MAX_CONFIRM_S, MIN_CONFIRM_S } from './contract';
 
 /** `true`/`false`, also as the strings a form might send. */
 const flag = queryBoolean;
@@ -17,6 +18,19 @@ const force = flag.default(false);
 function optional<T extends z.ZodType>(schema: T) {
   return z.preprocess((v) => (v === '' || v === null ? undefined : v), schema.optional());
 }
+
+/**
+ * Seconds the change waits for POST /network/confirm before the host restores the checkpoint
+ * taken before it (README "Changing the management interface safely"); a number or a numeric string.
+ */
+const confirmWithin = optional(
+  z.preprocess(
+    (v) => (typeof v === 'string' && /^\s*[0-9]+\s*$/.test(v) ? Number(v) : v),
+    z.number().int().min(MIN_CONFIRM_S).max(MAX_CONFIRM_S),
+  ),
+).describe(
+  `seconds (${MIN_CONFIRM_S}-${MAX_CONFIRM_S}) to confirm the change with POST /network/confirm before it is rolled back on its own`,
+);
 
 export const deviceParams = z.object({ device_name: interfaceName });
 
@@ -76,7 +90,7 @@ export interface StanzaOption {
   value: string | string[];
 }
 
-const KNOWN_CONFIGURE_KEYS = new Set(['device', 'isdhcp', 'address', 'netmask', 'mtu', 'force']);
+const KNOWN_CONFIGURE_KEYS = new Set(['device', 'isdhcp', 'address', 'netmask', 'mtu', 'force', 'confirmWithin']);
 
 function passThrough(key: string, raw: unknown, ctx: z.RefinementCtx): StanzaOption | null {
   const issue = (message: string) => {
@@ -85,7 +99,7 @@ function passThrough(key: string, raw: unknown, ctx: z.RefinementCtx): StanzaOpt
   };
   if (!/^(bond|slave)/.test(key))
     return issue(
-      'unknown parameter (configure takes device, isdhcp, address, netmask, mtu, force and options starting with bond or slave)',
+      'unknown parameter (configure takes device, isdhcp, address, netmask, mtu, force, confirmWithin and options starting with bond or slave)',
     );
   const name = ifupdownOptionName.safeParse(key);
   if (!name.success) {
@@ -113,6 +127,7 @@ export interface ConfigureBody {
   addressing: Addressing;
   options: StanzaOption[];
   force: boolean;
+  confirmWithin?: number;
 }
 
 export const configureBody = z
@@ -123,6 +138,7 @@ export const configureBody = z
     netmask: optional(netmaskInput),
     mtu: optional(mtuInput),
     force,
+    confirmWithin,
   })
   .catchall(z.unknown())
   .transform((b, ctx): ConfigureBody => {
@@ -132,12 +148,18 @@ export const configureBody = z
       const o = passThrough(k, v, ctx);
       if (o) options.push(o);
     }
-    return { device: b.device, addressing: addressing(b, ctx), options, force: b.force };
+    return {
+      device: b.device,
+      addressing: addressing(b, ctx),
+      options,
+      force: b.force,
+      ...(b.confirmWithin === undefined ? {} : { confirmWithin: b.confirmWithin }),
+    };
   });
 
-export const updateBody = z.object({ state: z.enum(['up', 'down']), force }).strict();
+export const updateBody = z.object({ state: z.enum(['up', 'down']), force, confirmWithin }).strict();
 
-export const unconfigureBody = z.object({ force }).strict();
+export const unconfigureBody = z.object({ force, confirmWithin }).strict();
 
 /** `eth0,eth1` (spaces tolerated) → unique, valid names. */
 const nameList = z.string().transform((s, ctx) => {
@@ -161,6 +183,7 @@ export const bindBody = z
     slaves: nameList,
     ...bondFields,
     force,
+    confirmWithin,
   })
   .strict()
   .transform((b, ctx) => {
@@ -171,7 +194,7 @@ export type BindBody = z.output<typeof bindBody>;
 
 /** The spec names the bond `device`; its usage example sends `dev`. Either, not both differing. */
 export const slavesBody = z
-  .object({ device: interfaceName.optional(), dev: interfaceName.optional(), slaves: nameList, force })
+  .object({ device: interfaceName.optional(), dev: interfaceName.optional(), slaves: nameList, force, confirmWithin })
   .strict()
   .transform((b, ctx) => {
     const device = b.device ?? b.dev;
@@ -179,5 +202,20 @@ export const slavesBody = z
       ctx.addIssue({ code: 'custom', path: ['device'], message: 'required (the bond; `dev` is accepted too)' });
     else if (b.device !== undefined && b.dev !== undefined && b.device !== b.dev)
       ctx.addIssue({ code: 'custom', path: ['dev'], message: 'differs from device' });
-    return { device: device ?? '', slaves: b.slaves, force: b.force };
+    return {
+      device: device ?? '',
+      slaves: b.slaves,
+      force: b.force,
+      ...(b.confirmWithin === undefined ? {} : { confirmWithin: b.confirmWithin }),
+    };
   });
+
+/** POST /network/confirm: the id GET /network/pending shows (the change the client means to keep). */
+export const confirmBody = z.strictObject({
+  id: z.number().int().min(1).describe('the pending change, as GET /network/pending shows it'),
+});
+
+/** POST /network/rollback: `id` optional (the one pending change); when given, it must be that one. */
+export const rollbackBody = z.strictObject({
+  id: z.number().int().min(1).optional().describe('the pending change; default: whichever is pending'),
+});

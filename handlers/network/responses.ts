@@ -8,6 +8,7 @@
  * place that knows the spec's odd names and types.
  */
 import * as z from 'zod';
+import { pendingChange, rollbackReport } from './contract';
 
 export const interfacePhys = z.object({
   index: z.string(),
@@ -126,3 +127,18 @@ export const networkInterface = z.object({
   status: interfaceStatus,
 });
 export type NetworkInterface = z.infer<typeof networkInterface>;
+
+/** GET /network/pending: the change waiting for its confirmation, and how to confirm it. */
+export const pendingAnswer = z.object({
+  pending: pendingChange.nullable().describe('null: no change is waiting'),
+  confirm: z
+    .object({ method: z.literal('POST'), path: z.string(), body: z.object({ id: z.number() }) })
+    .nullable()
+    .describe('the request that keeps the change (null when none is waiting)'),
+});
+
+/** POST /network/confirm */
+export const confirmAnswer = z.object({ message: z.string(), change: pendingChange });
+
+/** POST /network/rollback */
+export const rollbackAnswer = z.object({ message: z.string(), change: pendingChange, report: rollbackReport });

@@ -10,6 +10,7 @@
 import { ApiError } from '../core/errors';
 import { commandFailed, commandTimeout, type ExecResult, type SystemClient } from '../core/system';
 import type { FileChange } from './config-files';
+import { CHANGE_DROP_OP, CHANGE_KEEP_OP } from './contract';
 
 export interface Step {
   argv: string[];
@@ -119,18 +120,42 @@ function failure(step: Step, r: ExecResult | null, cause: unknown, report: Rollb
  * `firstSteps`: how many steps run BEFORE the files are written (bind creates the bond first:
  * without the bonding module that fails with nothing changed, files included). The journal
  * covers them like any other step.
+ *
+ * `change`: the checkpoint id of a change with a confirmation window (change-window.ts). Once
+ * every step ran, the intent is handed over to it (`network/change/keep`: the kept files and
+ * undo steps move to the checkpoint in one transaction, the deadline starts); if that fails the
+ * change is rolled back here like a failed step. A change that fails frees the checkpoint.
  */
 export async function commit(
   system: SystemClient,
   files: FileChange[],
   steps: Step[],
-  o: { firstSteps?: number } = {},
+  o: { firstSteps?: number; change?: number | null } = {},
+): Promise<void> {
+  const change = o.change ?? null;
+  try {
+    await journaled(system, files, steps, o.firstSteps ?? 0, change);
+  } catch (e) {
+    if (change !== null)
+      await system.op(CHANGE_DROP_OP, { id: change }).catch((d: unknown) => {
+        console.error(`network: could not free the checkpoint of change ${change}`, d);
+      });
+    throw e;
+  }
+}
+
+async function journaled(
+  system: SystemClient,
+  files: FileChange[],
+  steps: Step[],
+  firstSteps: number,
+  change: number | null,
 ): Promise<void> {
   const intent = await system.beginIntent(
     'network',
     files.map((f) => f.path),
   );
-  const first = Math.min(o.firstSteps ?? 0, steps.length);
+  const first = Math.min(firstSteps, steps.length);
   let written: FileChange[] = [];
   const done: Step[] = [];
   try {
@@ -164,8 +189,19 @@ export async function commit(
       if (!r && !(cause instanceof ApiError)) console.error('network: command error during apply', cause);
       throw failure(step, r, cause, report, written.length > 0 || done.length > 0);
     }
+    if (change !== null) {
+      try {
+        await system.op(CHANGE_KEEP_OP, { id: change, intent });
+      } catch (e) {
+        const report: RollbackReport = { files: [], undone: [], failed: [] };
+        await restoreFiles(system, written, report);
+        await undo(system, done, report);
+        throw e;
+      }
+    }
   } finally {
-    // complete, or rolled back above: nothing is left for the next start to do
+    // complete (or handed over to the checkpoint), or rolled back above: nothing is left for
+    // the next start to do
     await system.endIntent(intent);
   }
 }

@@ -20,12 +20,25 @@ const rateInput = z
     `the rate limit in megabytes per second (MB/s, 1 MB = 10^6 bytes; 0.001 to ${MAX_RATE_MB}); a number or a numeric string`,
   );
 
+/**
+ * Seconds to confirm the change with POST /network/confirm before the host puts the rules and tc
+ * back as they were (the network area's window; its bounds: 5 to 3600).
+ */
+const confirmWithin = z
+  .preprocess(
+    (v) => (typeof v === 'string' && /^\s*[0-9]+\s*$/.test(v) ? Number(v) : v),
+    z.number().int().min(5).max(3600),
+  )
+  .optional()
+  .describe('seconds (5-3600) to confirm the change with POST /network/confirm before it is rolled back on its own');
+
 export const createRuleBody = z
   .object({
     name: ruleName,
     device: ruleDeviceName,
     ip: ipv4Address,
     rate: rateInput,
+    confirmWithin,
   })
   .strict();
 export type CreateRuleBody = z.infer<typeof createRuleBody>;
@@ -33,4 +46,4 @@ export type CreateRuleBody = z.infer<typeof createRuleBody>;
 /** POST /network/traffic/control/{rule_name}/destroy */
 export const destroyRuleParams = z.object({ rule_name: ruleName });
 /** The usage example also sends `{"name": ...}`: accepted when it names the same rule. */
-export const destroyRuleBody = z.object({ name: ruleName.optional() }).strict();
+export const destroyRuleBody = z.object({ name: ruleName.optional(), confirmWithin }).strict();

@@ -166,4 +166,29 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'network: a change waiting for its confirmation, with its checkpoint (files, runtime state, undo)',
+    // runtime/areas/network/checkpoint-store.ts. One row at most (the unique index on a constant):
+    // a second change while one waits is refused. `preparing` while the change is being applied
+    // (its intent journal row covers a crash then); `pending` once applied, with its deadline.
+    sql: `
+      CREATE TABLE network_checkpoints (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        state TEXT NOT NULL CHECK (state IN ('preparing', 'pending')),
+        area TEXT NOT NULL,
+        change TEXT NOT NULL,
+        devices TEXT NOT NULL,
+        request_id TEXT,
+        created_at INTEGER NOT NULL,
+        window_s INTEGER NOT NULL,
+        deadline INTEGER,
+        runtime TEXT NOT NULL,
+        files TEXT NOT NULL DEFAULT '[]',
+        undo TEXT NOT NULL DEFAULT '[]',
+        rules TEXT NOT NULL DEFAULT '[]'
+      );
+      CREATE UNIQUE INDEX network_checkpoints_one ON network_checkpoints ((1));
+    `,
+  },
 ];

@@ -112,6 +112,8 @@ beforeAll(async () => {
   t = await makeTestHost({
     routes: [list, details, bind, slaves, unconfigure],
     config: {
+      // confirmDefaultS 0: the guard's 409 (the default window is network-confirm.test.ts's)
+      settings: { network: { confirmDefaultS: 0 } },
       system: {
         mode: 'replay',
         fixtures: [],
@@ -576,7 +578,7 @@ describe('bind', () => {
     });
     expect(last.status).toBe(409);
     expect(errorOf(last).message).toBe(
-      'refusing to enslave eno2: it carries 10.0.0.5, the only global IPv4 address of this box; send "force": true to do it anyway',
+      'refusing to enslave eno2: it carries 10.0.0.5, the only global IPv4 address of this box; send "confirmWithin": <seconds> to try it with an automatic rollback, or "force": true to do it without one',
     );
     expect(calls()).toEqual([]);
     expect(readFileSync(mainFile, 'utf8')).toBe(SEED);

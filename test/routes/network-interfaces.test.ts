@@ -106,7 +106,8 @@ beforeAll(async () => {
     routes: [list, details, configure, update, unconfigure],
     backend: slow,
     config: {
-      settings: { network: { list: { kinds: ['bond', 'veth'] } } },
+      // confirmDefaultS 0: the guard's 409 (the default window is network-confirm.test.ts's)
+      settings: { network: { list: { kinds: ['bond', 'veth'] }, confirmDefaultS: 0 } },
       system: {
         mode: 'replay',
         fixtures: [],
@@ -544,7 +545,7 @@ describe('lockout guard', () => {
       const r = await t.call(method, path, { body, headers });
       expect(r.status, path).toBe(409);
       expect(errorOf(r).message).toBe(
-        `refusing to ${action} eth0: it carries 192.0.2.10, the address this request came in on, so the change would cut this connection; send "force": true to do it anyway`,
+        `refusing to ${action} eth0: it carries 192.0.2.10, the address this request came in on, so the change would cut this connection; send "confirmWithin": <seconds> to try it with an automatic rollback, or "force": true to do it without one`,
       );
       expect(errorOf(r).details).toEqual({ device: 'eth0', address: '192.0.2.10', action });
     }

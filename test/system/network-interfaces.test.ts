@@ -110,7 +110,8 @@ beforeAll(async () => {
   t = await makeTestHost({
     routes: [list, details, configure, update, unconfigure],
     backend: new FaultInjecting(live),
-    config: { settings: { network: { list: { kinds: ['bond', 'veth'] } } } },
+    // confirmDefaultS 0: the guard's 409 (windows are network-confirm.test.ts's)
+    config: { settings: { network: { list: { kinds: ['bond', 'veth'] }, confirmDefaultS: 0 } } },
   });
   mainFile = t.config.paths.networkInterfaces;
   eth0File = join(t.config.paths.networkInterfacesD, 'eth0');

@@ -2,7 +2,8 @@ import { route } from '../../core/route';
 import { emitNetworkEvent } from '../events';
 import { bondParams, BOND_MODES, LACP_RATES, nextBondName, XMIT_HASH_POLICIES } from '../bond';
 import { ConfigEdit, hasAnyStanza } from '../config-files';
-import { lastAddressGuard, lockoutGuard } from '../guard';
+import { openChange } from '../change-window';
+import { lastAddressConflict, lockoutConflict } from '../guard';
 import { planBind } from '../plan';
 import { newPorts } from '../ports';
 import { bindBody } from '../requests';
@@ -40,8 +41,8 @@ export default route({
     const c = networkContext(system, vars);
     const s = await readSnapshot(c);
     const ports = newPorts(c, s, body.slaves, null);
-    lockoutGuard(connection, s.addrs, body.slaves, 'enslave', body.force);
-    lastAddressGuard(s.addrs, body.slaves, body.force);
+    const guard =
+      lockoutConflict(connection, s.addrs, body.slaves, 'enslave') ?? lastAddressConflict(s.addrs, body.slaves);
 
     const bond = nextBondName((n) => linkOf(s, n) !== null || hasAnyStanza(s.config, n));
     const params = bondParams(body);
@@ -55,7 +56,13 @@ export default route({
       dhcpTimeoutMs: c.settings.dhcpTimeoutMs,
     });
     // the bond first, before any file is written: without the bonding module nothing changes
-    await commit(system, edit.changes(), steps, { firstSteps: 1 });
+    const change = await openChange(system, c.settings, {
+      change: `bind ${bond} (${body.slaves.join(', ')})`,
+      devices: [bond, ...body.slaves],
+      body,
+      guard,
+    });
+    await commit(system, edit.changes(), steps, { firstSteps: 1, change });
 
     const { method, ip, prefix, mtu } = body.addressing;
     const data = {

@@ -2,7 +2,8 @@ import { conflict } from '../../core/errors';
 import { route } from '../../core/route';
 import { emitNetworkEvent } from '../events';
 import { ConfigEdit, inetStanza } from '../config-files';
-import { lockoutGuard } from '../guard';
+import { openChange } from '../change-window';
+import { lockoutConflict } from '../guard';
 import { planAddressing } from '../plan';
 import { configureBody } from '../requests';
 import { networkInterface } from '../responses';
@@ -14,6 +15,8 @@ export default route({
   method: 'POST',
   path: '/network/interface/configure',
   permission: 'network:manage',
+  // DHCP waits for a lease (dhclient/dhcpcd), a static change runs a few ip commands
+  long: { budgetS: 180, phases: [] },
   examples: [
     {
       summary: 'a static address on the spare port eno5',
@@ -52,7 +55,7 @@ export default route({
         device: dev,
         master,
       });
-    lockoutGuard(connection, s.addrs, [dev], 're-address', body.force);
+    const guard = lockoutConflict(connection, s.addrs, [dev], 're-address');
 
     const stanza = configureStanza(dev, body.addressing, body.options, old);
     const files = new ConfigEdit(s.config).setStanza(stanza).changes();
@@ -60,7 +63,8 @@ export default route({
       wasDhcp: old?.method === 'dhcp',
       dhcpTimeoutMs: c.settings.dhcpTimeoutMs,
     });
-    await commit(system, files, steps);
+    const change = await openChange(system, c.settings, { change: `configure ${dev}`, devices: [dev], body, guard });
+    await commit(system, files, steps, { change });
 
     const { method, ip, prefix, mtu } = body.addressing;
     const data = {

@@ -3,7 +3,8 @@ import { route } from '../../core/route';
 import { emitNetworkEvent } from '../events';
 import { SLAVES_OPTIONS, splitNames } from '../bond';
 import { ConfigEdit, inetStanza, optionValue } from '../config-files';
-import { lastAddressGuard, lockoutGuard } from '../guard';
+import { openChange } from '../change-window';
+import { lastAddressConflict, lockoutConflict } from '../guard';
 import { planSlaves } from '../plan';
 import { newPorts } from '../ports';
 import { slavesBody } from '../requests';
@@ -49,8 +50,7 @@ export default route({
     const added = body.slaves.filter((p) => !running.includes(p));
     const removed = running.filter((p) => !body.slaves.includes(p));
     const ports = newPorts(c, s, added, bond);
-    lockoutGuard(connection, s.addrs, added, 'enslave', body.force);
-    lastAddressGuard(s.addrs, added, body.force);
+    const guard = lockoutConflict(connection, s.addrs, added, 'enslave') ?? lastAddressConflict(s.addrs, added);
 
     const edit = new ConfigEdit(s.config).setOption(bond, SLAVES_OPTIONS, { value: body.slaves });
     for (const p of new Set([...running, ...configured])) {
@@ -59,7 +59,13 @@ export default route({
     for (const p of body.slaves) {
       if (configuredMaster(inetStanza(s.config, p)) !== bond) edit.setStanza(portStanza(p, bond));
     }
-    await commit(system, edit.changes(), planSlaves(c.bins, bond, ports, removed));
+    const change = await openChange(system, c.settings, {
+      change: `slaves of ${bond}: ${body.slaves.join(', ')}`,
+      devices: [bond, ...new Set([...running, ...body.slaves])],
+      body,
+      guard,
+    });
+    await commit(system, edit.changes(), planSlaves(c.bins, bond, ports, removed), { change });
 
     await emitNetworkEvent(events, 'network.bond.slaves_changed', {
       device: bond,

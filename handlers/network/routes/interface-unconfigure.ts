@@ -1,10 +1,11 @@
-import { notFound } from '../../core/errors';
+import { notFound, type ApiError } from '../../core/errors';
 import { route } from '../../core/route';
 import { emitNetworkEvent } from '../events';
 import { messageResponse } from '../../core/schemas';
 import { SLAVES_OPTIONS, splitNames } from '../bond';
 import { ConfigEdit, hasAnyStanza, inetStanza, optionValue } from '../config-files';
-import { lockoutGuard } from '../guard';
+import { openChange } from '../change-window';
+import { lockoutConflict } from '../guard';
 import { planUnconfigure, planUnconfigureBond } from '../plan';
 import { deviceParams, unconfigureBody } from '../requests';
 import { configuredMaster } from '../stanzas';
@@ -62,6 +63,8 @@ export default route({
     let steps: Step[] = [];
     let released: string[] = [];
     let message = `${dev} unconfigured`;
+    let guard: ApiError | null = null;
+    let devices = [dev];
 
     if (!link) {
       // nothing to remove: the same 404 as any unknown name, and nothing is written
@@ -89,7 +92,8 @@ export default route({
       return { message: `${dev} is already unconfigured` };
     } else if (link.kind === 'bond') {
       released = s.links.filter((l) => l.master === dev).map((l) => l.ifname);
-      lockoutGuard(connection, s.addrs, [dev, ...released], 'unconfigure', body.force);
+      guard = lockoutConflict(connection, s.addrs, [dev, ...released], 'unconfigure');
+      devices = [dev, ...released];
       for (const p of new Set([...released, ...configuredPorts(s, dev)])) {
         if (configuredMaster(inetStanza(s.config, p)) === dev) edit.removeStanza(p);
       }
@@ -98,7 +102,7 @@ export default route({
         ? `${dev} unconfigured and deleted; ports ${released.join(', ')} released`
         : `${dev} unconfigured and deleted`;
     } else {
-      lockoutGuard(connection, s.addrs, [dev], 'unconfigure', body.force);
+      guard = lockoutConflict(connection, s.addrs, [dev], 'unconfigure');
       const master = link.master;
       // the bond's slaves line loses it too, also when only the configuration made it a port
       const bond = master ?? configuredMaster(stanza);
@@ -110,7 +114,14 @@ export default route({
       steps = planUnconfigure(c.bins, { device: { link, addr: addrOf(s, dev) }, master, wasDhcp });
       if (bond) message = `${dev} unconfigured and taken out of ${bond}`;
     }
-    await commit(system, edit.changes(), steps);
+    // a stanza without a device: only files change, and the checkpoint covers them all the same
+    const change = await openChange(system, c.settings, {
+      change: `unconfigure ${dev}`,
+      devices: link ? devices : [],
+      body,
+      guard,
+    });
+    await commit(system, edit.changes(), steps, { change });
     await emitNetworkEvent(events, 'network.interface.unconfigured', {
       device: dev,
       ...(link?.kind === 'bond' ? { deleted: true, released } : {}),

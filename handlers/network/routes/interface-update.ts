@@ -3,7 +3,8 @@ import { route } from '../../core/route';
 import { emitNetworkEvent } from '../events';
 import { linkSetArgv } from '../argv';
 import { inetStanza } from '../config-files';
-import { lockoutGuard } from '../guard';
+import { openChange } from '../change-window';
+import { lockoutConflict } from '../guard';
 import { deviceParams, updateBody } from '../requests';
 import { networkInterface } from '../responses';
 import { addrOf, describeInterface, managedLink, networkContext, readSnapshot } from '../state';
@@ -58,8 +59,14 @@ export default route({
       }
       throw conflict(`${dev} is not configured; configure it first`, { device: dev });
     }
-    if (body.state === 'down') lockoutGuard(connection, s.addrs, [dev], 'take down', body.force);
-    await commit(system, [], [{ argv: linkSetArgv(c.bins, dev, { state: body.state }), undo: [] }]);
+    const guard = body.state === 'down' ? lockoutConflict(connection, s.addrs, [dev], 'take down') : null;
+    const change = await openChange(system, c.settings, {
+      change: `${body.state} ${dev}`,
+      devices: [dev],
+      body,
+      guard,
+    });
+    await commit(system, [], [{ argv: linkSetArgv(c.bins, dev, { state: body.state }), undo: [] }], { change });
     await emitNetworkEvent(events, 'network.interface.updated', { device: dev, state: body.state });
     return describeInterface(c, dev);
   },

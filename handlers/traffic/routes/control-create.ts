@@ -13,9 +13,10 @@ import {
 } from '../plan';
 import { createRuleBody } from '../requests';
 import { createRuleAnswer } from '../responses';
-import { execTc, isGone, readDevice, runTc, withKernelRoot, type TcContext } from '../state';
+import { execTc, isGone, readDevice, runTc, tcArgv, withKernelRoot, type TcContext } from '../state';
 import { deleteRule, duplicateName, findRule, listRules, reserveRule, rulesOnDevice, type StoredRule } from '../store';
 import { parseTcQdisc } from '../parse/tc-qdisc';
+import { dropTrafficChange, keepTrafficChange, openTrafficChange } from '../checkpoint';
 
 /**
  * POST /network/traffic/control/create {name, device, ip, rate}: limit what this box sends to
@@ -74,17 +75,36 @@ export default route({
     const root = planEnsureRoot(device, withKernelRoot(device, state.queues));
     if (!root.ok) throw conflict(root.reason);
 
-    const id = await reserveRule(db, { name, device, ip, rate }, idsInUseOnDevice(state.classes, state.filters));
-    const rule: StoredRule = { name, device, ip, rate, id };
+    // 409 while another network change waits for its confirmation; with confirmWithin, the checkpoint
+    const change = await openTrafficChange(system, {
+      change: `traffic rule create ${name}`,
+      device,
+      rule: name,
+      ...(body.confirmWithin === undefined ? {} : { confirmWithin: body.confirmWithin }),
+    });
+    let rule: StoredRule;
+    let installedRoot: boolean;
     try {
-      await apply(t, db, rule, root.argv);
+      const id = await reserveRule(db, { name, device, ip, rate }, idsInUseOnDevice(state.classes, state.filters));
+      rule = { name, device, ip, rate, id };
+      try {
+        installedRoot = await apply(t, db, rule, root.argv);
+      } catch (e) {
+        await deleteRule(db, rule);
+        throw e;
+      }
     } catch (e) {
-      await deleteRule(db, rule);
+      await dropTrafficChange(system, change);
       throw e;
     }
+    // what takes it back at the deadline (the stored row goes back with the checkpoint's rows)
+    const undo = [...planRemoveRule(rule), ...(installedRoot ? planRemoveRoot(device) : [])].map((a) =>
+      tcArgv(vars, a),
+    );
+    await keepTrafficChange(system, change, undo);
 
     try {
-      await events.send({ kind: 'traffic.rule.created', data: { name, device, ip, rate, id } });
+      await events.send({ kind: 'traffic.rule.created', data: { name, device, ip, rate, id: rule.id } });
     } catch (e) {
       // The rule exists in tc and the DB; failing the request now would report a create that
       // happened as failed. The outbox is the same DB, so this is a DB failure worth logging.
@@ -94,8 +114,11 @@ export default route({
   },
 });
 
-/** Steps 3 and 4 above. Throws the first tc failure after undoing what was done. */
-async function apply(t: TcContext, db: D1Database, rule: StoredRule, rootArgv: Argv[]): Promise<void> {
+/**
+ * Steps 3 and 4 above. Throws the first tc failure after undoing what was done; answers whether
+ * it installed our root (a rollback of the change removes it again).
+ */
+async function apply(t: TcContext, db: D1Database, rule: StoredRule, rootArgv: Argv[]): Promise<boolean> {
   let installedRoot = false;
   try {
     for (const argv of rootArgv) {
@@ -111,6 +134,7 @@ async function apply(t: TcContext, db: D1Database, rule: StoredRule, rootArgv: A
       if (!ours) await runTc(t, argv); // fails again, with the real error for the client
     }
     for (const argv of planAddRule(rule, 'replace')) await runTc(t, argv);
+    return installedRoot;
   } catch (e) {
     await undo(t, db, rule, installedRoot);
     throw e;

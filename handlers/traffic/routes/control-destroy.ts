@@ -7,6 +7,7 @@ import { destroyRuleBody, destroyRuleParams } from '../requests';
 import { destroyRuleAnswer } from '../responses';
 import { execTc, isGone, tcArgv, type TcContext } from '../state';
 import { deleteRule, findRule, rulesOnDevice } from '../store';
+import { dropTrafficChange, keepTrafficChange, openTrafficChange } from '../checkpoint';
 
 /**
  * POST /network/traffic/control/:rule_name/destroy: remove a rule's filter and class, forget the
@@ -62,12 +63,25 @@ export default route({
     const rule = await findRule(db, name);
     if (!rule) throw notFound(`no traffic rule named ${name}`);
 
-    for (const argv of planRemoveRule(rule)) {
-      const r = await execTc(t, argv);
-      if (r.code !== 0 && !isGone(r.stderr)) throw commandFailed(tcArgv(vars, argv), r);
+    // 409 while another network change waits for its confirmation; with confirmWithin, the
+    // checkpoint: its rollback stores the rule again and re-applies it (root, class, filter)
+    const change = await openTrafficChange(system, {
+      change: `traffic rule destroy ${name}`,
+      device: rule.device,
+      rule: name,
+      ...(body.confirmWithin === undefined ? {} : { confirmWithin: body.confirmWithin }),
+    });
+    try {
+      for (const argv of planRemoveRule(rule)) {
+        const r = await execTc(t, argv);
+        if (r.code !== 0 && !isGone(r.stderr)) throw commandFailed(tcArgv(vars, argv), r);
+      }
+      // name AND id: a concurrent destroy (and maybe a new rule of the same name) already won.
+      if (!(await deleteRule(db, rule))) throw notFound(`no traffic rule named ${name}`);
+    } catch (e) {
+      await dropTrafficChange(system, change);
+      throw e;
     }
-    // name AND id: a concurrent destroy (and maybe a new rule of the same name) already won.
-    if (!(await deleteRule(db, rule))) throw notFound(`no traffic rule named ${name}`);
 
     if ((await rulesOnDevice(db, rule.device)) === 0) {
       try {
@@ -90,6 +104,7 @@ export default route({
       }
     }
 
+    await keepTrafficChange(system, change, []);
     try {
       await events.send({
         kind: 'traffic.rule.destroyed',
