@@ -35,9 +35,7 @@ const EXPECTED: Record<string, { at: string; type: string; why: string }[]> = {
     { at: 'job.error', type: 'object|null', why: 'handlers/jobs/README.md' },
     { at: 'job.undo.failed[].error', type: 'string', why: 'handlers/jobs/README.md' },
   ],
-  'POST /api/v2/network/rollback': [
-    { at: 'report.failed[].error', type: 'string', why: 'handlers/network/README.md' },
-  ],
+  'POST /api/v2/network/rollback': [{ at: 'report.failed[].error', type: 'string', why: 'handlers/network/README.md' }],
   'GET /api/v2/kerberos/realm': [{ at: '{}.error?', type: 'string', why: 'handlers/kerberos/README.md' }],
   'GET /api/v2/kerberos/realm/:name/details': [{ at: 'error?', type: 'string', why: 'handlers/kerberos/README.md' }],
 };
