@@ -30,7 +30,9 @@ if (base) {
   const changed = new Set(
     execFileSync('git', ['diff', '--name-only', base, '--'], { cwd: repo, encoding: 'utf8' }).split('\n'),
   );
-  plan = plan.map((m) => ({ ...m, mutate: m.mutate.filter((f) => changed.has(f)) })).filter((m) => m.mutate.length > 0);
+  plan = plan
+    .map((m) => ({ ...m, mutate: m.mutate.filter((f) => changed.has(f.split(':')[0])) }))
+    .filter((m) => m.mutate.length > 0);
   console.log(`changed since ${base}: ${plan.map((m) => `${m.name} (${m.mutate.join(', ')})`).join('; ') || 'none'}`);
 }
 
