@@ -121,6 +121,15 @@ describe('authenticate', () => {
         'invalid token',
       ]);
     expect(await refusal(authenticate(db, TOKEN, NOW, lookup))).toEqual([401, 'unauthorized', 'invalid token']);
+    // the pattern is anchored: a valid token inside a longer header is no token, even for a known id
+    const known = lookupOf(await row()).lookup;
+    for (const bad of [`x${TOKEN}`, `${TOKEN}x`, `${TOKEN} ${TOKEN}`])
+      expect([bad, ...(await refusal(authenticate(db, bad, NOW, known)))]).toEqual([
+        bad,
+        401,
+        'unauthorized',
+        'invalid token',
+      ]);
   });
 
   it('the token pattern: 12 lower-case hex digits, 43 base64url characters', () => {

@@ -99,6 +99,8 @@ describe('PathConfinement', () => {
     ]);
     expect(c.rootsOf('fs.read')).toEqual([join(dir, 'data'), join(dir, 'other')]);
     expect(c.rootsOf('nothing')).toEqual([]);
+    // any one root admits a path: the second root's files are inside too
+    expect(c.resolve(join(dir, 'other/f'), 'fs.read')).toBe(join(dir, 'other/f'));
     expect(() => c.addRoots('fs.read', ['/'], 'pod')).toThrow('path kind fs.read is registered by fs and pod');
     expect(() => c.resolve('/x', 'nothing')).toThrow('no roots configured for path kind nothing');
   });

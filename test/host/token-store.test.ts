@@ -146,6 +146,8 @@ describe('list, revoke, live tokens', () => {
     ]);
     db.prepare("UPDATE api_tokens SET permissions = '{'").run();
     expect(listTokens(db)[0].permissions).toEqual(['invalid ({)']);
+    db.prepare('UPDATE api_tokens SET permissions = \'["*",2]\'').run();
+    expect(listTokens(db)[0].permissions).toEqual(['invalid (["*",2])']);
   });
 });
 
