@@ -51,9 +51,10 @@ function score(report) {
 }
 
 mkdirSync(out, { recursive: true });
-const summary = existsSync(join(out, 'summary.json'))
-  ? JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'))
-  : {};
+// read again before each write: another run may have written its modules meanwhile
+const readSummary = () =>
+  existsSync(join(out, 'summary.json')) ? JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) : {};
+let summary = readSummary();
 let low = false;
 for (const m of plan) {
   const started = Date.now();
@@ -77,6 +78,7 @@ for (const m of plan) {
   if (r.status !== 0) throw new Error(`stryker failed on ${m.name} (exit ${r.status})`);
   copyFileSync(join(out, 'mutation.json'), join(out, `${m.name}.json`));
   const s = score(JSON.parse(readFileSync(join(out, 'mutation.json'), 'utf8')));
+  summary = readSummary();
   summary[m.name] = {
     date: new Date().toISOString().slice(0, 10),
     minutes: Math.round((Date.now() - started) / 6e4),
