@@ -29,13 +29,13 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RouteModule } from '../../handlers/core/route';
 import { DEMO_NEW_CHAIN } from '../../handlers/certificate/examples';
 import type { Host } from '../../runtime/host';
 import { ReplayBackend } from '../../runtime/system/replay';
-import { isUnder, realRoots, resolvePath } from '../../runtime/system/confine';
+import { realRoots, resolvePath } from '../../runtime/system/confine';
 import { allRouteModules, distDir, makeDemoHost, repo, type TestHost } from '../helpers/host';
 
 const SECRET = 'HOSTILE-SECRET-7f3a9c';
@@ -568,6 +568,12 @@ describe('hostile input to every route', () => {
       ...Object.values(host.config.paths),
       ...host.areas.flatMap((a) => Object.values(a.instance.confine?.roots ?? {}).flat()),
     ]);
+    // the oracle's own "at or below": not the production predicate (handlers/core/paths.ts isUnder),
+    // so a bug there (a root's sibling `/srv/data2` passing for `/srv/data`) cannot hide here
+    const isUnder = (p: string, root: string) => {
+      const rel = relative(root, p);
+      return rel === '' || (rel !== '..' && !rel.startsWith('../') && !isAbsolute(rel));
+    };
     const confined = (p: string) => {
       const real = resolvePath(p);
       return roots.some((r) => isUnder(real, r));
@@ -578,6 +584,11 @@ describe('hostile input to every route', () => {
       false,
       true,
     ]);
+    expect([
+      isUnder('/srv/data2', '/srv/data'),
+      isUnder('/srv/data/x', '/srv/data'),
+      isUnder('/srv/data', '/srv/data'),
+    ]).toEqual([false, true, true]);
     const unconfined: string[] = [];
     const replay = host.backend instanceof ReplayBackend ? host.backend : undefined;
     expect(replay, 'the demo host replays').toBeDefined();
