@@ -37,6 +37,7 @@ describe('codes and statuses', () => {
       route_not_found: 404,
       method_not_allowed: 405,
       conflict: 409,
+      cancelled: 409,
       payload_too_large: 413,
       unsupported_media_type: 415,
       headers_too_large: 431,
