@@ -14,7 +14,7 @@ export function workerdBinary(): string {
     return w.default;
   } catch (e) {
     throw new Error(
-      `isolate workerd: the workerd package is missing (npm ci installs it with miniflare): ${String(e)}`,
+      `isolate workerd: the workerd package is missing (npm i workerd@1.20260421.1: the version miniflare pins): ${String(e)}`,
     );
   }
 }

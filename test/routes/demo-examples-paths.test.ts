@@ -1,5 +1,5 @@
 /**
- * The response examples of the OpenAPI document (node build.mjs --package: every example run on a
+ * The response examples of the OpenAPI document (node build.mjs: every example run on a
  * fresh demo in a temp directory, its answer put in the document) name the paths the demo's
  * documents name: a file under the demo root as on the box, never the temp directory.
  */
@@ -41,7 +41,7 @@ describe('documentedPaths', () => {
 
 describe('the OpenAPI document built with the examples answers', () => {
   it('holds no temp path; certificate ingest answers the documented piece paths', async () => {
-    // as build.mjs --package makes dist/openapi.json (without writing it)
+    // as build.mjs makes dist/openapi.json (without writing it)
     const answers: Record<string, { status: number; body: unknown }[]> = {};
     for (const run of await runDemoExamples(repo, dist)) {
       (answers[run.route.operationId ?? ''] ??= [])[run.index] = { status: run.status, body: run.body };
