@@ -517,8 +517,12 @@ describe('hostile input to every route', () => {
           }
           const s = res.status;
           if (s >= 200 && s < 300) {
-            if (s !== 204 && json === undefined)
+            // a route that answers another type says so (metrics: Prometheus text; S3: JSON text)
+            const textual = m.meta.contentType !== undefined && !/json|application\/string/.test(m.meta.contentType);
+            if (s !== 204 && json === undefined && !textual)
               failures.push(`${s} answer is not JSON: ${what}: ${text.slice(0, 200)}`);
+            if (textual && res.headers.get('content-type') !== m.meta.contentType)
+              failures.push(`${s} answer is not ${m.meta.contentType}: ${what}`);
             row['2xx']++;
             continue;
           }
