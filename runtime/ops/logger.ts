@@ -74,8 +74,8 @@ export function textLine(json: string): string {
 const SERIOUS = /^\{"level":"(warn|error|fatal)"/;
 
 /**
- * The logger. By default info and below go to stdout and warnings and errors to stderr (as the
- * host's plain lines did), each batched (access-log.ts); `logger.flush()` writes what waits.
+ * The logger. By default info and below go to stdout, batched (access-log.ts), and warnings and
+ * errors to stderr at once (as the host's plain lines did); `logger.flush()` writes what waits.
  */
 export function createLogger(o: LoggerOptions = {}): Logger {
   const format = o.format ?? 'json';
@@ -88,12 +88,13 @@ export function createLogger(o: LoggerOptions = {}): Logger {
     flush = () => undefined;
   } else {
     const out = bufferedWriter((chunk) => process.stdout.write(chunk));
-    const err = bufferedWriter((chunk) => process.stderr.write(chunk));
-    write = (line) => (SERIOUS.test(line) ? err : out).write(shape(line));
-    flush = () => {
-      out.flush();
-      err.flush();
+    // warnings and errors are rare and say what went wrong (a rollback at start, a crash): written
+    // at once, so they are out before whatever comes next (the listening line, an exit)
+    write = (line) => {
+      if (SERIOUS.test(line)) process.stderr.write(shape(line));
+      else out.write(shape(line));
     };
+    flush = () => out.flush();
   }
   return pino(
     {
