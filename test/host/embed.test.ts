@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBallast, type Ballast } from '../../runtime/embed';
 import { missingBindings } from '../../runtime/embed-env';
 import { createToken } from '../../runtime/tokens';
+import { demoConfig, seedDemo } from '../../runtime/demo';
 
 const repo = resolve(import.meta.dirname, '../..');
 const states: string[] = [];
@@ -28,7 +29,12 @@ describe('createBallast', () => {
   let b: Ballast;
   let token: string;
   beforeAll(async () => {
-    b = await createBallast({ demo: { stateDir: stateDir() }, basePath: '/mgmt', log: () => undefined });
+    // the demo as `demo: true` makes it, with the lockout guard's old default (a 409, no window:
+    // settings.network.confirmDefaultS 0) so the guard's verdict shows in the status
+    const config = demoConfig(repo, 0, stateDir());
+    config.settings = { ...config.settings, network: { confirmDefaultS: 0 } };
+    seedDemo(repo, config);
+    b = await createBallast({ config, basePath: '/mgmt', log: () => undefined });
     ({ token } = await createToken(b.host.db, 'admin', ['*']));
   });
   afterAll(async () => {
