@@ -7,7 +7,7 @@
  * request, and the intent journal puts everything back (both files gone, systemd reloaded); the
  * job says what was undone.
  */
-import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import { dbFile } from '../../runtime/config';
 import { makeTestConfig } from '../helpers/host';
 import { privateDir } from '../helpers/tmp';
 import { HostProcess } from './helpers/host-process';
+import { whenFileMatches } from './helpers/when-file';
 
 let host: HostProcess | undefined;
 const standInPids: number[] = [];
@@ -30,19 +31,6 @@ afterAll(async () => {
     }
   }
 });
-
-function whenFileMatches(file: string, re: RegExp): Promise<void> {
-  return new Promise((resolve) => {
-    const test = () => existsSync(file) && re.test(readFileSync(file, 'utf8'));
-    if (test()) return resolve();
-    const w = watch(join(file, '..'), () => {
-      if (test()) {
-        w.close();
-        resolve();
-      }
-    });
-  });
-}
 
 describe('cancel during a pod set', () => {
   it('stops the blocked command, rolls the pod back and says what was undone', async () => {

@@ -6,7 +6,7 @@
  * SIGKILL there. A new host on the same state finds the intent at start, removes both files,
  * reloads systemd, logs it and records pod.change.rolled_back: no half-made pod is left.
  */
-import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import { dbFile } from '../../runtime/config';
 import { makeTestConfig } from '../helpers/host';
 import { privateDir } from '../helpers/tmp';
 import { HostProcess } from './helpers/host-process';
+import { whenFileMatches } from './helpers/when-file';
 
 let host: HostProcess | undefined;
 const standInPids: number[] = [];
@@ -29,19 +30,6 @@ afterAll(async () => {
     }
   }
 });
-
-function whenFileMatches(file: string, re: RegExp): Promise<void> {
-  return new Promise((resolve) => {
-    const test = () => existsSync(file) && re.test(readFileSync(file, 'utf8'));
-    if (test()) return resolve();
-    const w = watch(join(file, '..'), () => {
-      if (test()) {
-        w.close();
-        resolve();
-      }
-    });
-  });
-}
 
 describe('kill -9 during a pod set', () => {
   it('the next host start removes the half-made pod', async () => {

@@ -7,13 +7,14 @@
  * daemon-reload), logs it and records s3.share.recovered; the exported directory is untouched.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { dbFile } from '../../runtime/config';
 import { distDir, makeTestConfig, repo } from '../helpers/host';
+import { whenFileMatches } from './helpers/when-file';
 import { privateDir } from '../helpers/tmp';
 
 const cli = join(distDir, 'host', 'cli.mjs');
@@ -81,18 +82,6 @@ function freePort(): number {
 }
 
 /** Resolves when `file` exists and its text matches `re` (fs.watch on its directory). */
-function whenFileMatches(file: string, re: RegExp): Promise<void> {
-  return new Promise((resolve) => {
-    const test = () => existsSync(file) && re.test(readFileSync(file, 'utf8'));
-    if (test()) return resolve();
-    const w = watch(join(file, '..'), () => {
-      if (test()) {
-        w.close();
-        resolve();
-      }
-    });
-  });
-}
 
 describe('kill -9 during an S3 create', () => {
   it('the next host start rolls the half-made share back', async () => {
