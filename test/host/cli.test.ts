@@ -101,7 +101,7 @@ describe('host CLI', () => {
     try {
       const out = await untilOutput(child, /listening on/);
       const token = /\n {2}(blt_\S+)\n/.exec(out)?.[1];
-      expect(token).toBeDefined();
+      expect(token).toMatch(/^blt_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
       const r = await fetch(`http://127.0.0.1:${port}/api/v2/kerberos/conf`, { headers: { token: token! } });
       expect(r.status).toBe(200);
     } finally {

@@ -22,8 +22,8 @@ interface Operation {
   summary: string;
   description: string;
   responses: Record<string, unknown>;
-  requestBody?: { content: Record<string, { examples?: Record<string, unknown> }> };
-  parameters: { name: string; in: string; examples?: Record<string, unknown> }[];
+  requestBody?: { content: Record<string, { examples?: Record<string, { value?: unknown }> }> };
+  parameters: { name: string; in: string; examples?: Record<string, { value?: unknown }> }[];
 }
 interface Doc {
   openapi: string;
@@ -96,8 +96,7 @@ describe('dist/openapi.json', () => {
     const tags = new Set(d.tags.map((t) => t.name));
     for (const r of routes) {
       const op = d.paths[docPath(r.path)]?.[r.method.toLowerCase()];
-      expect(op, `${r.method} ${r.path}`).toBeDefined();
-      expect(op.operationId).toBe(r.operationId);
+      expect(op?.operationId, `${r.method} ${r.path}`).toBe(r.operationId);
       expect(ids.has(op.operationId)).toBe(false);
       ids.add(op.operationId);
       expect(op.tags).toEqual([r.area]);
@@ -110,9 +109,14 @@ describe('dist/openapi.json', () => {
         const key = `example${i + 1}`;
         // a route that takes no body (`{}` only) documents no requestBody
         if (e.body !== undefined && op.requestBody)
-          expect(op.requestBody?.content['application/json'].examples?.[key], `${r.operationId} ${key}`).toBeDefined();
-        for (const name of Object.keys(e.params ?? {}))
-          expect(op.parameters.find((p) => p.name === name)?.examples?.[key]).toBeDefined();
+          expect(op.requestBody?.content['application/json'].examples?.[key]?.value, `${r.operationId} ${key}`).toEqual(
+            e.body,
+          );
+        for (const [name, v] of Object.entries(e.params ?? {}))
+          expect(
+            op.parameters.find((p) => p.name === name)?.examples?.[key]?.value,
+            `${r.operationId} ${name}`,
+          ).toEqual(v);
       }
     }
     expect(routes.find((r) => r.path === '/api/v2/kerberos/conf' && r.method === 'GET')?.operationId).toBe(

@@ -480,7 +480,9 @@ export { r, n, h, c, a };
           }
         });
       });
-      expect(existsSync(join(dir, 'var/demo/admin.token'))).toBe(true);
+      expect(readFileSync(join(dir, 'var/demo/admin.token'), 'utf8')).toMatch(
+        /^blt_[0-9a-f]{12}_[A-Za-z0-9_-]{43}\n?$/,
+      );
       const pkg = join(dir, 'node_modules/ballast');
       expect(existsSync(join(pkg, 'var'))).toBe(false);
       expect(readdirSync(join(pkg, 'dist/host')).filter((f) => f.endsWith('.v8cache'))).toEqual([]);

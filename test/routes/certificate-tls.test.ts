@@ -172,7 +172,19 @@ describe('ingest and commit', () => {
     const prevDir = join(c.t.config.stateDir, 'certificate', 'previous');
     expect(readFileSync(join(prevDir, 'private_key'), 'utf8')).toBe(pki.a.private_key);
     expect(statSync(join(prevDir, 'private_key')).mode & 0o777).toBe(0o600);
-    expect(existsSync(journalOf(c.t))).toBe(true);
+    // the journal a crash would roll back from: every piece changed, each previous one present
+    const j = JSON.parse(readFileSync(journalOf(c.t), 'utf8')) as {
+      kind: string;
+      deadline: number;
+      startedAt: number;
+      changed: string[];
+      previous: Record<string, { present: boolean }>;
+    };
+    expect(j).toMatchObject({ kind: 'ingest', changed: [...PIECES] });
+    expect(j.deadline - j.startedAt).toBeGreaterThanOrEqual(59_000);
+    expect(j.deadline - j.startedAt).toBeLessThanOrEqual(60_000);
+    expect(Object.values(j.previous).map((p) => p.present)).toEqual([true, true, true, true]);
+    expect(statSync(journalOf(c.t)).mode & 0o777).toBe(0o600);
     expect(c.events('certificate.tls.ingested').at(-1)).toEqual({ pieces: [...PIECES], confirmationTimeout: 60 });
     // nothing around it was left behind
     expect(readdirSync(dirname(c.file('server'))).sort()).toEqual([

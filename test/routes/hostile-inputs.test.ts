@@ -594,8 +594,8 @@ describe('hostile input to every route', () => {
       isUnder('/srv/data', '/srv/data'),
     ]).toEqual([false, true, true]);
     const unconfined: string[] = [];
+    expect(host.backend, 'the demo host replays').toBeInstanceOf(ReplayBackend);
     const replay = host.backend instanceof ReplayBackend ? host.backend : undefined;
-    expect(replay, 'the demo host replays').toBeDefined();
     // replayCallsKept above: without it the host records nothing and this check would be empty
     expect(replay?.calls.length ?? 0).toBeGreaterThan(100);
     const binaries = new Set(Object.values(host.config.system.binaries));

@@ -44,7 +44,9 @@ const paths = () => {
     unit: (n: string) => join(t.config.paths.podUnitDir, `ballast-pod-${n}.service`),
   };
 };
-function seedPod(name: string, compose: unknown = { version: '3.8', services: { web: { image: 'nginx' } } }) {
+const SEEDED = { version: '3.8', services: { web: { image: 'nginx' } } };
+const SEEDED_COMPOSE = `${JSON.stringify(SEEDED, null, 2)}\n`;
+function seedPod(name: string, compose: unknown = SEEDED) {
   const p = paths();
   mkdirSync(p.dir(name), { recursive: true });
   mkdirSync(p.filesDir(name), { recursive: true });
@@ -437,8 +439,8 @@ describe('destroy', () => {
     ]);
     // nothing was stopped or disabled: all or nothing
     expect(argvs().filter((a) => a[0] === SC)).toEqual([]);
-    expect(existsSync(paths().compose('web'))).toBe(true);
-    expect(existsSync(paths().unit('web'))).toBe(true);
+    expect(readFileSync(paths().compose('web'), 'utf8')).toBe(SEEDED_COMPOSE);
+    expect(readFileSync(paths().unit('web'), 'utf8')).toBe('[Unit]\n');
   });
 });
 
@@ -693,7 +695,8 @@ describe('permissions and recipes', () => {
       data: { version: '3.8', services: { a: { image: 'x' } } },
       exists: true,
     });
-    expect(existsSync(paths().compose('web'))).toBe(true);
+    // a test with a read token writes nothing: the seeded file is as it was
+    expect(readFileSync(paths().compose('web'), 'utf8')).toBe(SEEDED_COMPOSE);
     for (const [m, p] of [
       ['POST', '/api/v2/pod/x/set'],
       ['POST', '/api/v2/pod/web/update'],

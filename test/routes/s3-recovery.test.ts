@@ -86,6 +86,8 @@ describe('a host started after a crash settles unfinished S3 changes', () => {
       env: settings.env,
     });
     writeFileSync(`${updated.env}.prev`, oldMediaEnv, { mode: 0o600 });
+    const updatedUnit = readFileSync(updated.unit, 'utf8');
+    writeFileSync(join(data, 'object'), 'kept');
     const deleted = writeShare(unitDir, envDir, 'gone', data, 'Gone-Secret-3');
     rmSync(deleted.env); // the delete had removed the environment file, then was killed
     const ins = first.db.prepare('INSERT INTO s3_intents (share_name, op, request_id, started_at) VALUES (?, ?, ?, ?)');
@@ -120,9 +122,9 @@ describe('a host started after a crash settles unfinished S3 changes', () => {
     expect(readFileSync(updated.env, 'utf8')).toBe(oldMediaEnv);
     expect(statSync(updated.env).mode & 0o777).toBe(0o600);
     expect(existsSync(`${updated.env}.prev`)).toBe(false);
-    expect(existsSync(updated.unit)).toBe(true);
+    expect(readFileSync(updated.unit, 'utf8')).toBe(updatedUnit);
     expect(existsSync(deleted.unit)).toBe(false);
-    expect(existsSync(data)).toBe(true);
+    expect(readFileSync(join(data, 'object'), 'utf8')).toBe('kept');
     expect(second.db.prepare('SELECT * FROM s3_intents').all()).toEqual([]);
     const ev = (
       second.db.prepare("SELECT data FROM events WHERE kind = 's3.share.recovered' ORDER BY seq").all() as {

@@ -5,7 +5,16 @@
  * the permission on details, the S3 headers (success and errors), events and rollbacks.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -92,6 +101,8 @@ const events = (kind: string) =>
   (t.host.db.prepare('SELECT data FROM events WHERE kind = ? ORDER BY seq').all(kind) as { data: string }[]).map(
     (e) => JSON.parse(e.data) as unknown,
   );
+/** The unit file a create of the demo share `media` writes (known text, not just "a file"). */
+const mediaUnit = () => renderUnit({ shareName: 'media', envFile: join(envDir, 'media.env'), settings });
 const intents = () => t.host.db.prepare('SELECT share_name, op FROM s3_intents').all();
 const post = (path: string, body: unknown, token?: string) => t.call('POST', path, { body, token });
 const get = (path: string, token?: string) => t.call('GET', path, { token });
@@ -157,7 +168,7 @@ describe('POST /s3/create', () => {
       'rootUser is shorter than 3 characters (the S3 minimum): the service will not start\n' +
         'rootPassword is shorter than 8 characters (the S3 minimum): the service will not start',
     );
-    expect(existsSync(join(unitDir, 's3-media.service'))).toBe(true);
+    expect(readFileSync(join(unitDir, 's3-media.service'), 'utf8')).toBe(mediaUnit());
   });
 
   it('stores the real path of a symlink inside a share root', async () => {
@@ -263,7 +274,7 @@ describe('POST /s3/create', () => {
     ]);
     expect(existsSync(join(unitDir, 's3-media.service'))).toBe(false);
     expect(existsSync(join(envDir, 'media.env'))).toBe(false);
-    expect(existsSync(join(data, 'media'))).toBe(true);
+    expect(readdirSync(join(data, 'media'))).toEqual([]); // the share's data directory stays
     expect(intents()).toEqual([]);
     expect(JSON.stringify(r.json)).not.toContain('Media-Secret-2026');
   });
@@ -509,7 +520,7 @@ describe('POST /api/{version}/s3/{share_name}/delete', () => {
       502,
       'delete of S3 share media failed: systemctl failed (exit 1): Failed to stop s3-media.service: Access denied; the share still exists',
     ]);
-    expect(existsSync(join(unitDir, 's3-media.service'))).toBe(true);
+    expect(readFileSync(join(unitDir, 's3-media.service'), 'utf8')).toBe(mediaUnit());
     expect(intents()).toEqual([]);
   });
 
@@ -600,7 +611,7 @@ describe('an unfinished change is settled by the next change of its share, not b
       pending: { op: 'update', outcome: 'rolled back', complete: false },
     });
     expect(argvs()).toEqual([TRY_RESTART]);
-    expect(existsSync(join(unitDir, 's3-media.service'))).toBe(true);
+    expect(readFileSync(join(unitDir, 's3-media.service'), 'utf8')).toBe(mediaUnit());
     expect(intents()).toEqual([{ share_name: 'media', op: 'update' }]);
     expect(events('s3.share.recovered').at(-1)).toEqual({
       shareName: 'media',
@@ -651,7 +662,7 @@ describe('an unfinished change is settled by the next change of its share, not b
       [SC, 'enable', '--', 's3-media.service'],
       [SC, 'start', '--', 's3-media.service'],
     ]);
-    expect(existsSync(join(unitDir, 's3-media.service'))).toBe(true);
+    expect(readFileSync(join(unitDir, 's3-media.service'), 'utf8')).toBe(mediaUnit());
     expect(intents()).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
  * print on a real ext4 filesystem with odd file names. Needs root, losetup, e2fsprogs,
  * xxhash and acl; a missing tool fails the suite (no skips).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -159,7 +159,7 @@ describe('loop harness', () => {
 
   it('cleanup leaves no loop device attached and removes the files', async () => {
     const other = await createLoopDevice({ sizeMiB: 8, fsType: 'ext4', mount: 'data' });
-    expect(existsSync(other.image)).toBe(true);
+    expect(statSync(other.image).size).toBe(8 * 1024 * 1024);
     await other.cleanup();
     expect(await attachedLoopDevices(other.image)).toEqual([]);
     expect(existsSync(other.dir)).toBe(false);

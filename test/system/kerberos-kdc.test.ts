@@ -134,7 +134,8 @@ describe('KDC harness lifecycle', () => {
       realm: 'LIFECYCLE.TEST',
     });
     expect(isAlive(kdc.pid)).toBe(true);
-    expect(existsSync(kdc.keytabPath)).toBe(true);
+    const l = await kdc.run([kdc.bin.klist, '-k', kdc.keytabPath]);
+    expect(parseKeytabList(l.stdout).keys.map((k) => k.principal)).toContain('host/probe.example.test@LIFECYCLE.TEST');
     await kdc.stop();
     expect(isAlive(kdc.pid)).toBe(false);
     expect(existsSync(kdc.dir)).toBe(false);

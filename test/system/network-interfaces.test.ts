@@ -344,7 +344,7 @@ describe('configure, update, unconfigure', () => {
     expect(r.status, r.text).toBe(200);
     expect(existsSync(eth0File)).toBe(false);
     expect(readdirSync(t.config.paths.networkInterfacesD)).toEqual([]);
-    expect(existsSync(mainFile)).toBe(true);
+    expect(readFileSync(mainFile, 'utf8')).toBe(SEED_MAIN);
     expect(await real('eth0')).toMatchObject({ v4: [] });
     expect((await real('eth0')).flags).not.toContain('UP');
     expect((await t.call('POST', '/api/v2/network/interface/eth0/unconfigure', { body: {} })).status).toBe(200);
