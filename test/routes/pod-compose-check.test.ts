@@ -159,21 +159,9 @@ describe('compose files against the Compose Specification and the limits', () =>
       path: 'fileContents',
       message: 'not valid YAML (line 5, column 3): Map keys must be unique',
     });
-    expect(issues(await check('services: [\n'))[0].path).toBe('fileContents');
-    expect(issues(await check(`${'['.repeat(200_000)}${']'.repeat(200_000)}`))[0].path).toBe('fileContents');
-    const bomb = [
-      'a: &a ["x","x","x","x","x","x","x","x","x","x"]',
-      ...Array.from(
-        { length: 8 },
-        (_, i) =>
-          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10)
-            .fill(`*${String.fromCharCode(97 + i)}`)
-            .join(',')}]`,
-      ),
-    ].join('\n');
-    expect(issues(await check(bomb))[0]).toMatchObject({
+    expect(issues(await check('services: [\n'))[0]).toEqual({
       path: 'fileContents',
-      message: expect.stringMatching(/alias|YAML/i),
+      message: expect.stringMatching(/^not valid YAML \(line \d+, column \d+\): /),
     });
     expect(issues(await check('- a\n- b\n'))).toEqual([
       { path: 'fileContents', message: 'must be a mapping (version, services, …)' },
