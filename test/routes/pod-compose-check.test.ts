@@ -3,7 +3,7 @@
  * (fixtures/compose-files): the Compose Specification schema through ajv, the appliance limits,
  * path confinement resolved on the real filesystem, and host port clashes.
  */
-import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { podSettings, type PodSettings, type ValidateResult } from '../../handlers/pod/contract';
@@ -258,6 +258,30 @@ describe('compose files against the Compose Specification and the limits', () =>
     expect(hostPorts(80)).toBeNull();
     expect(hostPorts({ target: 80, published: 8080 })).toEqual({ ports: [8080], proto: 'tcp' });
     expect(hostPorts({ target: 80 })).toBeNull();
+  });
+
+  it('reads TCP LISTEN and bound UDP sockets of /proc/net (v4 and v6), by local port, and nothing else', async () => {
+    const net = privateDir('proc-net');
+    const head = '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n';
+    const row = (local: string, peer: string, st: string) =>
+      `   0: ${local} ${peer} ${st} 00000000:00000000 00:00000000 00000000     0        0 1234 1 0000000000000000 100 0 0 10 0\n`;
+    writeFileSync(
+      join(net, 'tcp'),
+      head +
+        row('00000000:0016', '00000000:0000', '0A') + // 22, listening
+        row('0100007F:1F90', '0100007F:01BB', '01') + // 8080 -> 443, an established connection
+        row('00000000:0000', '00000000:0000', '0A'), // port 0: not a port anyone can publish
+    );
+    writeFileSync(
+      join(net, 'tcp6'),
+      head + row('00000000000000000000000000000000:20FB', '00000000000000000000000000000000:0000', '0A'),
+    );
+    writeFileSync(
+      join(net, 'udp'),
+      head + row('00000000:0035', '00000000:0000', '07') + row('0100007F:1234', '0100007F:0035', '01'),
+    );
+    // no udp6 file (IPv6 disabled): the others still count
+    expect([...(await hostListeners(net))].sort()).toEqual(['22/tcp', '53/udp', '8443/tcp']);
   });
 
   it('reads the listeners of this machine from /proc/net', async () => {
