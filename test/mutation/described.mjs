@@ -80,8 +80,8 @@ const DESCRIBED = [
   [
     'a 3-character S3 user warned about',
     'handlers/s3/credentials.ts',
-    'if ([...rootUser].length < 3)',
-    'if ([...rootUser].length <= 3)',
+    'if (bytes(rootUser) < 3)',
+    'if (bytes(rootUser) <= 3)',
     ['test/parsers/parser-bounds.test.ts', 'test/routes/s3-shares.test.ts'],
   ],
   [

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createBody, updateBody } from '../../handlers/s3/requests';
 import { parseSsListening } from '../../handlers/s3/parse/ss';
+import { credentialWarnings } from '../../handlers/s3/credentials';
 import { normalizeHex32, parseTcRate, parseTcSize, tcShownRate } from '../../handlers/traffic/parse/tc-units';
 import { ParseError } from '../../handlers/core/parse-error';
 
@@ -44,6 +45,18 @@ describe('S3 create body', () => {
         ]);
       expect(createBody.safeParse({ ...body, [k]: 'a b~é' }).success).toBe(true);
     }
+  });
+  it('weak credentials: a warning under 3 user or 8 password bytes (MinIO counts UTF-8 bytes), none at the minimum', () => {
+    const short = 'rootUser is shorter than 3 characters (the S3 minimum): the service will not start';
+    const weak = 'rootPassword is shorter than 8 characters (the S3 minimum): the service will not start';
+    expect(credentialWarnings('ab', 'abcdefg')).toEqual([short, weak]);
+    expect(credentialWarnings('abc', 'abcdefgh')).toEqual([]);
+    // two characters in four bytes, four in eight: MinIO (Go's len) takes both
+    expect(credentialWarnings('éé', 'éééé')).toEqual([]);
+    expect(credentialWarnings('é', 'ééé')).toEqual([short, weak]);
+    expect(credentialWarnings('a=b', 'abcdefgh')).toEqual([
+      'rootUser contains "=" or ",", which S3 access keys may not: the service will not start',
+    ]);
   });
   it('no other key', () => {
     expect(issues(createBody.safeParse({ ...body, extra: 1 }))).toEqual([': Unrecognized key: "extra"']);
