@@ -252,6 +252,10 @@ async function recordAcls(): Promise<void> {
   await record('setfacl', 'test-d-m', [SETFACL, '--test', '-d', '-m', 'g:users:rwx', '--', 'share'], c);
   await record('setfacl', 'test-x', [SETFACL, '--test', '-x', 'u:nobody', '--', 'share'], c);
   await record('setfacl', 'test-k', [SETFACL, '--test', '-k', '--', 'share'], c);
+  await record('setfacl', 'test-b', [SETFACL, '--test', '-b', '--', 'share'], {
+    ...c,
+    note: '-b empties the default ACL too: an empty default side after a changed access side',
+  });
   await record('setfacl', 'test-absolute', [SETFACL, '--test', '-m', 'o::r', '--', SHARE]);
   await record('setfacl', 'error-unknown-user', [SETFACL, '-m', 'u:nosuchuser:rwx', '--', 'share'], {
     ...c,
