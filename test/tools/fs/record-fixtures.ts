@@ -11,8 +11,8 @@
  * and read back to prove stdout/stderr survive byte for byte.
  *
  * This writes only the `.yaml` fixtures. Expected parses (`.expected.json`) are drafted by
- * test/tools/fs/draft-expected.ts and reviewed by hand; re-recording changes UUIDs, so review
- * the drafts again after running this.
+ * test/tools/fs/draft-expected.ts and reviewed by hand (fixtures/REVIEW.md); re-recording changes
+ * UUIDs, so review the drafts again after running this and update that record.
  */
 import { deepStrictEqual } from 'node:assert';
 import { chmod, mkdir, open, rm, writeFile } from 'node:fs/promises';
