@@ -13,8 +13,10 @@
  *
  * setfacl --test: one record per file, `<path>: <access>,<default>` where each side is `*`
  *   (not shown / unchanged) or short entries (`u::rwx,u:nobody:rwx,g::r-x,m::rwx,o::r-x`, the
- *   default side prefixed `d:`; after `-k` the default side is empty: `share: *,`). The path is NOT escaped: a newline in a file name splits the
- *   record over two lines, which is why parseSetfaclTest can take the root it was run on.
+ *   default side prefixed `d:`; after `-k` or `-b` the default side is empty: `share: *,`, or
+ *   `share: u::rwx,g::r-x,o::r-x,` when the access ACL changed as well). The path is NOT escaped:
+ *   a newline in a file name splits the record over two lines, which is why parseSetfaclTest can
+ *   take the root it was run on.
  */
 import * as z from 'zod';
 import { ParseError } from '../../core/parse-error';
@@ -231,7 +233,9 @@ function parseTestAcls(text: string, line: number): Pick<SetfaclTestRecord, 'acc
     i = 1;
   } else {
     access = [];
-    while (i < tokens.length && tokens[i] !== '*' && !tokens[i].startsWith('d:')) {
+    // the access side ends at `*`, at the first `d:` entry, or at the empty default side that
+    // -b/-k leave behind (`share: u::rwx,g::r-x,o::r-x,`: the access ACL changed too)
+    while (i < tokens.length && tokens[i] !== '*' && tokens[i] !== '' && !tokens[i].startsWith('d:')) {
       const e = tryEntry(tokens[i], 'access', line);
       if (!e) return null;
       access.push(e);
@@ -243,7 +247,8 @@ function parseTestAcls(text: string, line: number): Pick<SetfaclTestRecord, 'acc
   if (tokens[i] === '*' && i === tokens.length - 1) {
     defaults = null;
   } else if (tokens[i] === '' && i === tokens.length - 1) {
-    // `share: *,` after `-k`: the default ACL is now empty (removed), which is not "unchanged"
+    // `share: *,` after `-k` (`share: u::…,` after `-b`): the default ACL is now empty (removed),
+    // which is not "unchanged"
     defaults = [];
   } else {
     defaults = [];

@@ -100,6 +100,34 @@ describe('parseSetfaclTest', () => {
   it('reads the empty default side left by -k', () => {
     expect(parseSetfaclTest('share: *,\n')).toEqual([{ path: 'share', access: null, defaults: [] }]);
   });
+
+  it('reads the empty default side after a changed access side (-b, or -k with -m)', () => {
+    // acl 2.3.1, `setfacl --test -b -- share` on a directory with named and default entries
+    // (fixtures/setfacl/test-b.yaml): "%s: %s,%s\n" with an empty default text
+    expect(parseSetfaclTest('share: u::rwx,g::r-x,o::r-x,\n', { root: 'share' })).toEqual([
+      {
+        path: 'share',
+        access: [
+          { scope: 'access', tag: 'user', qualifier: null, perms: 'rwx' },
+          { scope: 'access', tag: 'group', qualifier: null, perms: 'r-x' },
+          { scope: 'access', tag: 'other', qualifier: null, perms: 'r-x' },
+        ],
+        defaults: [],
+      },
+    ]);
+    // `setfacl --test -k -m u:daemon:r -- share`
+    const r = parseSetfaclTest('share: u::rwx,u:daemon:r--,g::r-x,m::r-x,o::r-x,\n');
+    expect(r[0].access?.map((e) => `${e.tag}:${e.qualifier ?? ''}:${e.perms}`)).toEqual([
+      'user::rwx',
+      'user:daemon:r--',
+      'group::r-x',
+      'mask::r-x',
+      'other::r-x',
+    ]);
+    expect(r[0].defaults).toEqual([]);
+    // an empty token anywhere but last is still not setfacl's
+    expect(lineOf(() => parseSetfaclTest('share: u::rwx,,o::r-x,*\n'))).toBe(1);
+  });
 });
 
 describe('parseSetfaclErrors', () => {

@@ -4,9 +4,13 @@
  *
  *   npx vite-node test/tools/fs/draft-expected.ts [--force name ...]
  *
- * A draft is what the current parser says. It is NOT a test until a person has read it
- * against the fixture's stdout and corrected it where the parser is wrong; existing
- * expected files are never overwritten unless named with --force.
+ * A draft is only what the current parser says, so a parser bug becomes the expected result.
+ * It counts as a test only after someone has reviewed it and recorded the review in
+ * fixtures/REVIEW.md (the section of its directory). The review checks every field against the
+ * fixture's stdout/stderr and the tool's documentation (or a real run), fixes the parser and the
+ * draft where the parser is wrong, and says what was checked against what. The commit that adds
+ * the expected file says the same. Existing expected files are never overwritten unless named
+ * with --force; a forced redraft needs a new review.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { expectedFileOf, fixtureOutcome, fixturePath, fixturesOf } from '../../helpers/fixture-table';
@@ -23,6 +27,8 @@ for (const table of [FS_FIXTURES, TOOLS_FIXTURES]) {
     const target = expectedFileOf(f);
     if (existsSync(target) && !force.has(name)) continue;
     writeFileSync(target, JSON.stringify(fixtureOutcome(table, f), null, 2) + '\n');
-    console.log(`drafted ${path.replace(/\.yaml$/, '.expected.json')} (review it)`);
+    console.log(
+      `drafted ${path.replace(/\.yaml$/, '.expected.json')} (review it and record the review in fixtures/REVIEW.md)`,
+    );
   }
 }

@@ -11,8 +11,8 @@
  * and read back to prove stdout/stderr survive byte for byte.
  *
  * This writes only the `.yaml` fixtures. Expected parses (`.expected.json`) are drafted by
- * test/tools/fs/draft-expected.ts and reviewed by hand; re-recording changes UUIDs, so review
- * the drafts again after running this.
+ * test/tools/fs/draft-expected.ts and reviewed by hand (fixtures/REVIEW.md); re-recording changes
+ * UUIDs, so review the drafts again after running this and update that record.
  */
 import { deepStrictEqual } from 'node:assert';
 import { chmod, mkdir, open, rm, writeFile } from 'node:fs/promises';
@@ -252,6 +252,10 @@ async function recordAcls(): Promise<void> {
   await record('setfacl', 'test-d-m', [SETFACL, '--test', '-d', '-m', 'g:users:rwx', '--', 'share'], c);
   await record('setfacl', 'test-x', [SETFACL, '--test', '-x', 'u:nobody', '--', 'share'], c);
   await record('setfacl', 'test-k', [SETFACL, '--test', '-k', '--', 'share'], c);
+  await record('setfacl', 'test-b', [SETFACL, '--test', '-b', '--', 'share'], {
+    ...c,
+    note: '-b empties the default ACL too: an empty default side after a changed access side',
+  });
   await record('setfacl', 'test-absolute', [SETFACL, '--test', '-m', 'o::r', '--', SHARE]);
   await record('setfacl', 'error-unknown-user', [SETFACL, '-m', 'u:nosuchuser:rwx', '--', 'share'], {
     ...c,
