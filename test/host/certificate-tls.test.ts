@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { connect, type TLSSocket } from 'node:tls';
 import { dirname, join } from 'node:path';
@@ -288,6 +288,7 @@ class Child {
 
 describe('the built host killed with SIGKILL in the commit window', () => {
   let configFile: string;
+  let stateDir: string;
   let children: Child[] = [];
   let token: string;
   const start = () => {
@@ -299,7 +300,7 @@ describe('the built host killed with SIGKILL in the commit window', () => {
   beforeAll(() => {
     if (!existsSync(join(repo, 'dist/host/cli.mjs')))
       throw new Error('dist/host/cli.mjs is missing: run `node build.mjs` first');
-    const state = privateDir('certificate-kill');
+    const state = (stateDir = privateDir('certificate-kill'));
     const root = join(state, 'root');
     const paths: Record<string, string> = {};
     for (const [k, p] of Object.entries(defaultConfig().paths)) paths[k] = join(root, p);
@@ -349,12 +350,23 @@ describe('the built host killed with SIGKILL in the commit window', () => {
   it('restarted after the deadline: rolls back at start, before serving', async () => {
     const third = start();
     const port3 = await third.port();
+    const sent = Date.now();
     const r = await https(port3, 'POST', '/certificate/ingest', token, { pieces: pki.b });
     expect(r.status).toBe(200);
-    const deadline = Date.now() + 6000;
+    const answered = Date.now();
     await third.kill9();
-    // stay down past the deadline
-    await new Promise((res) => setTimeout(res, Math.max(0, deadline - Date.now()) + 300));
+    // stay down past the deadline the host wrote down (its journal), not a guess of it: a bounded
+    // poll of the clock against that value
+    const { deadline } = JSON.parse(readFileSync(join(stateDir, 'certificate/journal.json'), 'utf8')) as {
+      deadline: number;
+    };
+    expect(deadline).toBeGreaterThanOrEqual(sent + 6000);
+    expect(deadline).toBeLessThanOrEqual(answered + 6000);
+    const end = Date.now() + 10_000;
+    while (Date.now() <= deadline) {
+      if (Date.now() > end) throw new Error(`the commit deadline ${deadline} did not pass within 10 s`);
+      await new Promise((res) => setTimeout(res, 20));
+    }
     const fourth = start();
     const port4 = await fourth.port();
     expect(fourth.out).toMatch(

@@ -71,7 +71,7 @@ export const MODULES = {
   // TlsManager up to regenerate: the window (ingest, commit, expiry, recovery, rollback)
   'certificate-window': {
     mutate: [range('runtime/areas/certificate/ops.ts', 'export class TlsManager', '  regenerate(')],
-    tests: ['test/host/certificate-window.test.ts'],
+    tests: ['test/host/certificate-window.test.ts', 'test/host/certificate-window-trail.test.ts'],
   },
   'notification-worker': {
     mutate: ['runtime/areas/notification/worker.ts'],
