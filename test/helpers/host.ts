@@ -93,12 +93,16 @@ export function makeTestConfig(over: Partial<HostConfig> = {}): { config: HostCo
   const paths: Record<string, string> = {};
   for (const [k, p] of Object.entries(base.paths)) paths[k] = join(root, p);
   for (const k of DIRECTORY_PATH_KEYS) mkdirSync(paths[k], { recursive: true });
+  // commands' temporary files (update-ca-certificates' mktemp, left behind when a test kills it)
+  // go to the private directory, removed with it, never to the machine's /tmp
+  const tmp = join(state, 'tmp');
+  mkdirSync(tmp);
   const config = mergeConfig(base, {
     stateDir: state,
     paths,
     hostId: 'test-host',
     listen: { host: '127.0.0.1', port: 0 },
-    system: { ...base.system, mode: 'replay', fixtures: [] },
+    system: { ...base.system, mode: 'replay', fixtures: [], env: { ...base.system.env, TMPDIR: tmp } },
     ...over,
   } as Partial<HostConfig>);
   return { config, state, root };

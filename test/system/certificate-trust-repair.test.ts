@@ -67,7 +67,7 @@ function configure(limits: { commandTimeoutMs: number; trustTimeoutMs: number } 
     system: {
       ...base.config.system,
       mode: 'live',
-      env: { PATH: `${stubs}:/usr/sbin:/usr/bin:/sbin:/bin` },
+      env: { ...base.config.system.env, PATH: `${stubs}:/usr/sbin:/usr/bin:/sbin:/bin` },
     },
     limits: { ...base.config.limits, commandTimeoutMs: limits.commandTimeoutMs },
     settings: {
