@@ -49,7 +49,11 @@ export const MODULES = {
   },
   service: {
     mutate: ['runtime/system/service.ts'],
-    tests: ['test/host/system-service.test.ts', 'test/host/direct-bindings.test.ts'],
+    tests: [
+      'test/host/system-service.test.ts',
+      'test/host/system-service-ops.test.ts',
+      'test/host/direct-bindings.test.ts',
+    ],
   },
   // the pod admission code in three runs (1,700 mutants in one run take hours on this machine)
   'pod-policy': {
