@@ -319,23 +319,22 @@ describe('agents', () => {
 describe('retries', () => {
   it('the timer wakes the worker for the earliest retry among the waiting queues, and only then', async () => {
     const r = rig({ realClock: true, settings: { backoffBaseMs: 1, backoffMaxMs: 60_000 } });
-    const [a, b] = [r.agent(), r.agent()];
+    const [a, b, c] = [r.agent(), r.agent(), r.agent()];
     const [e1] = r.emit(1);
     await r.passes(1, () => r.worker.start());
-    // both fail in one turn: one pass sees both queues waiting, a's retry due first
+    // all fail in one turn: one pass sees the three queues waiting; the middle one's retry is
+    // due first (neither the first nor the last the pass looks at)
     await r.passes(1, () => {
-      r.sends[0].fail(new SendError('HTTP 503', { retryAfterMs: 300 }));
-      r.sends[1].fail(new SendError('HTTP 429', { retryAfterMs: 60_000 }));
+      r.sends[0].fail(new SendError('HTTP 429', { retryAfterMs: 60_000 }));
+      r.sends[1].fail(new SendError('HTTP 503', { retryAfterMs: 300 }));
+      r.sends[2].fail(new SendError('HTTP 429', { retryAfterMs: 60_000 }));
     });
     const waiting = r.worker.passes;
-    expect(r.logs[0]).toBe(
-      `notification test.thing.happened (event ${e1}) to agent ${a} (webhook): attempt 1/10 failed, next in 0.3 s (the agent's newer notifications wait): HTTP 503`,
-    );
-    expect(r.logs[1]).toBe(
-      `notification test.thing.happened (event ${e1}) to agent ${b} (webhook): attempt 1/10 failed, next in 60 s (the agent's newer notifications wait): HTTP 429`,
-    );
-    await waitFor("a's retry", () => r.sends.length === 3, 5000);
-    expect(sent(r)[2]).toBe(`${a}:${e1}`);
+    const line = (agent: number, next: string, error: string) =>
+      `notification test.thing.happened (event ${e1}) to agent ${agent} (webhook): attempt 1/10 failed, next in ${next} s (the agent's newer notifications wait): ${error}`;
+    expect(r.logs).toEqual([line(a, '60', 'HTTP 429'), line(b, '0.3', 'HTTP 503'), line(c, '60', 'HTTP 429')]);
+    await waitFor("b's retry", () => r.sends.length === 4, 5000);
+    expect(sent(r)[3]).toBe(`${b}:${e1}`);
     // one timer (a second one if it fired a hair early), not a pass every turn while waiting
     expect(r.worker.passes - waiting).toBeLessThanOrEqual(3);
   });
