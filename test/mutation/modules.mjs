@@ -79,7 +79,11 @@ export const MODULES = {
   },
   'notification-worker': {
     mutate: ['runtime/areas/notification/worker.ts'],
-    tests: ['test/host/notification-queue.test.ts', 'test/host/notification-prune.test.ts'],
+    tests: [
+      'test/host/notification-worker.test.ts',
+      'test/host/notification-queue.test.ts',
+      'test/host/notification-prune.test.ts',
+    ],
   },
   tokens: {
     mutate: ['runtime/tokens.ts'],

@@ -7,7 +7,6 @@ import { distDir, makeTestConfig } from '../helpers/host';
 import {
   freePort,
   makeCert,
-  sleep,
   startSmtp,
   startTwilio,
   waitFor,
@@ -421,8 +420,16 @@ describe('outbox', () => {
       attempts: MAX_ATTEMPTS,
       last_error: `webhook ${origin} answered HTTP 500 Internal Server Error`,
     });
-    await sleep(400);
-    expect(hooks.on('/dead').filter((r) => r.headers['webhook-id'] === created)).toHaveLength(MAX_ATTEMPTS);
+    // Nothing more for the failed event: the receiver now takes everything and a later event
+    // for the same agent arrives; a further send of `created` would come before it (one queue
+    // per agent, in event order), so its arrival bounds the wait.
+    hooks.replies.set('/dead', [204]);
+    const after = s.host.events.record({ kind: 'network.interface.updated', data: { name: 'eth0', state: 'up' } });
+    await waitFor('the next event delivered', () => delivery(after, dead)?.state === 'delivered');
+    expect(hooks.on('/dead').map((r) => r.headers['webhook-id'])).toEqual([
+      ...Array<string>(MAX_ATTEMPTS).fill(created),
+      after,
+    ]);
 
     hooks.replies.set('/gone', [410]);
     const gone = await createAgent('webhook', true, { url: hooks.url('/gone') });
@@ -453,9 +460,10 @@ describe('outbox', () => {
       data: { reason: 'not committed within 60 s' },
     });
     await waitFor('on got e1', () => hooks.on('/on').some((r) => r.headers['webhook-id'] === e1));
-    await sleep(300);
-    expect(hooks.on('/off')).toHaveLength(0);
+    // No row for the disabled agent, so nothing to send; and once enabled, /off gets e2 alone
+    // below: a send of e1 would have come first (one queue per agent, in event order).
     expect(delivery(e1, off)).toBeUndefined();
+    expect(hooks.on('/off')).toHaveLength(0);
 
     expect((await api('POST', `/notification/agent/${off}/update`, { enabled: true })).status).toBe(200);
     const e2 = eventAbout('notification.agent.updated', off);
@@ -543,8 +551,13 @@ describe('order', () => {
     await waitFor('the in-flight send recorded', () => delivery(created, id)?.state === 'delivered');
     expect(delivery(created, id)).toEqual({ state: 'delivered', attempts: 1, last_error: null });
     expect(delivery(queued, id)).toEqual({ state: 'cancelled', attempts: 0, last_error: 'agent disabled' });
-    await sleep(300); // several backoff periods and polls: time for a wrong send to show
-    expect(hooks.on('/inflight').map((r) => r.headers['webhook-id'])).toEqual([created]);
+    // Enabled again, the agent gets the event of that change, and nothing before it: a send of
+    // the cancelled row (or of the delivered one again) would come first (one queue, event order).
+    expect((await api('POST', `/notification/agent/${id}/update`, { enabled: true })).status).toBe(200);
+    const enabled = eventAbout('notification.agent.updated', id);
+    await waitFor('the re-enabled agent served', () => delivery(enabled, id)?.state === 'delivered');
+    expect(hooks.on('/inflight').map((r) => r.headers['webhook-id'])).toEqual([created, enabled]);
+    expect(delivery(queued, id)).toEqual({ state: 'cancelled', attempts: 0, last_error: 'agent disabled' });
   });
 });
 

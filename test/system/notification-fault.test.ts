@@ -9,7 +9,7 @@ import { openDatabase } from '../../runtime/db/database';
 import { createToken } from '../../runtime/tokens';
 import { event } from '../../handlers/notification/responses';
 import { distDir, makeTestConfig } from '../helpers/host';
-import { freePort, sleep, waitFor, WebhookReceiver, type WebhookRequest } from '../helpers/notification-peers';
+import { freePort, waitFor, WebhookReceiver, type WebhookRequest } from '../helpers/notification-peers';
 
 /**
  * The fault test, with real `node dist/host/cli.mjs serve` processes on one state dir and a real
@@ -238,8 +238,21 @@ describe('fault: failing, slow, then absent receiver; host killed twice mid-queu
       expect(await stopHost(third, 'SIGTERM')).toBe(0);
       const sentBefore = receiver.requests.length;
       const fourth = await startHost();
-      await sleep(600); // several poll intervals and backoff periods: time for a wrong send to show
-      expect(receiver.requests.length).toBe(sentBefore);
+      // One more event, for both agents: it arrives, and nothing before it (a send of anything
+      // left over would come first: one queue per agent, in event order), so its arrival bounds
+      // the wait for a wrong send.
+      await emit(fourth, other, 1, url('/nobody'));
+      const last = (await eventsOf(fourth)).reduce((x, y) => (y.seq > x.seq ? y : x)).id;
+      await waitFor('the new event delivered to both agents', async () => {
+        const d = (await eventsOf(fourth)).find((e) => e.id === last)?.deliveries ?? [];
+        return d.length === 2 && d.every((x) => x.state === 'delivered');
+      });
+      expect(
+        receiver.requests
+          .slice(sentBefore)
+          .map((r) => `${r.path} ${String(r.headers['webhook-id'])}`)
+          .sort(),
+      ).toEqual([`/a ${last}`, `/b ${last}`]);
 
       const events = (await eventsOf(fourth)).sort((x, y) => x.seq - y.seq);
       for (const [agent, path] of [

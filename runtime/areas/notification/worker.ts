@@ -91,6 +91,7 @@ export class DeliveryWorker {
   private kicked = false;
   private timer: NodeJS.Timeout | undefined;
   private lastPrune = 0;
+  private passCount = 0;
   /** The earliest retry time among the queues that are waiting (null: none). */
   private nextRetryAt: number | null = null;
   /**
@@ -172,6 +173,14 @@ export class DeliveryWorker {
     return this.inFlight.size;
   }
 
+  /**
+   * Passes over the outbox run so far (for tests: "N more passes, and nothing else was sent"
+   * is a bound a test can wait on, where a fixed sleep is not).
+   */
+  get passes(): number {
+    return this.passCount;
+  }
+
   private pump(): void {
     if (this.stopped) return;
     try {
@@ -182,6 +191,7 @@ export class DeliveryWorker {
       this.o.log(`notification delivery: ${(e as Error)?.stack ?? String(e)}`);
     }
     this.schedule();
+    this.passCount++;
   }
 
   /** The head of each agent's queue that has one and no send in flight, oldest event first. */
