@@ -45,7 +45,7 @@ export const MODULES = {
   },
   journal: {
     mutate: ['runtime/system/journal.ts'],
-    tests: ['test/host/security-edges.test.ts', 'test/host/journal-recovery.test.ts'],
+    tests: ['test/host/journal.test.ts', 'test/host/security-edges.test.ts', 'test/host/journal-recovery.test.ts'],
   },
   service: {
     mutate: ['runtime/system/service.ts'],
