@@ -6,6 +6,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,6 +16,9 @@ import type { Job } from '../../handlers/core/job';
 import jobDetails from '../../handlers/jobs/routes/details';
 import { distDir, makeTestConfig, repo } from '../helpers/host';
 import { changePaths, liveBackend, RMDIR, SLEEP, twoIntentChange } from '../helpers/journal-change';
+
+// resolved, not joined to the repo: Stryker's sandbox has a node_modules of its own without it
+const VITE_NODE = createRequire(import.meta.url).resolve('vite-node/vite-node.mjs');
 
 /** The pid of the one process whose argv is exactly this, or 0 (the sleep gets a unique length). */
 function pidOf(...argv: string[]): number {
@@ -51,11 +55,11 @@ describe('a host killed with SIGKILL in the middle of a change, started again on
     const configFile = join(state, 'config.json');
     writeFileSync(configFile, JSON.stringify(config));
     // the host as a process of its own (from source: vite-node), in its own process group
-    const child = spawn(
-      process.execPath,
-      [join(repo, 'node_modules/vite-node/vite-node.mjs'), 'test/helpers/journal-host.ts', configFile, root],
-      { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
-    );
+    const child = spawn(process.execPath, [VITE_NODE, 'test/helpers/journal-host.ts', configFile, root], {
+      cwd: repo,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let output = '';
     const exited = new Promise<NodeJS.Signals | number | null>((r) => child.once('exit', (c, s) => r(s ?? c)));
     const [url, token] = await new Promise<string[]>((resolve, reject) => {

@@ -41,7 +41,12 @@ export const MODULES = {
   },
   files: {
     mutate: ['runtime/system/files.ts'],
-    tests: ['test/host/files-hardening.test.ts', 'test/host/system-files.test.ts', 'test/host/security-edges.test.ts'],
+    tests: [
+      'test/host/system-files.test.ts',
+      'test/host/system-files-disk.test.ts',
+      'test/host/files-hardening.test.ts',
+      'test/host/security-edges.test.ts',
+    ],
   },
   journal: {
     mutate: ['runtime/system/journal.ts'],
