@@ -59,21 +59,21 @@ describe('list and stat', () => {
 });
 
 describe('atomicWrite and atomicWriteSync', () => {
-  it('write whole (a string or a megabyte), with the mode and owner given', async () => {
+  it('write whole (a string or a megabyte), with the mode and owner given, parents made', async () => {
     const big = Buffer.alloc(1 << 20, 'ab');
-    atomicWriteSync(join(root, 'n', 's.txt'), 'sync\n', 0o640);
+    atomicWriteSync(join(root, 's', 'n', 's.txt'), 'sync\n', 0o640);
     atomicWriteSync(join(root, 'big'), big, 0o600, { uid: process.getuid!(), gid: process.getgid!() });
-    await atomicWrite(join(root, 'n', 'a.txt'), Buffer.from('async\n'), 0o604);
-    expect([readFileSync(join(root, 'n', 's.txt'), 'utf8'), modeOf(join(root, 'n', 's.txt'))]).toEqual([
+    await atomicWrite(join(root, 'a', 'n', 'a.txt'), Buffer.from('async\n'), 0o604);
+    expect([readFileSync(join(root, 's', 'n', 's.txt'), 'utf8'), modeOf(join(root, 's', 'n', 's.txt'))]).toEqual([
       'sync\n',
       0o640,
     ]);
     expect([readFileSync(join(root, 'big')).equals(big), modeOf(join(root, 'big'))]).toEqual([true, 0o600]);
-    expect([readFileSync(join(root, 'n', 'a.txt'), 'utf8'), modeOf(join(root, 'n', 'a.txt'))]).toEqual([
+    expect([readFileSync(join(root, 'a', 'n', 'a.txt'), 'utf8'), modeOf(join(root, 'a', 'n', 'a.txt'))]).toEqual([
       'async\n',
       0o604,
     ]);
-    expect(namesIn(root)).toEqual(['big', 'n']);
+    expect(namesIn(root)).toEqual(['a', 'big', 's']);
   });
 
   it.runIf(asRoot)('give the file its owner', async () => {

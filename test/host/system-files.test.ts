@@ -18,13 +18,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  type ConfinedFiles,
-  isErrno,
-  readRegular,
-  removeStaleTemps,
-  resolveExisting,
-} from '../../runtime/system/files';
+import { ConfinedFiles, isErrno, readRegular, removeStaleTemps, resolveExisting } from '../../runtime/system/files';
 import { confinedTree, modeOf, namesIn, outcome } from '../helpers/confined-files';
 
 let dir = '';
@@ -56,6 +50,14 @@ describe('check: which paths the operations accept', () => {
         p,
         `forbidden: path is outside the locations this service manages: ${p}`,
       ]);
+  });
+
+  it('a root that does not exist yet is kept as given', async () => {
+    const later = new ConfinedFiles([{ path: join(dir, 'later'), writable: true }], join(dir, 'backups'));
+    expect(await later.check(join(dir, 'later', 'x'), true)).toBe(join(dir, 'later', 'x'));
+    expect(await outcome(() => later.check(join(dir, 'later2', 'x')))).toBe(
+      `forbidden: path is outside the locations this service manages: ${join(dir, 'later2', 'x')}`,
+    );
   });
 
   it('a read-only root is read, not written; a writable root inside it is written', async () => {
