@@ -15,13 +15,17 @@ export const MKDIR = bin('mkdir');
 export const RMDIR = bin('rmdir');
 
 /** What the change touches, all under the test's private root. */
-export function changePaths(root: string): { conf: string; added: string; d1: string; d3: string; late: string } {
+export function changePaths(root: string): Record<'conf' | 'added' | 'd1' | 'd2' | 'd3' | 'd4' | 'late', string> {
   const d1 = join(root, 'd1');
+  const d2 = join(d1, 'd2');
+  const d3 = join(d2, 'd3');
   return {
     conf: join(root, 'service.conf'),
     added: join(root, 'added.conf'),
     d1,
-    d3: join(d1, 'd2', 'd3'),
+    d2,
+    d3,
+    d4: join(d3, 'd4'),
     late: join(d1, 'late'),
   };
 }
@@ -29,9 +33,10 @@ export function changePaths(root: string): { conf: string; added: string; d1: st
 /**
  * Intent 1 keeps `conf` (old, 0640), writes it `mid` (0600) and makes d1 (undo: rmdir d1).
  * Intent 2 keeps `conf` (mid) and `added` (absent), writes `conf` new (0604) and creates
- * `added`, makes d1/d2/d3 (undo: rmdir d3, then d2), then records the undo of a step that
- * never runs (rmdir d1/late) and sleeps `seconds`: the host is killed in that sleep. Only the
- * reverse order undoes it all: an rmdir of a directory not yet emptied fails.
+ * `added`, makes d2 (undo: rmdir d2), then d3/d4 (undo: rmdir d4, then d3), then records the
+ * undo of a step that never runs (rmdir d1/late) and sleeps `seconds`: the host is killed in that
+ * sleep. Only the order of recovery undoes it all (intents and steps newest first, a step's
+ * commands in their order): an rmdir of a directory not yet emptied fails.
  */
 export function twoIntentChange(root: string): RouteModule {
   const p = changePaths(root);
@@ -51,11 +56,13 @@ export function twoIntentChange(root: string): RouteModule {
       const two = await system.beginIntent('fs', [p.conf, p.added]);
       await system.writeFile(p.conf, 'new\n', { mode: 0o604 });
       await system.writeFile(p.added, 'added\n');
+      await system.recordUndo(two, [[RMDIR, '--', p.d2]]);
+      await system.run([MKDIR, '--', p.d2]);
       await system.recordUndo(two, [
+        [RMDIR, '--', p.d4],
         [RMDIR, '--', p.d3],
-        [RMDIR, '--', join(p.d1, 'd2')],
       ]);
-      await system.run([MKDIR, '-p', '--', p.d3]);
+      await system.run([MKDIR, '-p', '--', p.d4]);
       await system.recordUndo(two, [[RMDIR, '--', p.late]]);
       await system.run([SLEEP, String(body.seconds)]);
       await system.run([MKDIR, '--', p.late]);

@@ -92,7 +92,7 @@ describe('a host killed with SIGKILL in the middle of a change, started again on
     // what the killed host left: the change half made, both intents open with their steps
     expect([readFileSync(p.conf, 'utf8'), statSync(p.conf).mode & 0o7777]).toEqual(['new\n', 0o604]);
     expect(readFileSync(p.added, 'utf8')).toBe('added\n');
-    expect(existsSync(p.d3)).toBe(true);
+    expect(existsSync(p.d4)).toBe(true);
     const left = new Database(join(state, 'ballast.db'), { readonly: true });
     const open = left.prepare('SELECT id, area, files, undo FROM intents ORDER BY id').all();
     left.close();
@@ -111,9 +111,10 @@ describe('a host killed with SIGKILL in the middle of a change, started again on
           { path: p.added, content: null },
         ]),
         undo: JSON.stringify([
+          [[RMDIR, '--', p.d2]],
           [
+            [RMDIR, '--', p.d4],
             [RMDIR, '--', p.d3],
-            [RMDIR, '--', join(p.d1, 'd2')],
           ],
           [[RMDIR, '--', p.late]],
         ]),
@@ -134,18 +135,19 @@ describe('a host killed with SIGKILL in the middle of a change, started again on
     expect(restarted.db.prepare('SELECT COUNT(*) AS n FROM intents').get()).toEqual({ n: 0 });
     const { job, requestId } = await jobOf(restarted, jobId);
     expect(lines.filter((l) => l.startsWith('fs: rolled back'))).toEqual([
-      `fs: rolled back a change interrupted at request ${requestId}: files ${p.conf}, ${p.added}; 2 command(s) undone; 1 undo step(s) did not apply (${RMDIR} -- ${p.late})`,
+      `fs: rolled back a change interrupted at request ${requestId}: files ${p.conf}, ${p.added}; 3 command(s) undone; 1 undo step(s) did not apply (${RMDIR} -- ${p.late})`,
       `fs: rolled back a change interrupted at request ${requestId}: files ${p.conf}; 1 command(s) undone`,
     ]);
-    // the intents' undo, newest first: rmdir d3, d2 (intent 2), then d1 (intent 1); the step the
-    // kill came before fails as expected
+    // the undo newest first: rmdir d4, d3, d2 (intent 2), then d1 (intent 1); the step the kill
+    // came before fails, as expected
     expect(job).toMatchObject({
       state: 'interrupted',
       undo: {
         files: [p.conf, p.added, p.conf],
         undone: [
+          [RMDIR, '--', p.d4],
           [RMDIR, '--', p.d3],
-          [RMDIR, '--', join(p.d1, 'd2')],
+          [RMDIR, '--', p.d2],
           [RMDIR, '--', p.d1],
         ],
         failed: [
@@ -156,7 +158,7 @@ describe('a host killed with SIGKILL in the middle of a change, started again on
     expect(
       restarted.db.prepare("SELECT kind, data FROM events WHERE kind LIKE '%rolled_back' ORDER BY seq").all(),
     ).toEqual([
-      { kind: 'fs.change.rolled_back', data: expect.stringContaining(`"files":["${p.conf}","${p.added}"],"undone":2`) },
+      { kind: 'fs.change.rolled_back', data: expect.stringContaining(`"files":["${p.conf}","${p.added}"],"undone":3`) },
       { kind: 'fs.change.rolled_back', data: expect.stringContaining(`"files":["${p.conf}"],"undone":1`) },
     ]);
   }, 90_000);
