@@ -23,11 +23,18 @@ describe('list and stat', () => {
     mkdirSync(join(root, 'C'));
     symlinkSync('b', join(root, '_'));
     execFileSync('/usr/bin/mkfifo', [join(root, 'a')]);
+    // by code unit, upper case first (libuv's scandir sorts the same way, so the host's own sort
+    // is a guarantee more than a change anyone would see)
+    const more = ['m10', 'z', 'm2', 'A', 'm1', 'y', 'B', 'x'];
+    for (const n of more) writeFileSync(join(root, n), '');
     const kinds = [
+      { name: 'A', type: 'file' },
+      { name: 'B', type: 'file' },
       { name: 'C', type: 'dir' },
       { name: '_', type: 'symlink' },
       { name: 'a', type: 'other' },
       { name: 'b', type: 'file' },
+      ...['m1', 'm10', 'm2', 'x', 'y', 'z'].map((name) => ({ name, type: 'file' })),
     ];
     expect(await files.list(join(dir, 'via'))).toEqual({ entries: kinds });
     expect(await files.list(join(root, 'none'))).toEqual({ entries: null });
@@ -61,9 +68,15 @@ describe('list and stat', () => {
 describe('atomicWrite and atomicWriteSync', () => {
   it('write whole (a string or a megabyte), with the mode and owner given, parents made', async () => {
     const big = Buffer.alloc(1 << 20, 'ab');
-    atomicWriteSync(join(root, 's', 'n', 's.txt'), 'sync\n', 0o640);
-    atomicWriteSync(join(root, 'big'), big, 0o600, { uid: process.getuid!(), gid: process.getgid!() });
-    await atomicWrite(join(root, 'a', 'n', 'a.txt'), Buffer.from('async\n'), 0o604);
+    // the mode given, not what the umask leaves of it
+    const umask = process.umask(0o077);
+    try {
+      atomicWriteSync(join(root, 's', 'n', 's.txt'), 'sync\n', 0o640);
+      atomicWriteSync(join(root, 'big'), big, 0o600, { uid: process.getuid!(), gid: process.getgid!() });
+      await atomicWrite(join(root, 'a', 'n', 'a.txt'), Buffer.from('async\n'), 0o604);
+    } finally {
+      process.umask(umask);
+    }
     expect([readFileSync(join(root, 's', 'n', 's.txt'), 'utf8'), modeOf(join(root, 's', 'n', 's.txt'))]).toEqual([
       'sync\n',
       0o640,
@@ -82,6 +95,13 @@ describe('atomicWrite and atomicWriteSync', () => {
     expect([statSync(join(root, 's')).uid, statSync(join(root, 's')).gid]).toEqual([65534, 65533]);
     expect([statSync(join(root, 'a')).uid, statSync(join(root, 'a')).gid]).toEqual([65533, 65534]);
     chownSync(join(root, 'a'), 0, 0);
+    // ConfinedFiles.write: a replaced file keeps its owner; a new one is the service's
+    const f = join(root, 'owned');
+    writeFileSync(f, 'old');
+    chownSync(f, 65534, 65533);
+    await files.write(f, 'new', {});
+    await files.write(join(root, 'fresh'), 'x', {});
+    expect([statSync(f).uid, statSync(f).gid, statSync(join(root, 'fresh')).uid]).toEqual([65534, 65533, 0]);
   });
 
   it('a write that fails leaves the target as it was and no temp file', async () => {
@@ -129,7 +149,13 @@ describe('start-up cleanup', () => {
     const deep = join(dir, 'backups', 'x', 'y');
     mkdirSync(deep, { recursive: true });
     const stale = [join(deep, '.c.prev.tmp-0123456789ab'), join(deep, '.c.prev.meta.tmp-0123456789ab')];
-    const kept = ['.c.tmp-0123456789ab', 'c.prev.tmp-0123456789ab', '.c.prev.metax.tmp-0123456789ab', '.c.prev'];
+    const kept = [
+      '.c.tmp-0123456789ab',
+      'c.prev.tmp-0123456789ab',
+      'x.c.prev.tmp-0123456789ab',
+      '.c.prev.metax.tmp-0123456789ab',
+      '.c.prev',
+    ];
     for (const f of [...stale, ...kept.map((k) => join(deep, k))]) writeFileSync(f, 'x');
     expect(files.removeStaleBackupTemps().sort()).toEqual([...stale].sort());
     expect(namesIn(deep)).toEqual([...kept].sort());

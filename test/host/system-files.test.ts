@@ -138,7 +138,11 @@ describe('write', () => {
     expect([readFileSync(f, 'utf8'), modeOf(f)]).toEqual(['new', 0o2750]);
     await files.write(f, 'newer', { mode: 0o640 });
     expect(modeOf(f)).toBe(0o640);
-    expect(await outcome(() => files.write(f, 'x', { exclusive: true }))).toBe(`conflict: already exists: ${f}`);
+    expect(await outcome(() => files.write(f, 'x', { exclusive: true, backup: true }))).toBe(
+      `conflict: already exists: ${f}`,
+    );
+    // refused before anything is written: no backup of the file it refused to replace
+    expect(existsSync(files.backupPathOf(f))).toBe(false);
     expect(await files.write(join(root, 'ex'), 'e', { exclusive: true, mode: 0o604 })).toEqual({
       path: join(root, 'ex'),
     });
