@@ -44,7 +44,18 @@ async function until<T>(what: string, read: () => T, ok: (v: T) => boolean, ms =
 
 describe('a host killed with SIGKILL in the middle of a change, started again on the same state', () => {
   let restarted: Host | undefined;
-  afterEach(async () => restarted?.close());
+  // a test that failed before its kill leaves no host (nor its sleep) behind
+  const leftovers: number[] = [];
+  afterEach(async () => {
+    for (const pid of leftovers.splice(0)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    await restarted?.close();
+  });
 
   it('puts the files back (bytes and modes) and undoes the steps newest first; no intent is left', async () => {
     const { config, state, root } = makeTestConfig();
@@ -60,6 +71,7 @@ describe('a host killed with SIGKILL in the middle of a change, started again on
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
+    leftovers.push(-child.pid!);
     let output = '';
     const exited = new Promise<NodeJS.Signals | number | null>((r) => child.once('exit', (c, s) => r(s ?? c)));
     const [url, token] = await new Promise<string[]>((resolve, reject) => {
@@ -85,6 +97,7 @@ describe('a host killed with SIGKILL in the middle of a change, started again on
       () => pidOf(SLEEP, seconds),
       (pid) => pid > 0,
     );
+    leftovers.push(sleep);
     process.kill(-child.pid!, 'SIGKILL');
     expect(await exited).toBe('SIGKILL');
     process.kill(sleep, 'SIGKILL');
