@@ -41,11 +41,16 @@ export const MODULES = {
   },
   files: {
     mutate: ['runtime/system/files.ts'],
-    tests: ['test/host/files-hardening.test.ts', 'test/host/system-files.test.ts', 'test/host/security-edges.test.ts'],
+    tests: [
+      'test/host/system-files.test.ts',
+      'test/host/system-files-disk.test.ts',
+      'test/host/files-hardening.test.ts',
+      'test/host/security-edges.test.ts',
+    ],
   },
   journal: {
     mutate: ['runtime/system/journal.ts'],
-    tests: ['test/host/security-edges.test.ts', 'test/host/journal-recovery.test.ts'],
+    tests: ['test/host/journal.test.ts', 'test/host/security-edges.test.ts', 'test/host/journal-recovery.test.ts'],
   },
   service: {
     mutate: ['runtime/system/service.ts'],
