@@ -243,6 +243,8 @@ describe('what the route declares', () => {
       permission: 'public',
       summary: 'answers what it is given',
     });
+    // no key for what was not given (an undefined `long` would still be a key of the manifest entry)
+    expect(Object.keys(plain.meta)).toEqual(['method', 'path', 'permission', 'summary']);
     const full = route({
       method: 'GET',
       path: '/t/full',
