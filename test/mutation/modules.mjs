@@ -63,7 +63,11 @@ export const MODULES = {
   // the pod admission code in three runs (1,700 mutants in one run take hours on this machine)
   'pod-policy': {
     mutate: ['runtime/areas/pod/admission/policy.ts', 'runtime/areas/pod/admission/host-paths.ts'],
-    tests: ['test/routes/pod-admission.test.ts', 'test/routes/pod-compose-check.test.ts'],
+    tests: [
+      'test/routes/pod-policy-table.test.ts',
+      'test/routes/pod-admission.test.ts',
+      'test/routes/pod-compose-check.test.ts',
+    ],
   },
   'pod-admit': {
     mutate: ['runtime/areas/pod/admission/admit.ts'],
