@@ -77,6 +77,25 @@ function make(o: Partial<ConstructorParameters<typeof SystemService>[0]> = {}) {
   return { service, backend, rows, started, ended, progress, logs };
 }
 
+const BUILT_INS = [
+  'exec',
+  'pty',
+  'resolve',
+  'secret/seal',
+  'journal/begin',
+  'journal/step',
+  'journal/end',
+  'file/read',
+  'file/write',
+  'file/restore',
+  'file/remove',
+  'file/list',
+  'file/stat',
+  'job/progress',
+];
+/** What a cancelled request may still call: reads, resolve, progress, closing its journal. */
+const AFTER_CANCEL = ['file/read', 'file/list', 'file/stat', 'resolve', 'job/progress', 'journal/end'];
+
 const refusal = async (p: Promise<unknown>) => {
   try {
     await p;
@@ -97,9 +116,10 @@ describe('ops', () => {
     expect(() => service.register('pod', { 'fs/walk': async () => 1 })).toThrow(
       'system op fs/walk (from pod) is already registered',
     );
-    expect(() => service.register('pod', { exec: async () => 1 })).toThrow(
-      'system op exec (from pod) is already registered',
-    );
+    for (const name of BUILT_INS)
+      expect(() => service.register('pod', { [name]: async () => 1 }), name).toThrow(
+        `system op ${name} (from pod) is already registered`,
+      );
     expect(await refusal(service.handle('nope', {}))).toEqual([404, 'not_found', 'unknown system operation nope']);
   });
 
@@ -376,5 +396,55 @@ describe('built-in ops a host may not offer', () => {
     const { service, progress } = make();
     expect(await service.handle('job/progress', { phase: 'write', step: 2 }, 'req-11')).toEqual({ recorded: true });
     expect(progress).toEqual([['req-11', { phase: 'write', step: 2 }]]);
+  });
+
+  it('resolve hands path, kind and both flags to the confinement, and refuses a payload without them', async () => {
+    const seen: unknown[] = [];
+    const confinement = {
+      resolve: (...a: unknown[]) => (seen.push(a), '/real'),
+      check: (argv: string[]) => argv,
+    } as unknown as ConstructorParameters<typeof SystemService>[0]['confinement'];
+    const { service } = make({ confinement });
+    expect(
+      await service.handle('resolve', { path: '/a', kind: 'fs.device', strictlyBelow: true, recursive: true }),
+    ).toEqual({
+      path: '/real',
+    });
+    await service.handle('resolve', { path: '/b', kind: 'fs.device', strictlyBelow: 'yes', recursive: 1 });
+    expect(seen).toEqual([
+      ['/a', 'fs.device', true, true],
+      ['/b', 'fs.device', false, false],
+    ]);
+    for (const p of [{ kind: 'fs.device' }, { path: '/a' }, { path: 1, kind: 'x' }])
+      expect(await refusal(service.handle('resolve', p))).toEqual([400, 'bad_request', 'resolve needs path and kind']);
+  });
+});
+
+describe('what a cancelled request may still do', () => {
+  it('exactly the reads, resolve, progress and journal end; every other op is refused', async () => {
+    const journal = new IntentJournal(db, files);
+    const confinement = { resolve: () => '/r', check: (a: string[]) => a } as unknown as ConstructorParameters<
+      typeof SystemService
+    >[0]['confinement'];
+    const { service } = make({ journal, confinement, secrets: new SecretBox(join(dir, 'secret2.key')) });
+    service.cancel('req-12', 'cancelled');
+    const allowed: string[] = [];
+    for (const op of BUILT_INS) {
+      const r = await service.answer(op, () => ({ path: join(etc, 'y'), kind: 'k', id: 0 }), 'req-12');
+      if (!(r.ok === false && r.code === 'cancelled')) allowed.push(op);
+    }
+    expect(allowed.sort()).toEqual([...AFTER_CANCEL].sort());
+  });
+
+  it('file/list and file/stat answer what is there; remove with backup keeps a copy restore brings back', async () => {
+    const { service } = make();
+    const f = join(etc, 'keep.conf');
+    await service.handle('file/write', { path: f, content: 'kept\n' });
+    expect(await service.handle('file/stat', { path: f })).toMatchObject({ stat: { type: 'file', size: 5 } });
+    expect(JSON.stringify(await service.handle('file/list', { path: etc }))).toContain('keep.conf');
+    expect(await service.handle('file/remove', { path: f, backup: true })).toMatchObject({ removed: true });
+    expect(await service.handle('file/read', { path: f })).toEqual({ content: null });
+    expect(await service.handle('file/restore', { path: f })).toEqual({ restored: true });
+    expect(readFileSync(f, 'utf8')).toBe('kept\n');
   });
 });
