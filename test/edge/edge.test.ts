@@ -64,7 +64,9 @@ const stable = (body: string) =>
     // health: an isolated appliance reports its isolate; each has its own uptime
     .replace(/"isolate":(null|"alive")/g, '"isolate":"<isolate>"')
     .replace(/"uptimeS":\d+/g, '"uptimeS":<s>')
-    // metrics: each appliance's own counts and times, as Prometheus text
+    // metrics: each appliance's own counts and times, as Prometheus text; which labelled samples of
+    // the Node process exist (GC kinds seen so far, open handles) is each process's moment
+    .replace(/^ballast_(nodejs|process)_[a-z0-9_]*\{[^}\n]*\} \S+\n/gm, '')
     .replace(/^([a-z_:][a-zA-Z0-9_:]*(\{[^}\n]*\})?) \S+$/gm, '$1 <value>')
     .replace(/"durationMs":\d+/g, '"durationMs":<ms>')
     .replace(/\(\d+ ms\)/g, '(<n> ms)')
