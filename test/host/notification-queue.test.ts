@@ -6,6 +6,7 @@ import { DeliveryWorker } from '../../runtime/areas/notification/worker';
 import { SendError } from '../../runtime/areas/notification/send-error';
 import type { DeliveryAgent } from '../../runtime/areas/notification/send';
 import type { Notification } from '../../runtime/areas/notification/payload';
+import { emitEvents, insertAgent } from '../helpers/notification-outbox';
 
 /**
  * The worker's per-agent FIFO queue, with a fake sender and a fake clock: every send waits until
@@ -113,16 +114,10 @@ function rig(o: { maxAttempts?: number; concurrency?: number } = {}): Rig {
       expect(sends.slice(before).map((s) => `${s.agent}:${s.sequence}`)).toEqual([]);
     },
     agent(enabled = true) {
-      agents++;
-      const info = db
-        .prepare(
-          "INSERT INTO notification_agents (type, enabled, json, unix_time, created_at, updated_at) VALUES ('webhook', ?, ?, 0, '', '')",
-        )
-        .run(enabled ? 1 : 0, JSON.stringify({ url: `http://127.0.0.1:9/${agents}` }));
-      return Number(info.lastInsertRowid);
+      return insertAgent(db, ++agents, enabled);
     },
     emit(n) {
-      return Array.from({ length: n }, (_, i) => events.record({ kind: 'test.thing.happened', data: { i } }));
+      return emitEvents(events, n);
     },
     row(eventId, agentId) {
       return db

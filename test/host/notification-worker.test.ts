@@ -11,6 +11,7 @@ import { notificationSettings } from '../../handlers/notification/contract';
 import { DeliveryWorker } from '../../runtime/areas/notification/worker';
 import { SendError } from '../../runtime/areas/notification/send-error';
 import { waitFor } from '../helpers/notification-peers';
+import { emitEvents, insertAgent } from '../helpers/notification-outbox';
 
 interface Send {
   agent: number;
@@ -95,16 +96,10 @@ function rig(
     clock,
     during,
     agent(enabled = true) {
-      agents++;
-      const info = db
-        .prepare(
-          "INSERT INTO notification_agents (type, enabled, json, unix_time, created_at, updated_at) VALUES ('webhook', ?, ?, 0, '', '')",
-        )
-        .run(enabled ? 1 : 0, JSON.stringify({ url: `http://127.0.0.1:9/${agents}` }));
-      return Number(info.lastInsertRowid);
+      return insertAgent(db, ++agents, enabled);
     },
     emit(n) {
-      return Array.from({ length: n }, (_, i) => events.record({ kind: 'test.thing.happened', data: { i } }));
+      return emitEvents(events, n);
     },
     rows() {
       return db
