@@ -1,7 +1,7 @@
 import type { SqliteD1 } from './db/database';
 import type { EventsProducer } from './events';
 import type { SystemService } from './system/service';
-import type { EventKind } from '../handlers/core/bindings';
+import type { EventKind, TokenLookup } from '../handlers/core/bindings';
 
 /** A binding answer as the socket writes it: status and JSON text (docs/bindings-protocol.md). */
 export interface BindingAnswer {
@@ -35,6 +35,8 @@ export class BindingServer {
     private readonly system: SystemService,
     private readonly d1: SqliteD1,
     private readonly events: EventsProducer,
+    /** the host's token cache: `/tokens/touch` records a use an isolate checked (core/hop.ts) */
+    private readonly tokens?: TokenLookup,
   ) {}
 
   readonly fetchSystem = (request: Request): Promise<Response> => this.system.fetch(request);
@@ -46,7 +48,8 @@ export class BindingServer {
     toResponse(this.event(await request.text(), request.headers.get('x-request-id') ?? undefined));
 
   /**
-   * One operation by path (`/system/<op>`, `/db/<op>`, `/events/send`), its payload as JSON text.
+   * One operation by path (`/system/<op>`, `/db/<op>`, `/events/send`, `/tokens/touch`), its
+   * payload as JSON text.
    * SYSTEM answers as SystemService.fetch does (SystemService.answer: a refusal with its code,
    * anything else logged and `500 internal` naming the op).
    */
@@ -63,6 +66,7 @@ export class BindingServer {
     }
     if (path.startsWith('/db/')) return this.db(path, body);
     if (path === '/events/send') return this.event(body, requestId);
+    if (path === '/tokens/touch') return this.touch(body);
     return fail(404, 'not_found', `unknown binding operation ${path}`);
   }
 
@@ -90,6 +94,21 @@ export class BindingServer {
     } catch (e) {
       return fail(500, 'internal', `db ${op} failed: ${(e as Error).message}`);
     }
+  }
+
+  /** The id only: the time is the host's, and the cache's row follows the write (tokens.ts TokenCache). */
+  private async touch(body: string): Promise<BindingAnswer> {
+    let id: unknown;
+    try {
+      id = (JSON.parse(body) as { id?: unknown } | null)?.id;
+    } catch {
+      id = undefined;
+    }
+    if (typeof id !== 'string' || !/^[0-9a-f]{12}$/.test(id))
+      return fail(400, 'bad_request', 'tokens/touch takes { id }');
+    if (!this.tokens) return fail(501, 'not_implemented', 'this host has no token cache');
+    await this.tokens.touch(id, Date.now());
+    return ok(null);
   }
 
   private event(body: string, requestId?: string): BindingAnswer {

@@ -8,6 +8,7 @@ import { basePathOf } from '../handlers/core/app';
 import type { Env } from '../handlers/core/bindings';
 import type { Vars } from '../handlers/core/vars';
 import type { FetchHandler } from './http/server';
+import { routedBetween } from './ops/served-by-host';
 
 /**
  * The docs page (`<basePath>/docs`): Swagger UI (swagger-ui-dist, copied to dist/docs by
@@ -144,16 +145,12 @@ export function docsPages(
  * server writes the answer's bytes as they are (a gzip asset stays gzip).
  */
 export function withHostPages(host: { app: FetchHandler; vars: Vars; env: Env }, isolate: FetchHandler): FetchHandler {
-  const isPage = (request: Request) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+  const isPage = (method: string, path: string) => {
+    if (method !== 'GET' && method !== 'HEAD') return false;
     const base = basePathOf(host.vars);
-    const path = new URL(request.url).pathname;
     if (base && path !== base && !path.startsWith(`${base}/`)) return false;
     const sub = path.slice(base.length);
     return sub === '/openapi.json' || isDocsPath(sub);
   };
-  return {
-    fetch: (request, env, ctx) =>
-      isPage(request) ? host.app.fetch(request, host.env, ctx) : isolate.fetch(request, env, ctx),
-  };
+  return routedBetween(host, isolate, isPage);
 }

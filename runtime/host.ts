@@ -252,7 +252,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
     EVENTS: events,
     VARS: vars,
   };
-  const bindings = new BindingServer(system, d1, events);
+  const bindings = new BindingServer(system, d1, events, env.TOKENS_DIRECT);
 
   let reloadTls = () => undefined as void;
   // the gate needs the routes (read below); the jobs area's cancel reaches it once it exists

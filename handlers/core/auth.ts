@@ -100,7 +100,7 @@ export async function authenticate(
   if (row.revoked_at !== null) throw unauthorized('token revoked');
   if (row.expires_at !== null && row.expires_at <= now) throw unauthorized('token expired');
   if (row.last_used_at === null || now - row.last_used_at > LAST_USED_GRANULARITY_MS) {
-    if (lookup) lookup.touch(id, now);
+    if (lookup) await lookup.touch(id, now);
     else await db.prepare(TOKEN_TOUCH_SQL).bind(now, id).run();
   }
   let permissions: string[];

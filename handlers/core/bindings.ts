@@ -59,7 +59,8 @@ export type DirectAnswer = { ok: true; value: unknown } | { ok: false; status: n
  */
 export interface TokenLookup {
   token(id: string): TokenRecord | null;
-  touch(id: string, at: number): void;
+  /** records a use (the host's cache, or over the hop: runtime/isolate/hop.ts) */
+  touch(id: string, at: number): void | Promise<void>;
 }
 export interface TokenRecord {
   id: string;
@@ -88,6 +89,8 @@ export interface Env {
   DB_FETCH?: Fetcher;
   EVENTS?: EventsBinding;
   EVENTS_FETCH?: Fetcher;
+  /** set only in an isolate the host spawned: marks the requests it forwards (core/hop.ts) */
+  HOP_SECRET?: string;
   VARS: Vars;
 }
 

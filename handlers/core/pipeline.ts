@@ -27,6 +27,8 @@ export interface Call {
   method: string;
   url: URL;
   header(name: string): string | null;
+  /** Every header as received (name, value), for a host that forwards the call (isolation mode). */
+  headerPairs?(): Iterable<readonly [string, string]>;
   /** The request body as text (undefined: none), already checked against the size limit. */
   bodyText?: string;
   connection: ConnectionInfo;
@@ -148,6 +150,7 @@ export async function callFromRequest(request: Request, maxBodyBytes: number): P
     method: request.method,
     url: new URL(request.url),
     header: (name) => headers.get(name),
+    headerPairs: () => headers.entries(),
     connection: connectionFromHeader(headers.get(CONNECTION_HEADER)),
     requestId: requestIdFrom(headers.get('x-request-id')),
   };

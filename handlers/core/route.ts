@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ApiError, internalError, issuesOf, issuesText, toApiError, validationFailed } from './errors';
 import { queryKeysOf, refuseUnknownQueryKeys } from './query';
 import { ANONYMOUS, authenticate, authorize, PUBLIC_PERMISSION, type Principal } from './auth';
+import { hopTokenLookup } from './hop';
 import {
   database,
   events,
@@ -185,7 +186,7 @@ export function route<P extends AnySchema, Q extends AnySchema, B extends AnySch
       // a public route (health, version) is served without a token: no principal but ANONYMOUS
       const principal = isPublic
         ? ANONYMOUS
-        : await authenticate(db, call.header('token'), Date.now(), env?.TOKENS_DIRECT);
+        : await authenticate(db, call.header('token'), Date.now(), env?.TOKENS_DIRECT ?? hopTokenLookup(env, call));
       if (call.note && !isPublic) call.note.token = { id: principal.tokenId, name: principal.name };
       if (!isPublic) authorize(principal, spec.permission);
 

@@ -88,7 +88,12 @@ export async function startBindingSocket(o: BindingSocketOptions): Promise<Bindi
     }
     // Deno's unix proxy sends the absolute form (http://binding.internal/db/all); workerd the origin form.
     const path = (req.url ?? '/').replace(/^[a-z]+:\/\/[^/]*/i, '').replace(/\?.*$/, '');
-    if (!path.startsWith('/system/') && !path.startsWith('/db/') && path !== '/events/send') {
+    if (
+      !path.startsWith('/system/') &&
+      !path.startsWith('/db/') &&
+      path !== '/events/send' &&
+      path !== '/tokens/touch'
+    ) {
       req.resume();
       return json(res, 404, { error: { code: 'not_found', message: `unknown binding operation ${path}` } });
     }

@@ -145,6 +145,10 @@ function answerTooLarge(req: http.IncomingMessage, res: http.ServerResponse, rep
   });
 }
 
+function* rawPairs(raw: string[]): Generator<readonly [string, string]> {
+  for (let i = 0; i < raw.length; i += 2) yield [raw[i], raw[i + 1]];
+}
+
 /** For an app in another runtime (isolate mode): the call as a WHATWG Request. */
 function requestOf(call: Call, req: http.IncomingMessage): Request {
   const h = new Headers();
@@ -295,6 +299,7 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
           const v = req.headers[name.toLowerCase()];
           return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
         },
+        headerPairs: () => rawPairs(req.rawHeaders),
         connection: { localAddress: req.socket.localAddress, remoteAddress: req.socket.remoteAddress },
         requestId: requestIdFrom(typeof given === 'string' ? given : undefined),
         note: o.onAnswered ? {} : undefined,

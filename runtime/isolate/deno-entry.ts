@@ -1,7 +1,8 @@
 /**
  * The Deno entry (built by build.mjs into dist/deno.mjs; no node: imports). The host spawns
  * `deno run` on it with least permissions (runtime/isolate/deno.ts) and writes ONE line of JSON on
- * its stdin: the binding socket, the per-start secret, the Unix socket to serve on and VARS. It
+ * its stdin: the binding socket, the per-start secrets (binding socket, hop), the Unix socket to
+ * serve on and VARS. It
  * serves dist/app.mjs with Deno.serve; SYSTEM, DB and EVENTS are Fetchers that reach the host's
  * binding socket (docs/bindings-protocol.md) with a minimal HTTP/1.1 keep-alive client over
  * Deno.connect (measured: twice as fast per call as fetch() through a Unix-proxy HttpClient, and
@@ -28,6 +29,7 @@ declare const Deno: DenoApi;
 interface Init {
   bindingSocket: string;
   secret: string;
+  hopSecret: string;
   listen: string;
   vars: unknown;
 }
@@ -169,7 +171,13 @@ async function main(): Promise<void> {
       return new Response(a.body, { status: a.status, headers: { 'content-type': 'application/json' } });
     },
   };
-  const env = { SYSTEM: binding, DB_FETCH: binding, EVENTS_FETCH: binding, VARS: init.vars };
+  const env = {
+    SYSTEM: binding,
+    DB_FETCH: binding,
+    EVENTS_FETCH: binding,
+    HOP_SECRET: init.hopSecret,
+    VARS: init.vars,
+  };
   const ctx = {
     waitUntil(p: Promise<unknown>) {
       p.catch(() => undefined);

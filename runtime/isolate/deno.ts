@@ -82,7 +82,13 @@ export function startDeno(o: IsolateOptions): Promise<Isolated> {
     // no inherited environment (no secrets): Deno's own cache in the state directory
     env: { DENO_DIR: join(o.stateDir, 'deno-cache'), NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' },
     listen,
-    stdinLine: JSON.stringify({ bindingSocket: o.socket.path, secret: o.socket.secret, listen, vars: o.vars }),
+    stdinLine: JSON.stringify({
+      bindingSocket: o.socket.path,
+      secret: o.socket.secret,
+      hopSecret: o.hop.secret,
+      listen,
+      vars: o.vars,
+    }),
     readiness: 'stdout',
   });
 }

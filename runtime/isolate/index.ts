@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import type { Vars } from '../../handlers/core/vars';
 import type { HostConfig } from '../config';
 import type { Host } from '../host';
 import { startBindingSocket } from '../bindings/socket';
@@ -45,6 +47,9 @@ export async function startIsolated(
       stateDir: resolve(host.config.stateDir),
       socket,
       vars: host.vars,
+      // a new secret per start, as the binding socket's: only this isolate can tell a forwarded
+      // request's token row from one a client made up
+      hop: { secret: randomBytes(32).toString('base64url'), tokens: host.env.TOKENS_DIRECT, vars: host.vars as Vars },
       log,
       onExit: o.onExit,
     });

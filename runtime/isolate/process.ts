@@ -85,12 +85,13 @@ export async function startIsolateProcess(o: IsolateOptions, p: IsolateProcess):
     o.log(`isolate ${p.runtime} (pid ${child.pid}) died: ${signal ?? `exit ${code}`}`);
     o.onExit?.(`${p.runtime} ${signal ?? `exit ${code}`}`);
   });
-  const fwd = forwarder({ socketPath: p.listen });
+  const fwd = forwarder({ socketPath: p.listen }, o.hop);
   return {
     runtime: p.runtime,
     pid: child.pid,
     coldStartMs,
     fetch: fwd.fetch,
+    handle: fwd.handle,
     async close() {
       if (closing) return;
       closing = true;

@@ -1,5 +1,7 @@
 import type { FetchHandler } from '../http/server';
 import type { BindingSocket } from '../bindings/socket';
+import type { Call, Reply } from '../../handlers/core/pipeline';
+import type { HopOptions } from './forward';
 
 export type IsolateRuntime = 'workerd' | 'deno';
 
@@ -10,6 +12,8 @@ export interface Isolated extends FetchHandler {
   /** From spawn to serving, in ms. */
   coldStartMs: number;
   fetch(request: Request): Promise<Response>;
+  /** The host's own calls, forwarded without WHATWG objects (forward.ts). */
+  handle(call: Call): Promise<Reply>;
   close(): Promise<void>;
 }
 
@@ -18,6 +22,8 @@ export interface IsolateOptions {
   stateDir: string;
   socket: BindingSocket;
   vars: unknown;
+  /** the hop secret (given to the isolate as env.HOP_SECRET) and what the host adds to each request */
+  hop: HopOptions;
   log: (line: string) => void;
   /** The isolate died while the host was serving (the host then exits non-zero: serve.ts). */
   onExit?: (why: string) => void;

@@ -25,13 +25,14 @@ const capnpString = (s: string) => JSON.stringify(s);
 /**
  * The workerd configuration: one worker (dist/app.mjs) whose SYSTEM, DB_FETCH and EVENTS_FETCH
  * are one `external` service on the binding socket, the secret header injected by workerd
- * itself; VARS as a JSON binding; served on a Unix socket. `appModule` is relative to the config
+ * itself; HOP_SECRET (handlers/core/hop.ts) as a text binding; VARS as a JSON binding; served on a Unix socket. `appModule` is relative to the config
  * file (workerd reads `embed` paths relative to it).
  */
 export function workerdConfig(o: {
   appModule: string;
   bindingSocket: string;
   secret: string;
+  hopSecret: string;
   listen: string;
   vars: unknown;
 }): string {
@@ -50,6 +51,7 @@ const app :Workerd.Worker = (
     (name = "SYSTEM", service = "bindings"),
     (name = "DB_FETCH", service = "bindings"),
     (name = "EVENTS_FETCH", service = "bindings"),
+    (name = "HOP_SECRET", text = ${capnpString(o.hopSecret)}),
     (name = "VARS", json = ${capnpString(JSON.stringify(o.vars))}),
   ],
 );
@@ -59,7 +61,7 @@ const app :Workerd.Worker = (
 /**
  * Isolation mode on workerd: the workerd binary itself (no Miniflare: no loopback entry worker,
  * no in-process services) serves dist/app.mjs on stateDir/isolate-workerd.sock; its bindings are
- * workerd `external` services on the binding socket. The configuration holds the secret: it is
+ * workerd `external` services on the binding socket. The configuration holds the secrets: it is
  * written 0600 into the private state directory and removed as soon as workerd has read it.
  */
 export function startWorkerd(o: IsolateOptions): Promise<Isolated> {
@@ -72,6 +74,7 @@ export function startWorkerd(o: IsolateOptions): Promise<Isolated> {
       appModule: relative(o.stateDir, join(o.distDir, 'app.mjs')),
       bindingSocket: o.socket.path,
       secret: o.socket.secret,
+      hopSecret: o.hop.secret,
       listen,
       vars: o.vars,
     }),

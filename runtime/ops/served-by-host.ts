@@ -12,15 +12,37 @@ import type { FetchHandler } from '../http/server';
 export const HOST_SERVED = new Set(['/health', '/version', '/metrics']);
 
 export function withHostServed(host: { app: FetchHandler; vars: Vars; env: Env }, isolate: FetchHandler): FetchHandler {
-  const mine = (request: Request) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+  const mine = (method: string, path: string) => {
+    if (method !== 'GET' && method !== 'HEAD') return false;
     const base = basePathOf(host.vars);
-    const path = new URL(request.url).pathname;
     return path.startsWith(base) && HOST_SERVED.has(path.slice(base.length));
   };
+  return routedBetween(host, isolate, mine);
+}
+
+/**
+ * A handler that sends what `hostServes` picks to the host's own app (with the host's env) and
+ * the rest to the isolate: for a WHATWG Request (`fetch`) and, when both sides take one, for the
+ * host server's Call (`handle`: no WHATWG objects on the way to the isolate).
+ */
+export function routedBetween(
+  host: { app: FetchHandler; env: Env },
+  isolate: FetchHandler,
+  hostServes: (method: string, path: string) => boolean,
+): FetchHandler {
+  const own = host.app.handle;
+  const theirs = isolate.handle;
   return {
     fetch: (request, env, ctx) =>
-      mine(request) ? host.app.fetch(request, host.env, ctx) : isolate.fetch(request, env, ctx),
+      hostServes(request.method, new URL(request.url).pathname)
+        ? host.app.fetch(request, host.env, ctx)
+        : isolate.fetch(request, env, ctx),
+    ...(own && theirs
+      ? {
+          handle: (call, env, ctx) =>
+            hostServes(call.method, call.url.pathname) ? own(call, host.env, ctx) : theirs(call, env, ctx),
+        }
+      : {}),
   };
 }
 

@@ -7,6 +7,11 @@ import { stringify } from 'yaml';
 import { defaultConfig } from '../../runtime/config';
 
 export const repo = join(import.meta.dirname, '../..');
+
+/** Rounds per figure (alternating who goes first), seconds per round, autocannon connections. */
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+export const CONNECTIONS = 50;
 export const cli = join(repo, 'dist/host/cli.mjs');
 
 export async function freePort(): Promise<number> {
@@ -148,3 +153,24 @@ export async function stop(child: ChildProcess): Promise<void> {
     child.kill('SIGTERM');
   });
 }
+
+/** The bench's two routes: a DB read, and a replayed command through SYSTEM (test/bench/isolate.ts). */
+export const DB_ROUTE = '/api/v2/notification/agent';
+export const SYSTEM_ROUTE = '/api/v2/kerberos/ticket/list';
+
+/** The SYSTEM-hop route's replayed klist. */
+export const KLIST = {
+  source: 'test/bench/isolate.ts: a TGT listing (shape of fixtures/klist/local-tgt.yaml)',
+  argv: ['/usr/bin/klist'],
+  code: 0,
+  stdout: [
+    'Ticket cache: FILE:/tmp/krb5cc_0',
+    'Default principal: alice@EXAMPLE.TEST',
+    '',
+    'Valid starting     Expires            Service principal',
+    '11/25/26 22:13:20  11/26/26 08:13:20  krbtgt/EXAMPLE.TEST@EXAMPLE.TEST',
+    '\trenew until 12/02/26 22:13:20',
+    '',
+  ].join('\n'),
+  stderr: '',
+};

@@ -39,13 +39,20 @@ const fmt = (v: number, digits: number) =>
     ? v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
     : '–';
 
-export function formatRows(title: string, rows: Row[]): string {
-  const lines = [`${title}`, '', '| figure | median | spread (min–max) | rounds | target |', '|---|---|---|---|---|'];
+/** The table, a line per figure, each with when it was measured (UTC, to the minute: the README keeps them). */
+export function formatRows(title: string, rows: Row[], at = new Date()): string {
+  const when = `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const lines = [
+    `${title}`,
+    '',
+    '| figure | median | spread (min–max) | rounds | target | measured |',
+    '|---|---|---|---|---|---|',
+  ];
   for (const r of rows) {
     const d = r.digits ?? (r.unit === '×' ? 2 : 0);
     const s = stats(r.samples);
     lines.push(
-      `| ${r.figure} | ${fmt(s.median, d)} ${r.unit} | ${fmt(s.min, d)}–${fmt(s.max, d)} | ${r.samples.length} | ${r.target ?? ''} |`,
+      `| ${r.figure} | ${fmt(s.median, d)} ${r.unit} | ${fmt(s.min, d)}–${fmt(s.max, d)} | ${r.samples.length} | ${r.target ?? ''} | ${when} |`,
     );
   }
   return lines.join('\n');

@@ -264,6 +264,7 @@ describe("the isolates' keep-alive connections to the binding socket", () => {
         stateDir: t.config.stateDir,
         socket,
         vars: t.host.vars,
+        hop: { secret: 'lifecycle-test-hop-secret' },
         log: () => undefined,
       });
       try {

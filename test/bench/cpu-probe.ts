@@ -1,0 +1,74 @@
+/**
+ * CPU per request, by process: `npx vite-node test/bench/cpu-probe.ts [host|workerd|deno]…`.
+ * Each runtime's host (and its isolate) serves a fixed number of requests of the DB and the
+ * SYSTEM-hop routes; the probe reads each process's CPU time (utime+stime, /proc) before and
+ * after. Unlike req/s this hardly moves with what else the machine runs, so it is how a change
+ * to the edge path is measured step by step (docs/testing-and-performance.md).
+ */
+import { readFileSync, readdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { spawn } from 'node:child_process';
+import { benchConfig, cli, createTokenVia, DB_ROUTE, freePort, KLIST, load, stop, SYSTEM_ROUTE, waitFor } from './lib';
+
+const TICK_US = 1e6 / 100; // USER_HZ
+
+function cpuUs(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_US;
+}
+
+function descendants(pid: number): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const s = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(d), ...descendants(Number(d)));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+const runtimes = process.argv.slice(2).filter((a) => ['host', 'workerd', 'deno'].includes(a));
+const amount = Number(process.env.PROBE_REQUESTS ?? 20000);
+const connections = Number(process.env.PROBE_CONNECTIONS ?? 16);
+for (const runtime of runtimes.length ? runtimes : ['host', 'workerd', 'deno']) {
+  const port = await freePort();
+  const fx = mkdtempSync(join(tmpdir(), 'ballast-probe-klist-'));
+  writeFileSync(join(fx, 'klist.yaml'), stringify(KLIST));
+  const config = benchConfig(port, {
+    ...(runtime === 'host' ? {} : { isolate: runtime }),
+    system: { mode: 'replay', fixtures: [fx] },
+  });
+  const headers = { token: createTokenVia(config.file) };
+  const url = `http://127.0.0.1:${port}`;
+  // PROBE_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the host under the load
+  const nodeArgs = (process.env.PROBE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const host = spawn(process.execPath, [...nodeArgs, cli, 'serve', '--config', config.file], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  try {
+    await waitFor(`${url}${DB_ROUTE}`, headers, 60_000);
+    const pids = [host.pid!, ...descendants(host.pid!)];
+    for (const route of [DB_ROUTE, SYSTEM_ROUTE]) {
+      await load(`${url}${route}`, headers, { amount: 3000, connections });
+      const before = pids.map(cpuUs);
+      const l = await load(`${url}${route}`, headers, { amount, connections });
+      const per = pids.map((p, i) => (cpuUs(p) - before[i]) / amount);
+      const total = per.reduce((a, b) => a + b, 0);
+      console.log(
+        `${runtime.padEnd(8)} ${route.padEnd(30)} ${l.rps.toFixed(0).padStart(6)} req/s  CPU/request ${total.toFixed(0)} µs (${per.map((x) => x.toFixed(0)).join(' + ')})  errors ${l.errors + l.non2xx}`,
+      );
+    }
+  } finally {
+    await stop(host);
+    rmSync(config.dir, { recursive: true, force: true });
+    rmSync(fx, { recursive: true, force: true });
+  }
+}
