@@ -70,6 +70,8 @@ interface Matched {
   params: Record<string, string>;
 }
 
+const newRouter = () => IttyRouter<IRequest, [{ first?: Matched }], Matched | undefined>();
+
 /**
  * One fetch handler over many routes, and the only one: the Node host, `dist/app.mjs` and every
  * single-route bundle (route.ts `fetch`) are this app, so they answer identically. The path is
@@ -93,17 +95,32 @@ export function createApp(entries: AppEntry[], options: AppOptions = {}): App {
   // declaration order); a handler that returns nothing lets it try the next path.
   const serves = (entry: PathEntry, method: string) =>
     entry.byMethod.has(method === 'HEAD' && entry.headSafe ? 'GET' : method);
-  const router = IttyRouter<IRequest, [{ first?: Matched }], Matched | undefined>();
-  for (const [path, entry] of byPath)
-    router.all(path, (req, seen) => {
-      const hit = { entry, params: req.params };
-      if (req.method !== 'OPTIONS' && serves(entry, req.method)) return hit;
-      seen.first ??= hit;
-      return undefined;
-    });
+  // One itty router per area (the path's first segment under the base): a request is matched
+  // against its area's dozen patterns, not all hundred (itty tries them in turn). A pattern whose
+  // first segment is a parameter would go to every router, so the order between paths holds.
+  const areaOf = (path: string) => path.split('/')[3] ?? '';
+  const dynamic = (key: string) => key.startsWith(':') || key.includes('*');
+  const routers = new Map<string, ReturnType<typeof newRouter>>();
+  const fallback = newRouter();
+  for (const path of byPath.keys()) {
+    const key = areaOf(path);
+    if (!dynamic(key) && !routers.has(key)) routers.set(key, newRouter());
+  }
+  for (const [path, entry] of byPath) {
+    const key = areaOf(path);
+    const targets = dynamic(key) ? [...routers.values(), fallback] : [routers.get(key) ?? fallback];
+    for (const router of targets)
+      router.all(path, (req, seen) => {
+        const hit = { entry, params: req.params };
+        if (req.method !== 'OPTIONS' && serves(entry, req.method)) return hit;
+        seen.first ??= hit;
+        return undefined;
+      });
+  }
   /** The path's routes and raw params (itty leaves them URL-encoded; the route decodes them). */
   const match = async (method: string, url: URL): Promise<Matched | undefined> => {
     const seen: { first?: Matched } = {};
+    const router = routers.get(areaOf(url.pathname)) ?? fallback;
     return (await router.fetch({ method, url: url.href }, seen)) ?? seen.first;
   };
 

@@ -29,6 +29,7 @@ export const SECRET_KEY = /(secret|passw|passphrase|token|api[-_]?key|private[-_
 
 /** pino's redaction: the same secret keys, at the top and one level down. */
 const REDACT_KEYS = ['secret', 'password', 'passphrase', 'apiKey', 'authorization', 'headers', 'body'];
+const REDACTED = new Set(REDACT_KEYS);
 const REDACT_PATHS = [...REDACT_KEYS, ...REDACT_KEYS.map((k) => `*.${k}`)];
 
 /** `token` is the request line's `{id, name}`; any other value under that key (a header's text) is hidden. */
@@ -38,14 +39,15 @@ const tokenField = (t: unknown): unknown =>
     : '***';
 
 /**
- * The query string as a log shows it: every value under a key naming a secret is `***`. The
- * request log's `token` field is written after redaction (an object of id and name, never the
- * header), see requestLine.
+ * The query string as a log shows it: every value under a key naming a secret, or under a key
+ * pino's redaction names (`body`, `headers`…), is `***`: what redaction would have made of it,
+ * so the request line needs none (requestLogger). The line's `token` field is an object of id
+ * and name, never the header (tokenField).
  */
 export function maskedQuery(params: URLSearchParams): Record<string, string | string[]> | undefined {
   let out: Record<string, string | string[]> | undefined;
   for (const [k, raw] of params) {
-    const v = SECRET_KEY.test(k) ? '***' : raw;
+    const v = SECRET_KEY.test(k) || REDACTED.has(k) ? '***' : raw;
     out ??= {};
     const prev = out[k];
     out[k] = prev === undefined ? v : ([] as string[]).concat(prev, v);
@@ -114,6 +116,14 @@ export function createLogger(o: LoggerOptions = {}): Logger {
     } as pino.DestinationStream,
   );
 }
+
+/**
+ * The logger for the request line, whose fields are all the host's own (method, path, a masked
+ * query, status, time, token id and name, addresses, route): the same sink, level and
+ * serializers without pino's redaction, which was a tenth of the request path's CPU (a wildcard
+ * path walks every key of every line) and finds nothing in such a line.
+ */
+export const requestLogger = (logger: Logger): Logger => logger.child({}, { redact: [] });
 
 /** The `log(line)` areas and the host take, at one level of the logger. */
 export const lineLogger =

@@ -9,7 +9,7 @@ import type { TokenLookup } from '../../handlers/core/bindings';
 import type { AnsweredCall } from '../http/server';
 import type { AuditRow } from '../db/audit';
 import type { Logger } from './logger';
-import { maskedQuery } from './logger';
+import { maskedQuery, requestLogger } from './logger';
 import { toolOf, type HostMetrics } from './metrics';
 
 /** The audit trail's row of a request (audit_log.kind). */
@@ -69,6 +69,7 @@ export function routeMatcher(
 
 export function requestObserver(o: RequestObserverOptions): (a: AnsweredCall) => void {
   const match = routeMatcher(o.routes);
+  const logger = o.logger && requestLogger(o.logger);
   const base = o.basePath === '/' ? '' : o.basePath.replace(/\/+$/, '');
   return ({ call, status, ms }) => {
     const path = call.url.pathname;
@@ -86,7 +87,7 @@ export function requestObserver(o: RequestObserverOptions): (a: AnsweredCall) =>
     const remote = call.connection.remoteAddress ?? null;
     const rounded = Math.round(ms * 10) / 10;
     o.metrics?.request({ method: call.method, route: route ?? 'unmatched', status, ms });
-    if (o.logger) {
+    if (logger) {
       const line = {
         reqId: call.requestId,
         method: call.method,
@@ -99,8 +100,8 @@ export function requestObserver(o: RequestObserverOptions): (a: AnsweredCall) =>
         area,
         route,
       };
-      if (status >= 500) o.logger.error(line, 'request');
-      else o.logger.info(line, 'request');
+      if (status >= 500) logger.error(line, 'request');
+      else logger.info(line, 'request');
     }
     if (o.audit && (!BODYLESS_READS.has(call.method) || status === 401 || status === 403)) {
       const note: RequestNote = { method: call.method, route, area, token, remote };

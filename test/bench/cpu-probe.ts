@@ -10,7 +10,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { spawn } from 'node:child_process';
-import { benchConfig, cli, createTokenVia, DB_ROUTE, freePort, KLIST, load, stop, SYSTEM_ROUTE, waitFor } from './lib';
+import {
+  benchConfig,
+  cli,
+  createTokenVia,
+  DB_ROUTE,
+  freePort,
+  KLIST,
+  load,
+  repo,
+  stop,
+  SYSTEM_ROUTE,
+  waitFor,
+} from './lib';
 
 const TICK_US = 1e6 / 100; // USER_HZ
 
@@ -55,16 +67,42 @@ for (const runtime of runtimes.length ? runtimes : ['host', 'workerd', 'deno']) 
   });
   try {
     await waitFor(`${url}${DB_ROUTE}`, headers, 60_000);
-    const pids = [host.pid!, ...descendants(host.pid!)];
-    for (const route of [DB_ROUTE, SYSTEM_ROUTE]) {
-      await load(`${url}${route}`, headers, { amount: 3000, connections });
-      const before = pids.map(cpuUs);
-      const l = await load(`${url}${route}`, headers, { amount, connections });
-      const per = pids.map((p, i) => (cpuUs(p) - before[i]) / amount);
-      const total = per.reduce((a, b) => a + b, 0);
-      console.log(
-        `${runtime.padEnd(8)} ${route.padEnd(30)} ${l.rps.toFixed(0).padStart(6)} req/s  CPU/request ${total.toFixed(0)} µs (${per.map((x) => x.toFixed(0)).join(' + ')})  errors ${l.errors + l.non2xx}`,
+    const measure = async (who: string, base: string, pids: number[]) => {
+      for (const route of [DB_ROUTE, SYSTEM_ROUTE]) {
+        await load(`${base}${route}`, headers, { amount: 3000, connections });
+        const before = pids.map(cpuUs);
+        const l = await load(`${base}${route}`, headers, { amount, connections });
+        const per = pids.map((p, i) => (cpuUs(p) - before[i]) / amount);
+        const total = per.reduce((a, b) => a + b, 0);
+        console.log(
+          `${who.padEnd(8)} ${route.padEnd(30)} ${l.rps.toFixed(0).padStart(6)} req/s  CPU/request ${total.toFixed(0)} µs (${per.map((x) => x.toFixed(0)).join(' + ')})  errors ${l.errors + l.non2xx}`,
+        );
+      }
+    };
+    await measure(runtime, url, [host.pid!, ...descendants(host.pid!)]);
+    if (runtime === 'host') {
+      // the bare node:http baseline of `npm run bench` on the same DB file, same answers
+      const bodies: Record<string, unknown> = {};
+      for (const path of [DB_ROUTE, SYSTEM_ROUTE])
+        bodies[path] = await (await fetch(`${url}${path}`, { headers })).json();
+      writeFileSync(join(config.dir, 'bodies.json'), JSON.stringify(bodies));
+      const barePort = await freePort();
+      const bare = spawn(
+        process.execPath,
+        [
+          join(repo, 'test/bench/bare-server.mjs'),
+          String(barePort),
+          join(config.dir, 'ballast.db'),
+          join(config.dir, 'bodies.json'),
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
       );
+      await new Promise<void>((r) => bare.stdout!.once('data', () => r()));
+      try {
+        await measure('bare', `http://127.0.0.1:${barePort}`, [bare.pid!]);
+      } finally {
+        await stop(bare);
+      }
     }
   } finally {
     await stop(host);
