@@ -118,10 +118,11 @@ export function createLogger(o: LoggerOptions = {}): Logger {
 }
 
 /**
- * The logger for the request line, whose fields are all the host's own (method, path, a masked
- * query, status, time, token id and name, addresses, route): the same sink, level and
- * serializers without pino's redaction, which was a tenth of the request path's CPU (a wildcard
- * path walks every key of every line) and finds nothing in such a line.
+ * The logger for the request and command lines, whose fields are all the host's own (method,
+ * path, a masked query, status, time, token id and name, addresses, route; a command's tool,
+ * exit and audit note): the same sink, level and serializers without pino's redaction, which was
+ * a tenth of the request path's CPU (a wildcard path walks every key of every line) and finds
+ * nothing in such a line.
  */
 export const requestLogger = (logger: Logger): Logger => logger.child({}, { redact: [] });
 

@@ -119,6 +119,8 @@ export function requestObserver(o: RequestObserverOptions): (a: AnsweredCall) =>
 
 /** The SYSTEM service's observer: a log line and the metrics of each command (exec, pty). */
 export function commandObserver(o: { logger?: Logger; metrics?: HostMetrics }): (row: AuditRow) => void {
+  // the line's fields are the host's own (the tool's name, exit, time, the audit row's note)
+  const logger = o.logger && requestLogger(o.logger);
   return (row) => {
     if (row.kind !== 'exec' && row.kind !== 'pty') return;
     let tool = '?';
@@ -128,7 +130,7 @@ export function commandObserver(o: { logger?: Logger; metrics?: HostMetrics }): 
       // an argv that is not JSON is no command the service ran
     }
     o.metrics?.command({ tool, exitCode: row.exitCode, ms: row.durationMs });
-    o.logger?.info(
+    logger?.info(
       {
         reqId: row.requestId,
         tool,

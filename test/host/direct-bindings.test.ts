@@ -3,7 +3,7 @@
  * a Fetcher (an isolate's env, a Workers service-binding stub answering every property) goes
  * through the fetch protocol, and both give the same answers and the same errors.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
 import { route } from '../../handlers/core/route';
 import { SystemClient, system } from '../../handlers/core/system';
@@ -175,6 +175,32 @@ describe('copyPlain, the copy of the direct binding', () => {
     expect(Object.getPrototypeOf(c2)).toBe(Object.prototype);
     expect(Object.keys(c2)).toEqual(['__proto__', 'ok']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('plain data never goes through structuredClone (on Node 20 each call left native memory behind)', () => {
+    const spy = vi.spyOn(globalThis, 'structuredClone');
+    try {
+      const nullProto = Object.assign(Object.create(null) as Record<string, unknown>, { k: [1] });
+      const src = { list: [{ a: 1 }, [2, [3]]], nullProto, s: 'x' };
+      const copy = copyPlain(src);
+      expect(copy).toEqual({ list: [{ a: 1 }, [2, [3]]], nullProto: { k: [1] }, s: 'x' });
+      expect(copy.nullProto.k).not.toBe(nullProto.k);
+      expect(spy).not.toHaveBeenCalled();
+      copyPlain([new Map([[1, 2]])]);
+      expect(spy).toHaveBeenCalledTimes(1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('an own __proto__ key is copied as an ordinary data property', () => {
+    const c = copyPlain(JSON.parse('{"__proto__": {"x": 1}}') as Record<string, unknown>);
+    expect(Object.getOwnPropertyDescriptor(c, '__proto__')).toEqual({
+      value: { x: 1 },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   });
 
   it('anything not plain is structured-cloned', () => {

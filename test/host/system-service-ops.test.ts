@@ -322,6 +322,25 @@ describe('cancel and release', () => {
     service.release('req-7');
     expect(service.isCancelled('req-7')).toBe(false);
     expect(((await service.handle('exec', { argv: ['/bin/next'] }, 'req-7')) as ExecResult).code).toBe(0);
+    // a request's abort controllers go with its last command (a long-lived host would keep them)
+    expect((service as unknown as { running: Map<string, unknown> }).running.size).toBe(0);
+  });
+
+  it('cancel reaches every running command of a request, also once another of its commands ended', async () => {
+    const { service, backend } = make({ concurrency: 2 });
+    let openFirst!: () => void;
+    backend.gate = new Promise<void>((r) => (openFirst = r));
+    const first = service.handle('exec', { argv: ['/bin/a'] }, 'req-9');
+    await expect.poll(() => backend.calls.length).toBe(1);
+    backend.gate = new Promise<void>(() => undefined);
+    const second = service.handle('exec', { argv: ['/bin/b'] }, 'req-9');
+    await expect.poll(() => backend.calls.length).toBe(2);
+    openFirst();
+    expect(((await first) as ExecResult).code).toBe(0);
+    service.cancel('req-9', 'cancelled');
+    expect(((await second) as ExecResult).code).toBe(143);
+    expect(backend.calls.map((c) => c.signal?.aborted)).toEqual([false, true]);
+    service.release('req-9');
   });
 
   it('a command cancelled while it waits for a slot never starts; a command without a request cannot be stopped', async () => {
