@@ -65,13 +65,18 @@ export const MODULES = {
     mutate: ['runtime/areas/pod/admission/policy.ts', 'runtime/areas/pod/admission/host-paths.ts'],
     tests: [
       'test/routes/pod-policy-table.test.ts',
+      'test/routes/pod-admit-table.test.ts',
       'test/routes/pod-admission.test.ts',
       'test/routes/pod-compose-check.test.ts',
     ],
   },
   'pod-admit': {
     mutate: ['runtime/areas/pod/admission/admit.ts'],
-    tests: ['test/routes/pod-admission.test.ts', 'test/routes/pod-compose-check.test.ts'],
+    tests: [
+      'test/routes/pod-admit-table.test.ts',
+      'test/routes/pod-admission.test.ts',
+      'test/routes/pod-compose-check.test.ts',
+    ],
   },
   'pod-compose-check': {
     mutate: ['runtime/areas/pod/compose-check.ts'],

@@ -89,7 +89,8 @@ export function admit(model: Obj, c: AdmitContext): { issues: Issue[]; model: Ob
     if (raw.driver !== undefined && raw.driver !== 'bridge')
       issue(
         `${at}.driver`,
-        `network driver ${String(raw.driver)} is not allowed (bridge only: others attach to host interfaces)${needs('hostNetwork')}`,
+        // no setting admits it: say so, rather than name one that would not help
+        `network driver ${String(raw.driver)} is not allowed (bridge only: others attach to host interfaces; no setting admits them)`,
       );
     if (raw.driver_opts !== undefined && !(isObj(raw.driver_opts) && Object.keys(raw.driver_opts).length === 0))
       issue(`${at}.driver_opts`, 'network driver options are not allowed (they name host bridges and interfaces)');
@@ -135,7 +136,7 @@ export function admit(model: Obj, c: AdmitContext): { issues: Issue[]; model: Ob
     }
     issue(
       at,
-      `a volume that mounts ${type || 'something'} (${keys.join(', ')}) is not allowed: only tmpfs, or a bind of a path in the pod directory (type: none, o: bind)${needs('devices')}`,
+      `a volume that mounts ${type || 'something'} (${keys.join(', ')}) is not allowed: only tmpfs, or a bind of a path in the pod directory (type: none, o: bind); no setting admits others`,
     );
   }
 
