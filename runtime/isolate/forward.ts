@@ -34,11 +34,13 @@ const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-l
 /**
  * Not passed on from the client: accept-encoding (the host's server writes the answer as it is,
  * so the isolate must not compress it, as Deno.serve and workerd would for a gzip-accepting
- * client), and what only the host may say (the connection, the hop secret and token row).
+ * client), expect (the host has read the whole body already), and what only the host may say
+ * (the connection, the request id it chose, the hop secret and token row).
  */
 const DROPPED = new Set([
   ...HOP,
   'accept-encoding',
+  'expect',
   'x-request-id',
   CONNECTION_HEADER,
   HOP_SECRET_HEADER,

@@ -50,6 +50,10 @@ function descendants(pid: number): number[] {
 const runtimes = process.argv.slice(2).filter((a) => ['host', 'workerd', 'deno'].includes(a));
 const amount = Number(process.env.PROBE_REQUESTS ?? 20000);
 const connections = Number(process.env.PROBE_CONNECTIONS ?? 16);
+// PROBE_ROUTES=db or =system: one route only (a profile of one route)
+const ROUTES = [DB_ROUTE, SYSTEM_ROUTE].filter(
+  (r) => !process.env.PROBE_ROUTES || (r === DB_ROUTE ? 'db' : 'system') === process.env.PROBE_ROUTES,
+);
 for (const runtime of runtimes.length ? runtimes : ['host', 'workerd', 'deno']) {
   const port = await freePort();
   const fx = mkdtempSync(join(tmpdir(), 'ballast-probe-klist-'));
@@ -68,7 +72,7 @@ for (const runtime of runtimes.length ? runtimes : ['host', 'workerd', 'deno']) 
   try {
     await waitFor(`${url}${DB_ROUTE}`, headers, 60_000);
     const measure = async (who: string, base: string, pids: number[]) => {
-      for (const route of [DB_ROUTE, SYSTEM_ROUTE]) {
+      for (const route of ROUTES) {
         await load(`${base}${route}`, headers, { amount: 3000, connections });
         const before = pids.map(cpuUs);
         const l = await load(`${base}${route}`, headers, { amount, connections });
