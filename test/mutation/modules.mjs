@@ -19,8 +19,8 @@ function range(file, from, to) {
 
 export const MODULES = {
   auth: {
-    mutate: ['handlers/core/auth.ts'],
-    tests: ['test/host/auth.test.ts', 'test/host/security-edges.test.ts'],
+    mutate: ['handlers/core/auth.ts', 'handlers/core/hop.ts'],
+    tests: ['test/host/auth.test.ts', 'test/host/security-edges.test.ts', 'test/host/hop-tokens.test.ts'],
   },
   errors: {
     mutate: ['handlers/core/errors.ts'],
