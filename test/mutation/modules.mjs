@@ -81,6 +81,7 @@ export const MODULES = {
   'pod-compose-check': {
     mutate: ['runtime/areas/pod/compose-check.ts'],
     tests: [
+      'test/routes/pod-compose-edges.test.ts',
       'test/routes/pod-admission.test.ts',
       'test/routes/pod-compose-check.test.ts',
       'test/host/security-edges.test.ts',
