@@ -62,6 +62,12 @@ describe('hopTokenLookup', () => {
     expect(hopTokenLookup(env({ HOP_SECRET: '' }), forwarded({ [HOP_SECRET_HEADER]: '' }))).toBeUndefined();
   });
 
+  it('reads the token header as the route does (spaces around it trimmed), and without one finds nothing', () => {
+    expect(hopTokenLookup(env(), forwarded({ token: `  ${TOKEN} ` }))?.token(ID)).toEqual(ROW);
+    const none = callWith({ [HOP_SECRET_HEADER]: SECRET, [TOKEN_ROW_HEADER]: encodeTokenRow(ROW) });
+    expect(hopTokenLookup(env(), none)?.token(ID)).toBeNull();
+  });
+
   it('a row that names another id than the token is no row', () => {
     const l = hopTokenLookup(env(), forwarded({ [TOKEN_ROW_HEADER]: encodeTokenRow({ ...ROW, id: 'ba9876543210' }) }));
     expect(l?.token(ID)).toBeNull();

@@ -84,7 +84,6 @@ export const MODULES = {
       'test/routes/pod-compose-edges.test.ts',
       'test/routes/pod-admission.test.ts',
       'test/routes/pod-compose-check.test.ts',
-      'test/host/security-edges.test.ts',
     ],
   },
   // TlsManager up to regenerate: the window (ingest, commit, expiry, recovery, rollback)
