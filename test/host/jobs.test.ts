@@ -490,9 +490,14 @@ describe('the request limit (real HTTP server, limits.requestTimeoutMs 600 ms)',
       () => s.host.system.isCancelled(requestId),
       (c) => !c,
     );
-    const rows = s.host.db
-      .prepare("SELECT argv FROM audit_log WHERE request_id = ? AND kind = 'exec'")
-      .all(requestId) as { argv: string }[];
-    expect(rows).toEqual([{ argv: JSON.stringify([SLEEP, '34.5']) }]);
+    // the stopped command's audit row comes with the writer's next batch (db/audit.ts); a
+    // second command would add a row, so the list is read until it has one, then once more
+    const execRows = () =>
+      s.host.db.prepare("SELECT argv FROM audit_log WHERE request_id = ? AND kind = 'exec'").all(requestId) as {
+        argv: string;
+      }[];
+    await until('the stopped command audited', execRows, (rows) => rows.length > 0);
+    await s.host.system.auditWritten();
+    expect(execRows()).toEqual([{ argv: JSON.stringify([SLEEP, '34.5']) }]);
   });
 });
