@@ -459,7 +459,8 @@ export { r, n, h, c, a };
       }),
     );
     expect(await typeCheck('tsconfig.nodenext.json')).toBe('');
-  });
+    // two tsc runs over the packed declarations: ~20 s on a quiet 2-core machine, more on a busy one
+  }, 120_000);
 
   it('the installed ballast serve --demo keeps its state in the working directory, nothing in the package', async () => {
     // the installed bin itself (npx would not pass SIGTERM on to it)
