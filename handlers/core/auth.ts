@@ -7,6 +7,10 @@ import type { D1Database, TokenLookup, TokenRecord } from './bindings';
  */
 export const TOKEN_PATTERN = /^blt_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 
+/** The token id a `token` header names (not a secret), or undefined when it is no token. */
+export const tokenIdOf = (header: string | null | undefined): string | undefined =>
+  TOKEN_PATTERN.exec(header?.trim() ?? '')?.[1];
+
 /** A row of api_tokens (the same record the in-process token lookup answers). */
 export type TokenRow = TokenRecord;
 

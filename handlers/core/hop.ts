@@ -6,7 +6,7 @@
  * (env.HOP_SECRET): an embedder's runtime, or a client that sends these headers, gets the DB
  * query as before.
  */
-import { constantTimeEqual, TOKEN_PATTERN } from './auth';
+import { constantTimeEqual, tokenIdOf } from './auth';
 import { bindingRpc, type Env, type TokenLookup, type TokenRecord } from './bindings';
 import type { Call } from './pipeline';
 
@@ -51,7 +51,7 @@ export function hopTokenLookup(env: Env | undefined, call: Pick<Call, 'header'>)
   const text = call.header(TOKEN_ROW_HEADER);
   const row = text === null ? undefined : decodeTokenRow(text);
   if (row === undefined) return undefined;
-  const id = TOKEN_PATTERN.exec(call.header('token')?.trim() ?? '')?.[1];
+  const id = tokenIdOf(call.header('token'));
   const fetcher = env?.DB_FETCH;
   return {
     token: (wanted) => (row !== null && wanted === id && row.id === wanted ? row : null),

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { TOKEN_PATTERN } from '../../handlers/core/auth';
+import { tokenIdOf } from '../../handlers/core/auth';
 import type { TokenLookup } from '../../handlers/core/bindings';
 import { toApiError } from '../../handlers/core/errors';
 import { HOP_SECRET_HEADER, TOKEN_ROW_HEADER, encodeTokenRow } from '../../handlers/core/hop';
@@ -59,7 +59,7 @@ function headersOut(call: Call, hop: HopOptions): Record<string, string | string
   out[CONNECTION_HEADER] = JSON.stringify(call.connection);
   out['x-request-id'] = call.requestId;
   out[HOP_SECRET_HEADER] = hop.secret;
-  const id = TOKEN_PATTERN.exec(call.header('token')?.trim() ?? '')?.[1];
+  const id = tokenIdOf(call.header('token'));
   if (id !== undefined && hop.tokens) out[TOKEN_ROW_HEADER] = encodeTokenRow(hop.tokens.token(id));
   return out;
 }

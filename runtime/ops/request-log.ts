@@ -3,7 +3,7 @@
  * metrics, and for a change or a refusal one `request` row of the audit trail (who, which route,
  * the outcome; its commands are the rows of the same request id).
  */
-import { TOKEN_PATTERN } from '../../handlers/core/auth';
+import { tokenIdOf } from '../../handlers/core/auth';
 import { API_BASE } from '../../handlers/core/route-module';
 import type { TokenLookup } from '../../handlers/core/bindings';
 import type { AnsweredCall } from '../http/server';
@@ -79,7 +79,7 @@ export function requestObserver(o: RequestObserverOptions): (a: AnsweredCall) =>
     let token = call.note?.token ?? null;
     if (!call.note?.token && status !== 401) {
       // the id in the header names the token (it is not the secret); only a token that was let in
-      const id = TOKEN_PATTERN.exec(call.header('token')?.trim() ?? '')?.[1];
+      const id = tokenIdOf(call.header('token'));
       const row = id ? o.tokens?.token(id) : null;
       if (row && status !== 403) token = { id: row.id, name: row.name };
     }
