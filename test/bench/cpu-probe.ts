@@ -5,20 +5,17 @@
  * after. Unlike req/s this hardly moves with what else the machine runs, so it is how a change
  * to the edge path is measured step by step (docs/testing-and-performance.md).
  */
-import { readFileSync, readdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { spawn } from 'node:child_process';
 import {
-  benchConfig,
   cli,
   createTokenVia,
   DB_ROUTE,
   freePort,
-  KLIST,
   load,
-  repo,
+  routeBenchConfig,
+  startBareServer,
   stop,
   SYSTEM_ROUTE,
   waitFor,
@@ -56,12 +53,7 @@ const ROUTES = [DB_ROUTE, SYSTEM_ROUTE].filter(
 );
 for (const runtime of runtimes.length ? runtimes : ['host', 'workerd', 'deno']) {
   const port = await freePort();
-  const fx = mkdtempSync(join(tmpdir(), 'ballast-probe-klist-'));
-  writeFileSync(join(fx, 'klist.yaml'), stringify(KLIST));
-  const config = benchConfig(port, {
-    ...(runtime === 'host' ? {} : { isolate: runtime }),
-    system: { mode: 'replay', fixtures: [fx] },
-  });
+  const config = routeBenchConfig(port, runtime as 'host' | 'workerd' | 'deno');
   const headers = { token: createTokenVia(config.file) };
   const url = `http://127.0.0.1:${port}`;
   // PROBE_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the host under the load
@@ -91,17 +83,7 @@ for (const runtime of runtimes.length ? runtimes : ['host', 'workerd', 'deno']) 
         bodies[path] = await (await fetch(`${url}${path}`, { headers })).json();
       writeFileSync(join(config.dir, 'bodies.json'), JSON.stringify(bodies));
       const barePort = await freePort();
-      const bare = spawn(
-        process.execPath,
-        [
-          join(repo, 'test/bench/bare-server.mjs'),
-          String(barePort),
-          join(config.dir, 'ballast.db'),
-          join(config.dir, 'bodies.json'),
-        ],
-        { stdio: ['ignore', 'pipe', 'inherit'] },
-      );
-      await new Promise<void>((r) => bare.stdout!.once('data', () => r()));
+      const bare = await startBareServer(barePort, join(config.dir, 'ballast.db'), join(config.dir, 'bodies.json'));
       try {
         await measure('bare', `http://127.0.0.1:${barePort}`, [bare.pid!]);
       } finally {
@@ -110,7 +92,6 @@ for (const runtime of runtimes.length ? runtimes : ['host', 'workerd', 'deno']) 
     }
   } finally {
     await stop(host);
-    rmSync(config.dir, { recursive: true, force: true });
-    rmSync(fx, { recursive: true, force: true });
+    config.cleanup();
   }
 }

@@ -10,7 +10,6 @@
  * Composable: hostRows() and exploreRows() return Rows (report.ts) that other bench files can
  * print beside their own; run.ts (the npm script's entry) only calls main().
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
 import { join } from 'node:path';
@@ -25,8 +24,8 @@ import {
   firstOk,
   freePort,
   load,
-  repo,
   rssKb,
+  startBareServer,
   startDemoHost,
   startHostProcess,
   stop,
@@ -98,12 +97,7 @@ export async function hostRows(): Promise<Row[]> {
     const bodiesFile = join(dir, 'bodies.json');
     writeFileSync(bodiesFile, JSON.stringify(bodies));
     const barePort = await freePort();
-    const bare = spawn(
-      process.execPath,
-      [join(repo, 'test/bench/bare-server.mjs'), String(barePort), join(dir, 'ballast.db'), bodiesFile],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    await new Promise<void>((r) => bare.stdout!.once('data', () => r()));
+    const bare = await startBareServer(barePort, join(dir, 'ballast.db'), bodiesFile);
     const url = (p: number, path: string) => `http://127.0.0.1:${p}${path}`;
 
     const runs: Record<string, Load[]> = { dbHost: [], dbBare: [], sysHost: [], sysBare: [] };

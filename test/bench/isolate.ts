@@ -10,17 +10,12 @@
  * SYSTEM-hop ≥ 0.6, p99 ≤ 3×, cold start ≤ 700 ms); nothing is asserted. Standalone:
  * `npx vite-node test/bench/isolate.ts` (after `node build.mjs`); `isolateRows()` returns the rows.
  */
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { stringify } from 'yaml';
 import {
-  benchConfig,
   createTokenVia,
   DB_ROUTE,
   freePort,
-  KLIST,
   load,
+  routeBenchConfig,
   CONNECTIONS,
   ROUNDS,
   SECONDS,
@@ -48,17 +43,8 @@ interface Started {
 /** One `ballast serve` process with the routes in `runtime`; cold start = spawn to first 200. */
 async function start(runtime: IsolateBenchRuntime): Promise<Started> {
   const port = await freePort();
-  // the replayed klist for the SYSTEM-hop route
-  const fx = mkdtempSync(join(tmpdir(), 'ballast-bench-klist-'));
-  writeFileSync(join(fx, 'klist.yaml'), stringify(KLIST));
-  const config = benchConfig(port, {
-    ...(runtime === 'host' ? {} : { isolate: runtime }),
-    system: { mode: 'replay', fixtures: [fx] },
-  });
-  const cleanup = () => {
-    rmSync(config.dir, { recursive: true, force: true });
-    rmSync(fx, { recursive: true, force: true });
-  };
+  const config = routeBenchConfig(port, runtime);
+  const cleanup = () => config.cleanup();
   const headers = { token: createTokenVia(config.file) };
   const url = `http://127.0.0.1:${port}`;
   const t0 = performance.now();

@@ -1,5 +1,5 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { createServer } from 'node:net';
@@ -174,3 +174,35 @@ export const KLIST = {
   ].join('\n'),
   stderr: '',
 };
+
+/**
+ * A host config for one runtime of the route benches (in-process, or `isolate: workerd | deno`),
+ * with the SYSTEM-hop route's klist replayed from a private fixture directory; `cleanup` removes both.
+ */
+export function routeBenchConfig(
+  port: number,
+  runtime: 'host' | 'workerd' | 'deno',
+): ReturnType<typeof benchConfig> & { cleanup(): void } {
+  const fx = mkdtempSync(join(tmpdir(), 'ballast-bench-klist-'));
+  writeFileSync(join(fx, 'klist.yaml'), stringify(KLIST));
+  const config = benchConfig(port, {
+    ...(runtime === 'host' ? {} : { isolate: runtime }),
+    system: { mode: 'replay', fixtures: [fx] },
+  });
+  return {
+    ...config,
+    cleanup() {
+      rmSync(config.dir, { recursive: true, force: true });
+      rmSync(fx, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The bare node:http baseline (bare-server.mjs) on `dbFile`, answering `bodiesFile`; resolves once it listens. */
+export async function startBareServer(port: number, dbFile: string, bodiesFile: string): Promise<ChildProcess> {
+  const bare = spawn(process.execPath, [join(repo, 'test/bench/bare-server.mjs'), String(port), dbFile, bodiesFile], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((r) => bare.stdout!.once('data', () => r()));
+  return bare;
+}
