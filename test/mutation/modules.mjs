@@ -86,6 +86,11 @@ export const MODULES = {
       'test/routes/pod-compose-check.test.ts',
     ],
   },
+  // a client's compose text: the CST walk, the duplicate keys, the aliases (worker-free: readYaml)
+  'pod-compose-yaml': {
+    mutate: ['runtime/areas/pod/compose-yaml.ts'],
+    tests: ['test/routes/pod-compose-yaml.test.ts'],
+  },
   // TlsManager up to regenerate: the window (ingest, commit, expiry, recovery, rollback)
   'certificate-window': {
     mutate: [range('runtime/areas/certificate/ops.ts', 'export class TlsManager', '  regenerate(')],

@@ -282,6 +282,11 @@ describe('compose files against the Compose Specification and the limits', () =>
     );
     // no udp6 file (IPv6 disabled): the others still count
     expect([...(await hostListeners(net))].sort()).toEqual(['22/tcp', '53/udp', '8443/tcp']);
+    writeFileSync(
+      join(net, 'udp6'),
+      head + row('00000000000000000000000000000000:14E9', '00000000000000000000000000000000:0000', '07'),
+    );
+    expect([...(await hostListeners(net))].sort()).toEqual(['22/tcp', '53/udp', '5353/udp', '8443/tcp']);
   });
 
   it('reads the listeners of this machine from /proc/net', async () => {

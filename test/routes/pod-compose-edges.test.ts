@@ -5,7 +5,7 @@
  * refusal carries, when the host's listeners are asked at all and which ports are the pod's own,
  * and the engine's verdict. Fast and self-contained: what mutation testing runs per mutant.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMPOSE_FILE_NAME, podSettings, type PodSettings, type ValidatePayload } from '../../handlers/pod/contract';
@@ -66,6 +66,11 @@ describe('hostPorts', () => {
     expect(hostPorts('[fe80::1]:9000:9000/udp')).toEqual({ ports: [9000], proto: 'udp' });
     expect(hostPorts('web:80')).toEqual({ ports: [], proto: 'tcp' });
     expect(hostPorts('8001-8000:80')).toEqual({ ports: [], proto: 'tcp' });
+    // a host part is a port or a range, whole: nothing is read out of `x8080` or `8080x`
+    expect(hostPorts('x8080:80')).toEqual({ ports: [], proto: 'tcp' });
+    expect(hostPorts('8080x:80')).toEqual({ ports: [], proto: 'tcp' });
+    // an IPv6 address and a container port, no host port
+    expect(hostPorts('[::1]:80')).toBeNull();
     // a range is cut at 65 536 ports, whatever it asks for
     expect(hostPorts('1-100000:80')?.ports.length).toBe(65536);
   });
@@ -90,6 +95,15 @@ describe('before the schema', () => {
     expect(ok.ok ? [] : ok.issues.map((i) => i.message)).toEqual([]);
     const tooDeep = await run(svc({}, { 'x-deep': { d: deep } }));
     expect(tooDeep.ok ? [] : tooDeep.issues.map((i) => i.message)).toEqual(['is nested too deeply']);
+    // lists count as deep as mappings
+    let list: unknown = 1;
+    for (let i = 0; i < 31; i++) list = [list];
+    const listed31 = await run(svc({}, { 'x-deep': list }));
+    expect(listed31.ok ? [] : listed31.issues).toEqual([]);
+    const listed32 = await run(svc({}, { 'x-deep': [list] }));
+    expect(listed32.ok ? [] : listed32.issues).toEqual([
+      { path: `fileContents.x-deep${'.0'.repeat(32)}`, message: 'is nested too deeply' },
+    ]);
   });
 
   it('quotes an interpolated value (cut at 60 characters) and names a key that holds $', async () => {
@@ -102,6 +116,11 @@ describe('before the schema', () => {
         message: `${JSON.stringify(`${long.slice(0, 60)}…`)}: compose would substitute a variable here; the appliance does no interpolation (write $$ for a literal $)`,
       },
     ]);
+    const sixty = `/${'a'.repeat(54)}$HOME`; // 60 characters: quoted whole
+    const whole = await run(svc({ working_dir: sixty }));
+    expect(whole.ok ? '' : whole.issues[0].message).toBe(
+      `${JSON.stringify(sixty)}: compose would substitute a variable here; the appliance does no interpolation (write $$ for a literal $)`,
+    );
     const short = await run(svc({ working_dir: '/$X' }));
     expect(short.ok ? '' : short.issues[0].message).toBe(
       '"/$X": compose would substitute a variable here; the appliance does no interpolation (write $$ for a literal $)',
@@ -132,7 +151,33 @@ describe('before the schema', () => {
   });
 });
 
+describe('the size of a document', () => {
+  it('is its JSON once aliases are expanded: settings.pod.maxComposeBytes bytes pass, one more is refused', async () => {
+    const doc = svc({ labels: { l: 'x'.repeat(5000) } });
+    const bytes = JSON.stringify(doc).length;
+    expect((await run(doc, {}, ctx({ settings: { maxComposeBytes: bytes } }).c)).ok).toBe(true);
+    expect(await run(doc, {}, ctx({ settings: { maxComposeBytes: bytes - 1 } }).c)).toEqual({
+      ok: false,
+      status: 400,
+      message: expect.any(String),
+      issues: [
+        {
+          path: 'fileContents',
+          message: `expands to ${bytes} bytes (YAML aliases included); at most ${bytes - 1} (settings.pod.maxComposeBytes)`,
+        },
+      ],
+    });
+  });
+});
+
 describe('schema errors', () => {
+  it('stop at the first: two unknown keys are one issue', async () => {
+    const r = await run(svc({}, { bogus: 1, other: 2 }));
+    expect(r.ok ? [] : r.issues).toEqual([
+      { path: 'fileContents.bogus', message: 'is not allowed here by the Compose Specification' },
+    ]);
+  });
+
   it('name the path with / and ~ in keys written back, and say what is wrong', async () => {
     const r = await run(svc({ sysctls: { 'a/b~c': {} } }));
     // the first of the schema's alternatives that failed names the key as written
@@ -246,6 +291,30 @@ describe("the engine's model", () => {
     const refusing: EngineRunner = async () => ({ ok: false, message: 'docker-compose config: bad file' });
     const no = await run(svc({}), {}, ctx({ engine: refusing }).c);
     expect(no.ok ? [] : no.issues).toEqual([{ path: 'fileContents', message: 'docker-compose config: bad file' }]);
+  });
+});
+
+describe("the engine's model and links", () => {
+  // the engine resolves a path as it finds it; only a stored file's paths must resolve to themselves
+  const linked = join(podData, P, 'linked');
+  mkdirSync(join(podData, P, 'real'), { recursive: true });
+  symlinkSync(join(podData, P, 'real'), linked);
+  const engine: EngineRunner = async () => ({
+    ok: true,
+    model: { services: { a: { image: 'busybox', volumes: [{ type: 'bind', source: linked, target: '/d' }] } } },
+  });
+
+  it('is admitted as the engine resolves it when a file is checked', async () => {
+    expect(await run(svc({}), {}, ctx({ engine }).c)).toMatchObject({ ok: true });
+  });
+
+  it('must resolve to itself before a start, as the stored file must', async () => {
+    expect(await verifyStored(P, JSON.stringify(svc({})), ctx({ engine }).c)).toEqual([
+      {
+        path: 'fileContents.services.a.volumes.0.source',
+        message: `as the compose tool resolves the file: bind source ${linked} resolves to ${join(podData, P, 'real')} now: a link was put in its path since the pod was admitted`,
+      },
+    ]);
   });
 });
 

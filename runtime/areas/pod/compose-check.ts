@@ -1,7 +1,8 @@
 /**
  * Compose file admission for the pod area (host side: ajv compiles the schema with `new Function`,
  * which route isolates cannot run). handlers/pod/README.md "Admission policy":
- *   1. text (YAML or JSON) is parsed with `yaml` (unique keys, few aliases, a bounded expansion);
+ *   1. text (YAML or JSON) is read in a worker thread (compose-yaml.ts: bounded nesting, string
+ *      keys, unique keys, few aliases), then bounded as a document (keys, depth, size);
  *   2. no interpolation: a `$` other than `$$` is refused;
  *   3. recipe services are merged (a taken service name is a 409);
  *   4. the Compose Specification schema (compose-spec/compose-spec@170098ba, draft-07, saved
@@ -15,7 +16,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { parseDocument } from 'yaml';
 import {
   COMPOSE_FILE_NAME,
   type PodSettings,
@@ -30,6 +30,7 @@ import { readRegular } from '../../system/files';
 import { admit } from './admission/admit';
 import type { EngineRunner } from './admission/engine';
 import type { PathMode } from './admission/host-paths';
+import { YamlReader } from './yaml-reader';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -71,13 +72,12 @@ function ajvIssue(e: ErrorObject): ValidateIssue {
 
 /** Host ports of one `ports` entry: [port, protocol][] (none when only a container port is given). */
 export function hostPorts(entry: unknown): { ports: number[]; proto: string } | null {
-  if (typeof entry === 'number') return null;
   if (isObj(entry)) {
     const pub = entry.published;
     if (pub === undefined || pub === '' || pub === 0 || pub === '0') return null;
     return { ports: range(String(pub)), proto: String(entry.protocol ?? 'tcp') };
   }
-  if (typeof entry !== 'string') return null;
+  if (typeof entry !== 'string') return null; // a number is a container port only
   let s = entry;
   let proto = 'tcp';
   const slash = s.lastIndexOf('/');
@@ -88,7 +88,7 @@ export function hostPorts(entry: unknown): { ports: number[]; proto: string } | 
   if (s.startsWith('[')) s = s.slice(s.indexOf(']') + 2); // [::1]:8080:80
   const parts = s.split(':');
   if (parts.length === 1) return null; // container port only
-  const host = parts.length === 2 ? parts[0] : parts[parts.length - 2];
+  const host = parts[parts.length - 2]; // HOST:CONTAINER or IP:HOST:CONTAINER
   if (host === '' || host === '0') return null;
   return { ports: range(host), proto };
 }
@@ -119,7 +119,7 @@ export async function hostListeners(procNet = '/proc/net'): Promise<Set<string>>
     }
     for (const line of text.split('\n').slice(1)) {
       const f = line.trim().split(/\s+/);
-      if (f.length < 4 || f[3] !== state) continue;
+      if (f[3] !== state) continue; // the header's is `st`
       const port = parseInt(f[1].split(':')[1] ?? '', 16);
       if (Number.isFinite(port) && port > 0) out.add(`${port}/${proto}`);
     }
@@ -136,6 +136,8 @@ export interface CheckContext {
   listeners: () => Promise<Set<string>>;
   /** the compose tool's resolved model of a candidate (settings.pod.engineCheck); null: none */
   engine: EngineRunner | null;
+  /** reads compose text (default: one worker shared by every check) */
+  yaml?: YamlReader;
 }
 
 function noProto(o: unknown, path: string, depth = 0): ValidateIssue | null {
@@ -184,34 +186,20 @@ const refusal = (issues: ValidateIssue[]): ValidateResult => ({
   issues: issues.slice(0, 50),
 });
 
-/** Text (YAML or JSON) or an object to a plain document, aliases expanded and bounded. */
-function documentOf(fileContents: unknown, maxBytes: number): { doc: Obj } | { issues: ValidateIssue[] } {
+/** the reader of compose text shared by the checks (tests give their own in CheckContext.yaml) */
+const sharedReader = new YamlReader();
+
+/** Text (YAML or JSON, read in a worker: compose-yaml.ts) or an object to a plain document, bounded. */
+async function documentOf(
+  fileContents: unknown,
+  maxBytes: number,
+  reader: YamlReader,
+): Promise<{ doc: Obj } | { issues: ValidateIssue[] }> {
   let doc: unknown = fileContents;
   if (typeof doc === 'string') {
-    let d: ReturnType<typeof parseDocument>;
-    try {
-      d = parseDocument(doc, { uniqueKeys: true, prettyErrors: true, merge: true });
-    } catch (e) {
-      // e.g. a stack overflow on absurd nesting: still the caller's bad input, not our failure
-      return { issues: [{ path: 'fileContents', message: `not usable YAML: ${(e as Error).message.split('\n')[0]}` }] };
-    }
-    if (d.errors.length) {
-      const e = d.errors[0];
-      const at = e.linePos?.[0];
-      return {
-        issues: [
-          {
-            path: 'fileContents',
-            message: `not valid YAML${at ? ` (line ${at.line}, column ${at.col})` : ''}: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`,
-          },
-        ],
-      };
-    }
-    try {
-      doc = d.toJS({ maxAliasCount: 50 });
-    } catch (e) {
-      return { issues: [{ path: 'fileContents', message: `not usable YAML: ${(e as Error).message.split('\n')[0]}` }] };
-    }
+    const r = await reader.read(doc);
+    if ('message' in r) return { issues: [{ path: 'fileContents', message: r.message }] };
+    doc = JSON.parse(r.json);
   }
   if (!isObj(doc)) return { issues: [{ path: 'fileContents', message: 'must be a mapping (version, services, …)' }] };
   const proto = noProto(doc, 'fileContents');
@@ -247,7 +235,7 @@ async function engineIssues(data: Obj, project: string, c: CheckContext, mode: P
 }
 
 export async function checkCompose(p: ValidatePayload, c: CheckContext): Promise<ValidateResult> {
-  const parsed = documentOf(p.fileContents, c.settings.maxComposeBytes);
+  const parsed = await documentOf(p.fileContents, c.settings.maxComposeBytes, c.yaml ?? sharedReader);
   if ('issues' in parsed) return refusal(parsed.issues);
   const data = parsed.doc;
   const early: ValidateIssue[] = [];
@@ -288,7 +276,7 @@ export async function checkCompose(p: ValidatePayload, c: CheckContext): Promise
  * must still resolve to the path that was admitted, and the engine's model is admitted again.
  */
 export async function verifyStored(project: string, text: string, c: CheckContext): Promise<ValidateIssue[]> {
-  const parsed = documentOf(text, c.settings.maxComposeBytes);
+  const parsed = await documentOf(text, c.settings.maxComposeBytes, c.yaml ?? sharedReader);
   if ('issues' in parsed) return parsed.issues;
   const data = parsed.doc;
   const issues: ValidateIssue[] = [];
@@ -322,7 +310,7 @@ async function portClashes(data: Obj, p: ValidatePayload, c: CheckContext): Prom
   const seen = new Map<string, string>();
   for (const m of mine) {
     const prev = seen.get(m.key);
-    if (prev && prev !== m.path) out.push({ path: m.path, message: `host port ${m.key} is also published by ${prev}` });
+    if (prev) out.push({ path: m.path, message: `host port ${m.key} is also published by ${prev}` });
     else seen.set(m.key, m.path);
   }
   if (out.length || !c.settings.checkHostPorts || !p.probeHostPorts || mine.length === 0) return out;
