@@ -200,9 +200,19 @@ export function routeBenchConfig(
 
 /** The bare node:http baseline (bare-server.mjs) on `dbFile`, answering `bodiesFile`; resolves once it listens. */
 export async function startBareServer(port: number, dbFile: string, bodiesFile: string): Promise<ChildProcess> {
-  const bare = spawn(process.execPath, [join(repo, 'test/bench/bare-server.mjs'), String(port), dbFile, bodiesFile], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const bare = spawn(
+    process.execPath,
+    [
+      ...(process.env.BARE_NODE_ARGS ?? '').split(' ').filter(Boolean),
+      join(repo, 'test/bench/bare-server.mjs'),
+      String(port),
+      dbFile,
+      bodiesFile,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   await new Promise<void>((r) => bare.stdout!.once('data', () => r()));
   return bare;
 }
