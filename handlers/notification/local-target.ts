@@ -15,7 +15,8 @@ export function isLocalAddress(address: string): boolean {
     const [o1, o2] = v4.split('.').map(Number);
     return o1 === 127 || o1 === 0 || (o1 === 169 && o2 === 254);
   }
-  if (a === '::1' || a === '::' || /^0*(:0*)*:?0*$/.test(a)) return true;
+  // only 0s and colons: an unspecified address however written ([0:]* is that language, linear)
+  if (a === '::1' || /^[0:]*$/.test(a)) return true;
   return /^fe[89ab][0-9a-f]?:/.test(a);
 }
 
