@@ -102,5 +102,8 @@ describe('readYaml', () => {
       message:
         'not valid YAML (line 14, column 1): Flow sequence in block collection must be sufficiently indented and end with a ]',
     });
+    expect(read('services:\n  web:\n    image: a: b\n')).toEqual({
+      message: 'not valid YAML (line 3, column 12): Nested mappings are not allowed in compact mappings',
+    });
   });
 });

@@ -15,7 +15,7 @@
  * mapping; aliases are expanded under yaml's maxAliasCount. The worker's deadline and heap
  * limit bound the rest.
  *
- * `readYaml` and `yamlWorkerMain` stand alone (a worker runs them as text): nothing from this
+ * `readYaml` stands alone (the worker runs it as text, yaml-reader.ts): nothing from this
  * module's scope, the library passed in.
  */
 import type * as Yaml from 'yaml';
@@ -64,7 +64,7 @@ export function readYaml(yaml: typeof Yaml, text: string, maxDepth: number, maxA
             message: `not usable YAML ${at(key.offset)}: a mapping key must be a plain or quoted string, not ${what}`,
           };
         }
-        stack.push({ token: key, depth: depth + 1 }, { token: item.value, depth: depth + 1 });
+        stack.push({ token: item.value, depth: depth + 1 }); // a key is a scalar: nothing nests in it
       }
     }
   }
@@ -95,24 +95,8 @@ export function readYaml(yaml: typeof Yaml, text: string, maxDepth: number, maxA
   });
   if (duplicate) return { message: duplicate };
   try {
-    return { json: JSON.stringify(doc.toJS({ maxAliasCount: maxAliases })) ?? 'null' };
+    return { json: JSON.stringify(doc.toJS({ maxAliasCount: maxAliases })) };
   } catch (e) {
     return { message: `not usable YAML: ${(e as Error).message.split('\n')[0]}` };
   }
-}
-
-/** The worker: loads yaml from `yamlPath`, answers each task with `read` (readYaml). */
-export function yamlWorkerMain(yamlPath: string, read: typeof readYaml): void {
-  const { parentPort } = process.getBuiltinModule('node:worker_threads');
-  const { createRequire } = process.getBuiltinModule('node:module');
-  const yaml = createRequire(yamlPath)(yamlPath) as typeof Yaml;
-  parentPort!.on('message', (t: YamlTask) => {
-    let r: YamlRead;
-    try {
-      r = read(yaml, t.text, t.maxDepth, t.maxAliases);
-    } catch (e) {
-      r = { message: `not usable YAML: ${String((e as Error).message).split('\n')[0]}` };
-    }
-    parentPort!.postMessage({ id: t.id, r });
-  });
 }

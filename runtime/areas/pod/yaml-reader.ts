@@ -6,19 +6,30 @@
  * busy. The worker stops after a while without work (its memory goes back).
  */
 import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import { Worker } from 'node:worker_threads';
 import { Semaphore } from '../../system/semaphore';
-import {
-  readYaml,
-  YAML_MAX_ALIASES,
-  YAML_MAX_DEPTH,
-  yamlWorkerMain,
-  type YamlRead,
-  type YamlTask,
-} from './compose-yaml';
+import { readYaml, YAML_MAX_ALIASES, YAML_MAX_DEPTH, type YamlRead, type YamlTask } from './compose-yaml';
+
+/** The worker (stands alone: it runs as text): loads yaml from `yamlPath`, answers each task with `read`. */
+function yamlWorkerMain(yamlPath: string, read: typeof readYaml): void {
+  const { parentPort } = process.getBuiltinModule('node:worker_threads');
+  const { createRequire: requireFrom } = process.getBuiltinModule('node:module');
+  const yaml = requireFrom(yamlPath)(yamlPath) as typeof Yaml;
+  parentPort!.on('message', (t: YamlTask) => {
+    parentPort!.postMessage({ id: t.id, started: true }); // the deadline counts from here, not the start-up
+    let r: YamlRead;
+    try {
+      r = read(yaml, t.text, t.maxDepth, t.maxAliases);
+    } catch (e) {
+      r = { message: `not usable YAML: ${String((e as Error).message).split('\n')[0]}` };
+    }
+    parentPort!.postMessage({ id: t.id, r });
+  });
+}
 
 export interface YamlReaderOptions {
-  /** a text not read by then is refused (default 5 s: a compose file takes milliseconds) */
+  /** a text not read by then, from when the worker takes it, is refused (default 5 s: a compose file takes milliseconds) */
   deadlineMs?: number;
   /** the worker's old-generation heap (default 256 MB: a 1 MiB file of tiny tokens needs ~150) */
   heapMb?: number;
@@ -80,8 +91,17 @@ export class YamlReader {
         if (r instanceof Error) reject(r);
         else resolve(r);
       };
-      const onMessage = (m: { id: number; r: YamlRead }) => {
-        if (m.id === id) done(m.r, false);
+      let timer: NodeJS.Timeout | undefined;
+      const onMessage = (m: { id: number; started?: true; r?: YamlRead }) => {
+        if (m.id !== id) return;
+        if (m.r) done(m.r, false);
+        else if (m.started) {
+          clearTimeout(timer);
+          timer = setTimeout(
+            () => done({ message: `not usable YAML: not read within ${this.deadlineMs} ms` }, true),
+            this.deadlineMs,
+          );
+        }
       };
       const onError = (e: Error) => (failure = e);
       const onExit = () => {
@@ -91,10 +111,8 @@ export class YamlReader {
           done({ message: `not usable YAML: reading it needs more than ${this.heapMb} MB` }, false);
         else done(new Error(`the YAML reader stopped: ${failure?.message ?? 'it exited'}`), false);
       };
-      const timer = setTimeout(
-        () => done({ message: `not usable YAML: not read within ${this.deadlineMs} ms` }, true),
-        this.deadlineMs,
-      );
+      // a worker that does not start reading at all is the host's fault, not the text's
+      timer = setTimeout(() => done(new Error('the YAML reader did not start within 60 s'), true), 60_000);
       worker.on('message', onMessage);
       worker.once('exit', onExit);
       worker.on('error', onError);
