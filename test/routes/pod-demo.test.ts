@@ -33,6 +33,62 @@ describe('every pod route example on a fresh demo', () => {
     });
   }
 
+  it('a pod:read token cannot stall or stop the host with hostile YAML on POST /pod/{name}/test', async () => {
+    const d = await makeDemoHost({ routes: POD_ROUTES });
+    try {
+      const token = await d.token(['pod:read']);
+      const hostile = [
+        `${'? '.repeat(400)}x`, // collection keys: 46 s of blocked event loop before
+        '['.repeat(10_000), // twice in a row aborted Node 20 before
+        '['.repeat(10_000),
+        `${'- '.repeat(3000)}x`,
+      ];
+      const answers = await Promise.all(
+        hostile.map((fileContents) => d.call('POST', '/api/v2/pod/web/test', { body: { fileContents }, token })),
+      );
+      expect(answers.map((r) => [r.status, (r.json as { error: { issues: unknown[] } }).error.issues])).toEqual([
+        [
+          400,
+          [
+            {
+              path: 'body.fileContents',
+              message:
+                'not usable YAML (line 1, column 3): a mapping key must be a plain or quoted string, not a collection',
+            },
+          ],
+        ],
+        ...[0, 1].map(() => [
+          400,
+          [
+            {
+              path: 'body.fileContents',
+              message: 'not usable YAML (line 1, column 65): collections nested more than 64 deep',
+            },
+          ],
+        ]),
+        [
+          400,
+          [
+            {
+              path: 'body.fileContents',
+              message: 'not usable YAML (line 1, column 129): collections nested more than 64 deep',
+            },
+          ],
+        ],
+      ]);
+      const ok = await d.call('POST', '/api/v2/pod/web/test', {
+        body: { fileContents: 'version: "3.8"\nservices:\n  web:\n    image: busybox\n' },
+        token,
+      });
+      expect([ok.status, (ok.json as { data: unknown }).data]).toEqual([
+        200,
+        { version: '3.8', services: { web: { image: 'busybox' } } },
+      ]);
+    } finally {
+      await d.close();
+    }
+  });
+
   it('shows the demo pods, their states and the recipes', async () => {
     const d = await makeDemoHost({ routes: POD_ROUTES });
     try {
