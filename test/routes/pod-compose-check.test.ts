@@ -4,6 +4,7 @@
  * path confinement resolved on the real filesystem, and host port clashes.
  */
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { podSettings, type PodSettings, type ValidateResult } from '../../handlers/pod/contract';
@@ -289,8 +290,17 @@ describe('compose files against the Compose Specification and the limits', () =>
     expect([...(await hostListeners(net))].sort()).toEqual(['22/tcp', '53/udp', '5353/udp', '8443/tcp']);
   });
 
-  it('reads the listeners of this machine from /proc/net', async () => {
-    const l = await hostListeners();
-    expect([...l].every((k) => /^\d+\/(tcp|udp)$/.test(k))).toBe(true);
+  it('reads the listeners of this machine from /proc/net, a socket opened here among them', async () => {
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const l = await hostListeners();
+      expect(l.has(`${port}/tcp`)).toBe(true);
+      expect([...l].every((k) => /^\d+\/(tcp|udp)$/.test(k))).toBe(true);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+    expect((await hostListeners()).has(`${port}/tcp`)).toBe(false);
   });
 });
