@@ -196,15 +196,18 @@ async function documentOf(
   reader: YamlReader,
 ): Promise<{ doc: Obj } | { issues: ValidateIssue[] }> {
   let doc: unknown = fileContents;
+  // text comes back as the worker's JSON: its size as it stands, parsed once into a fresh copy
+  let read: string | undefined;
   if (typeof doc === 'string') {
     const r = await reader.read(doc);
     if ('message' in r) return { issues: [{ path: 'fileContents', message: r.message }] };
-    doc = JSON.parse(r.json);
+    read = r.json;
+    doc = JSON.parse(read);
   }
   if (!isObj(doc)) return { issues: [{ path: 'fileContents', message: 'must be a mapping (version, services, …)' }] };
   const proto = noProto(doc, 'fileContents');
   if (proto) return { issues: [proto] };
-  const json = JSON.stringify(doc);
+  const json = read ?? JSON.stringify(doc);
   if (json.length > maxBytes)
     return {
       issues: [
@@ -214,7 +217,8 @@ async function documentOf(
         },
       ],
     };
-  return { doc: JSON.parse(json) as Obj };
+  // an object from the request is copied: the recipe merge writes into the document
+  return { doc: read === undefined ? (JSON.parse(json) as Obj) : doc };
 }
 
 /**

@@ -31,7 +31,7 @@ function yamlWorkerMain(yamlPath: string, read: typeof readYaml): void {
 export interface YamlReaderOptions {
   /** a text not read by then, from when the worker takes it, is refused (default 5 s: a compose file takes milliseconds) */
   deadlineMs?: number;
-  /** the worker's old-generation heap (default 256 MB: a 1 MiB file of tiny tokens needs ~150) */
+  /** the worker's old-generation heap (default 256 MB, above what a legitimate compose file needs by far) */
   heapMb?: number;
   /** texts that may wait for the worker (default 8), then 503 busy */
   queue?: number;
