@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { CommandBackend, CommandLimits, ExecOptions, ExecResult, PtyResult, PtyStep } from './types';
+import type { CommandBackend, CommandLimits, ExecOptions, ExecResult, PtyResult, PtyStep, StopSignal } from './types';
 import { SystemRefusal } from './types';
 import { importModule } from '../launcher-bridge';
 
@@ -48,7 +48,7 @@ export function commandEnv(o: LiveOptions, extra: Record<string, string> | undef
 export class LiveBackend implements CommandBackend {
   constructor(private readonly o: LiveOptions) {}
 
-  exec(argvIn: string[], opts: ExecOptions, signal?: AbortSignal): Promise<ExecResult> {
+  exec(argvIn: string[], opts: ExecOptions, cancel?: StopSignal): Promise<ExecResult> {
     const argv = checkArgv(argvIn, this.o.allowedBinaries);
     const env = commandEnv(this.o, opts.env);
     const timeoutMs = Math.min(opts.timeoutMs ?? this.o.limits.timeoutMs, this.o.limits.timeoutMs * 10);
@@ -109,12 +109,10 @@ export class LiveBackend implements CommandBackend {
         stop();
       }, timeoutMs);
       // a cancelled request (its job cancelled, its time run out): the same stop as a timeout
-      const onAbort = () => stop();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (signal?.aborted) stop();
+      const forget = cancel?.onStop(stop);
       child.on('close', (code, exitSignal) => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        forget?.();
         // (once every pipe closed, the group's id may be reused: no late SIGKILL to it)
         clearTimeout(grace);
         const stderr = Buffer.concat(err).toString('utf8');
@@ -137,7 +135,7 @@ export class LiveBackend implements CommandBackend {
     argvIn: string[],
     dialogue: PtyStep[],
     opts: Omit<ExecOptions, 'stdin'>,
-    signal?: AbortSignal,
+    cancel?: StopSignal,
   ): Promise<PtyResult> {
     const argv = checkArgv(argvIn, this.o.allowedBinaries);
     const env = commandEnv(this.o, opts.env);
@@ -176,12 +174,10 @@ export class LiveBackend implements CommandBackend {
         timedOut = true;
         term.kill('SIGKILL');
       }, timeoutMs);
-      const onAbort = () => term.kill('SIGKILL');
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (signal?.aborted) onAbort();
+      const forget = cancel?.onStop(() => term.kill('SIGKILL'));
       term.onExit(({ exitCode }) => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        forget?.();
         // Belt and braces: a tool that leaves echo on must not hand a secret back in the output.
         for (const s of dialogue) if (s.secret && s.send) output = output.split(s.send).join('********');
         resolve({ code: exitCode, output, timedOut, durationMs: Math.round(performance.now() - started) });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { writeFixture } from './fixture-file';
-import type { CommandBackend, ExecOptions, ExecResult, PtyResult, PtyStep } from './types';
+import type { CommandBackend, ExecOptions, ExecResult, PtyResult, PtyStep, StopSignal } from './types';
 
 /** Live commands, each also written as a fixture: how a real appliance is captured for replay. */
 export class RecordBackend implements CommandBackend {
@@ -26,8 +26,8 @@ export class RecordBackend implements CommandBackend {
     return `recorded live on ${hostname()} at ${new Date().toISOString()} by ballast record`;
   }
 
-  async exec(argv: string[], opts: ExecOptions, signal?: AbortSignal): Promise<ExecResult> {
-    const r = await this.live.exec(argv, opts, signal);
+  async exec(argv: string[], opts: ExecOptions, stop?: StopSignal): Promise<ExecResult> {
+    const r = await this.live.exec(argv, opts, stop);
     writeFixture(this.file(argv), { source: this.source(), argv, code: r.code, stdout: r.stdout, stderr: r.stderr });
     return r;
   }
@@ -36,9 +36,9 @@ export class RecordBackend implements CommandBackend {
     argv: string[],
     dialogue: PtyStep[],
     opts: Omit<ExecOptions, 'stdin'>,
-    signal?: AbortSignal,
+    stop?: StopSignal,
   ): Promise<PtyResult> {
-    const r = await this.live.pty(argv, dialogue, opts, signal);
+    const r = await this.live.pty(argv, dialogue, opts, stop);
     // The dialogue's answers are not stored: they may be passwords.
     writeFixture(this.file(argv), { source: this.source(), argv, code: r.code, stdout: r.output, stderr: '' });
     return r;

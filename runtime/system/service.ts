@@ -1,8 +1,8 @@
 import type { SqliteDb } from '../db/database';
 import { immediateAudit, type AuditRow, type AuditWriter } from '../db/audit';
 import type { DirectAnswer, SystemDirect } from '../../handlers/core/bindings';
-import type { CommandBackend } from './types';
-import { SystemRefusal } from './types';
+import type { CommandBackend, StopSignal } from './types';
+import { RequestStop, SystemRefusal } from './types';
 import type { ConfinedFiles } from './files';
 import type { PathConfinement } from './confine';
 import type { IntentJournal } from './journal';
@@ -115,8 +115,12 @@ export class SystemService {
   private readonly auditLog: AuditWriter;
   /** Area-specific host capabilities (e.g. fs/explore), keyed by op name. */
   private readonly ops = new Map<string, HostOp>();
-  /** The commands running for each request, to stop when it is cancelled. */
-  private readonly running = new Map<string, Set<AbortController>>();
+  /**
+   * The stops of the requests whose commands run (one each), for cancel(). A list, not a Map:
+   * at most `concurrency` long, and a Map's table, rebuilt as requests come and go on a busy
+   * host, outlived the young generation each time (old-generation garbage under load).
+   */
+  private readonly running: RequestStop[] = [];
   /** Requests cancelled and not yet released, with why: nothing new starts for them. */
   private readonly cancelled = new Map<string, string>();
 
@@ -216,7 +220,7 @@ export class SystemService {
    */
   cancel(requestId: string, why: string): void {
     this.cancelled.set(requestId, why);
-    for (const c of this.running.get(requestId) ?? []) c.abort();
+    for (const stop of this.running) if (stop.requestId === requestId) stop.stop();
   }
 
   release(requestId: string): void {
@@ -227,18 +231,17 @@ export class SystemService {
     return this.cancelled.has(requestId);
   }
 
-  /** Runs a command with a signal its request's cancel() fires. */
-  private async stoppable<T>(requestId: string | undefined, run: (signal?: AbortSignal) => Promise<T>): Promise<T> {
+  /** Runs a command with its request's StopSignal, which cancel() fires. */
+  private async stoppable<T>(requestId: string | undefined, run: (stop?: StopSignal) => Promise<T>): Promise<T> {
     if (requestId === undefined) return run();
-    const c = new AbortController();
-    let set = this.running.get(requestId);
-    if (!set) this.running.set(requestId, (set = new Set()));
-    set.add(c);
+    // one stop for the request's commands; a command started after release() gets a fresh one
+    let stop = this.running.find((s) => s.requestId === requestId && !s.stopped);
+    if (!stop) this.running.push((stop = new RequestStop(requestId)));
+    stop.users++;
     try {
-      return await run(c.signal);
+      return await run(stop);
     } finally {
-      set.delete(c);
-      if (set.size === 0) this.running.delete(requestId);
+      if (--stop.users === 0) this.running.splice(this.running.indexOf(stop), 1);
     }
   }
 
@@ -280,7 +283,7 @@ export class SystemService {
               `request ${requestId} was ${this.cancelled.get(requestId)}: not started`,
             );
           this.o.onCommandStart?.(requestId, argv);
-          const r = await this.stoppable(requestId, (signal) =>
+          const r = await this.stoppable(requestId, (stop) =>
             this.o.backend.exec(
               argv,
               {
@@ -289,7 +292,7 @@ export class SystemService {
                 env: p.env as Record<string, string> | undefined,
                 maxOutputBytes: p.maxOutputBytes as number | undefined,
               },
-              signal,
+              stop,
             ),
           );
           const note = r.timedOut
@@ -322,12 +325,12 @@ export class SystemService {
               `request ${requestId} was ${this.cancelled.get(requestId)}: not started`,
             );
           this.o.onCommandStart?.(requestId, argv);
-          const r = await this.stoppable(requestId, (signal) =>
+          const r = await this.stoppable(requestId, (stop) =>
             this.o.backend.pty(
               argv,
               dialogue,
               { timeoutMs: p.timeoutMs as number | undefined, env: p.env as Record<string, string> | undefined },
-              signal,
+              stop,
             ),
           );
           this.audit(requestId, 'pty', argv, r.code, r.durationMs, r.timedOut ? 'timeout' : null);

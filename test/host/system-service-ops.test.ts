@@ -14,7 +14,7 @@ import { ConfinedFiles } from '../../runtime/system/files';
 import { IntentJournal } from '../../runtime/system/journal';
 import { SecretBox } from '../../runtime/system/secret-box';
 import { freshResult, SystemService, type CommandRecord } from '../../runtime/system/service';
-import { SystemRefusal, type CommandBackend } from '../../runtime/system/types';
+import { RequestStop, SystemRefusal, type CommandBackend, type StopSignal } from '../../runtime/system/types';
 import { privateDir } from '../helpers/tmp';
 
 const dir = privateDir('ballast-sys-ops');
@@ -35,18 +35,25 @@ const result = (o: Partial<ExecResult> = {}): ExecResult => ({
   ...o,
 });
 
-/** Each exec waits for `gate` (when set) or its abort signal, and keeps what it was given. */
+/** Each exec waits for `gate` (when set) or its request's stop, and keeps what it was given. */
 class Scripted implements CommandBackend {
-  calls: { argv: string[]; opts: ExecOptions; signal?: AbortSignal }[] = [];
+  /** `stopped`: whether the command's request was cancelled by the time it ended */
+  calls: { argv: string[]; opts: ExecOptions; stop?: StopSignal; stopped?: boolean }[] = [];
   gate?: Promise<void>;
+  /** a tool that takes its time to exit: waits for `gate` even once stopped */
+  deaf = false;
   next: Partial<ExecResult> = {};
-  async exec(argv: string[], opts: ExecOptions, signal?: AbortSignal): Promise<ExecResult> {
-    this.calls.push({ argv, opts, signal });
+  async exec(argv: string[], opts: ExecOptions, stop?: StopSignal): Promise<ExecResult> {
+    const call: (typeof this.calls)[number] = { argv, opts, stop };
+    this.calls.push(call);
     if (this.gate) {
-      const aborted = new Promise<void>((r) => signal?.addEventListener('abort', () => r()));
-      await Promise.race([this.gate, aborted]);
+      let forget = () => undefined as void;
+      const stopped = new Promise<void>((r) => (forget = (!this.deaf && stop?.onStop(r)) || forget));
+      await Promise.race([this.gate, stopped]);
+      forget();
     }
-    return result(signal?.aborted ? { code: 143, signal: 'SIGTERM' } : this.next);
+    call.stopped = stop?.stopped;
+    return result(stop?.stopped ? { code: 143, signal: 'SIGTERM' } : this.next);
   }
   async pty(argv: string[]): Promise<PtyResult> {
     this.calls.push({ argv, opts: {} });
@@ -291,8 +298,25 @@ describe('commands, their audit rows and records', () => {
   });
 });
 
+describe('RequestStop', () => {
+  it('runs each callback once, at once for one added after the stop, never for one removed', () => {
+    const stop = new RequestStop('req-1');
+    const seen: string[] = [];
+    stop.onStop(() => seen.push('a'));
+    const forget = stop.onStop(() => seen.push('removed'));
+    forget();
+    expect(stop.stopped).toBe(false);
+    stop.stop();
+    stop.stop();
+    expect(stop.stopped).toBe(true);
+    expect(seen).toEqual(['a']);
+    stop.onStop(() => seen.push('late'));
+    expect(seen).toEqual(['a', 'late']);
+  });
+});
+
 describe('cancel and release', () => {
-  it('a running command gets its abort signal and is audited as cancelled; nothing new starts until release', async () => {
+  it('a running command gets its stop and is audited as cancelled; nothing new starts until release', async () => {
     const { service, backend, rows } = make();
     let open!: () => void;
     backend.gate = new Promise<void>((r) => (open = r));
@@ -302,7 +326,7 @@ describe('cancel and release', () => {
     service.cancel('req-7', 'cancelled by alice');
     expect(service.isCancelled('req-7')).toBe(true);
     expect(((await running) as ExecResult).code).toBe(143);
-    expect(backend.calls[0].signal?.aborted).toBe(true);
+    expect(backend.calls[0].stopped).toBe(true);
     expect(rows.at(-1)).toMatchObject({ requestId: 'req-7', note: 'cancelled', exitCode: 143 });
     expect(await refusal(service.handle('exec', { argv: ['/bin/next'] }, 'req-7'))).toEqual([
       409,
@@ -322,8 +346,28 @@ describe('cancel and release', () => {
     service.release('req-7');
     expect(service.isCancelled('req-7')).toBe(false);
     expect(((await service.handle('exec', { argv: ['/bin/next'] }, 'req-7')) as ExecResult).code).toBe(0);
-    // a request's abort controllers go with its last command (a long-lived host would keep them)
-    expect((service as unknown as { running: Map<string, unknown> }).running.size).toBe(0);
+    // a request's stop goes with its last command (a long-lived host would keep them)
+    expect((service as unknown as { running: unknown[] }).running.length).toBe(0);
+  });
+
+  it('a command started after release gets a fresh stop while a stopped one of the same request still runs', async () => {
+    const { service, backend } = make({ concurrency: 2 });
+    let exit!: () => void;
+    backend.deaf = true;
+    backend.gate = new Promise<void>((r) => (exit = r));
+    const slow = service.handle('exec', { argv: ['/bin/slow'] }, 'req-5');
+    await expect.poll(() => backend.calls.length).toBe(1);
+    const firstStop = backend.calls[0].stop!;
+    service.cancel('req-5', 'cancelled');
+    expect(firstStop.stopped).toBe(true);
+    service.release('req-5');
+    backend.gate = undefined;
+    expect(((await service.handle('exec', { argv: ['/bin/after'] }, 'req-5')) as ExecResult).code).toBe(0);
+    expect(backend.calls[1].stop).not.toBe(firstStop);
+    expect(backend.calls[1].stopped).toBe(false);
+    exit();
+    expect(((await slow) as ExecResult).code).toBe(143);
+    expect((service as unknown as { running: unknown[] }).running.length).toBe(0);
   });
 
   it('cancel reaches every running command of a request, also once another of its commands ended', async () => {
@@ -339,7 +383,7 @@ describe('cancel and release', () => {
     expect(((await first) as ExecResult).code).toBe(0);
     service.cancel('req-9', 'cancelled');
     expect(((await second) as ExecResult).code).toBe(143);
-    expect(backend.calls.map((c) => c.signal?.aborted)).toEqual([false, true]);
+    expect(backend.calls.map((c) => c.stopped)).toEqual([false, true]);
     service.release('req-9');
   });
 
@@ -354,7 +398,7 @@ describe('cancel and release', () => {
     service.cancel('req-9', 'stopped at its budget');
     open();
     expect(((await first) as ExecResult).code).toBe(0);
-    expect(backend.calls[0].signal).toBe(undefined);
+    expect(backend.calls[0].stop).toBe(undefined);
     expect(await refusal(queued)).toEqual([409, 'cancelled', 'request req-9 was stopped at its budget: not started']);
     expect(await refusal(queuedPty)).toEqual([
       409,
