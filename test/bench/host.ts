@@ -77,7 +77,8 @@ export async function hostRows(): Promise<Row[]> {
     const cold: number[] = [];
     const demoCold: number[] = [];
     await coldStart(dir);
-    for (let i = 0; i < 3; i++) {
+    // as many restarts as rounds: a median of three moved by ±60 ms with the machine
+    for (let i = 0; i < ROUNDS; i++) {
       cold.push(await configHostColdStart());
       demoCold.push(await coldStart(dir));
     }
@@ -101,8 +102,8 @@ export async function hostRows(): Promise<Row[]> {
     const url = (p: number, path: string) => `http://127.0.0.1:${p}${path}`;
 
     const runs: Record<string, Load[]> = { dbHost: [], dbBare: [], sysHost: [], sysBare: [] };
-    let rss10k = NaN;
-    let rss100k = NaN;
+    const rss10k: number[] = [];
+    const rss100k: number[] = [];
     try {
       // same bytes from both (the bare server answers what the host answered)
       for (const path of [DB_ROUTE, SYS_ROUTE]) {
@@ -132,19 +133,22 @@ export async function hostRows(): Promise<Row[]> {
       await stop(bare);
     }
     try {
-      // RSS in replay mode: a fresh host, 10k requests of the SYSTEM-hop route, then 90k more
-      const p2 = await freePort();
+      // RSS in replay mode: a fresh host, 10k requests of the SYSTEM-hop route, then 90k more,
+      // once a round (one host's figure moved by several MB with where its first major GCs fell)
       await stop(host);
-      const fresh = startDemoHost(dir, p2);
-      try {
-        await firstOk(p2, DB_ROUTE, tokenFile);
-        const tok = { token: readFileSync(tokenFile, 'utf8').trim() };
-        await load(url(p2, SYS_ROUTE), tok, { amount: 10_000, connections: CONNECTIONS });
-        rss10k = rssKb(fresh.pid!) / 1024;
-        await load(url(p2, SYS_ROUTE), tok, { amount: 90_000, connections: CONNECTIONS });
-        rss100k = rssKb(fresh.pid!) / 1024;
-      } finally {
-        await stop(fresh);
+      for (let i = 0; i < ROUNDS; i++) {
+        const p2 = await freePort();
+        const fresh = startDemoHost(dir, p2);
+        try {
+          await firstOk(p2, DB_ROUTE, tokenFile);
+          const tok = { token: readFileSync(tokenFile, 'utf8').trim() };
+          await load(url(p2, SYS_ROUTE), tok, { amount: 10_000, connections: CONNECTIONS });
+          rss10k.push(rssKb(fresh.pid!) / 1024);
+          await load(url(p2, SYS_ROUTE), tok, { amount: 90_000, connections: CONNECTIONS });
+          rss100k.push(rssKb(fresh.pid!) / 1024);
+        } finally {
+          await stop(fresh);
+        }
       }
     } finally {
       await stop(host);
@@ -188,12 +192,12 @@ export async function hostRows(): Promise<Row[]> {
         target: '≤ 300',
       },
       { figure: 'cold start of the demo (fixtures parsed at start)', unit: 'ms', samples: demoCold },
-      { figure: 'host RSS after 10k requests (replay)', unit: 'MB', samples: [rss10k], digits: 1 },
-      { figure: 'host RSS after 100k requests (replay)', unit: 'MB', samples: [rss100k], digits: 1 },
+      { figure: 'host RSS after 10k requests (replay)', unit: 'MB', samples: rss10k, digits: 1 },
+      { figure: 'host RSS after 100k requests (replay)', unit: 'MB', samples: rss100k, digits: 1 },
       {
         figure: 'host RSS growth 10k → 100k requests',
         unit: 'MB',
-        samples: [rss100k - rss10k],
+        samples: rss100k.map((r, i) => r - rss10k[i]),
         digits: 1,
         target: '≤ 20',
       },

@@ -116,7 +116,7 @@ export async function isolateRows(
   } finally {
     for (const s of started.values()) await s.stop();
   }
-  for (const r of RUNTIMES) cold.set(r, await coldStarts(r, 3));
+  for (const r of RUNTIMES) cold.set(r, await coldStarts(r, rounds));
   const rows: Row[] = [];
   const of = (r: IsolateBenchRuntime, route: string) => loads.get(`${r} ${route}`) ?? [];
   for (const [route, name, target] of [
