@@ -34,6 +34,8 @@ import type { ExploreEntry } from './responses';
 
 /** Top-level entries serialised per piece (a piece is at least one whole top-level subtree). */
 const PIECE_CHARS = 64 * 1024;
+/** childless entries serialised at once by the streamed answer (~570 bytes each) */
+const RUN_ENTRIES = 64;
 
 const NO_FILES = '{"files":[]';
 
@@ -84,9 +86,15 @@ interface OpenDir {
 /**
  * The answer's text from a streamed walk (ExploreStream), as the walk goes: the same bytes as
  * exploreJsonChunks over the collected tree. A directory with children is written as its object
- * up to `"children":[`, then its children, then the rest of the object; runs of childless
- * entries are serialised together (one JSON.stringify per run). So the host holds the open
- * directories' paths, one batch of records and one piece, whatever the size of the tree.
+ * up to `"children":[`, then its children, then the rest of the object; runs of up to RUN_ENTRIES
+ * childless entries are serialised together (one JSON.stringify per run). So the host holds the
+ * open directories' paths, one batch of records and one piece, whatever the size of the tree.
+ *
+ * Every string made here stays well below V8's large-object size (128 KiB): a piece is handed
+ * on as soon as it reaches PIECE_CHARS, a run is at most ~40 KB. A string above it is allocated
+ * in its own mapped pages and freed only by a full GC; serialising a directory's whole run at
+ * once (~550 KB for 1,000 files), and the piece that held it, left ~110 MB of such garbage per
+ * 100,000-entry walk, most of the host's peak RSS.
  */
 export async function* exploreJsonStream(s: ExploreStream): AsyncGenerator<string, void, undefined> {
   const root: OpenDir = { prefix: childPrefix(s.path), left: Infinity, close: '', first: true };
@@ -107,6 +115,7 @@ export async function* exploreJsonStream(s: ExploreStream): AsyncGenerator<strin
       dir.left--;
       if (childCount === 0) {
         run.push(entryObject(name, flags, stats, path, []));
+        if (run.length >= RUN_ENTRIES) flushRun();
       } else {
         flushRun();
         const text = JSON.stringify(entryObject(name, flags, stats, path, [], childCount));
@@ -127,12 +136,12 @@ export async function* exploreJsonStream(s: ExploreStream): AsyncGenerator<strin
         open.pop();
         dir = open[open.length - 1];
       }
+      if (piece.length >= PIECE_CHARS) {
+        yield piece;
+        piece = '';
+      }
     }
     flushRun();
-    if (piece.length >= PIECE_CHARS) {
-      yield piece;
-      piece = '';
-    }
   }
   flushRun();
   if (open.length > 1) throw new Error('explore stream ended inside a directory');

@@ -74,6 +74,17 @@ describe('the streamed walk', () => {
     }
   });
 
+  it("hands the text on in pieces below V8's large-object size, also through directories of 300 files", async () => {
+    const r = await exploreWalk({ path: top }, base);
+    if (!isExploreStream(r)) throw new Error('expected the streamed walk');
+    const sizes: number[] = [];
+    for await (const piece of exploreJsonStream(r)) sizes.push(piece.length);
+    // ~760 KB in all: a piece per 1,024 records (the walk's batch) would be one of ~600 KB
+    expect(sizes.reduce((a, b) => a + b, 0)).toBeGreaterThan(700_000);
+    expect(sizes.length).toBeGreaterThan(8);
+    expect(Math.max(...sizes)).toBeLessThan(128 * 1024);
+  });
+
   it('is used exactly when the cap does not cut: a cap of the tree size streams, one less does not', async () => {
     const exact = await exploreWalk({ path: top, maxEntries: entries }, base);
     expect(isExploreStream(exact)).toBe(true);
