@@ -46,7 +46,6 @@ export class RequestStop implements StopSignal {
   }
 
   stop(): void {
-    if (this.stopped) return;
     this.stopped = true;
     const fns = this.fns ?? [];
     this.fns = null;

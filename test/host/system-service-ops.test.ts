@@ -302,8 +302,9 @@ describe('RequestStop', () => {
   it('runs each callback once, at once for one added after the stop, never for one removed', () => {
     const stop = new RequestStop('req-1');
     const seen: string[] = [];
-    stop.onStop(() => seen.push('a'));
     const forget = stop.onStop(() => seen.push('removed'));
+    stop.onStop(() => seen.push('a'));
+    forget();
     forget();
     expect(stop.stopped).toBe(false);
     stop.stop();
@@ -370,6 +371,24 @@ describe('cancel and release', () => {
     expect((service as unknown as { running: unknown[] }).running.length).toBe(0);
   });
 
+  it('cancelling one request stops its command and not the one another request is running', async () => {
+    const { service, backend } = make({ concurrency: 2 });
+    let open!: () => void;
+    backend.gate = new Promise<void>((r) => (open = r));
+    const first = service.handle('exec', { argv: ['/bin/a'] }, 'req-a');
+    await expect.poll(() => backend.calls.length).toBe(1);
+    const second = service.handle('exec', { argv: ['/bin/b'] }, 'req-b');
+    await expect.poll(() => backend.calls.length).toBe(2);
+    expect(backend.calls[1].stop).not.toBe(backend.calls[0].stop);
+    service.cancel('req-a', 'cancelled');
+    expect(((await first) as ExecResult).code).toBe(143);
+    expect(backend.calls[1].stop?.stopped).toBe(false);
+    open();
+    expect(((await second) as ExecResult).code).toBe(0);
+    expect(backend.calls.map((c) => c.stopped)).toEqual([true, false]);
+    service.release('req-a');
+  });
+
   it('cancel reaches every running command of a request, also once another of its commands ended', async () => {
     const { service, backend } = make({ concurrency: 2 });
     let openFirst!: () => void;
@@ -379,6 +398,8 @@ describe('cancel and release', () => {
     backend.gate = new Promise<void>(() => undefined);
     const second = service.handle('exec', { argv: ['/bin/b'] }, 'req-9');
     await expect.poll(() => backend.calls.length).toBe(2);
+    // one stop for the request's commands (not one each)
+    expect(backend.calls[1].stop).toBe(backend.calls[0].stop);
     openFirst();
     expect(((await first) as ExecResult).code).toBe(0);
     service.cancel('req-9', 'cancelled');
