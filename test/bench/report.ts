@@ -39,20 +39,27 @@ const fmt = (v: number, digits: number) =>
     ? v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
     : '–';
 
+/**
+ * How many rounds, and each round's value in the order measured: a target that holds "in every
+ * round" (p99) is read off here, and so is a drift across the run.
+ */
+const inOrder = (samples: number[], digits: number) =>
+  samples.length > 1 ? `${samples.length}: ${samples.map((v) => fmt(v, digits)).join(' · ')}` : String(samples.length);
+
 /** The table, a line per figure, each with when it was measured (UTC, to the minute: the README keeps them). */
 export function formatRows(title: string, rows: Row[], at = new Date()): string {
   const when = `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   const lines = [
     `${title}`,
     '',
-    '| figure | median | spread (min–max) | rounds | target | measured |',
+    '| figure | median | spread (min–max) | rounds (in order) | target | measured |',
     '|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
     const d = r.digits ?? (r.unit === '×' ? 2 : 0);
     const s = stats(r.samples);
     lines.push(
-      `| ${r.figure} | ${fmt(s.median, d)} ${r.unit} | ${fmt(s.min, d)}–${fmt(s.max, d)} | ${r.samples.length} | ${r.target ?? ''} | ${when} |`,
+      `| ${r.figure} | ${fmt(s.median, d)} ${r.unit} | ${fmt(s.min, d)}–${fmt(s.max, d)} | ${inOrder(r.samples, d)} | ${r.target ?? ''} | ${when} |`,
     );
   }
   return lines.join('\n');
