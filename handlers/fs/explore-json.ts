@@ -141,7 +141,6 @@ export async function* exploreJsonStream(s: ExploreStream): AsyncGenerator<strin
         piece = '';
       }
     }
-    flushRun();
   }
   flushRun();
   if (open.length > 1) throw new Error('explore stream ended inside a directory');
