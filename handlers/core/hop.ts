@@ -56,7 +56,7 @@ export function hopTokenLookup(env: Env | undefined, call: Pick<Call, 'header'>)
   return {
     token: (wanted) => (row !== null && wanted === id && row.id === wanted ? row : null),
     touch: async (wanted) => {
-      if (fetcher) await bindingRpc(fetcher, 'tokens/touch', { id: wanted });
+      if (fetcher) await bindingRpc(fetcher, 'tokens/touch', { id: wanted }, undefined, env?.BINDING_POST);
     },
   };
 }

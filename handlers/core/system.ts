@@ -1,5 +1,5 @@
 import { ApiError, codeForStatus, STATUS, type ErrorCode } from './errors';
-import { BindingError, bindingRpc, type Env, type Fetcher, type SystemDirect } from './bindings';
+import { BindingError, bindingRpc, type BindingPost, type Env, type Fetcher, type SystemDirect } from './bindings';
 
 export interface ExecOptions {
   /** Written to the process's stdin, then closed. Never logged or audited (may hold a secret). */
@@ -76,6 +76,7 @@ export class SystemClient {
     private readonly binding: Fetcher,
     private readonly requestId?: string,
     private readonly direct?: SystemDirect,
+    private readonly post?: BindingPost,
   ) {}
 
   private call<T>(op: string, payload: unknown): Promise<T> {
@@ -84,7 +85,7 @@ export class SystemClient {
           if (a.ok) return a.value as T;
           throw new BindingError(`system/${op}`, a.status, a.code, a.message);
         })
-      : bindingRpc<T>(this.binding, `system/${op}`, payload, this.requestId);
+      : bindingRpc<T>(this.binding, `system/${op}`, payload, this.requestId, this.post);
     return answer.catch(mapBindingError);
   }
 
@@ -197,9 +198,9 @@ export class SystemClient {
   }
 }
 
-/** The SYSTEM client of a request: direct when env carries SYSTEM_DIRECT, else over SYSTEM.fetch. */
+/** The SYSTEM client of a request: direct when env carries SYSTEM_DIRECT, else over SYSTEM.fetch (or BINDING_POST). */
 export function system(env: Env, requestId?: string): SystemClient {
-  return new SystemClient(env.SYSTEM, requestId, env.SYSTEM_DIRECT);
+  return new SystemClient(env.SYSTEM, requestId, env.SYSTEM_DIRECT, env.BINDING_POST);
 }
 
 function toolName(argv: string[]): string {

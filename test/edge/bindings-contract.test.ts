@@ -12,7 +12,15 @@ import { spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bindingRpc, BindingError, database, events, type Env, type Fetcher } from '../../handlers/core/bindings';
+import {
+  bindingRpc,
+  BindingError,
+  database,
+  events,
+  type BindingPost,
+  type Env,
+  type Fetcher,
+} from '../../handlers/core/bindings';
 import { system } from '../../handlers/core/system';
 import { ApiError } from '../../handlers/core/errors';
 import { BINDING_SECRET_HEADER, startBindingSocket, type BindingSocket } from '../../runtime/bindings/socket';
@@ -94,13 +102,32 @@ function inProcessFetcher(): Fetcher {
   };
 }
 
-const transports: [string, () => Fetcher][] = [
-  ['in-process', inProcessFetcher],
-  ['socket', () => socketFetcher(socket.path, socket.secret)],
+/**
+ * The socket as the Deno entry reaches it (env.BINDING_POST: text in, status and text out); its
+ * Fetchers throw, so every call in these cases must go through the post.
+ */
+function socketPost(): { f: Fetcher; post: BindingPost } {
+  const over = socketFetcher(socket.path, socket.secret);
+  const post: BindingPost = async (path, body, requestId) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (requestId) headers['x-request-id'] = requestId;
+    const res = await over.fetch(`http://binding.internal${path}`, { method: 'POST', headers, body });
+    return { status: res.status, body: await res.text() };
+  };
+  const f: Fetcher = {
+    fetch: () => Promise.reject(new Error('the Fetcher was used although BINDING_POST was given')),
+  };
+  return { f, post };
+}
+
+const transports: [string, () => { f: Fetcher; post?: BindingPost }][] = [
+  ['in-process', () => ({ f: inProcessFetcher() })],
+  ['socket', () => ({ f: socketFetcher(socket.path, socket.secret) })],
+  ['socket-post', socketPost],
 ];
 
-function envOf(f: Fetcher): Env {
-  return { SYSTEM: f, DB_FETCH: f, EVENTS_FETCH: f, VARS: t.host.vars };
+function envOf(f: Fetcher, post?: BindingPost): Env {
+  return { SYSTEM: f, DB_FETCH: f, EVENTS_FETCH: f, BINDING_POST: post, VARS: t.host.vars };
 }
 
 async function refusal(p: Promise<unknown>): Promise<BindingError> {
@@ -115,9 +142,10 @@ async function refusal(p: Promise<unknown>): Promise<BindingError> {
 describe.each(transports)('binding contract over the %s transport', (name, make) => {
   let env: Env;
   let f: Fetcher;
+  let post: BindingPost | undefined;
   beforeAll(() => {
-    f = make();
-    env = envOf(f);
+    ({ f, post } = make());
+    env = envOf(f, post);
     mkdirSync(t.config.paths.krb5ConfD, { recursive: true });
   });
 
@@ -133,7 +161,7 @@ describe.each(transports)('binding contract over the %s transport', (name, make)
   });
 
   it('system/exec with a bad argv: 400 bad_request', async () => {
-    const e = await refusal(bindingRpc(f, 'system/exec', { argv: [] }));
+    const e = await refusal(bindingRpc(f, 'system/exec', { argv: [] }, undefined, post));
     expect([e.status, e.code, e.message]).toEqual([
       400,
       'bad_request',
@@ -144,7 +172,7 @@ describe.each(transports)('binding contract over the %s transport', (name, make)
   });
 
   it('an unknown system operation: 404 not_found', async () => {
-    const e = await refusal(bindingRpc(f, 'system/no/such-op', {}));
+    const e = await refusal(bindingRpc(f, 'system/no/such-op', {}, undefined, post));
     expect([e.status, e.code, e.message]).toEqual([404, 'not_found', 'unknown system operation no/such-op']);
   });
 
@@ -161,7 +189,7 @@ describe.each(transports)('binding contract over the %s transport', (name, make)
   });
 
   it('file/read outside every configured path: 403 forbidden', async () => {
-    const e = await refusal(bindingRpc(f, 'system/file/read', { path: '/etc/shadow' }));
+    const e = await refusal(bindingRpc(f, 'system/file/read', { path: '/etc/shadow' }, undefined, post));
     expect([e.status, e.code]).toEqual([403, 'forbidden']);
   });
 
@@ -190,9 +218,11 @@ describe.each(transports)('binding contract over the %s transport', (name, make)
   });
 
   it('a failing statement: 500 internal naming the op and SQLite message', async () => {
-    const e = await refusal(bindingRpc(f, 'db/all', { sql: 'SELECT * FROM no_such_table', params: [] }));
+    const e = await refusal(
+      bindingRpc(f, 'db/all', { sql: 'SELECT * FROM no_such_table', params: [] }, undefined, post),
+    );
     expect([e.status, e.code, e.message]).toEqual([500, 'internal', 'db all failed: no such table: no_such_table']);
-    const u = await refusal(bindingRpc(f, 'db/nope', { sql: 'SELECT 1' }));
+    const u = await refusal(bindingRpc(f, 'db/nope', { sql: 'SELECT 1' }, undefined, post));
     expect([u.status, u.code]).toEqual([404, 'not_found']);
   });
 
@@ -290,5 +320,39 @@ describe('binding socket: what only the socket transport has', () => {
     writeFileSync(path, 'not a socket');
     await expect(startBindingSocket({ bindings: t.host.bindings, path })).rejects.toThrow(/is not a socket/);
     expect(lstatSync(path).isFile()).toBe(true);
+  });
+});
+
+describe('BINDING_POST answers as the fetch protocol does', () => {
+  const unused: Fetcher = { fetch: () => Promise.reject(new Error('the Fetcher was used')) };
+  const answering =
+    (status: number, body: string): BindingPost =>
+    () =>
+      Promise.resolve({ status, body });
+
+  it('a 2xx answer is its JSON, an empty one null; the path is /<op> with the JSON payload and the request id', async () => {
+    const seen: unknown[] = [];
+    const post: BindingPost = (path, body, requestId) => {
+      seen.push([path, body, requestId]);
+      return Promise.resolve({ status: 200, body: '{"n":1}' });
+    };
+    expect(await bindingRpc(unused, 'db/first', { sql: 'SELECT 1' }, 'rid-1', post)).toEqual({ n: 1 });
+    expect(seen).toEqual([['/db/first', '{"sql":"SELECT 1"}', 'rid-1']]);
+    expect(await bindingRpc(unused, 'db/run', {}, undefined, answering(299, ''))).toBeNull();
+  });
+
+  it('outside 200-299 a refusal: its status, code and message (or the status alone)', async () => {
+    const e = await refusal(
+      bindingRpc(unused, 'db/all', {}, undefined, answering(300, '{"error":{"code":"x_y","message":"no"}}')),
+    );
+    expect([e.op, e.status, e.code, e.message]).toEqual(['db/all', 300, 'x_y', 'no']);
+    const low = await refusal(bindingRpc(unused, 'db/all', {}, undefined, answering(199, '{}')));
+    expect([low.status, low.code, low.message]).toEqual([199, 'binding_error', 'status 199']);
+  });
+
+  it('an answer that is not JSON names the op and the status', async () => {
+    await expect(bindingRpc(unused, 'system/exec', {}, undefined, answering(502, 'Bad Gateway'))).rejects.toThrow(
+      'binding system/exec: non-JSON answer (status 502)',
+    );
   });
 });
