@@ -85,7 +85,7 @@ export async function startIsolateProcess(o: IsolateOptions, p: IsolateProcess):
     o.log(`isolate ${p.runtime} (pid ${child.pid}) died: ${signal ?? `exit ${code}`}`);
     o.onExit?.(`${p.runtime} ${signal ?? `exit ${code}`}`);
   });
-  const fwd = forwarder({ socketPath: p.listen }, o.hop);
+  const fwd = await forwarder({ socketPath: p.listen }, o.hop);
   return {
     runtime: p.runtime,
     pid: child.pid,

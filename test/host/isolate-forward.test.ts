@@ -1,0 +1,250 @@
+/**
+ * The host's side of the hop to an isolate (runtime/isolate/forward.ts), against a real HTTP
+ * server on a Unix socket standing in for Deno.serve or workerd: what goes over (the client's
+ * headers without the hop's own, the host's additions, the body), what comes back (status,
+ * headers, bytes), and an event stream passed on piece by piece and closed when the client goes.
+ */
+import http from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TokenLookup, TokenRecord } from '../../handlers/core/bindings';
+import { HOP_SECRET_HEADER, TOKEN_ROW_HEADER, encodeTokenRow } from '../../handlers/core/hop';
+import { CONNECTION_HEADER, callFromRequest, type Call, type Reply } from '../../handlers/core/pipeline';
+import { forwarder } from '../../runtime/isolate/forward';
+import { privateDir } from '../helpers/tmp';
+
+type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; body: string };
+type Answer = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+const socketPath = join(privateDir('ballast-forward'), 'isolate.sock');
+let answer: Answer = (_req, res) => res.end();
+const seen: Seen[] = [];
+/** resolved when the server sees a response closed before it ended (the client went away) */
+let closedEarly: Promise<void> = Promise.resolve();
+let server: http.Server;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString() });
+      answer(req, res);
+    });
+  });
+  await new Promise<void>((r) => server.listen(socketPath, r));
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+const row: TokenRecord = {
+  id: 'a'.repeat(12),
+  name: 'ops é',
+  hash: 'h',
+  permissions: '["fs:read"]',
+  expires_at: null,
+  revoked_at: null,
+  last_used_at: 5,
+};
+/** tokens in the product's shape (auth.ts TOKEN_PATTERN): the first names row's id */
+const TOKEN = `blt_${'a'.repeat(12)}_${'s'.repeat(43)}`;
+const OTHER = `blt_${'b'.repeat(12)}_${'s'.repeat(43)}`;
+let current: TokenRecord | null = row;
+const lookups: string[] = [];
+const tokens: TokenLookup = {
+  token: (id) => (lookups.push(id), id === row.id ? current : null),
+  touch: () => undefined,
+};
+
+async function callOf(url: string, init: RequestInit = {}): Promise<Call> {
+  return callFromRequest(new Request(url, init), 1 << 20);
+}
+
+async function text(reply: Reply): Promise<string> {
+  if (reply.chunks) {
+    let all = '';
+    for await (const piece of reply.chunks) all += piece;
+    return all;
+  }
+  return reply.body === null ? '' : typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body).toString();
+}
+
+describe('forwarding a call to the isolate', () => {
+  let fwd: Awaited<ReturnType<typeof forwarder>>;
+  beforeAll(async () => {
+    fwd = await forwarder({ socketPath }, { secret: 'hop-secret', tokens });
+  });
+  afterAll(() => fwd.close());
+
+  it("passes the client's headers on without the hop's own, and adds the host's", async () => {
+    seen.length = 0;
+    answer = (_req, res) => res.end('{}');
+    const call = await callOf('http://box.example:8443/api/v2/fs/available_fs?x=1&y=%20', {
+      headers: {
+        token: TOKEN,
+        accept: 'application/json',
+        'accept-encoding': 'gzip',
+        upgrade: 'websocket',
+        te: 'trailers',
+        expect: '100-continue',
+        'x-request-id': 'client-chosen-id',
+        [HOP_SECRET_HEADER]: 'forged',
+        [TOKEN_ROW_HEADER]: 'forged',
+        [CONNECTION_HEADER]: '{"remoteAddress":"6.6.6.6"}',
+      },
+    });
+    call.requestId = 'host-request-1';
+    call.connection = { remoteAddress: '192.0.2.7', remotePort: 50000, encrypted: true };
+    await fwd.handle(call);
+    expect(seen).toHaveLength(1);
+    const { method, url, headers, body } = seen[0];
+    expect([method, url, body]).toEqual(['GET', '/api/v2/fs/available_fs?x=1&y=%20', '']);
+    expect(headers.host).toBe('box.example:8443');
+    expect(headers.token).toBe(TOKEN);
+    expect(headers.accept).toBe('application/json');
+    for (const dropped of ['accept-encoding', 'upgrade', 'te', 'expect']) expect(headers[dropped]).toBeUndefined();
+    expect(headers['x-request-id']).toBe('host-request-1');
+    expect(headers[HOP_SECRET_HEADER]).toBe('hop-secret');
+    expect(headers[TOKEN_ROW_HEADER]).toBe(encodeTokenRow(row));
+    expect(JSON.parse(String(headers[CONNECTION_HEADER]))).toEqual(call.connection);
+  });
+
+  it("sends a token's row as it is now, and null for an unknown token; no row without a token", async () => {
+    seen.length = 0;
+    answer = (_req, res) => res.end('{}');
+    const asked = (token?: string) => callOf('http://h/api/v2/x', { headers: token ? { token } : {} });
+    await fwd.handle(await asked(TOKEN));
+    current = { ...row, last_used_at: 99 };
+    await fwd.handle(await asked(TOKEN));
+    await fwd.handle(await asked(OTHER));
+    lookups.length = 0;
+    await fwd.handle(await asked());
+    expect(seen.map((s) => s.headers[TOKEN_ROW_HEADER])).toEqual([
+      encodeTokenRow(row),
+      encodeTokenRow({ ...row, last_used_at: 99 }),
+      'null',
+      undefined,
+    ]);
+    expect(lookups).toEqual([]);
+    current = row;
+  });
+
+  it('sends a body with its length; a GET body travels as query fields', async () => {
+    seen.length = 0;
+    answer = (_req, res) => res.end('{}');
+    await fwd.handle(
+      await callOf('http://h/api/v2/pod', { method: 'POST', body: '{"name":"née"}', headers: { token: TOKEN } }),
+    );
+    expect(seen[0].body).toBe('{"name":"née"}');
+    expect(seen[0].headers['content-length']).toBe(String(Buffer.byteLength('{"name":"née"}')));
+    const get = await callOf('http://h/api/v2/fs/list');
+    get.bodyText = '{"fs_path":"/srv"}';
+    await fwd.handle(get);
+    expect([seen[1].method, seen[1].url, seen[1].body]).toEqual(['GET', '/api/v2/fs/list?fs_path=%2Fsrv', '']);
+  });
+
+  it("answers the isolate's status, headers (repeats joined; its date and framing dropped) and bytes", async () => {
+    answer = (_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.setHeader('x-thing', ['a', 'b']);
+      res.setHeader('x-request-id', 'rid');
+      res.statusCode = 409;
+      res.end('{"error":"ünïcode"}');
+    };
+    const reply = await fwd.handle(await callOf('http://h/api/v2/x'));
+    expect(reply.status).toBe(409);
+    expect(reply.headers).toEqual({ 'content-type': 'application/json', 'x-thing': 'a, b', 'x-request-id': 'rid' });
+    expect(Buffer.from(reply.body as Uint8Array).toString()).toBe('{"error":"ünïcode"}');
+  });
+
+  it('HEAD and 204 have no body', async () => {
+    answer = (req, res) => {
+      res.statusCode = req.method === 'HEAD' ? 200 : 204;
+      res.setHeader('content-type', 'application/json');
+      res.end();
+    };
+    const head = await fwd.handle(await callOf('http://h/api/v2/x', { method: 'HEAD' }));
+    expect([head.status, head.body]).toEqual([200, null]);
+    const none = await fwd.handle(await callOf('http://h/api/v2/x', { method: 'DELETE' }));
+    expect([none.status, none.body]).toEqual([204, null]);
+  });
+
+  it('an isolate that drops the connection mid-answer is an error, not a cut answer', async () => {
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"half":');
+      setTimeout(() => res.destroy(), 10);
+    };
+    await expect(fwd.handle(await callOf('http://h/api/v2/x'))).rejects.toThrow();
+  });
+
+  it('an event stream comes piece by piece while the isolate writes it, split characters whole', async () => {
+    let finish = () => undefined as void;
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+      const snow = Buffer.from('data: ❄\n\n');
+      res.write(snow.subarray(0, 7)); // the snowflake's first byte only
+      res.write(snow.subarray(7));
+      finish = () => res.end('event: state\ndata: done\n\n');
+    };
+    const reply = await fwd.handle(await callOf('http://h/api/v2/jobs/j/events'));
+    expect([reply.status, reply.body, reply.headers['content-type']]).toEqual([
+      200,
+      null,
+      'text/event-stream; charset=utf-8',
+    ]);
+    const it = (reply.chunks as AsyncIterable<string>)[Symbol.asyncIterator]();
+    let first = '';
+    while (first !== 'data: ❄\n\n') first += (await it.next()).value as string;
+    // the answer is not over yet: the rest comes only once the isolate writes it
+    finish();
+    let rest = '';
+    for (let r = await it.next(); !r.done; r = await it.next()) rest += r.value;
+    expect(rest).toBe('event: state\ndata: done\n\n');
+  });
+
+  it("when the client goes away the isolate's stream is closed", async () => {
+    closedEarly = new Promise<void>((resolve) => {
+      answer = (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('retry: 3000\n\n');
+        res.on('close', () => {
+          if (!res.writableEnded) resolve();
+        });
+      };
+    });
+    const reply = await fwd.handle(await callOf('http://h/api/v2/jobs/j/events'));
+    const it = (reply.chunks as AsyncIterable<string>)[Symbol.asyncIterator]();
+    expect((await it.next()).value).toBe('retry: 3000\n\n');
+    await it.return?.(undefined);
+    await closedEarly;
+  });
+
+  it('many pieces written at once all arrive, in order, to a slow reader', async () => {
+    const pieces = Array.from({ length: 200 }, (_, i) => `id: ${i}\ndata: ${'x'.repeat(i)}\n\n`);
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const p of pieces) res.write(p);
+      res.end();
+    };
+    const reply = await fwd.handle(await callOf('http://h/api/v2/jobs/j/events'));
+    let all = '';
+    for await (const piece of reply.chunks as AsyncIterable<string>) {
+      all += piece;
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(all).toBe(pieces.join(''));
+  });
+
+  it('fetch answers a WHATWG Response with the same status and body', async () => {
+    answer = (_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end('{"ok":true}');
+    };
+    const res = await fwd.fetch(new Request('http://h/api/v2/x'));
+    expect([res.status, await res.text()]).toEqual([200, '{"ok":true}']);
+    expect(await text(await fwd.handle(await callOf('http://h/api/v2/x')))).toBe('{"ok":true}');
+  });
+});
