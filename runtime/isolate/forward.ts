@@ -151,6 +151,16 @@ function headersIn(given: Record<string, string | string[] | undefined>): Record
   return out;
 }
 
+let undici: Promise<typeof import('undici')> | undefined;
+/**
+ * undici, imported once. Loading it is ~100 ms of CPU (it is not in the host bundle, so not in
+ * its code cache): startIsolateProcess asks for it before it spawns the isolate, so the load
+ * overlaps the isolate's own start instead of adding to it.
+ */
+export function loadUndici(): Promise<typeof import('undici')> {
+  return (undici ??= importModule<typeof import('undici')>('undici'));
+}
+
 /**
  * Forwards a Call to the isolate's HTTP server over keep-alive connections and reads its answer
  * into a Reply: no WHATWG Request or Response on the host's side of the hop. The host stays the
@@ -159,7 +169,7 @@ function headersIn(given: Record<string, string | string[] | undefined>): Record
  *
  * The client is undici's Pool through its callback interface (dispatch): measured against
  * node:http's Agent on the DB route through Deno, ~35 µs less host CPU per request (~12%). It is
- * loaded here, when an isolate starts, so an in-process host never loads it. No timeouts of its
+ * loaded when an isolate starts (loadUndici), so an in-process host never loads it. No timeouts of its
  * own: the host's deadlines (the route's, a job's budget) end a request, and a job's event
  * stream may be quiet for longer than any fixed idle limit.
  */
@@ -171,7 +181,7 @@ export async function forwarder(
   fetch(request: Request): Promise<Response>;
   close(): void;
 }> {
-  const { Pool } = await importModule<typeof import('undici')>('undici');
+  const { Pool } = await loadUndici();
   const limits = { connections: 64, headersTimeout: 0, bodyTimeout: 0 };
   const pool =
     'socketPath' in address

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
-import { forwarder } from './forward';
+import { forwarder, loadUndici } from './forward';
 import type { IsolateOptions, Isolated, IsolateRuntime } from './types';
 
 export function removeStaleSocket(path: string): void {
@@ -35,6 +35,8 @@ export interface IsolateProcess {
 export async function startIsolateProcess(o: IsolateOptions, p: IsolateProcess): Promise<Isolated> {
   removeStaleSocket(p.listen);
   const started = performance.now();
+  // the hop's client loads while the isolate starts (forwarder() below awaits the same load)
+  loadUndici().catch(() => undefined);
   const child = spawn(p.bin, p.args, {
     stdio: p.readiness === 'control-fd' ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
     env: p.env,

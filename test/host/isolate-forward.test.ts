@@ -96,7 +96,7 @@ describe('forwarding a call to the isolate', () => {
       },
     });
     call.requestId = 'host-request-1';
-    call.connection = { remoteAddress: '192.0.2.7', remotePort: 50000, encrypted: true };
+    call.connection = { remoteAddress: '192.0.2.7', localAddress: '192.0.2.1' };
     await fwd.handle(call);
     expect(seen).toHaveLength(1);
     const { method, url, headers, body } = seen[0];
