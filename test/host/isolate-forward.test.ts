@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TokenLookup, TokenRecord } from '../../handlers/core/bindings';
 import { HOP_SECRET_HEADER, TOKEN_ROW_HEADER, encodeTokenRow } from '../../handlers/core/hop';
 import { CONNECTION_HEADER, callFromRequest, type Call, type Reply } from '../../handlers/core/pipeline';
-import { forwarder } from '../../runtime/isolate/forward';
+import { forwarder, loadUndici, UNDICI_POOL_MODULE } from '../../runtime/isolate/forward';
 import { privateDir } from '../helpers/tmp';
 
 type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; body: string };
@@ -246,5 +246,17 @@ describe('forwarding a call to the isolate', () => {
     const res = await fwd.fetch(new Request('http://h/api/v2/x'));
     expect([res.status, await res.text()]).toEqual([200, '{"ok":true}']);
     expect(await text(await fwd.handle(await callOf('http://h/api/v2/x')))).toBe('{"ok":true}');
+  });
+});
+
+describe("the hop's client", () => {
+  it("is undici's Pool, loaded from its own module (not the whole package) and only once", async () => {
+    const { createRequire } = await import('node:module');
+    const fromHere = createRequire(import.meta.url);
+    const pkg = (await import('undici')) as { Pool: unknown };
+    expect(fromHere(UNDICI_POOL_MODULE)).toBe(pkg.Pool);
+    const first = loadUndici();
+    expect(loadUndici()).toBe(first);
+    expect(await first).toBe(pkg.Pool);
   });
 });
