@@ -341,6 +341,25 @@ describe('BINDING_POST answers as the fetch protocol does', () => {
     expect(await bindingRpc(unused, 'db/run', {}, undefined, answering(299, ''))).toBeNull();
   });
 
+  it('over a Fetcher: POST <origin>/<op>, JSON with its content type, and the request id', async () => {
+    const seen: Request[] = [];
+    const f: Fetcher = {
+      fetch: (input, init) => {
+        seen.push(new Request(input, init));
+        return Promise.resolve(new Response('{"n":2}', { status: 200 }));
+      },
+    };
+    expect(await bindingRpc(f, 'db/all', { sql: 'SELECT 2' }, 'rid-2')).toEqual({ n: 2 });
+    const [r] = seen;
+    expect([r.method, r.url, r.headers.get('content-type'), r.headers.get('x-request-id')]).toEqual([
+      'POST',
+      'http://binding.internal/db/all',
+      'application/json',
+      'rid-2',
+    ]);
+    expect(await r.text()).toBe('{"sql":"SELECT 2"}');
+  });
+
   it('outside 200-299 a refusal: its status, code and message (or the status alone)', async () => {
     const e = await refusal(
       bindingRpc(unused, 'db/all', {}, undefined, answering(300, '{"error":{"code":"x_y","message":"no"}}')),

@@ -185,8 +185,9 @@ describe('forwarding a call to the isolate', () => {
     answer = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
       const snow = Buffer.from('data: ❄\n\n');
-      res.write(snow.subarray(0, 7)); // the snowflake's first byte only
-      res.write(snow.subarray(7));
+      res.write(snow.subarray(0, 6));
+      res.write(snow.subarray(6, 7)); // the snowflake's first byte alone: no text yet
+      setTimeout(() => res.write(snow.subarray(7)), 20);
       finish = () => res.end('event: state\ndata: done\n\n');
     };
     const reply = await fwd.handle(await callOf('http://h/api/v2/jobs/j/events'));
@@ -197,7 +198,13 @@ describe('forwarding a call to the isolate', () => {
     ]);
     const it = (reply.chunks as AsyncIterable<string>)[Symbol.asyncIterator]();
     let first = '';
-    while (first !== 'data: ❄\n\n') first += (await it.next()).value as string;
+    const pieces: string[] = [];
+    while (first !== 'data: ❄\n\n') {
+      const piece = (await it.next()).value as string;
+      pieces.push(piece);
+      first += piece;
+    }
+    expect(pieces).not.toContain('');
     // the answer is not over yet: the rest comes only once the isolate writes it
     finish();
     let rest = '';
@@ -236,6 +243,80 @@ describe('forwarding a call to the isolate', () => {
       await new Promise((r) => setImmediate(r));
     }
     expect(all).toBe(pieces.join(''));
+  });
+
+  it('an isolate that drops the connection mid-stream ends the stream with an error', async () => {
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('retry: 3000\n\n');
+      setTimeout(() => res.destroy(), 20);
+    };
+    const reply = await fwd.handle(await callOf('http://h/api/v2/jobs/j/events'));
+    const read = async () => {
+      for await (const piece of reply.chunks as AsyncIterable<string>) void piece;
+    };
+    await expect(read()).rejects.toThrow();
+  });
+
+  it("while nobody reads an event stream, the isolate's writes are held back; then everything arrives", async () => {
+    const piece = `data: ${'x'.repeat(4089)}\n\n`; // 4 KiB
+    const total = 2048; // 8 MiB, far more than the sockets' buffers hold
+    let written = 0;
+    let stalled = () => undefined as void;
+    const stall = new Promise<void>((r) => (stalled = r));
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const more = () => {
+        while (written < total) {
+          written++;
+          if (!res.write(piece)) {
+            const t = setTimeout(stalled, 300); // no drain for 300 ms: the reader holds it back
+            res.once('drain', () => (clearTimeout(t), more()));
+            return;
+          }
+        }
+        res.end();
+      };
+      more();
+    };
+    const reply = await fwd.handle(await callOf('http://h/api/v2/jobs/j/events'));
+    await stall;
+    expect(written).toBeLessThan(total);
+    let all = 0;
+    for await (const p of reply.chunks as AsyncIterable<string>) all += p.length;
+    expect([written, all]).toEqual([total, total * piece.length]);
+  });
+
+  it('only a 2xx event stream of a GET is streamed: HEAD has no body, a 300 is collected', async () => {
+    answer = (req, res) => {
+      res.writeHead(req.method === 'HEAD' ? 200 : 300, { 'content-type': 'text/event-stream' });
+      res.end(req.method === 'HEAD' ? undefined : 'data: x\n\n');
+    };
+    const head = await fwd.handle(await callOf('http://h/api/v2/jobs/j/events', { method: 'HEAD' }));
+    expect([head.status, head.body, head.chunks]).toEqual([200, null, undefined]);
+    const other = await fwd.handle(await callOf('http://h/api/v2/jobs/j/events'));
+    expect([other.status, other.chunks, Buffer.from(other.body as Uint8Array).toString()]).toEqual([
+      300,
+      undefined,
+      'data: x\n\n',
+    ]);
+  });
+
+  it('a 304 has no body; an empty 200 is empty bytes; a body in several writes comes whole', async () => {
+    answer = (req, res) => {
+      if (req.url === '/304') return res.writeHead(304).end();
+      if (req.url === '/empty') return res.writeHead(200, { 'content-length': '0' }).end();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"a":');
+      setTimeout(() => res.write('"b",'), 10);
+      setTimeout(() => res.end('"c":1}'), 20);
+    };
+    const notModified = await fwd.handle(await callOf('http://h/304'));
+    expect([notModified.status, notModified.body]).toEqual([304, null]);
+    const empty = await fwd.handle(await callOf('http://h/empty'));
+    expect([empty.status, Buffer.from(empty.body as Uint8Array).length]).toEqual([200, 0]);
+    const whole = await fwd.handle(await callOf('http://h/three'));
+    expect(Buffer.from(whole.body as Uint8Array).toString()).toBe('{"a":"b","c":1}');
   });
 
   it('fetch answers a WHATWG Response with the same status and body', async () => {
