@@ -112,28 +112,30 @@ export interface ExecutionContext {
 /** Internal origin for binding requests; never resolved on a network. */
 export const BINDING_ORIGIN = 'http://binding.internal';
 
-async function rpc<T>(
-  binding: Fetcher,
-  op: string,
-  payload: unknown,
-  requestId?: string,
-  post?: BindingPost,
-): Promise<T> {
-  let status: number;
-  let text: string;
-  if (post) {
-    ({ status, body: text } = await post(`/${op}`, JSON.stringify(payload), requestId));
-  } else {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (requestId) headers['x-request-id'] = requestId;
-    const res = await binding.fetch(`${BINDING_ORIGIN}/${op}`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(payload),
-    });
-    status = res.status;
-    text = await res.text();
+/** The fetch protocol as a BindingPost, one per Fetcher (so a D1 client can be cached by it). */
+const fetchPosts = new WeakMap<Fetcher, BindingPost>();
+function postOver(binding: Fetcher): BindingPost {
+  let post = fetchPosts.get(binding);
+  if (!post) {
+    post = async (path, body, requestId) => {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (requestId) headers['x-request-id'] = requestId;
+      const res = await binding.fetch(`${BINDING_ORIGIN}${path}`, { method: 'POST', headers, body });
+      return { status: res.status, body: await res.text() };
+    };
+    fetchPosts.set(binding, post);
   }
+  return post;
+}
+
+/** How a request's binding calls travel: env.BINDING_POST where the runtime gives one, else the Fetcher's protocol. */
+function transport(env: Env | undefined, binding: Fetcher): BindingPost {
+  return env?.BINDING_POST ?? postOver(binding);
+}
+
+/** One binding operation: its JSON answer, or a BindingError with the answer's status, code and message. */
+async function call<T>(post: BindingPost, op: string, payload: unknown, requestId?: string): Promise<T> {
+  const { status, body: text } = await post(`/${op}`, JSON.stringify(payload), requestId);
   let parsed: unknown;
   try {
     parsed = text === '' ? null : JSON.parse(text);
@@ -146,6 +148,11 @@ async function rpc<T>(
     throw e;
   }
   return parsed as T;
+}
+
+/** A binding operation over `binding`'s fetch protocol, or over `post` when given (env.BINDING_POST). */
+function rpc<T>(binding: Fetcher, op: string, payload: unknown, requestId?: string, post?: BindingPost): Promise<T> {
+  return call<T>(post ?? postOver(binding), op, payload, requestId);
 }
 
 /** A binding refused or failed an operation (not a command's own non-zero exit). */
@@ -164,16 +171,15 @@ export class BindingError extends Error {
 /** D1 over a Fetcher: used when the DB lives in another process (isolation mode, edge tests). */
 class FetchD1Statement implements D1PreparedStatement {
   constructor(
-    private readonly db: Fetcher,
-    private readonly post: BindingPost | undefined,
+    private readonly post: BindingPost,
     readonly sql: string,
     readonly params: unknown[] = [],
   ) {}
   bind(...values: unknown[]): D1PreparedStatement {
-    return new FetchD1Statement(this.db, this.post, this.sql, values);
+    return new FetchD1Statement(this.post, this.sql, values);
   }
   private rpc<T>(op: string, payload: unknown): Promise<T> {
-    return rpc<T>(this.db, op, payload, undefined, this.post);
+    return call<T>(this.post, op, payload);
   }
   async first<T>(column?: string): Promise<T | null> {
     const row = await this.rpc<Record<string, unknown> | null>('db/first', { sql: this.sql, params: this.params });
@@ -192,22 +198,19 @@ class FetchD1Statement implements D1PreparedStatement {
 }
 
 class FetchD1 implements D1Database {
-  constructor(
-    private readonly db: Fetcher,
-    private readonly post?: BindingPost,
-  ) {}
+  constructor(private readonly post: BindingPost) {}
   prepare(sql: string): D1PreparedStatement {
-    return new FetchD1Statement(this.db, this.post, sql);
+    return new FetchD1Statement(this.post, sql);
   }
   batch(statements: D1PreparedStatement[]): Promise<D1Result[]> {
     const list = statements.map((s) => {
       const st = s as FetchD1Statement;
       return { sql: st.sql, params: st.params };
     });
-    return rpc<D1Result[]>(this.db, 'db/batch', { statements: list }, undefined, this.post);
+    return call<D1Result[]>(this.post, 'db/batch', { statements: list });
   }
   exec(sql: string): Promise<{ count: number; duration: number }> {
-    return rpc(this.db, 'db/exec', { sql }, undefined, this.post);
+    return call(this.post, 'db/exec', { sql });
   }
 }
 
@@ -217,11 +220,11 @@ export function database(env: Env): D1Database {
   const b = env.DB_FETCH;
   if (!b) throw new Error('no DB binding (DB or DB_FETCH)');
   // keyed by what the calls go through (the Deno entry's one BINDING_POST serves every request)
-  const key = env.BINDING_POST ?? b;
-  let d = d1Cache.get(key);
+  const post = transport(env, b);
+  let d = d1Cache.get(post);
   if (!d) {
-    d = new FetchD1(b, env.BINDING_POST);
-    d1Cache.set(key, d);
+    d = new FetchD1(post);
+    d1Cache.set(post, d);
   }
   return d;
 }
@@ -230,8 +233,9 @@ export function events(env: Env, requestId?: string): EventsBinding {
   if (env.EVENTS) return env.EVENTS;
   const b = env.EVENTS_FETCH;
   if (!b) throw new Error('no EVENTS binding (EVENTS or EVENTS_FETCH)');
+  const post = transport(env, b);
   return {
-    send: (event: AppEvent) => rpc<void>(b, 'events/send', { ...event, requestId }, requestId, env.BINDING_POST),
+    send: (event: AppEvent) => call<void>(post, 'events/send', { ...event, requestId }, requestId),
   };
 }
 

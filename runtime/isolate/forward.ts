@@ -210,7 +210,7 @@ export async function forwarder(
     return new Promise<Reply>((resolve, reject) => {
       let status = 502;
       let out: Record<string, string> = {};
-      let chunks: Buffer[] | undefined;
+      const chunks: Buffer[] = [];
       let streamed: StreamedPieces | undefined;
       pool.dispatch(
         { method: call.method as Dispatcher.HttpMethod, path: call.url.pathname + call.url.search, headers, body },
@@ -224,17 +224,16 @@ export async function forwarder(
             if (!head && status >= 200 && status < 300 && out['content-type']?.startsWith('text/event-stream')) {
               streamed = new StreamedPieces(controller);
               resolve({ status, headers: out, body: null, chunks: streamed.pieces() });
-            } else chunks = [];
+            } else chunks.length = 0;
           },
           onResponseData(_controller, c) {
             if (streamed) streamed.push(c);
-            else chunks?.push(c);
+            else chunks.push(c);
           },
           onResponseEnd() {
             if (streamed) return streamed.end();
             const nullBody = head || status === 204 || status === 304;
-            const all = chunks ?? [];
-            const bytes = all.length === 1 ? all[0] : Buffer.concat(all);
+            const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
             resolve({
               status,
               headers: out,
