@@ -41,6 +41,11 @@ export interface Call {
 export interface CallNote {
   route?: string;
   token?: { id: string; name: string };
+  /**
+   * The row of the token the call presented (null: none, or unknown), looked up by a host that
+   * forwards the call to an isolate, which decides whether it lets the token in.
+   */
+  presented?: { id: string; name: string } | null;
 }
 
 export interface Reply {

@@ -78,7 +78,12 @@ function headersOut(call: Call, hop: HopOptions): Record<string, string | string
   out['x-request-id'] = call.requestId;
   out[HOP_SECRET_HEADER] = hop.secret;
   const id = tokenIdOf(call.header('token'));
-  if (id !== undefined && hop.tokens) out[TOKEN_ROW_HEADER] = tokenRowHeader(hop.tokens.token(id));
+  if (id !== undefined && hop.tokens) {
+    const row = hop.tokens.token(id);
+    out[TOKEN_ROW_HEADER] = tokenRowHeader(row);
+    // the request log names the token from this row if the isolate lets it in
+    if (call.note) call.note.presented = row;
+  }
   return out;
 }
 

@@ -52,18 +52,38 @@ export function areaOf(route: string | null): string | null {
   return route.slice(API_BASE.length + 1).split('/')[0] || null;
 }
 
-/** Route patterns as regular expressions, for a path the route did not name itself. */
+/**
+ * Route patterns as a matcher, for a path the route did not name itself (isolation mode): the
+ * first route in manifest order whose pattern matches, as the in-process router picks. A path
+ * with no `:param` is a map lookup; only the patterns with one before it are tried as regular
+ * expressions (this runs once per isolated request).
+ */
 export function routeMatcher(
   routes: readonly { method: string; path: string }[],
 ): (method: string, path: string) => string | null {
-  const compiled = routes.map((r) => ({
-    method: r.method,
-    path: r.path,
-    re: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}$`),
-  }));
+  const byMethod = new Map<
+    string,
+    { exact: Map<string, number>; params: { index: number; path: string; re: RegExp }[] }
+  >();
+  routes.forEach((r, index) => {
+    let m = byMethod.get(r.method);
+    if (!m) byMethod.set(r.method, (m = { exact: new Map(), params: [] }));
+    if (!/:\w/.test(r.path)) {
+      if (!m.exact.has(r.path)) m.exact.set(r.path, index);
+      return;
+    }
+    const re = new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}$`);
+    m.params.push({ index, path: r.path, re });
+  });
   return (method, path) => {
-    const m = method === 'HEAD' ? 'GET' : method;
-    return compiled.find((c) => c.method === m && c.re.test(path))?.path ?? null;
+    const m = byMethod.get(method === 'HEAD' ? 'GET' : method);
+    if (!m) return null;
+    const exact = m.exact.get(path);
+    for (const p of m.params) {
+      if (exact !== undefined && p.index > exact) break;
+      if (p.re.test(path)) return p.path;
+    }
+    return exact === undefined ? null : path;
   };
 }
 
@@ -77,11 +97,13 @@ export function requestObserver(o: RequestObserverOptions): (a: AnsweredCall) =>
     let route = call.note?.route ?? null;
     if (!route && path.startsWith(base)) route = match(call.method, API_BASE + path.slice(base.length));
     let token = call.note?.token ?? null;
-    if (!call.note?.token && status !== 401) {
-      // the id in the header names the token (it is not the secret); only a token that was let in
-      const id = tokenIdOf(call.header('token'));
-      const row = id ? o.tokens?.token(id) : null;
-      if (row && status !== 403) token = { id: row.id, name: row.name };
+    if (!call.note?.token && status !== 401 && status !== 403) {
+      // the id in the header names the token (it is not the secret); only a token that was let
+      // in. A host that forwarded the call looked its row up already (CallNote.presented).
+      const presented = call.note?.presented;
+      const id = presented === undefined ? tokenIdOf(call.header('token')) : undefined;
+      const row = presented === undefined ? (id ? o.tokens?.token(id) : null) : presented;
+      if (row) token = { id: row.id, name: row.name };
     }
     const area = areaOf(route);
     const remote = call.connection.remoteAddress ?? null;

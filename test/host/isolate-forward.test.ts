@@ -114,13 +114,18 @@ describe('forwarding a call to the isolate', () => {
   it("sends a token's row as it is now, and null for an unknown token; no row without a token", async () => {
     seen.length = 0;
     answer = (_req, res) => res.end('{}');
-    const asked = (token?: string) => callOf('http://h/api/v2/x', { headers: token ? { token } : {} });
-    await fwd.handle(await asked(TOKEN));
+    const asked = async (token?: string) => {
+      const c = await callOf('http://h/api/v2/x', { headers: token ? { token } : {} });
+      c.note = {};
+      return c;
+    };
+    const calls = [await asked(TOKEN), await asked(TOKEN), await asked(OTHER), await asked()];
+    await fwd.handle(calls[0]);
     current = { ...row, last_used_at: 99 };
-    await fwd.handle(await asked(TOKEN));
-    await fwd.handle(await asked(OTHER));
+    await fwd.handle(calls[1]);
+    await fwd.handle(calls[2]);
     lookups.length = 0;
-    await fwd.handle(await asked());
+    await fwd.handle(calls[3]);
     expect(seen.map((s) => s.headers[TOKEN_ROW_HEADER])).toEqual([
       encodeTokenRow(row),
       encodeTokenRow({ ...row, last_used_at: 99 }),
@@ -128,6 +133,8 @@ describe('forwarding a call to the isolate', () => {
       undefined,
     ]);
     expect(lookups).toEqual([]);
+    // the request log names the token from the row that was sent (CallNote.presented)
+    expect(calls.map((c) => c.note?.presented)).toEqual([row, { ...row, last_used_at: 99 }, null, undefined]);
     current = row;
   });
 
