@@ -3,6 +3,8 @@ import net from 'node:net';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import type { BindingServer } from '../binding-server';
+import { serveFramed, type Answer } from './framed';
+import { FRAMED_FIRST_BYTE } from './frames';
 
 /** Header every request on the binding socket carries: the per-start secret (docs/bindings-protocol.md). */
 export const BINDING_SECRET_HEADER = 'x-ballast-binding-secret';
@@ -63,10 +65,16 @@ async function clearStale(path: string): Promise<void> {
   unlinkSync(path);
 }
 
+/** An operation's path (`/system/…`, `/db/…`, `/events/send`, `/tokens/touch`) the socket serves. */
+const isOp = (path: string) =>
+  path.startsWith('/system/') || path.startsWith('/db/') || path === '/events/send' || path === '/tokens/touch';
+
 /**
- * The SYSTEM, DB and EVENTS bindings on a Unix socket, HTTP/1.1 keep-alive, for route code in
- * another process (Deno, workerd). The protocol is the in-process fetch protocol
- * (binding-server.ts, handlers/core/bindings.ts) plus the secret header; docs/bindings-protocol.md.
+ * The SYSTEM, DB and EVENTS bindings on a Unix socket, for route code in another process (Deno,
+ * workerd). The protocol is the in-process fetch protocol (binding-server.ts,
+ * handlers/core/bindings.ts) plus the secret, in two framings on the same socket
+ * (docs/bindings-protocol.md): HTTP/1.1 keep-alive (workerd's Fetchers, any HTTP client) and
+ * framed connections (the Deno entry; framed.ts), told apart by a connection's first byte.
  */
 export async function startBindingSocket(o: BindingSocketOptions): Promise<BindingSocket> {
   const secret = o.secret ?? randomBytes(32).toString('base64url');
@@ -77,7 +85,20 @@ export async function startBindingSocket(o: BindingSocketOptions): Promise<Bindi
     return g.length === expected.length && timingSafeEqual(g, expected);
   };
   const { bindings } = o;
-  const server = http.createServer({ keepAlive: true }, (req, res) => {
+  const idleTimeoutMs = o.idleTimeoutMs ?? 60_000;
+  /** One operation, whichever framing asked: an unknown op is 404, a failure 500 (logged). */
+  const answer = (path: string, body: string, requestId: string | undefined): Promise<Answer> => {
+    if (!isOp(path))
+      return Promise.resolve({
+        status: 404,
+        body: JSON.stringify({ error: { code: 'not_found', message: `unknown binding operation ${path}` } }),
+      });
+    return bindings.call(path, body, requestId).catch((e: unknown) => {
+      o.log?.(`binding ${path} failed: ${(e as Error)?.stack ?? String(e)}`);
+      return { status: 500, body: JSON.stringify({ error: { code: 'internal', message: `binding ${path} failed` } }) };
+    });
+  };
+  const httpServer = http.createServer({ keepAlive: true }, (req, res) => {
     if (!authorised(req.headers[BINDING_SECRET_HEADER])) {
       req.resume();
       return json(res, 401, { error: { code: 'unauthorized', message: 'missing or wrong binding secret' } });
@@ -88,15 +109,6 @@ export async function startBindingSocket(o: BindingSocketOptions): Promise<Bindi
     }
     // Deno's unix proxy sends the absolute form (http://binding.internal/db/all); workerd the origin form.
     const path = (req.url ?? '/').replace(/^[a-z]+:\/\/[^/]*/i, '').replace(/\?.*$/, '');
-    if (
-      !path.startsWith('/system/') &&
-      !path.startsWith('/db/') &&
-      path !== '/events/send' &&
-      path !== '/tokens/touch'
-    ) {
-      req.resume();
-      return json(res, 404, { error: { code: 'not_found', message: `unknown binding operation ${path}` } });
-    }
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLarge = false;
@@ -111,26 +123,40 @@ export async function startBindingSocket(o: BindingSocketOptions): Promise<Bindi
           error: { code: 'payload_too_large', message: `binding payload exceeds ${BINDING_BODY_LIMIT} bytes` },
         });
       const rid = req.headers['x-request-id'];
-      bindings.call(path, Buffer.concat(chunks).toString('utf8'), typeof rid === 'string' ? rid : undefined).then(
-        (a) => {
-          res.writeHead(a.status, {
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(a.body),
-          });
-          res.end(a.body);
-        },
-        (e: unknown) => {
-          o.log?.(`binding ${path} failed: ${(e as Error)?.stack ?? String(e)}`);
-          json(res, 500, { error: { code: 'internal', message: `binding ${path} failed` } });
-        },
-      );
+      void answer(path, Buffer.concat(chunks).toString('utf8'), typeof rid === 'string' ? rid : undefined).then((a) => {
+        res.writeHead(a.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(a.body) });
+        res.end(a.body);
+      });
     });
   });
-  server.keepAliveTimeout = o.idleTimeoutMs ?? 60_000;
-  if (o.onConnectionEnd) {
-    const onEnd = o.onConnectionEnd;
-    server.on('connection', (c: net.Socket) => c.once('close', onEnd));
-  }
+  httpServer.keepAliveTimeout = idleTimeoutMs;
+  // every connection, to end them on close (node:http tracks only the ones it accepted itself)
+  const open = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+    if (o.onConnectionEnd) socket.once('close', o.onConnectionEnd);
+    // a client that connects and says nothing is dropped like an idle one
+    const silent = () => socket.destroy();
+    socket.setTimeout(idleTimeoutMs, silent);
+    socket.once('data', (first: Buffer) => {
+      socket.setTimeout(0, silent);
+      if (first[0] === FRAMED_FIRST_BYTE) {
+        return serveFramed(socket, first, {
+          authorised,
+          answer,
+          limit: BINDING_BODY_LIMIT,
+          idleTimeoutMs,
+        });
+      }
+      // an HTTP client: node:http reads the request from the first bytes on
+      socket.pause();
+      socket.unshift(first);
+      httpServer.emit('connection', socket);
+      socket.resume();
+    });
+    socket.on('error', () => socket.destroy());
+  });
   await clearStale(o.path);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -146,7 +172,7 @@ export async function startBindingSocket(o: BindingSocketOptions): Promise<Bindi
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        for (const s of open) s.destroy();
         try {
           unlinkSync(o.path);
         } catch {

@@ -1,10 +1,11 @@
 /**
  * The binding protocol (docs/bindings-protocol.md) as a contract: the same cases run against the
  * in-process transport (the host's BindingServer fetch functions, what an embedder in the same
- * process uses) and the socket transport (stateDir/bindings.sock with the per-start secret, what
- * the Deno and workerd isolates use), through the routes' own clients (SystemClient, the D1 over
- * fetch, the events producer) and through raw binding requests. Then what only the socket has:
- * the secret, the socket file's mode, keep-alive, stale sockets.
+ * process uses), the socket transport (stateDir/bindings.sock with the per-start secret, what
+ * workerd's Fetchers use) and the socket's framed connections (what the Deno entry uses),
+ * through the routes' own clients (SystemClient, the D1 over fetch, the events producer) and
+ * through raw binding requests. Then what only the socket has: the secret, the socket file's
+ * mode, keep-alive, stale sockets.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -27,6 +28,7 @@ import { BINDING_SECRET_HEADER, startBindingSocket, type BindingSocket } from '.
 import { bindingSocketPath } from '../../runtime/isolate/index';
 import { fixture, makeTestHost, type TestHost } from '../helpers/host';
 import { privateDir } from '../helpers/tmp';
+import { framedPost } from '../helpers/framed-client';
 
 let t: TestHost;
 let socket: BindingSocket;
@@ -103,17 +105,11 @@ function inProcessFetcher(): Fetcher {
 }
 
 /**
- * The socket as the Deno entry reaches it (env.BINDING_POST: text in, status and text out); its
- * Fetchers throw, so every call in these cases must go through the post.
+ * The socket as the Deno entry reaches it (env.BINDING_POST over framed connections: text in,
+ * status and text out); its Fetchers throw, so every call in these cases must go through the post.
  */
 function socketPost(): { f: Fetcher; post: BindingPost } {
-  const over = socketFetcher(socket.path, socket.secret);
-  const post: BindingPost = async (path, body, requestId) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (requestId) headers['x-request-id'] = requestId;
-    const res = await over.fetch(`http://binding.internal${path}`, { method: 'POST', headers, body });
-    return { status: res.status, body: await res.text() };
-  };
+  const post: BindingPost = framedPost(socket.path, socket.secret);
   const f: Fetcher = {
     fetch: () => Promise.reject(new Error('the Fetcher was used although BINDING_POST was given')),
   };
