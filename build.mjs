@@ -409,7 +409,7 @@ async function build() {
     if (total > ROUTE_BUDGET_BYTES) over.push(`${out} ${fmt(total)}`);
   }
 
-  // The Deno entry (isolate: deno): serves dist/app.mjs with Deno.serve; no node: imports.
+  // The Deno entry (isolate: deno): serves dist/app.mjs to the host's framed hop; no node: imports.
   await esbuild.build({
     ...common,
     metafile: false,

@@ -151,22 +151,47 @@ export const BODYLESS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS'])
 /** WHATWG Request → Call (the Workers entry points). Reads the body once, bounded. */
 export async function callFromRequest(request: Request, maxBodyBytes: number): Promise<Call> {
   const headers = request.headers;
-  const call: Call = {
-    method: request.method,
-    url: new URL(request.url),
-    header: (name) => headers.get(name),
-    headerPairs: () => headers.entries(),
-    connection: connectionFromHeader(headers.get(CONNECTION_HEADER)),
-    requestId: requestIdFrom(headers.get('x-request-id')),
-  };
+  let body: Uint8Array | null = null;
   if (!BODYLESS.has(request.method) && request.body) {
     const declared = Number(headers.get('content-length'));
     if (Number.isFinite(declared) && declared > maxBodyBytes)
       throw new ApiError('payload_too_large', `request body exceeds ${maxBodyBytes} bytes`);
-    const bytes = new Uint8Array(await request.arrayBuffer());
-    if (bytes.length > maxBodyBytes)
+    body = new Uint8Array(await request.arrayBuffer());
+  }
+  return callFromParts(
+    request.method,
+    new URL(request.url),
+    (name) => headers.get(name),
+    () => headers.entries(),
+    body,
+    maxBodyBytes,
+  );
+}
+
+/**
+ * A Call from a request's parts, however they arrived (a WHATWG Request above; the Deno entry's
+ * framed hop, runtime/isolate/deno-hop.ts): `body` null when the request has none.
+ */
+export function callFromParts(
+  method: string,
+  url: URL,
+  header: (name: string) => string | null,
+  headerPairs: () => Iterable<readonly [string, string]>,
+  body: Uint8Array | null,
+  maxBodyBytes: number,
+): Call {
+  const call: Call = {
+    method,
+    url,
+    header,
+    headerPairs,
+    connection: connectionFromHeader(header(CONNECTION_HEADER)),
+    requestId: requestIdFrom(header('x-request-id')),
+  };
+  if (body !== null && !BODYLESS.has(method)) {
+    if (body.length > maxBodyBytes)
       throw new ApiError('payload_too_large', `request body exceeds ${maxBodyBytes} bytes`);
-    call.bodyText = new TextDecoder().decode(bytes);
+    call.bodyText = new TextDecoder().decode(body);
   }
   return call;
 }

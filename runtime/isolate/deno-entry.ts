@@ -3,7 +3,8 @@
  * `deno run` on it with least permissions (runtime/isolate/deno.ts) and writes ONE line of JSON on
  * its stdin: the binding socket, the per-start secrets (binding socket, hop), the Unix socket to
  * serve on and VARS. It
- * serves dist/app.mjs with Deno.serve; SYSTEM, DB and EVENTS are Fetchers that reach the host's
+ * serves dist/app.mjs on that socket to the host's framed hop (deno-hop.ts; the host is its only
+ * client, so it need not be HTTP); SYSTEM, DB and EVENTS are Fetchers that reach the host's
  * binding socket (docs/bindings-protocol.md) over framed connections (runtime/bindings/frames.ts:
  * a one-line head and the JSON text each way) over Deno.connect (measured: an HTTP/1.1 client
  * over Deno.connect was twice as fast per call as fetch() through a Unix-proxy HttpClient, and
@@ -11,20 +12,14 @@
  * each call). When stdin closes (the host is gone) it exits.
  */
 import { MAX_FRAME_HEAD, parseAnswerHead, prefaceOf, requestHeadOf } from '../bindings/frames';
-
-interface DenoConn {
-  read(p: Uint8Array): Promise<number | null>;
-  write(p: Uint8Array): Promise<number>;
-  close(): void;
-}
+import { ConnReader, joined, writeAll, type DenoConn } from './deno-conn';
+import { serveHopConnection, type HopApp } from './deno-hop';
+import { DEFAULT_MAX_BODY_BYTES, type Call, type Reply } from '../../handlers/core/pipeline';
 interface DenoApi {
   stdin: { readable: ReadableStream<Uint8Array> };
   stdout: { writeSync(p: Uint8Array): number };
   connect(o: { transport: 'unix'; path: string }): Promise<DenoConn>;
-  serve(
-    o: { path: string; onListen?: (addr: unknown) => void },
-    handler: (request: Request) => Response | Promise<Response>,
-  ): { finished: Promise<void>; shutdown(): Promise<void> };
+  listen(o: { transport: 'unix'; path: string }): AsyncIterable<DenoConn>;
   exit(code: number): never;
 }
 declare const Deno: DenoApi;
@@ -38,11 +33,11 @@ interface Init {
 }
 interface AppModule {
   default: { fetch(request: Request, env: unknown, ctx: unknown): Promise<Response> };
+  handle(call: Call, env: unknown, ctx: unknown): Promise<Reply>;
 }
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
-const NEWLINE = 10;
 
 /** The host closed an idle connection before this request got any answer byte: safe to resend. */
 class StaleConnection extends Error {
@@ -53,56 +48,28 @@ class StaleConnection extends Error {
 
 /** One keep-alive connection to the binding socket; one request at a time. */
 class BindingConn {
-  /** what was read and not yet consumed */
-  private buf = new Uint8Array(0);
-  /**
-   * Every read lands here (one buffer per connection, not a fresh 64 KiB per read); an answer
-   * that fits one read, as nearly all do, is then a single copy out of it.
-   */
-  private readonly chunk = new Uint8Array(64 * 1024);
+  private readonly reader: ConnReader;
   /** what a new connection sends before its first request (frames.ts prefaceOf); then nothing */
   preface = '';
-  constructor(private readonly conn: DenoConn) {}
-
-  private async more(): Promise<void> {
-    const n = await this.conn.read(this.chunk);
-    if (n === null) throw this.buf.length === 0 ? new StaleConnection() : new Error('binding socket closed mid-answer');
-    if (this.buf.length === 0) {
-      this.buf = this.chunk.slice(0, n);
-      return;
-    }
-    const next = new Uint8Array(this.buf.length + n);
-    next.set(this.buf);
-    next.set(this.chunk.subarray(0, n), this.buf.length);
-    this.buf = next;
+  constructor(private readonly conn: DenoConn) {
+    this.reader = new ConnReader(conn);
   }
 
   /** One framed request (runtime/bindings/frames.ts): its head and JSON text out, the answer in. */
   async post(head: string, body: Uint8Array): Promise<{ status: number; body: string }> {
     const h = enc.encode(this.preface + head);
     this.preface = '';
-    const out = new Uint8Array(h.length + body.length);
-    out.set(h);
-    out.set(body, h.length);
     try {
-      for (let off = 0; off < out.length;) off += await this.conn.write(out.subarray(off));
+      await writeAll(this.conn, joined(h, body));
     } catch {
       // the host runs an op only once the whole request arrived: nothing happened, resend it
       throw new StaleConnection();
     }
-    let nl = this.buf.indexOf(NEWLINE);
-    while (nl < 0) {
-      if (this.buf.length > MAX_FRAME_HEAD) throw new Error('binding socket: answer head too long');
-      await this.more();
-      nl = this.buf.indexOf(NEWLINE);
-    }
-    const line = dec.decode(this.buf.subarray(0, nl));
+    const line = await this.reader.line(MAX_FRAME_HEAD);
+    if (line === null) throw new StaleConnection();
     const answer = parseAnswerHead(line);
     if (!answer) throw new Error(`binding socket: unexpected answer ${JSON.stringify(line.slice(0, 80))}`);
-    while (this.buf.length < nl + 1 + answer.length) await this.more();
-    const text = dec.decode(this.buf.subarray(nl + 1, nl + 1 + answer.length));
-    this.buf = this.buf.slice(nl + 1 + answer.length);
-    return { status: answer.status, body: text };
+    return { status: answer.status, body: dec.decode(await this.reader.take(answer.length)) };
   }
 
   close(): void {
@@ -166,7 +133,7 @@ async function main(): Promise<void> {
     if (nl >= 0) init = JSON.parse(text.slice(0, nl)) as Init;
     else if (done) throw new Error('no init line on stdin');
   }
-  const app = ((await import(new URL('./app.mjs', import.meta.url).href)) as AppModule).default;
+  const app = (await import(new URL('./app.mjs', import.meta.url).href)) as AppModule;
   const pool = new BindingPool(init.bindingSocket, init.secret);
   // One Fetcher for the three bindings: the path (/system/…, /db/…, /events/send) names the op.
   const binding = {
@@ -194,15 +161,21 @@ async function main(): Promise<void> {
       p.catch(() => undefined);
     },
   };
-  Deno.serve(
-    {
-      path: init.listen,
-      onListen: () => {
-        Deno.stdout.writeSync(new TextEncoder().encode('ready\n'));
-      },
-    },
-    (request) => app.fetch(request, env, ctx),
-  );
+  // the host's requests arrive framed (deno-hop.ts), not as HTTP: one connection per request in flight
+  const listener = Deno.listen({ transport: 'unix', path: init.listen });
+  Deno.stdout.writeSync(new TextEncoder().encode('ready\n'));
+  void (async () => {
+    const hopApp: HopApp = {
+      handle: (call) => app.handle(call, env, ctx),
+      fetch: (request) => app.default.fetch(request, env, ctx),
+      // the limit the app's fetch applies (app.ts fetchVia)
+      maxBodyBytes: Number(
+        (init.vars as { settings?: { maxBodyBytes?: number } } | null)?.settings?.maxBodyBytes ??
+          DEFAULT_MAX_BODY_BYTES,
+      ),
+    };
+    for await (const conn of listener) void serveHopConnection(conn, hopApp);
+  })();
   // stdin stays open for as long as the host lives; its end means the host is gone.
   for (;;) {
     const { done } = await reader.read();

@@ -71,7 +71,8 @@ export function denoArgs(distDir: string, bindingSocket: string, listen: string)
 
 /**
  * Isolation mode on Deno: dist/app.mjs served by `deno run dist/deno.mjs` on a Unix socket in the
- * state directory; the host forwards every request to it (runtime/isolate/forward.ts).
+ * state directory; the host forwards every request to it over the framed hop
+ * (runtime/isolate/forward-framed.ts, deno-hop.ts).
  */
 export function startDeno(o: IsolateOptions): Promise<Isolated> {
   const listen = join(o.stateDir, 'isolate-deno.sock');
@@ -90,5 +91,6 @@ export function startDeno(o: IsolateOptions): Promise<Isolated> {
       vars: o.vars,
     }),
     readiness: 'stdout',
+    hop: 'framed',
   });
 }

@@ -21,6 +21,13 @@ import { importModule } from '../launcher-bridge';
 /** Where an isolate listens: a Unix socket (Deno, workerd). */
 export type IsolateAddress = { socketPath: string } | { host: string; port: number };
 
+/** How the host hands calls to an isolate (HTTP through undici here, or framed: forward-framed.ts). */
+export interface Forwarder {
+  handle(call: Call): Promise<Reply>;
+  fetch(request: Request): Promise<Response>;
+  close(): void;
+}
+
 /** What the host adds to each forwarded request (handlers/core/hop.ts). */
 export interface HopOptions {
   /** the per-start secret the isolate was given as env.HOP_SECRET */
@@ -87,6 +94,23 @@ function headersOut(call: Call, hop: HopOptions): Record<string, string | string
   return out;
 }
 
+/**
+ * What goes to the isolate for a call, whichever framing carries it: the headers (headersOut, and
+ * the body's byte length when there is a body) and the body's text. GET bodies cannot travel to a
+ * WHATWG server: their fields go onto the query here, as the in-process app does (pipeline.ts),
+ * so an isolate answers a GET body the same way.
+ */
+export function outgoing(
+  call: Call,
+  hop: HopOptions,
+): { headers: Record<string, string | string[]>; body: string | null } {
+  const headers = headersOut(call, hop);
+  mapGetBodyToQuery(call);
+  const body = call.bodyText !== undefined && !BODYLESS.has(call.method) ? call.bodyText : null;
+  if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
+  return { headers, body };
+}
+
 /** Pieces of an event stream queued for the host's server before it pauses the isolate's socket. */
 const QUEUED_PIECES = 16;
 
@@ -95,13 +119,21 @@ const QUEUED_PIECES = 16;
  * the host's server has not taken QUEUED_PIECES of them, and the request is aborted (the isolate
  * sees its stream closed) when the consumer stops early (the client went away).
  */
-class StreamedPieces {
+/** What StreamedPieces needs of the connection an event stream arrives on (undici's controller is one). */
+export interface Flow {
+  pause(): void;
+  resume(): void;
+  readonly paused: boolean;
+  abort(reason: Error): void;
+}
+
+export class StreamedPieces {
   private readonly queue: string[] = [];
   private readonly utf8 = new StringDecoder('utf8');
   private wake: (() => void) | undefined;
   private ended = false;
   private failure: Error | undefined;
-  constructor(private readonly controller: Dispatcher.DispatchController) {}
+  constructor(private readonly controller: Flow) {}
 
   push(c: Buffer): void {
     const text = this.utf8.write(c);
@@ -146,7 +178,7 @@ class StreamedPieces {
 }
 
 /** The isolate's answer head as the host's reply carries it: hop headers and its date dropped, repeats joined. */
-function headersIn(given: Record<string, string | string[] | undefined>): Record<string, string> {
+export function headersIn(given: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const k in given) {
     const v = given[k];
@@ -190,14 +222,7 @@ export function loadUndici(): Promise<PoolClass> {
  * own: the host's deadlines (the route's, a job's budget) end a request, and a job's event
  * stream may be quiet for longer than any fixed idle limit.
  */
-export async function forwarder(
-  address: IsolateAddress,
-  hop: HopOptions,
-): Promise<{
-  handle(call: Call): Promise<Reply>;
-  fetch(request: Request): Promise<Response>;
-  close(): void;
-}> {
+export async function forwarder(address: IsolateAddress, hop: HopOptions): Promise<Forwarder> {
   const Pool = await loadUndici();
   const limits = { connections: 64, headersTimeout: 0, bodyTimeout: 0 };
   const pool =
@@ -205,30 +230,28 @@ export async function forwarder(
       ? new Pool('http://isolate.internal', { ...limits, socketPath: address.socketPath })
       : new Pool(`http://${address.host}:${address.port}`, limits);
   const handle = (call: Call): Promise<Reply> => {
-    const headers = headersOut(call, hop);
-    // GET bodies cannot travel to a WHATWG server: their fields go onto the query here, as the
-    // in-process app does (pipeline.ts), so an isolate answers a GET body the same way
-    mapGetBodyToQuery(call);
-    const body = call.bodyText !== undefined && !BODYLESS.has(call.method) ? Buffer.from(call.bodyText, 'utf8') : null;
-    if (body) headers['content-length'] = String(body.length);
-    const head = call.method === 'HEAD';
+    const out = outgoing(call, hop);
+    const body = out.body === null ? null : Buffer.from(out.body, 'utf8');
     return new Promise<Reply>((resolve, reject) => {
       let status = 502;
-      let out: Record<string, string> = {};
+      let headers: Record<string, string> = {};
       const chunks: Buffer[] = [];
       let streamed: StreamedPieces | undefined;
       pool.dispatch(
-        { method: call.method as Dispatcher.HttpMethod, path: call.url.pathname + call.url.search, headers, body },
+        {
+          method: call.method as Dispatcher.HttpMethod,
+          path: call.url.pathname + call.url.search,
+          headers: out.headers,
+          body,
+        },
         {
           onRequestStart() {},
           onResponseStart(controller, code, given) {
             status = code;
-            out = headersIn(given);
-            // an event stream (a job's events) goes on while the job runs: its pieces are passed
-            // on as they come, not collected to the end
-            if (!head && status >= 200 && status < 300 && out['content-type']?.startsWith('text/event-stream')) {
+            headers = headersIn(given);
+            if (isEventStream(call.method, status, headers)) {
               streamed = new StreamedPieces(controller);
-              resolve({ status, headers: out, body: null, chunks: streamed.pieces() });
+              resolve({ status, headers, body: null, chunks: streamed.pieces() });
             } else chunks.length = 0;
           },
           onResponseData(_controller, c) {
@@ -237,13 +260,7 @@ export async function forwarder(
           },
           onResponseEnd() {
             if (streamed) return streamed.end();
-            const nullBody = head || status === 204 || status === 304;
-            const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-            resolve({
-              status,
-              headers: out,
-              body: nullBody ? null : new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.length),
-            });
+            resolve({ status, headers, body: replyBody(call.method, status, chunks) });
           },
           onResponseError(_controller, e) {
             if (streamed) streamed.fail(e);
@@ -253,19 +270,40 @@ export async function forwarder(
       );
     });
   };
-  return {
-    handle,
-    async fetch(request: Request): Promise<Response> {
-      const maxBody = Number(hop.vars?.settings?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
-      let call: Call;
-      try {
-        call = await callFromRequest(request, maxBody);
-      } catch (e) {
-        const requestId = crypto.randomUUID();
-        return responseFromReply(errorReply(toApiError(e, requestId), hop.vars, requestId, request.method === 'HEAD'));
-      }
-      return responseFromReply(await handle(call));
-    },
-    close: () => void pool.destroy().catch(() => undefined),
+  return { handle, fetch: fetchOver(handle, hop), close: () => void pool.destroy().catch(() => undefined) };
+}
+
+/**
+ * An event stream (a job's events) goes on while the job runs: its pieces are passed on as they
+ * come, not collected to the end.
+ */
+export const isEventStream = (method: string, status: number, headers: Record<string, string>): boolean =>
+  method !== 'HEAD' &&
+  status >= 200 &&
+  status < 300 &&
+  (headers['content-type']?.startsWith('text/event-stream') ?? false);
+
+/** An answer's bytes as the reply's body: none for HEAD, 204 and 304. */
+export function replyBody(method: string, status: number, chunks: Buffer[]): Uint8Array<ArrayBuffer> | null {
+  if (method === 'HEAD' || status === 204 || status === 304) return null;
+  const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  return new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.length);
+}
+
+/** `fetch` for a WHATWG caller (an embedder's `Ballast.fetch`, the health probe) over a forwarder's handle. */
+export function fetchOver(
+  handle: (call: Call) => Promise<Reply>,
+  hop: HopOptions,
+): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const maxBody = Number(hop.vars?.settings?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+    let call: Call;
+    try {
+      call = await callFromRequest(request, maxBody);
+    } catch (e) {
+      const requestId = crypto.randomUUID();
+      return responseFromReply(errorReply(toApiError(e, requestId), hop.vars, requestId, request.method === 'HEAD'));
+    }
+    return responseFromReply(await handle(call));
   };
 }

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { forwarder, loadUndici } from './forward';
+import { framedForwarder } from './forward-framed';
 import type { IsolateOptions, Isolated, IsolateRuntime } from './types';
 
 export function removeStaleSocket(path: string): void {
@@ -25,18 +26,20 @@ export interface IsolateProcess {
   readiness: 'stdout' | 'control-fd';
   /** Run once the child serves (or failed to start): e.g. remove a config file holding the secret. */
   afterStart?: () => void;
+  /** How the host's calls reach it: HTTP/1.1 (workerd) or the framed hop (the Deno entry: forward-framed.ts). */
+  hop: 'http' | 'framed';
 }
 
 /**
- * Spawns an isolate process that serves HTTP on a Unix socket, waits until it serves, and
+ * Spawns an isolate process that serves the hop on a Unix socket, waits until it serves, and
  * supervises it: its output goes to the log, its death while serving is logged and reported
  * (onExit), close() stops it (SIGTERM, SIGKILL after 3 s) and removes its socket.
  */
 export async function startIsolateProcess(o: IsolateOptions, p: IsolateProcess): Promise<Isolated> {
   removeStaleSocket(p.listen);
   const started = performance.now();
-  // the hop's client loads while the isolate starts (forwarder() below awaits the same load)
-  loadUndici().catch(() => undefined);
+  // the HTTP hop's client loads while the isolate starts (forwarder() below awaits the same load)
+  if (p.hop === 'http') loadUndici().catch(() => undefined);
   const child = spawn(p.bin, p.args, {
     stdio: p.readiness === 'control-fd' ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
     env: p.env,
@@ -87,7 +90,7 @@ export async function startIsolateProcess(o: IsolateOptions, p: IsolateProcess):
     o.log(`isolate ${p.runtime} (pid ${child.pid}) died: ${signal ?? `exit ${code}`}`);
     o.onExit?.(`${p.runtime} ${signal ?? `exit ${code}`}`);
   });
-  const fwd = await forwarder({ socketPath: p.listen }, o.hop);
+  const fwd = p.hop === 'framed' ? framedForwarder(p.listen, o.hop) : await forwarder({ socketPath: p.listen }, o.hop);
   return {
     runtime: p.runtime,
     pid: child.pid,

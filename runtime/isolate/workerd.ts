@@ -87,6 +87,7 @@ export function startWorkerd(o: IsolateOptions): Promise<Isolated> {
     env: {},
     listen,
     readiness: 'control-fd',
+    hop: 'http',
     afterStart: () => rmSync(configFile, { force: true }),
   });
 }

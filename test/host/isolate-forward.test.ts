@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TokenLookup, TokenRecord } from '../../handlers/core/bindings';
 import { HOP_SECRET_HEADER, TOKEN_ROW_HEADER, encodeTokenRow } from '../../handlers/core/hop';
-import { CONNECTION_HEADER, callFromRequest, type Call, type Reply } from '../../handlers/core/pipeline';
+import { CONNECTION_HEADER } from '../../handlers/core/pipeline';
 import { forwarder, loadUndici, UNDICI_POOL_MODULE } from '../../runtime/isolate/forward';
 import { privateDir } from '../helpers/tmp';
+import { callOf, HOP_TOKEN, hopTokenRow, replyText } from '../helpers/hop';
 
 type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; body: string };
 type Answer = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -39,17 +40,9 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-const row: TokenRecord = {
-  id: 'a'.repeat(12),
-  name: 'ops é',
-  hash: 'h',
-  permissions: '["fs:read"]',
-  expires_at: null,
-  revoked_at: null,
-  last_used_at: 5,
-};
+const row = hopTokenRow;
 /** tokens in the product's shape (auth.ts TOKEN_PATTERN): the first names row's id */
-const TOKEN = `blt_${'a'.repeat(12)}_${'s'.repeat(43)}`;
+const TOKEN = HOP_TOKEN;
 const OTHER = `blt_${'b'.repeat(12)}_${'s'.repeat(43)}`;
 let current: TokenRecord | null = row;
 const lookups: string[] = [];
@@ -58,18 +51,7 @@ const tokens: TokenLookup = {
   touch: () => undefined,
 };
 
-async function callOf(url: string, init: RequestInit = {}): Promise<Call> {
-  return callFromRequest(new Request(url, init), 1 << 20);
-}
-
-async function text(reply: Reply): Promise<string> {
-  if (reply.chunks) {
-    let all = '';
-    for await (const piece of reply.chunks) all += piece;
-    return all;
-  }
-  return reply.body === null ? '' : typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body).toString();
-}
+const text = replyText;
 
 describe('forwarding a call to the isolate', () => {
   let fwd: Awaited<ReturnType<typeof forwarder>>;

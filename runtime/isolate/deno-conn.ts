@@ -1,0 +1,100 @@
+/**
+ * A Deno Unix-socket connection read as frames (the binding client and the framed hop in the Deno
+ * entry; no node: imports): one buffer of what was read and not yet taken, and at most one read
+ * under way, which whoever waits for bytes next shares.
+ */
+
+export interface DenoConn {
+  read(p: Uint8Array): Promise<number | null>;
+  write(p: Uint8Array): Promise<number>;
+  close(): void;
+}
+
+const dec = new TextDecoder();
+const NEWLINE = 10;
+
+export class ConnReader {
+  /** what was read and not yet taken */
+  private buf: Uint8Array<ArrayBuffer> = new Uint8Array(0);
+  /**
+   * Every read lands here (one buffer per connection, not a fresh 64 KiB per read); what fits one
+   * read, as nearly every frame does, is then a single copy out of it.
+   */
+  private readonly chunk = new Uint8Array(64 * 1024);
+  private pending: Promise<boolean> | undefined;
+  constructor(readonly conn: DenoConn) {}
+
+  /** Nothing read and not yet taken. */
+  get drained(): boolean {
+    return this.buf.length === 0;
+  }
+
+  /** One more read into the buffer (shared with a read already under way); false at the end. */
+  fill(): Promise<boolean> {
+    return (this.pending ??= this.conn.read(this.chunk).then(
+      (n) => {
+        this.pending = undefined;
+        if (n === null) return false;
+        if (this.buf.length === 0) this.buf = this.chunk.slice(0, n);
+        else {
+          const next = new Uint8Array(this.buf.length + n);
+          next.set(this.buf);
+          next.set(this.chunk.subarray(0, n), this.buf.length);
+          this.buf = next;
+        }
+        return true;
+      },
+      (e: unknown) => {
+        this.pending = undefined;
+        throw e;
+      },
+    ));
+  }
+
+  /**
+   * The next line, without its newline; null when the connection ended before any byte of it.
+   * A line longer than `max` bytes, or one the end cuts short, is an error.
+   */
+  async line(max: number): Promise<string | null> {
+    for (;;) {
+      const nl = this.buf.indexOf(NEWLINE);
+      if (nl >= 0) {
+        const text = dec.decode(this.buf.subarray(0, nl));
+        this.buf = this.buf.subarray(nl + 1);
+        return text;
+      }
+      if (this.buf.length > max) throw new Error(`a frame head longer than ${max} bytes`);
+      if (!(await this.fill())) {
+        if (this.buf.length === 0) return null;
+        throw new Error('the connection closed in the middle of a frame head');
+      }
+    }
+  }
+
+  /** The next `n` bytes. */
+  async take(n: number): Promise<Uint8Array<ArrayBuffer>> {
+    while (this.buf.length < n)
+      if (!(await this.fill())) throw new Error('the connection closed in the middle of a frame');
+    const out = this.buf.slice(0, n);
+    this.buf = this.buf.subarray(n);
+    return out;
+  }
+}
+
+/** All of `bytes`, however many writes the socket takes. */
+export async function writeAll(conn: DenoConn, bytes: Uint8Array): Promise<void> {
+  for (let off = 0; off < bytes.length;) off += await conn.write(bytes.subarray(off));
+}
+
+/** The parts as one array (one write). */
+export function joined(...parts: Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const p of parts) size += p.length;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}

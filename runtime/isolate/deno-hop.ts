@@ -1,0 +1,197 @@
+/**
+ * The Deno entry's side of the framed hop (hop-frames.ts; docs/bindings-protocol.md "The framed
+ * hop"): each request on a connection from the host becomes the Call the app's fetch would have
+ * made of the Request Deno.serve would have made, the app's handle answers it, and the Reply goes
+ * back as one frame, or in chunks while its pieces come (an event stream, a long listing). One
+ * request at a time per connection; the host opens as many connections as it has requests in
+ * flight.
+ */
+import { callFromParts, iteratorOf, type Call, type Reply } from '../../handlers/core/pipeline';
+import { ConnReader, joined, writeAll, type DenoConn } from './deno-conn';
+import {
+  hopAnswerHeadOf,
+  hopChunkHeadOf,
+  MAX_HOP_HEAD,
+  parseHopRequestHead,
+  STREAMED,
+  type HopRequestHead,
+} from './hop-frames';
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const GONE = Symbol('the host went away');
+
+/** The app's two doors (dist/app.mjs): a Call straight in, or a WHATWG Request. */
+export interface HopApp {
+  handle(call: Call): Promise<Reply>;
+  fetch(request: Request): Promise<Response>;
+  maxBodyBytes: number;
+}
+
+/**
+ * The Call the app's fetch would have made of the Request Deno.serve made of this request (the
+ * URL from the host header, a body exactly when the host sent its length), made directly: a
+ * WHATWG Request costs Deno ~30 µs to build, more than the rest of the hop.
+ */
+function callOf(
+  head: HopRequestHead,
+  given: Record<string, string | string[]>,
+  body: Uint8Array,
+  maxBody: number,
+): Call {
+  const one = (v: string | string[]) => (Array.isArray(v) ? v.join(', ') : v);
+  const header = (name: string) => {
+    const v = given[name.toLowerCase()];
+    return v === undefined ? null : one(v);
+  };
+  const pairs = () =>
+    Object.keys(given)
+      .sort()
+      .map((k) => [k, one(given[k])] as const);
+  const url = new URL(`http://${header('host') ?? 'isolate.internal'}${head.target}`);
+  const hasBody = head.method !== 'GET' && head.method !== 'HEAD' && given['content-length'] !== undefined;
+  return callFromParts(head.method, url, header, pairs, hasBody ? body : null, maxBody);
+}
+
+/** The request as Deno.serve gives it, for the app's fetch (a call the app's limits refuse). */
+function requestOf(
+  head: HopRequestHead,
+  given: Record<string, string | string[]>,
+  body: Uint8Array<ArrayBuffer>,
+): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(given))
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  const hasBody = head.method !== 'GET' && head.method !== 'HEAD' && headers.has('content-length');
+  return new Request(`http://${headers.get('host') ?? 'isolate.internal'}${head.target}`, {
+    method: head.method,
+    headers,
+    body: hasBody ? body : null,
+  });
+}
+
+/**
+ * A reply's headers as a Response would carry them to Deno.serve: names in lower case and in
+ * order, and a text body without a content type is text/plain.
+ */
+function headersOf(reply: Reply): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(reply.headers)) {
+    const name = k.toLowerCase();
+    out[name] = name in out ? `${out[name]}, ${reply.headers[k]}` : reply.headers[k];
+  }
+  if (typeof reply.body === 'string' && !reply.chunks && out['content-type'] === undefined)
+    out['content-type'] = 'text/plain;charset=UTF-8';
+  const sorted: Record<string, string> = {};
+  for (const k of Object.keys(out).sort()) sorted[k] = out[k];
+  return sorted;
+}
+
+/** A Response's headers as they go back (when the app's fetch answered). */
+function responseHeaders(res: Response): Record<string, string> {
+  const out: Record<string, string> = {};
+  res.headers.forEach((v, k) => {
+    out[k] = k in out ? `${out[k]}, ${v}` : v;
+  });
+  return out;
+}
+
+/**
+ * A body that comes in pieces (an event stream, a long listing), as the app produces them, until
+ * it ends (true) or the host goes away (false: the app's pieces are stopped, as Deno.serve
+ * cancels a response body when its client leaves).
+ */
+async function streamBody(
+  reader: ConnReader,
+  pieces: AsyncIterator<Uint8Array | string> | Iterator<Uint8Array | string>,
+): Promise<boolean> {
+  let streaming = true;
+  // the host sends nothing while an answer streams: the end of its connection means it left
+  const gone = new Promise<typeof GONE>((resolve) => {
+    void (async () => {
+      while (streaming) if (!(await reader.fill().catch(() => false))) return resolve(GONE);
+    })();
+  });
+  try {
+    for (;;) {
+      const next = await Promise.race([pieces.next(), gone]);
+      if (next === GONE) {
+        await pieces.return?.();
+        return false;
+      }
+      if (next.done) break;
+      const bytes = typeof next.value === 'string' ? enc.encode(next.value) : next.value;
+      if (bytes.length) await writeAll(reader.conn, joined(enc.encode(hopChunkHeadOf(bytes.length)), bytes));
+    }
+    streaming = false;
+    await writeAll(reader.conn, enc.encode(hopChunkHeadOf(0)));
+    return true;
+  } catch {
+    // the app's pieces failed, or the host's connection: the host sees the answer cut short
+    await Promise.resolve(pieces.return?.()).catch(() => undefined);
+    return false;
+  }
+}
+
+/** Serves one connection from the host until it ends (or breaks the framing: then it is closed). */
+export async function serveHopConnection(conn: DenoConn, app: HopApp): Promise<void> {
+  const reader = new ConnReader(conn);
+  try {
+    for (;;) {
+      const line = await reader.line(MAX_HOP_HEAD);
+      if (line === null) return;
+      const head = parseHopRequestHead(line);
+      if (!head) throw new Error(`not a hop request: ${JSON.stringify(line.slice(0, 80))}`);
+      const given = JSON.parse(dec.decode(await reader.take(head.headersLength))) as Record<string, string | string[]>;
+      const body = await reader.take(head.bodyLength);
+      let call: Call | undefined;
+      try {
+        call = callOf(head, given, body, app.maxBodyBytes);
+      } catch {
+        // refused before the app saw it (a body over the limit): the app's fetch answers that
+      }
+      let headers: Record<string, string>;
+      let bytes: Uint8Array | null = null;
+      let pieces: AsyncIterator<Uint8Array | string> | Iterator<Uint8Array | string> | null = null;
+      let status: number;
+      try {
+        if (call) {
+          const reply = await app.handle(call);
+          status = reply.status;
+          headers = headersOf(reply);
+          if (reply.chunks) pieces = iteratorOf(reply.chunks);
+          else bytes = typeof reply.body === 'string' ? enc.encode(reply.body) : reply.body;
+        } else {
+          const res = await app.fetch(requestOf(head, given, body));
+          status = res.status;
+          headers = responseHeaders(res);
+          bytes = new Uint8Array(await res.arrayBuffer());
+        }
+      } catch (e) {
+        // what Deno.serve answers when its handler throws (the app's own errors are answers)
+        console.error(`ballast deno entry: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+        status = 500;
+        headers = { 'content-type': 'text/plain;charset=UTF-8' };
+        bytes = enc.encode('Internal Server Error');
+        pieces = null;
+      }
+      const h = enc.encode(JSON.stringify(headers));
+      if (head.method === 'HEAD') bytes = null;
+      if (!pieces || head.method === 'HEAD') {
+        const b = bytes ?? new Uint8Array(0);
+        await writeAll(conn, joined(enc.encode(hopAnswerHeadOf(status, h.length, b.length)), h, b));
+        continue;
+      }
+      await writeAll(conn, joined(enc.encode(hopAnswerHeadOf(status, h.length, STREAMED)), h));
+      if (!(await streamBody(reader, pieces))) return;
+    }
+  } catch (e) {
+    console.error(`ballast deno entry: hop connection: ${e instanceof Error ? e.message : String(e)}`);
+  } finally {
+    try {
+      conn.close();
+    } catch {
+      // already closed
+    }
+  }
+}

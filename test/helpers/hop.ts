@@ -1,0 +1,30 @@
+/** What the hop's client tests share (test/host/isolate-forward*.test.ts): a token row, calls, reply text. */
+import type { TokenRecord } from '../../handlers/core/bindings';
+import { callFromRequest, type Call, type Reply } from '../../handlers/core/pipeline';
+
+export const hopTokenRow: TokenRecord = {
+  id: 'a'.repeat(12),
+  name: 'ops é',
+  hash: 'h',
+  permissions: '["fs:read"]',
+  expires_at: null,
+  revoked_at: null,
+  last_used_at: 5,
+};
+/** a token in the product's shape (auth.ts TOKEN_PATTERN) whose id is the row's */
+export const HOP_TOKEN = `blt_${'a'.repeat(12)}_${'s'.repeat(43)}`;
+
+/** A Call as the host's server makes it, from a WHATWG request's parts. */
+export function callOf(url: string, init: RequestInit = {}): Promise<Call> {
+  return callFromRequest(new Request(url, init), 1 << 20);
+}
+
+/** A reply's whole text: its body, or its pieces read to the end. */
+export async function replyText(reply: Reply): Promise<string> {
+  if (reply.chunks) {
+    let all = '';
+    for await (const piece of reply.chunks) all += piece;
+    return all;
+  }
+  return reply.body === null ? '' : typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body).toString();
+}
