@@ -49,11 +49,8 @@ export function serveFramed(socket: net.Socket, first: Buffer, o: FramedOptions)
     void o.answer(op, body, requestId).then((a) => {
       busy = false;
       if (closed || socket.destroyed) return;
+      // writing is activity: the idle timer starts over, even if it went off while the op ran
       socket.write(answerHeadOf(a.status, Buffer.byteLength(a.body)) + a.body);
-      if (lapsed) {
-        lapsed = false;
-        socket.setTimeout(o.idleTimeoutMs);
-      }
       socket.resume();
       pump();
     });
@@ -99,13 +96,10 @@ export function serveFramed(socket: net.Socket, first: Buffer, o: FramedOptions)
     }
   };
 
-  /** the idle timer went off while a request ran: it is armed again once that is answered */
-  let lapsed = false;
   socket.setTimeout(o.idleTimeoutMs);
   socket.on('timeout', () => {
     // a long operation (a command running for minutes) is not idleness
-    if (busy) lapsed = true;
-    else socket.destroy();
+    if (!busy) socket.destroy();
   });
   socket.on('data', (chunk: Buffer) => {
     buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;

@@ -23,7 +23,7 @@ const NO_ID = '-';
 
 /** A request's head: `<op path> <request id or -> <byte length of the JSON text>\n`. */
 export function requestHeadOf(op: string, requestId: string | null | undefined, length: number): string {
-  return `${op} ${requestId && REQUEST_ID.test(requestId) && requestId !== NO_ID ? requestId : NO_ID} ${length}\n`;
+  return `${op} ${requestId && REQUEST_ID.test(requestId) ? requestId : NO_ID} ${length}\n`;
 }
 
 export interface RequestHead {

@@ -252,7 +252,6 @@ export function framedForwarder(socketPath: string, hop: HopOptions): Forwarder 
           reject(e);
         },
       };
-      if (c.broken) return x.reject(new Error('the isolate closed the connection'));
       c.send(x, frame);
     });
   };

@@ -70,7 +70,7 @@ describe('frame heads', () => {
     expect(parseAnswerHead('200 5')).toEqual({ status: 200, length: 5 });
     expect(parseAnswerHead('599 0')).toEqual({ status: 599, length: 0 });
     expect(parseAnswerHead('100 0')).toEqual({ status: 100, length: 0 });
-    for (const line of ['', '200', '200 ', '600 1', '099 1', '20 1', '200 01', '200 -1', 'HTTP/1.1 200 OK'])
+    for (const line of ['', '200', '200 ', '600 1', '099 1', '20 1', '200 01', '200 -1', 'x200 1', 'HTTP/1.1 200 OK'])
       expect(parseAnswerHead(line), line).toBeNull();
   });
 
@@ -208,13 +208,37 @@ describe('framed connections on the binding socket', () => {
     expect(calls.map((x) => x.op)).toEqual(['/db/boom', '/tokens/touch']);
   });
 
-  it('a malformed head is 400 and the end of the connection', async () => {
+  it('a malformed head is 400 and the end of the connection: nothing sent after it runs', async () => {
     const c = await connect(SECRET);
     c.send('POST /db/all HTTP/1.1\n');
     const a = await c.answer();
-    expect([a.status, JSON.parse(a.body).error.code]).toEqual([400, 'bad_request']);
+    expect([a.status, JSON.parse(a.body).error]).toEqual([
+      400,
+      { code: 'bad_request', message: 'malformed binding frame head' },
+    ]);
+    // the host only half-closed: a well-formed request written now is still not run
+    c.request('/db/all', '{}');
     await c.closed;
+    await new Promise((r) => setTimeout(r, 30));
     expect(calls).toEqual([]);
+    // an empty head line is no head either
+    const d = await connect(SECRET);
+    d.send('\n');
+    expect((await d.answer()).status).toBe(400);
+    await d.closed;
+  });
+
+  it("a text split over writes, its rest arriving with the next request's head: each gets its own", async () => {
+    const c = await connect(SECRET);
+    c.send(`${requestHeadOf('/db/one', null, 12)}{"a":"`);
+    await new Promise((r) => setTimeout(r, 20));
+    c.send(`long"}${requestHeadOf('/db/two', null, 2)}[]`);
+    expect((await c.answer()).status).toBe(200);
+    expect((await c.answer()).status).toBe(200);
+    expect(calls.map((x) => [x.op, x.body])).toEqual([
+      ['/db/one', '{"a":"long"}'],
+      ['/db/two', '[]'],
+    ]);
   });
 
   it('a head longer than it may be is refused before its newline arrives', async () => {
@@ -275,6 +299,28 @@ describe('framed connections on the binding socket', () => {
     expect(c.socket.destroyed).toBe(false);
   });
 
+  /** one HTTP request with the secret: status, content type and text */
+  const fetchOver = (path: string, body: string | Buffer) =>
+    new Promise<{ status: number; type: string; body: string }>((done, fail) => {
+      const r = http.request(
+        {
+          socketPath: socket.path,
+          method: 'POST',
+          path,
+          headers: { [BINDING_SECRET_HEADER]: SECRET, 'content-length': String(Buffer.byteLength(body)) },
+        },
+        (res) => {
+          let t = '';
+          res.on('data', (c: Buffer) => (t += c));
+          res.on('end', () =>
+            done({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: t }),
+          );
+        },
+      );
+      r.on('error', fail);
+      r.end(body);
+    });
+
   it('HTTP/1.1 is still served on the same socket, from its first byte', async () => {
     const ask = (write: (r: http.ClientRequest) => void) =>
       new Promise<[number, string]>((done, fail) => {
@@ -296,6 +342,14 @@ describe('framed connections on the binding socket', () => {
       });
     expect(await ask((r) => r.end('{}'))).toEqual([200, JSON.stringify({ op: '/db/all', body: '{}' })]);
     expect(calls).toEqual([{ op: '/db/all', body: '{}', requestId: 'http-1' }]);
+    // a query is not part of the op; the answer is JSON
+    const res = await fetchOver('/db/all?x=1', '{}');
+    expect([res.status, res.type, JSON.parse(res.body).op]).toEqual([200, 'application/json', '/db/all']);
+    // a payload over the limit: 413, and the op does not run
+    calls.length = 0;
+    const big = await fetchOver('/db/all', Buffer.alloc(BINDING_BODY_LIMIT + 1, 32));
+    expect([big.status, JSON.parse(big.body).error.code]).toEqual([413, 'payload_too_large']);
+    expect(calls).toEqual([]);
     // a raw request whose first read is one byte
     const raw = net.connect(socket.path);
     await new Promise((r) => raw.once('connect', r));

@@ -285,6 +285,58 @@ describe('the framed hop to the isolate', () => {
     expect(r.headers).toEqual({ 'content-type': 'application/json' });
   });
 
+  it('an answer head: an empty line is none, the longest is waited for, and it may come in pieces', async () => {
+    answer = (_s, conn) => conn.write('\n');
+    await expect(fwd.handle(await callOf('http://h/x'))).rejects.toThrow(/not an answer head/);
+    answer = (_s, conn) => {
+      conn.write('2'.repeat(MAX_HOP_HEAD));
+      setTimeout(() => conn.write('\n'), 20);
+    };
+    const e = await fwd.handle(await callOf('http://h/x')).then(
+      () => null,
+      (x: Error) => x.message,
+    );
+    // not "too long", and the head is quoted only in part
+    expect(e).toMatch(/^the isolate's answer: not an answer head: "2{80}"$/);
+    answer = (_s, conn) => {
+      const whole = frame(200, { 'content-type': 'application/json' }, '"slow"');
+      conn.write(whole.slice(0, 2));
+      setTimeout(() => conn.write(whole.slice(2, 5)), 10);
+      setTimeout(() => conn.write(whole.slice(5)), 20);
+    };
+    expect(await text(await fwd.handle(await callOf('http://h/x')))).toBe('"slow"');
+  });
+
+  it("while nobody reads an event stream, the isolate's writes are held back; then everything arrives", async () => {
+    const piece = `data: ${'x'.repeat(4089)}\n\n`; // 4 KiB
+    const total = 2048; // 8 MiB, far more than the sockets' buffers hold
+    let written = 0;
+    let stalled = () => undefined as void;
+    const stall = new Promise<void>((r) => (stalled = r));
+    answer = (_s, conn) => {
+      const h = json({ 'content-type': 'text/event-stream' });
+      conn.write(hopAnswerHeadOf(200, Buffer.byteLength(h), '*') + h);
+      const more = () => {
+        while (written < total) {
+          written++;
+          if (!conn.write(hopChunkHeadOf(piece.length) + piece)) {
+            const t = setTimeout(stalled, 300); // no drain for 300 ms: the reader holds it back
+            conn.once('drain', () => (clearTimeout(t), more()));
+            return;
+          }
+        }
+        conn.write(hopChunkHeadOf(0));
+      };
+      more();
+    };
+    const reply = await fwd.handle(await callOf('http://h/api/v2/jobs/j/events'));
+    await stall;
+    expect(written).toBeLessThan(total);
+    let all = 0;
+    for await (const p of reply.chunks as AsyncIterable<string>) all += p.length;
+    expect([written, all]).toEqual([total, total * piece.length]);
+  });
+
   it('a stream cut short fails its reader', async () => {
     answer = (_s, conn) => {
       const h = json({ 'content-type': 'text/event-stream' });
@@ -336,6 +388,48 @@ describe('the framed hop to the isolate', () => {
     } finally {
       own.close();
     }
+  });
+
+  it('a connection that ends leaves the idle ones idle; a call waiting for one gets a new one', async () => {
+    const own = framedForwarder(socketPath, { secret: 's' });
+    try {
+      const first = connections.length;
+      const held: (() => void)[] = [];
+      answer = (_s, conn) => held.push(() => conn.write(frame(200, {}, '1')));
+      // three at once: three connections, then idle
+      const three = await Promise.all(['a', 'b', 'c'].map((p) => callOf(`http://h/${p}`)));
+      const done = three.map((c) => own.handle(c));
+      await new Promise((r) => setTimeout(r, 30));
+      for (const h of held.splice(0)) h();
+      await Promise.all(done);
+      // one more, whose connection the isolate then drops: the two idle ones stay
+      let dropped!: net.Socket;
+      answer = (_s, conn) => {
+        dropped = conn;
+        conn.destroy();
+      };
+      await expect(own.handle(await callOf('http://h/d'))).rejects.toThrow(/closed the connection/);
+      await new Promise<void>((r) => (dropped.closed ? r() : dropped.once('close', () => r())));
+      answer = (_s, conn) => held.push(() => conn.write(frame(200, {}, '2')));
+      const two = await Promise.all(['e', 'f'].map((p) => callOf(`http://h/${p}`)));
+      const again = two.map((c) => own.handle(c));
+      await new Promise((r) => setTimeout(r, 30));
+      for (const h of held.splice(0)) h();
+      await Promise.all(again);
+      expect(connections.length - first).toBe(3);
+    } finally {
+      own.close();
+    }
+  });
+
+  it('closed: its connections end, and a call is refused', async () => {
+    const own = framedForwarder(socketPath, { secret: 's' });
+    const before = connections.length;
+    await own.handle(await callOf('http://h/a'));
+    const conn = connections[before];
+    own.close();
+    await new Promise<void>((r) => (conn.closed ? r() : conn.once('close', () => r())));
+    await expect(own.handle(await callOf('http://h/b'))).rejects.toThrow('the hop to the isolate is closed');
   });
 
   it('fetch: a WHATWG request through the same hop', async () => {

@@ -104,6 +104,11 @@ export const MODULES = {
       'test/host/notification-prune.test.ts',
     ],
   },
+  // the binding socket: its secret, its two framings and their limits
+  'binding-socket': {
+    mutate: ['runtime/bindings/socket.ts', 'runtime/bindings/framed.ts', 'runtime/bindings/frames.ts'],
+    tests: ['test/host/binding-framed.test.ts', 'test/edge/bindings-contract.test.ts'],
+  },
   tokens: {
     mutate: ['runtime/tokens.ts'],
     tests: ['test/host/tokens.test.ts', 'test/host/token-store.test.ts'],
