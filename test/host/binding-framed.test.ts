@@ -245,7 +245,10 @@ describe('framed connections on the binding socket', () => {
     const c = await connect(SECRET);
     c.send(`/db/all ${'x'.repeat(MAX_FRAME_HEAD)}`);
     const a = await c.answer();
-    expect([a.status, JSON.parse(a.body).error.message]).toEqual([400, 'binding frame head too long']);
+    expect([a.status, JSON.parse(a.body).error]).toEqual([
+      400,
+      { code: 'bad_request', message: 'binding frame head too long' },
+    ]);
     await c.closed;
     // exactly the longest head is still waited for
     const d = await connect(SECRET);
@@ -345,11 +348,19 @@ describe('framed connections on the binding socket', () => {
     // a query is not part of the op; the answer is JSON
     const res = await fetchOver('/db/all?x=1', '{}');
     expect([res.status, res.type, JSON.parse(res.body).op]).toEqual([200, 'application/json', '/db/all']);
-    // a payload over the limit: 413, and the op does not run
+    // a payload over the limit: 413, and the op does not run; one at the limit runs
     calls.length = 0;
     const big = await fetchOver('/db/all', Buffer.alloc(BINDING_BODY_LIMIT + 1, 32));
-    expect([big.status, JSON.parse(big.body).error.code]).toEqual([413, 'payload_too_large']);
+    expect([big.status, big.type, JSON.parse(big.body).error]).toEqual([
+      413,
+      'application/json',
+      { code: 'payload_too_large', message: `binding payload exceeds ${BINDING_BODY_LIMIT} bytes` },
+    ]);
     expect(calls).toEqual([]);
+    behave = async () => ({ status: 200, body: '"whole"' });
+    expect((await fetchOver('/db/all', Buffer.alloc(BINDING_BODY_LIMIT, 32))).body).toBe('"whole"');
+    expect(calls.map((x) => [x.op, x.body.length])).toEqual([['/db/all', BINDING_BODY_LIMIT]]);
+    behave = async (op, body) => ({ status: 200, body: JSON.stringify({ op, body }) });
     // a raw request whose first read is one byte
     const raw = net.connect(socket.path);
     await new Promise((r) => raw.once('connect', r));
@@ -361,6 +372,25 @@ describe('framed connections on the binding socket', () => {
     raw.destroy();
     expect(answer.startsWith('HTTP/1.1 200')).toBe(true);
     expect(answer.endsWith(JSON.stringify({ op: '/db/one', body: 'null' }))).toBe(true);
+    // the absolute form names the same op; anything but POST is 405, in JSON
+    const rawAsk = async (line: string, body = '') => {
+      const c = net.connect(socket.path);
+      await new Promise((r) => c.once('connect', r));
+      c.write(
+        `${line}\r\nhost: x\r\n${BINDING_SECRET_HEADER}: ${SECRET}\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+      );
+      const got = await new Promise<string>((r) => c.once('data', (d: Buffer) => r(d.toString())));
+      c.destroy();
+      return got;
+    };
+    const absolute = await rawAsk('POST http://binding.internal/db/abs?x=1 HTTP/1.1', '[]');
+    expect(absolute.endsWith(JSON.stringify({ op: '/db/abs', body: '[]' }))).toBe(true);
+    const get = await rawAsk('GET /db/all HTTP/1.1');
+    expect(get.startsWith('HTTP/1.1 405')).toBe(true);
+    expect(get).toContain('content-type: application/json');
+    expect(get.slice(get.indexOf('\r\n\r\n') + 4)).toBe(
+      JSON.stringify({ error: { code: 'method_not_allowed', message: 'binding operations are POST' } }),
+    );
   });
 
   it('closing the socket ends its framed connections', async () => {
