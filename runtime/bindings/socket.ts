@@ -130,6 +130,20 @@ export async function startBindingSocket(o: BindingSocketOptions): Promise<Bindi
     });
   });
   httpServer.keepAliveTimeout = idleTimeoutMs;
+  // node:http checks how long a request head takes only for a server that listens itself; this
+  // one is handed its connections, so each request head must arrive whole within the idle time
+  // of the connection going quiet (a running op is not quiet: its timer starts at the answer)
+  const heads = new WeakMap<net.Socket, NodeJS.Timeout>();
+  const awaitHead = (socket: net.Socket) => {
+    clearTimeout(heads.get(socket));
+    heads.set(socket, setTimeout(() => socket.destroy(), idleTimeoutMs).unref());
+  };
+  httpServer.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    clearTimeout(heads.get(req.socket));
+    res.once('finish', () => {
+      if (!req.socket.destroyed) awaitHead(req.socket);
+    });
+  });
   // every connection, to end them on close (node:http tracks only the ones it accepted itself)
   const open = new Set<net.Socket>();
   const server = net.createServer((socket) => {
@@ -150,6 +164,8 @@ export async function startBindingSocket(o: BindingSocketOptions): Promise<Bindi
         });
       }
       // an HTTP client: node:http reads the request from the first bytes on
+      awaitHead(socket);
+      socket.once('close', () => clearTimeout(heads.get(socket)));
       socket.pause();
       socket.unshift(first);
       httpServer.emit('connection', socket);

@@ -393,6 +393,26 @@ describe('framed connections on the binding socket', () => {
     );
   });
 
+  it('HTTP: a request head that stalls is dropped after the idle time; a long op is not', async () => {
+    const c = net.connect(socket.path);
+    await new Promise((r) => c.once('connect', r));
+    const t0 = performance.now();
+    c.write(`POST /db/all HTTP/1.1\r\nhost: x\r\n`);
+    await new Promise((r) => c.once('close', r));
+    expect(performance.now() - t0).toBeGreaterThan(250);
+    behave = async () => {
+      await new Promise((r) => setTimeout(r, 700));
+      return { status: 200, body: '"slow"' };
+    };
+    const d = net.connect(socket.path);
+    await new Promise((r) => d.once('connect', r));
+    d.write(`POST /db/all HTTP/1.1\r\nhost: x\r\n${BINDING_SECRET_HEADER}: ${SECRET}\r\ncontent-length: 2\r\n\r\n{}`);
+    const got = await new Promise<string>((r) => d.once('data', (b: Buffer) => r(b.toString())));
+    expect(got.endsWith('"slow"')).toBe(true);
+    // then quiet: dropped after the idle time
+    await new Promise((r) => d.once('close', r));
+  });
+
   it('closing the socket ends its framed connections', async () => {
     const s = await startBindingSocket({ bindings, path: join(dir, 'other.sock'), secret: SECRET });
     const c = await connectFramed(s.path, SECRET);
