@@ -28,3 +28,43 @@ export async function replyText(reply: Reply): Promise<string> {
   }
   return reply.body === null ? '' : typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body).toString();
 }
+
+/**
+ * An isolate's event stream far larger than the sockets' buffers hold (2,048 pieces of 4 KiB),
+ * written with backpressure: `write` returns false when the socket is full and `drained` calls
+ * back once it takes more. `stall` resolves when no drain came for 300 ms: the reader holds it
+ * back. `written()` counts the pieces handed to the socket so far.
+ */
+export function heldBackStream(): {
+  piece: string;
+  total: number;
+  stall: Promise<void>;
+  written(): number;
+  run(write: (piece: string) => boolean, drained: (more: () => void) => void, end: () => void): void;
+} {
+  const piece = `data: ${'x'.repeat(4089)}\n\n`;
+  const total = 2048;
+  let written = 0;
+  let stalled = () => undefined as void;
+  const stall = new Promise<void>((r) => (stalled = r));
+  return {
+    piece,
+    total,
+    stall,
+    written: () => written,
+    run(write, drained, end) {
+      const more = () => {
+        while (written < total) {
+          written++;
+          if (!write(piece)) {
+            const t = setTimeout(stalled, 300);
+            drained(() => (clearTimeout(t), more()));
+            return;
+          }
+        }
+        end();
+      };
+      more();
+    },
+  };
+}

@@ -22,7 +22,7 @@ import {
   parseHopRequestHead,
 } from '../../runtime/isolate/hop-frames';
 import { privateDir } from '../helpers/tmp';
-import { callOf, HOP_TOKEN, hopTokenRow, replyText } from '../helpers/hop';
+import { callOf, heldBackStream, HOP_TOKEN, hopTokenRow, replyText } from '../helpers/hop';
 
 describe('hop frame heads', () => {
   it('a request head: method, target, the headers JSON and the body byte lengths', () => {
@@ -308,33 +308,22 @@ describe('the framed hop to the isolate', () => {
   });
 
   it("while nobody reads an event stream, the isolate's writes are held back; then everything arrives", async () => {
-    const piece = `data: ${'x'.repeat(4089)}\n\n`; // 4 KiB
-    const total = 2048; // 8 MiB, far more than the sockets' buffers hold
-    let written = 0;
-    let stalled = () => undefined as void;
-    const stall = new Promise<void>((r) => (stalled = r));
+    const big = heldBackStream();
     answer = (_s, conn) => {
       const h = json({ 'content-type': 'text/event-stream' });
       conn.write(hopAnswerHeadOf(200, Buffer.byteLength(h), '*') + h);
-      const more = () => {
-        while (written < total) {
-          written++;
-          if (!conn.write(hopChunkHeadOf(piece.length) + piece)) {
-            const t = setTimeout(stalled, 300); // no drain for 300 ms: the reader holds it back
-            conn.once('drain', () => (clearTimeout(t), more()));
-            return;
-          }
-        }
-        conn.write(hopChunkHeadOf(0));
-      };
-      more();
+      big.run(
+        (piece) => conn.write(hopChunkHeadOf(piece.length) + piece),
+        (more) => conn.once('drain', more),
+        () => conn.write(hopChunkHeadOf(0)),
+      );
     };
     const reply = await fwd.handle(await callOf('http://h/api/v2/jobs/j/events'));
-    await stall;
-    expect(written).toBeLessThan(total);
+    await big.stall;
+    expect(big.written()).toBeLessThan(big.total);
     let all = 0;
     for await (const p of reply.chunks as AsyncIterable<string>) all += p.length;
-    expect([written, all]).toEqual([total, total * piece.length]);
+    expect([big.written(), all]).toEqual([big.total, big.total * big.piece.length]);
   });
 
   it('a stream cut short fails its reader', async () => {

@@ -12,7 +12,7 @@ import { HOP_SECRET_HEADER, TOKEN_ROW_HEADER, encodeTokenRow } from '../../handl
 import { CONNECTION_HEADER } from '../../handlers/core/pipeline';
 import { forwarder, loadUndici, UNDICI_POOL_MODULE } from '../../runtime/isolate/forward';
 import { privateDir } from '../helpers/tmp';
-import { callOf, HOP_TOKEN, hopTokenRow, replyText } from '../helpers/hop';
+import { callOf, heldBackStream, HOP_TOKEN, hopTokenRow, replyText } from '../helpers/hop';
 
 type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; body: string };
 type Answer = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -248,32 +248,21 @@ describe('forwarding a call to the isolate', () => {
   });
 
   it("while nobody reads an event stream, the isolate's writes are held back; then everything arrives", async () => {
-    const piece = `data: ${'x'.repeat(4089)}\n\n`; // 4 KiB
-    const total = 2048; // 8 MiB, far more than the sockets' buffers hold
-    let written = 0;
-    let stalled = () => undefined as void;
-    const stall = new Promise<void>((r) => (stalled = r));
+    const big = heldBackStream();
     answer = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const more = () => {
-        while (written < total) {
-          written++;
-          if (!res.write(piece)) {
-            const t = setTimeout(stalled, 300); // no drain for 300 ms: the reader holds it back
-            res.once('drain', () => (clearTimeout(t), more()));
-            return;
-          }
-        }
-        res.end();
-      };
-      more();
+      big.run(
+        (piece) => res.write(piece),
+        (more) => res.once('drain', more),
+        () => res.end(),
+      );
     };
     const reply = await fwd.handle(await callOf('http://h/api/v2/jobs/j/events'));
-    await stall;
-    expect(written).toBeLessThan(total);
+    await big.stall;
+    expect(big.written()).toBeLessThan(big.total);
     let all = 0;
     for await (const p of reply.chunks as AsyncIterable<string>) all += p.length;
-    expect([written, all]).toEqual([total, total * piece.length]);
+    expect([big.written(), all]).toEqual([big.total, big.total * big.piece.length]);
   });
 
   it('only a 2xx event stream of a GET is streamed: HEAD has no body, a 300 is collected', async () => {
