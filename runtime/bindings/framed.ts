@@ -15,7 +15,8 @@ export interface FramedOptions {
   idleTimeoutMs: number;
 }
 
-const refusal = (code: string, message: string) => JSON.stringify({ error: { code, message } });
+/** A refusal's JSON text, in the binding protocol's error shape (either framing). */
+export const refusal = (code: string, message: string): string => JSON.stringify({ error: { code, message } });
 const NEWLINE = 10;
 const EMPTY = Buffer.alloc(0);
 

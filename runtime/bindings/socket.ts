@@ -3,7 +3,7 @@ import net from 'node:net';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import type { BindingServer } from '../binding-server';
-import { serveFramed, type Answer } from './framed';
+import { refusal, serveFramed, type Answer } from './framed';
 import { FRAMED_FIRST_BYTE } from './frames';
 
 /** Header every request on the binding socket carries: the per-start secret (docs/bindings-protocol.md). */
@@ -89,13 +89,10 @@ export async function startBindingSocket(o: BindingSocketOptions): Promise<Bindi
   /** One operation, whichever framing asked: an unknown op is 404, a failure 500 (logged). */
   const answer = (path: string, body: string, requestId: string | undefined): Promise<Answer> => {
     if (!isOp(path))
-      return Promise.resolve({
-        status: 404,
-        body: JSON.stringify({ error: { code: 'not_found', message: `unknown binding operation ${path}` } }),
-      });
+      return Promise.resolve({ status: 404, body: refusal('not_found', `unknown binding operation ${path}`) });
     return bindings.call(path, body, requestId).catch((e: unknown) => {
       o.log?.(`binding ${path} failed: ${(e as Error)?.stack ?? String(e)}`);
-      return { status: 500, body: JSON.stringify({ error: { code: 'internal', message: `binding ${path} failed` } }) };
+      return { status: 500, body: refusal('internal', `binding ${path} failed`) };
     });
   };
   const httpServer = http.createServer({ keepAlive: true }, (req, res) => {

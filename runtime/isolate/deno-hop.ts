@@ -49,8 +49,8 @@ function callOf(
       .sort()
       .map((k) => [k, one(given[k])] as const);
   const url = new URL(`http://${header('host') ?? 'isolate.internal'}${head.target}`);
-  const hasBody = head.method !== 'GET' && head.method !== 'HEAD' && given['content-length'] !== undefined;
-  return callFromParts(head.method, url, header, pairs, hasBody ? body : null, maxBody);
+  // callFromParts leaves out the body of a GET, HEAD or OPTIONS, as callFromRequest does
+  return callFromParts(head.method, url, header, pairs, given['content-length'] !== undefined ? body : null, maxBody);
 }
 
 /** The request as Deno.serve gives it, for the app's fetch (a call the app's limits refuse). */

@@ -234,26 +234,12 @@ export function framedForwarder(socketPath: string, hop: HopOptions): Forwarder 
     const out = outgoing(call, hop);
     const headers = JSON.stringify(out.headers);
     const frame =
-      hopRequestHeadOf(
-        call.method,
-        call.url.pathname + call.url.search,
-        Buffer.byteLength(headers),
-        out.body === null ? 0 : Buffer.byteLength(out.body),
-      ) +
+      hopRequestHeadOf(call.method, call.url.pathname + call.url.search, Buffer.byteLength(headers), out.bodyLength) +
       headers +
       (out.body ?? '');
     const c = await acquire();
-    return new Promise<Reply>((resolve, reject) => {
-      const x: Exchange = {
-        call,
-        resolve,
-        reject: (e) => {
-          release(c);
-          reject(e);
-        },
-      };
-      c.send(x, frame);
-    });
+    // a failed exchange has already marked its connection broken: it is not released, it closes
+    return new Promise<Reply>((resolve, reject) => c.send({ call, resolve, reject }, frame));
   };
 
   return {

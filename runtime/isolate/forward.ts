@@ -103,22 +103,18 @@ function headersOut(call: Call, hop: HopOptions): Record<string, string | string
 export function outgoing(
   call: Call,
   hop: HopOptions,
-): { headers: Record<string, string | string[]>; body: string | null } {
+): { headers: Record<string, string | string[]>; body: string | null; bodyLength: number } {
   const headers = headersOut(call, hop);
   mapGetBodyToQuery(call);
   const body = call.bodyText !== undefined && !BODYLESS.has(call.method) ? call.bodyText : null;
-  if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
-  return { headers, body };
+  const bodyLength = body === null ? 0 : Buffer.byteLength(body);
+  if (body !== null) headers['content-length'] = String(bodyLength);
+  return { headers, body, bodyLength };
 }
 
 /** Pieces of an event stream queued for the host's server before it pauses the isolate's socket. */
 const QUEUED_PIECES = 16;
 
-/**
- * An event stream's pieces as they arrive, for Reply.chunks: the isolate's socket is paused while
- * the host's server has not taken QUEUED_PIECES of them, and the request is aborted (the isolate
- * sees its stream closed) when the consumer stops early (the client went away).
- */
 /** What StreamedPieces needs of the connection an event stream arrives on (undici's controller is one). */
 export interface Flow {
   pause(): void;
@@ -127,6 +123,11 @@ export interface Flow {
   abort(reason: Error): void;
 }
 
+/**
+ * An event stream's pieces as they arrive, for Reply.chunks: the isolate's socket is paused while
+ * the host's server has not taken QUEUED_PIECES of them, and the request is aborted (the isolate
+ * sees its stream closed) when the consumer stops early (the client went away).
+ */
 export class StreamedPieces {
   private readonly queue: string[] = [];
   private readonly utf8 = new StringDecoder('utf8');

@@ -100,9 +100,11 @@ export function requestObserver(o: RequestObserverOptions): (a: AnsweredCall) =>
     if (!call.note?.token && status !== 401 && status !== 403) {
       // the id in the header names the token (it is not the secret); only a token that was let
       // in. A host that forwarded the call looked its row up already (CallNote.presented).
-      const presented = call.note?.presented;
-      const id = presented === undefined ? tokenIdOf(call.header('token')) : undefined;
-      const row = presented === undefined ? (id ? o.tokens?.token(id) : null) : presented;
+      let row = call.note?.presented;
+      if (row === undefined) {
+        const id = tokenIdOf(call.header('token'));
+        row = id ? o.tokens?.token(id) : null;
+      }
       if (row) token = { id: row.id, name: row.name };
     }
     const area = areaOf(route);
