@@ -15,6 +15,7 @@ export {
   FLAG,
   MAX_EXPLORE_ERRORS,
   STAT_INDEX,
+  STAT_STRIDE,
   collectExplore,
   flagsOfMode,
   exploreOpPayload,
@@ -22,7 +23,7 @@ export {
   type CompactEntry,
   type ExploreOpPayload,
   type ExploreOpResult,
-  type ExploreRecord,
+  type ExploreRecords,
   type ExploreStream,
   type ExploreTrailer,
 } from './explore';

@@ -26,6 +26,7 @@ import {
   childPrefix,
   entryObject,
   expandExplore,
+  STAT_STRIDE,
   type CompactEntry,
   type ExploreOpResult,
   type ExploreStream,
@@ -38,6 +39,8 @@ const PIECE_CHARS = 64 * 1024;
 const RUN_ENTRIES = 64;
 
 const NO_FILES = '{"files":[]';
+/** the children of every entry the stream writes (it writes them itself): only ever serialised */
+const NO_CHILDREN: ExploreEntry[] = [];
 
 /** The answer's text after its files (`]` and the rest), from everything but the entries. */
 function afterFiles(r: Omit<ExploreOpResult, 'entries'>): string {
@@ -108,17 +111,20 @@ export async function* exploreJsonStream(s: ExploreStream): AsyncGenerator<strin
     dir.first = false;
     run = [];
   };
-  for await (const batch of s.records()) {
-    for (const [name, flags, stats, childCount] of batch) {
+  for await (const b of s.records()) {
+    const { names, flags, stats, childCounts } = b;
+    for (let k = 0; k < names.length; k++) {
+      const name = names[k];
+      const childCount = childCounts[k];
       let dir = open[open.length - 1];
       const path = dir.prefix + name;
       dir.left--;
       if (childCount === 0) {
-        run.push(entryObject(name, flags, stats, path, []));
+        run.push(entryObject(name, flags[k], stats, k * STAT_STRIDE, path, NO_CHILDREN));
         if (run.length >= RUN_ENTRIES) flushRun();
       } else {
         flushRun();
-        const text = JSON.stringify(entryObject(name, flags, stats, path, [], childCount));
+        const text = JSON.stringify(entryObject(name, flags[k], stats, k * STAT_STRIDE, path, NO_CHILDREN, childCount));
         const at = text.indexOf(EMPTY_CHILDREN);
         piece += (dir.first ? '' : ',') + text.slice(0, at) + ',"children":[';
         dir.first = false;

@@ -111,34 +111,38 @@ function iso(ms: number): string {
   return lastIso;
 }
 
-/** One entry in the spec's shape, from its compact fields (`file_num` is the count of `children` unless given). */
+/**
+ * One entry in the spec's shape, from its compact fields: the STAT_FIELDS numbers are `st[o]`
+ * to `st[o + 13]` (`file_num` is the count of `children` unless given).
+ */
 export function entryObject(
   name: string,
   flags: number,
-  st: readonly number[],
+  st: ArrayLike<number>,
+  o: number,
   path: string,
   children: ExploreEntry[],
   fileNum = children.length,
 ): ExploreEntry {
   const entry: ExploreEntry = {
-    dev: st[0],
-    mode: st[1],
-    nlink: st[2],
-    uid: st[3],
-    gid: st[4],
-    rdev: st[5],
-    blksize: st[6],
-    ino: st[7],
-    size: st[8],
-    blocks: st[9],
-    atimeMs: st[10],
-    mtimeMs: st[11],
-    ctimeMs: st[12],
-    birthtimeMs: st[13],
-    atime: iso(st[10]),
-    mtime: iso(st[11]),
-    ctime: iso(st[12]),
-    birthtime: iso(st[13]),
+    dev: st[o],
+    mode: st[o + 1],
+    nlink: st[o + 2],
+    uid: st[o + 3],
+    gid: st[o + 4],
+    rdev: st[o + 5],
+    blksize: st[o + 6],
+    ino: st[o + 7],
+    size: st[o + 8],
+    blocks: st[o + 9],
+    atimeMs: st[o + 10],
+    mtimeMs: st[o + 11],
+    ctimeMs: st[o + 12],
+    birthtimeMs: st[o + 13],
+    atime: iso(st[o + 10]),
+    mtime: iso(st[o + 11]),
+    ctime: iso(st[o + 12]),
+    birthtime: iso(st[o + 13]),
     name,
     path,
     isSymbolicLink: (flags & FLAG.symbolicLink) !== 0,
@@ -170,7 +174,7 @@ function expandEntries(list: readonly CompactEntry[], parent: string): ExploreEn
   const prefix = childPrefix(parent);
   return list.map(([name, flags, st, kids]) => {
     const path = prefix + name;
-    return entryObject(name, flags, st, path, expandEntries(kids, path));
+    return entryObject(name, flags, st, 0, path, expandEntries(kids, path));
   });
 }
 
@@ -191,10 +195,22 @@ export function expandExplore(r: ExploreOpResult): ExploreAnswer {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * One entry of a streamed walk, in pre-order: [name, flags, stats, childCount], and a directory's
- * `childCount` entries follow it (each followed by its own). flags carry FLAG.truncated.
+ * A batch of a streamed walk's entries, in pre-order: a directory's `childCounts[k]` entries
+ * follow it (each followed by its own). Column by column: entry k is `names[k]`, `flags[k]`
+ * (with FLAG.truncated), the STAT_FIELDS numbers `stats[k * STAT_STRIDE ...]` and
+ * `childCounts[k]`. Not an array of tuples: those were five objects an entry on the host's heap
+ * (the tuple, its numbers, the listing's entry it was copied from, each directory's empty
+ * children), most of them living long enough to be promoted, which drove the host's peak RSS.
  */
-export type ExploreRecord = [name: string, flags: number, stats: number[], childCount: number];
+export interface ExploreRecords {
+  readonly names: string[];
+  readonly flags: number[];
+  readonly stats: number[];
+  readonly childCounts: number[];
+}
+
+/** numbers per entry in ExploreRecords' `stats` */
+export const STAT_STRIDE = STAT_FIELDS.length;
 
 /** What follows `files` in the answer: known once the records have ended. */
 export type ExploreTrailer = Pick<ExploreAnswer, 'total' | 'truncated' | 'truncatedBy' | 'errors'>;
@@ -209,7 +225,7 @@ export interface ExploreStream {
   /** fs_path as shown (the prefix of every path) */
   readonly path: string;
   readonly limits: ExploreAnswer['limits'];
-  records(): AsyncIterable<ExploreRecord[]>;
+  records(): AsyncIterable<ExploreRecords>;
   /** valid once records() has ended */
   trailer(): ExploreTrailer;
 }
@@ -223,10 +239,12 @@ export async function collectExplore(s: ExploreStream): Promise<ExploreOpResult>
   const entries: CompactEntry[] = [];
   // open directories: the list their children go into and how many are still to come
   const open: { list: CompactEntry[]; left: number }[] = [{ list: entries, left: Infinity }];
-  for await (const batch of s.records()) {
-    for (const [name, flags, stats, childCount] of batch) {
+  for await (const b of s.records()) {
+    for (let k = 0; k < b.names.length; k++) {
+      const childCount = b.childCounts[k];
       const top = open[open.length - 1];
-      const entry: CompactEntry = [name, flags, stats, []];
+      const o = k * STAT_STRIDE;
+      const entry: CompactEntry = [b.names[k], b.flags[k], b.stats.slice(o, o + STAT_STRIDE), []];
       top.list.push(entry);
       top.left--;
       if (childCount > 0) open.push({ list: entry[3], left: childCount });

@@ -57,8 +57,12 @@ export function createTokenVia(configFile: string): string {
   return tok;
 }
 
+/** HOST_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the host under a figure's load */
 export function startHostProcess(configFile: string): ChildProcess {
-  return spawn(process.execPath, [cli, 'serve', '--config', configFile], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const nodeArgs = (process.env.HOST_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  return spawn(process.execPath, [...nodeArgs, cli, 'serve', '--config', configFile], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 export async function waitFor(url: string, headers: Record<string, string>, timeoutMs = 20_000): Promise<number> {

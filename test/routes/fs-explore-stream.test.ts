@@ -15,10 +15,10 @@ import {
   type ExploreOpResult,
   type ExploreStream,
 } from '../../handlers/fs/explore';
-import { exploreAnswer } from '../../handlers/fs/responses';
+import { exploreAnswer, type ExploreEntry } from '../../handlers/fs/responses';
 import { exploreTree, exploreWalk, type ExploreOptions } from '../../runtime/areas/fs/explore';
 import { ErrorList } from '../../runtime/areas/fs/explore-common';
-import { ExplorePool } from '../../runtime/areas/fs/explore-pool';
+import { ExplorePool, type WorkerAnswer, type WorkerTask } from '../../runtime/areas/fs/explore-pool';
 import { makeTestHost, type TestHost } from '../helpers/host';
 import { privateDir } from '../helpers/tmp';
 
@@ -133,6 +133,40 @@ describe('the streamed walk', () => {
       expect(errors).not.toHaveBeenCalled(); // closing on purpose is no failure
     } finally {
       errors.mockRestore();
+      await pool.close();
+    }
+  });
+
+  it("a name whose lstat failed on a worker is left out, its error listed (not when it is gone), the others' numbers their own", async () => {
+    const d1 = join(top, 'd1');
+    // the worker's answer for d1 as if two lstat calls had failed, in the middle of the listing
+    class Failing extends ExplorePool {
+      override async run(task: WorkerTask): Promise<WorkerAnswer> {
+        const a = await super.run(task);
+        if (a.kind !== 'list' || task.kind !== 'list' || task.dir !== d1) return a;
+        const codes = a.names.map((n) => (n === 'f"13"\\é' ? 'EIO' : n === 'f"14"\\é' ? 'ENOENT' : null));
+        return { ...a, codes };
+      }
+    }
+    const pool = new Failing();
+    try {
+      const failing = exploreAnswer.parse(
+        JSON.parse(await textOf(await exploreWalk({ path: top }, { ...base, pool }))),
+      );
+      const whole = exploreAnswer.parse(JSON.parse(await textOf(await exploreWalk({ path: top }, base))));
+      const fields = (e: ExploreEntry) => [e.name, e.path, e.ino, e.size, e.mode, e.isFile, e.isDirectory, e.file_num];
+      const kids = (a: typeof whole) => a.files.find((f) => f.name === 'd1')!.children;
+      expect(kids(failing).map(fields)).toEqual(
+        kids(whole)
+          .filter((e) => e.name !== 'f"13"\\é' && e.name !== 'f"14"\\é')
+          .map(fields),
+      );
+      expect(kids(failing)).toHaveLength(299); // 300 files and `level 0`, less two
+      expect(failing.files.find((f) => f.name === 'd1')!.file_num).toBe(299);
+      expect(failing.total).toBe(whole.total - 2);
+      expect(failing.errors).toEqual([{ path: join(d1, 'f"13"\\é'), message: 'EIO' }]);
+      expect(whole.errors).toEqual([]);
+    } finally {
       await pool.close();
     }
   });

@@ -1,9 +1,10 @@
 /**
  * The streamed walk of POST /fs/explore (see explore.ts for when it is used): depth-first, each
- * directory's entries emitted as records (handlers/fs/explore.ts ExploreRecord) in the order of
- * the answer, handed to the route through a bounded queue (Handoff) while the walk goes on. The
- * host holds the open directories' listings and at most QUEUED_RECORDS records, whatever the
- * size of the tree; the JSON is written from the records as they come (explore-json.ts).
+ * directory's entries emitted as records (handlers/fs/explore.ts ExploreRecords) in the order
+ * of the answer, handed to the route through a bounded queue (explore-handoff.ts) while the walk
+ * goes on. The host holds the open directories' listings and a bounded number of records,
+ * whatever the size of the tree; the JSON is written from the records as they come
+ * (explore-json.ts).
  *
  * The answer is the breadth-first walk's, byte for byte, when the entry cap does not cut the
  * tree, which capWouldCut() decides first. Should the tree grow between that count and the walk
@@ -13,20 +14,18 @@
 import { lstat } from 'node:fs/promises';
 import {
   FLAG,
-  type CompactEntry,
-  type ExploreRecord,
+  flagsOfMode,
+  STAT_INDEX,
+  STAT_STRIDE,
+  type ExploreRecords,
   type ExploreStream,
   type TruncationReason,
 } from '../../../handlers/fs/contract';
 import { SystemRefusal } from '../../system/types';
 import {
   byName,
-  devOf,
-  entryOf,
   errnoOf,
   ErrorList,
-  inoOf,
-  isDir,
   join,
   LSTAT_CONCURRENCY,
   lstatAsync,
@@ -38,77 +37,44 @@ import {
   type ExploreLimits,
   type WalkRoot,
 } from './explore-common';
-import { STAT_STRIDE, type ExplorePool } from './explore-pool';
+import { Handoff, WalkLeft } from './explore-handoff';
+import type { ExplorePool } from './explore-pool';
 
-/** records waiting for the route before the walk waits for it */
-const QUEUED_RECORDS = 16_384;
 /** records handed over at once */
 const RECORD_BATCH = 1024;
-/** a reader that takes nothing for this long is gone: the walk stops and gives back its place */
-const STALL_MS = 120_000;
 
-/** The walk's records on their way to the route: bounded, and the route leaving stops the walk. */
-class Handoff {
-  private readonly batches: ExploreRecord[][] = [];
-  private queued = 0;
-  private ended = false;
-  private failure: { error: unknown } | null = null;
-  /** the reader left (or stalled): the walk stops at its next put */
-  left = false;
-  private wakeReader: (() => void) | null = null;
-  private wakeWalker: (() => void) | null = null;
-
-  async put(batch: ExploreRecord[]): Promise<void> {
-    if (this.left) throw new WalkLeft();
-    this.batches.push(batch);
-    this.queued += batch.length;
-    this.wakeReader?.();
-    while (this.queued > QUEUED_RECORDS && !this.left) {
-      const stalled = setTimeout(() => this.leave(), STALL_MS);
-      await new Promise<void>((r) => (this.wakeWalker = r));
-      clearTimeout(stalled);
-    }
-    if (this.left) throw new WalkLeft();
-  }
-
-  end(failure?: { error: unknown }): void {
-    this.ended = true;
-    this.failure = failure ?? null;
-    this.wakeReader?.();
-  }
-
-  private leave(): void {
-    this.left = true;
-    this.batches.length = 0;
-    this.wakeWalker?.();
-  }
-
-  async *read(): AsyncGenerator<ExploreRecord[], void, undefined> {
-    try {
-      for (;;) {
-        const batch = this.batches.shift();
-        if (batch) {
-          this.queued -= batch.length;
-          this.wakeWalker?.();
-          yield batch;
-        } else if (this.ended) {
-          if (this.failure) throw this.failure.error;
-          return;
-        } else {
-          await new Promise<void>((r) => (this.wakeReader = r));
-          this.wakeReader = null;
-        }
-      }
-    } finally {
-      if (!this.ended) this.leave();
-    }
-  }
+/**
+ * A directory's entries, sorted by name, column by column like ExploreRecords (a worker's
+ * numbers are kept as it sent them): entry i is `names[i]`, `flags[i]`, `stats[i * STAT_STRIDE ...]`.
+ * The first `length` are walked (fewer than the names when the cap cut the directory).
+ */
+interface Kids {
+  length: number;
+  names: string[];
+  flags: number[];
+  stats: ArrayLike<number>;
 }
 
-class WalkLeft extends Error {}
+/** A directory read and its names lstat'ed; `read` names counted against the cap. */
+type Listed = { kids: Kids; read: number; cut: boolean } | { error: string };
 
-/** A directory read and its names lstat'ed: entries sorted by name; `read` names counted against the cap. */
-type Listed = { kids: CompactEntry[]; read: number; cut: boolean } | { error: string };
+/** Kids from names and their numbers, without the entries whose lstat failed (`failed(i)`). */
+function kidsOf(names: string[], stats: ArrayLike<number>, failed: ((i: number) => boolean) | null): Kids {
+  if (failed === null) {
+    const flags = names.map((_, i) => flagsOfMode(stats[i * STAT_STRIDE + STAT_INDEX.mode]));
+    return { length: names.length, names, flags, stats };
+  }
+  const kept: Kids = { length: 0, names: [], flags: [], stats: [] };
+  const into = kept.stats as number[];
+  for (let i = 0; i < names.length; i++) {
+    if (failed(i)) continue;
+    kept.names.push(names[i]);
+    kept.flags.push(flagsOfMode(stats[i * STAT_STRIDE + STAT_INDEX.mode]));
+    for (let o = i * STAT_STRIDE; o < (i + 1) * STAT_STRIDE; o++) into.push(stats[o]);
+    kept.length++;
+  }
+  return kept;
+}
 
 /**
  * Lists the root (a refusal comes from here, before any record) and starts the walk; `release`
@@ -126,20 +92,24 @@ export async function exploreStream(
   const handoff = new Handoff();
   let taken = 0;
   let total = 0;
-  let out: ExploreRecord[] = [];
+  const newBatch = (): ExploreRecords => ({ names: [], flags: [], stats: [], childCounts: [] });
+  let out = newBatch();
 
-  const truncate = (e: CompactEntry, reason: TruncationReason) => {
+  const truncate = (k: Kids, i: number, reason: TruncationReason) => {
     reasons.add(reason);
-    e[1] |= FLAG.truncated;
+    k.flags[i] |= FLAG.truncated;
   };
-  const emit = (e: CompactEntry, childCount: number) => {
-    out.push([e[0], e[1], e[2], childCount]);
+  const emit = (k: Kids, i: number, childCount: number) => {
+    out.names.push(k.names[i]);
+    out.flags.push(k.flags[i]);
+    for (let o = i * STAT_STRIDE; o < (i + 1) * STAT_STRIDE; o++) out.stats.push(k.stats[o]);
+    out.childCounts.push(childCount);
     total++;
   };
   const flush = async () => {
-    if (out.length === 0) return;
+    if (out.names.length === 0) return;
     const batch = out;
-    out = [];
+    out = newBatch();
     await handoff.put(batch);
   };
   const lstatFailed = (dirShown: string, name: string, code: string) => {
@@ -160,17 +130,25 @@ export async function exploreStream(
       if (cut) names.length = limit;
       if (!stillTheDirectory(await lstat(real), was)) return { error: 'ECHANGED' };
       names.sort(byName);
-      const found: (CompactEntry | null)[] = new Array<CompactEntry | null>(names.length).fill(null);
+      const stats = new Array<number>(names.length * STAT_STRIDE).fill(0);
+      const failed = new Array<boolean>(names.length).fill(false);
       let next = 0;
       const lane = async () => {
         for (let i = next++; i < names.length; i = next++) {
           const st = await lstatAsync(join(real, names[i].name));
-          if (typeof st === 'string') lstatFailed(shown, names[i].name, st);
-          else found[i] = toEntry(st, names[i].name);
+          if (typeof st === 'string') {
+            lstatFailed(shown, names[i].name, st);
+            failed[i] = true;
+          } else toEntry(st, names[i].name)[2].forEach((v, f) => (stats[i * STAT_STRIDE + f] = v));
         }
       };
       await Promise.all(Array.from({ length: Math.min(LSTAT_CONCURRENCY, names.length) }, lane));
-      return { kids: found.filter((e): e is CompactEntry => e !== null), read: names.length, cut };
+      const kids = kidsOf(
+        names.map((n) => n.name),
+        stats,
+        failed.includes(true) ? (i) => failed[i] : null,
+      );
+      return { kids, read: names.length, cut };
     } catch (e) {
       return { error: errnoOf(e) ?? String((e as Error)?.message ?? e) };
     }
@@ -182,69 +160,69 @@ export async function exploreStream(
     const a = await pool.run({ kind: 'list', dir: real, dev: was.dev, ino: was.ino, limit }).catch(() => null);
     if (a?.kind === 'error') return { error: a.code };
     if (a?.kind !== 'list') return listHere(real, shown, was, limit); // the worker died
-    const kids: CompactEntry[] = [];
-    for (let i = 0; i < a.names.length; i++) {
-      const code = a.codes?.[i] ?? null;
-      if (code === null) kids.push(entryOf(a.stats, i * STAT_STRIDE, a.names[i]));
-      else lstatFailed(shown, a.names[i], code);
-    }
+    const codes = a.codes;
+    codes?.forEach((code, i) => code !== null && lstatFailed(shown, a.names[i], code));
+    const kids = kidsOf(a.names, a.stats, codes && ((i) => codes[i] !== null));
     return { kids, read: a.names.length, cut: a.cut };
   };
 
   /** listings started ahead of the walk, by real path */
   const ahead = new Map<string, Promise<Listed>>();
-  const enters = (kid: CompactEntry, level: number) =>
-    isDir(kid) && level < limits.depth && !(limits.oneFileSystem && devOf(kid) !== root.dev);
+  const isDir = (k: Kids, i: number) => (k.flags[i] & FLAG.directory) !== 0;
+  const devOf = (k: Kids, i: number) => k.stats[i * STAT_STRIDE + STAT_INDEX.dev];
+  const idOf = (k: Kids, i: number) => ({ dev: devOf(k, i), ino: k.stats[i * STAT_STRIDE + STAT_INDEX.ino] });
+  const enters = (k: Kids, i: number, level: number) =>
+    isDir(k, i) && level < limits.depth && !(limits.oneFileSystem && devOf(k, i) !== root.dev);
 
   /** Emits a listed directory's entries, each directory's own entries after it (depth-first). */
-  const walkKids = async (kids: CompactEntry[], level: number, dirReal: string, dirShown: string): Promise<void> => {
+  const walkKids = async (kids: Kids, level: number, dirReal: string, dirShown: string): Promise<void> => {
     let next = 0; // kids[next...] have not been considered for reading ahead
     const readAhead = () => {
       for (; next < kids.length && ahead.size < READ_AHEAD; next++) {
-        const kid = kids[next];
-        if (!enters(kid, level)) continue;
-        const real = join(dirReal, kid[0]);
-        ahead.set(real, list(real, join(dirShown, kid[0]), { dev: devOf(kid), ino: inoOf(kid) }));
+        if (!enters(kids, next, level)) continue;
+        const name = kids.names[next];
+        const real = join(dirReal, name);
+        ahead.set(real, list(real, join(dirShown, name), idOf(kids, next)));
       }
     };
     readAhead();
-    for (const kid of kids) {
-      if (out.length >= RECORD_BATCH) await flush();
-      if (!isDir(kid)) {
-        emit(kid, 0);
+    for (let i = 0; i < kids.length; i++) {
+      if (out.names.length >= RECORD_BATCH) await flush();
+      if (!isDir(kids, i)) {
+        emit(kids, i, 0);
         continue;
       }
       // no check of the cap here: in this order it may be all taken before an empty directory
       // that the breadth-first walk reached earlier; a name over it is what cuts (below)
-      if (level >= limits.depth) truncate(kid, 'depth');
-      else if (limits.oneFileSystem && devOf(kid) !== root.dev) truncate(kid, 'device');
-      if (kid[1] & FLAG.truncated) {
-        emit(kid, 0);
+      if (level >= limits.depth) truncate(kids, i, 'depth');
+      else if (limits.oneFileSystem && devOf(kids, i) !== root.dev) truncate(kids, i, 'device');
+      if (kids.flags[i] & FLAG.truncated) {
+        emit(kids, i, 0);
         continue;
       }
-      const real = join(dirReal, kid[0]);
-      const shown = join(dirShown, kid[0]);
-      const pending = ahead.get(real) ?? list(real, shown, { dev: devOf(kid), ino: inoOf(kid) });
+      const real = join(dirReal, kids.names[i]);
+      const shown = join(dirShown, kids.names[i]);
+      const pending = ahead.get(real) ?? list(real, shown, idOf(kids, i));
       ahead.delete(real);
       readAhead();
       await flush(); // the route writes what is ready while this directory is read
       const listed = await pending;
       if ('error' in listed) {
         errors.add(shown, listed.error);
-        truncate(kid, 'unreadable');
-        emit(kid, 0);
+        truncate(kids, i, 'unreadable');
+        emit(kids, i, 0);
         continue;
       }
       // read ahead with the cap as it was then: should the tree have grown past it since the
       // count, keep what is left of it (in name order)
       const left = limits.maxEntries - taken;
-      let inner = listed.kids;
+      const inner = listed.kids;
       if (listed.cut || listed.read > left) {
-        truncate(kid, 'entries');
-        inner = inner.slice(0, left);
+        truncate(kids, i, 'entries');
+        inner.length = Math.min(inner.length, left);
       }
       taken += Math.min(listed.read, left);
-      emit(kid, inner.length);
+      emit(kids, i, inner.length);
       await walkKids(inner, level + 1, real, shown);
     }
   };

@@ -9,8 +9,8 @@
  * runs the bundle's copy (test/host/explore-bundle.test.ts).
  */
 
-/** numbers per entry in an answer's `stats`: STAT_FIELDS' 14, in that order */
-export const STAT_STRIDE = 14;
+/** numbers per entry in an answer's `stats`: STAT_FIELDS, in that order */
+export { STAT_STRIDE } from '../../../handlers/fs/contract';
 
 export type WorkerTask =
   /** lstat each path */
