@@ -18,7 +18,7 @@ import {
 import { exploreAnswer, type ExploreEntry } from '../../handlers/fs/responses';
 import { exploreTree, exploreWalk, type ExploreOptions } from '../../runtime/areas/fs/explore';
 import { ErrorList } from '../../runtime/areas/fs/explore-common';
-import { ExplorePool, type WorkerAnswer, type WorkerTask } from '../../runtime/areas/fs/explore-pool';
+import { defaultPoolSize, ExplorePool, type WorkerAnswer, type WorkerTask } from '../../runtime/areas/fs/explore-pool';
 import { makeTestHost, type TestHost } from '../helpers/host';
 import { privateDir } from '../helpers/tmp';
 
@@ -258,5 +258,11 @@ describe('through the bindings', () => {
     const tree = (await res.json()) as ExploreOpResult;
     expect(Array.isArray(tree.entries)).toBe(true);
     expect(exploreJson(tree)).toBe(await breadthFirst({ path: top, depth: 3 }));
+  });
+});
+
+describe("explore's worker pool", () => {
+  it('leaves a core for the event loop: at least one worker, at most four', () => {
+    expect([1, 2, 3, 4, 5, 6, 64].map(defaultPoolSize)).toEqual([1, 1, 2, 3, 4, 4, 4]);
   });
 });

@@ -4,10 +4,16 @@
  * Why threads: an lstat on a warm local disk is a few microseconds of kernel time, and Node's
  * lstatSync adds as much again building the Stats object (four Dates each on Node 20). On the
  * event loop that is ~0.45 s of blocking per 100 000 entries, plus ~0.08 s of readdir; through
- * libuv's async pool it is 4-6x that in per-call overhead. Two workers reading directories and
- * lstat'ing their names take ~0.3 s for the same 100 000 (2 cores), leave the event loop free
- * to write the answer meanwhile, and hand back the numbers packed in one transferred
- * Float64Array per task, so the host's heap never sees a Stats.
+ * libuv's async pool it is 4-6x that in per-call overhead. Workers reading directories and
+ * lstat'ing their names leave the event loop free to write the answer meanwhile, and hand back
+ * the numbers packed in one transferred Float64Array per task, so the host's heap never sees a
+ * Stats.
+ *
+ * How many (defaultPoolSize): a core is left for the event loop, which serialises the answer
+ * (~0.3 s of CPU per 100 000 entries, as much as the lstat calls). On the 2-core bench machine
+ * one worker walked the 100 000-entry tree as fast as two (alternating, 10 walks each: 630 and
+ * 626 ms median; the host's CPU the same) with ~40 MB less peak RSS (~160 against ~200 MB):
+ * the machine was busy either way, and the second worker's lstat calls only made each one dearer.
  *
  * A worker that dies (out of memory, killed) fails its tasks; the caller redoes them on the
  * async path, so a walk never loses entries to the pool.
@@ -33,12 +39,17 @@ interface PoolWorker {
 }
 
 export interface ExplorePoolOptions {
-  /** worker threads (default: the cores, at most 4) */
+  /** worker threads (default: defaultPoolSize) */
   size?: number;
   /** tasks queued on one worker at once, so it never waits for the host between tasks */
   perWorker?: number;
   /** the workers are stopped after this long without a task (their memory goes back) */
   idleMs?: number;
+}
+
+/** Worker threads for a machine of `cores`: one core left for the event loop, at least 1, at most 4. */
+export function defaultPoolSize(cores: number): number {
+  return Math.min(4, Math.max(1, cores - 1));
 }
 
 export class ExplorePool {
@@ -52,7 +63,7 @@ export class ExplorePool {
   private readonly roomWaiters = new Set<() => void>();
 
   constructor(o: ExplorePoolOptions = {}) {
-    this.size = o.size ?? Math.min(4, Math.max(1, availableParallelism()));
+    this.size = o.size ?? defaultPoolSize(availableParallelism());
     this.perWorker = o.perWorker ?? 2;
     this.idleMs = o.idleMs ?? 30_000;
   }
