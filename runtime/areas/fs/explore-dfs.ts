@@ -58,6 +58,11 @@ interface Kids {
 /** A directory read and its names lstat'ed; `read` names counted against the cap. */
 type Listed = { kids: Kids; read: number; cut: boolean } | { error: string };
 
+/** Appends entry i's numbers of `from` to `into`. */
+function pushStats(into: number[], from: ArrayLike<number>, i: number): void {
+  for (let o = i * STAT_STRIDE; o < (i + 1) * STAT_STRIDE; o++) into.push(from[o]);
+}
+
 /** Kids from names and their numbers, without the entries whose lstat failed (`failed(i)`). */
 function kidsOf(names: string[], stats: ArrayLike<number>, failed: ((i: number) => boolean) | null): Kids {
   if (failed === null) {
@@ -65,12 +70,11 @@ function kidsOf(names: string[], stats: ArrayLike<number>, failed: ((i: number) 
     return { length: names.length, names, flags, stats };
   }
   const kept: Kids = { length: 0, names: [], flags: [], stats: [] };
-  const into = kept.stats as number[];
   for (let i = 0; i < names.length; i++) {
     if (failed(i)) continue;
     kept.names.push(names[i]);
     kept.flags.push(flagsOfMode(stats[i * STAT_STRIDE + STAT_INDEX.mode]));
-    for (let o = i * STAT_STRIDE; o < (i + 1) * STAT_STRIDE; o++) into.push(stats[o]);
+    pushStats(kept.stats as number[], stats, i);
     kept.length++;
   }
   return kept;
@@ -102,7 +106,7 @@ export async function exploreStream(
   const emit = (k: Kids, i: number, childCount: number) => {
     out.names.push(k.names[i]);
     out.flags.push(k.flags[i]);
-    for (let o = i * STAT_STRIDE; o < (i + 1) * STAT_STRIDE; o++) out.stats.push(k.stats[o]);
+    pushStats(out.stats, k.stats, i);
     out.childCounts.push(childCount);
     total++;
   };
