@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdirSync, statfsSync, symlinkSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { exploreJson, exploreJsonChunks } from '../../handlers/fs/explore-json';
-import { expandExplore, FLAG, type CompactEntry, type ExploreOpResult } from '../../handlers/fs/explore';
+import { expandExplore, FLAG, isoTime, type CompactEntry, type ExploreOpResult } from '../../handlers/fs/explore';
 import { exploreAnswer } from '../../handlers/fs/responses';
 import { exploreTree, LOCAL_FS_TYPES } from '../../runtime/areas/fs/explore';
 import { privateDir } from '../helpers/tmp';
@@ -150,5 +150,44 @@ describe('explore JSON text', () => {
         expect(exploreJson(local)).toBe(exploreJson(remote));
       }
     });
+  });
+});
+
+describe('explore times', () => {
+  /** what the answer promises: Date's text, or the epoch's outside Date's range */
+  const expected = (ms: number) => {
+    const d = new Date(ms);
+    return Number.isNaN(d.getTime()) ? new Date(0).toISOString() : d.toISOString();
+  };
+
+  it("isoTime is toISOString (the epoch's outside Date's range), whatever time came before", () => {
+    const edge = [
+      0,
+      -0,
+      0.4,
+      -0.4,
+      -1.5,
+      999.9,
+      1000,
+      -1000.25,
+      1_732_600_000_123.456,
+      8.64e15,
+      -8.64e15,
+      8.64e15 + 2,
+      -8.64e15 - 2,
+      NaN,
+      Infinity,
+      -Infinity,
+      253_402_300_799_999,
+      253_402_300_800_000,
+      -62_198_755_200_000.5,
+    ];
+    // the same second again with another millisecond (the kept second's text), and the next
+    const near = [1_732_600_000_001, 1_732_600_000_010, 1_732_600_000_100, 1_732_600_000_999, 1_732_600_001_000];
+    let seed = 7;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const randoms = Array.from({ length: 2000 }, () => (random() - 0.5) * 2e13 + random());
+    for (const list of [edge, near, [...near].reverse(), randoms, edge.flatMap((x) => [x, x + 0.5, x - 0.5])])
+      for (const ms of list) expect(isoTime(ms), String(ms)).toBe(expected(ms));
   });
 });
