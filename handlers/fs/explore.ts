@@ -27,7 +27,7 @@ export const EXPLORE_DEFAULT_ENTRIES = 100_000;
 /**
  * Default of `settings.fs.exploreMaxEntries`. An answer costs ~570 bytes of JSON per entry, and
  * as many bytes on the wire and in the client. A tree the cap does not cut is streamed (the host
- * holds the open directories, ~0.2 GB peak RSS of the host measured at 100 000 entries); one it
+ * holds the open directories, ~0.16 GB peak RSS of the host measured at 100 000 entries); one it
  * cuts is held as a compact tree first (~310 bytes an entry), so a larger ceiling is a
  * deliberate choice of the operator.
  */
