@@ -48,9 +48,11 @@ describe('the secret parts of a URL', () => {
   });
 
   it('sealed where they stand and opened back to the same URL, byte for byte', async () => {
-    const url = 'https://us%40er:p%3Ass@h.example.test/a?token=t%2Bk&t=x+y&k#f';
+    // each secret holds a sequence a sealed part cannot (`%40`, `p%3A`, `%21`, `+`): sealed parts
+    // are percent-encoded base64, which once held `t%2Bk` by chance
+    const url = 'https://us%40er:p%3Ass@h.example.test/a?token=t%2Bk%21&t=x+y&k#f';
     const sealed = await sealUrl(url, sealAll);
-    for (const s of ['us%40er', 'p%3Ass', 't%2Bk', 'x+y']) expect(sealed).not.toContain(s);
+    for (const s of ['us%40er', 'p%3Ass', 't%2Bk%21', 'x+y']) expect(sealed).not.toContain(s);
     expect(urlSecretParts(sealed).map((p) => decodeURIComponent(p.raw).slice(0, 7))).toEqual(Array(5).fill('enc:v1:'));
     expect(new URL(sealed).origin + new URL(sealed).pathname + new URL(sealed).hash).toBe('https://h.example.test/a#f');
     expect(openUrl(sealed, open)).toBe(url);
