@@ -6,7 +6,13 @@
 import type { Dirent, Stats } from 'node:fs';
 import { lstat as lstatCb, lstatSync, opendirSync } from 'node:fs';
 import { lstat, opendir } from 'node:fs/promises';
-import { FLAG, type CompactEntry, type ExploreOpResult, type TruncationReason } from '../../../handlers/fs/contract';
+import {
+  FLAG,
+  STAT_STRIDE,
+  type CompactEntry,
+  type ExploreOpResult,
+  type TruncationReason,
+} from '../../../handlers/fs/contract';
 import { SystemRefusal } from '../../system/types';
 import {
   byName,
@@ -29,7 +35,7 @@ import {
   type Name,
   type WalkRoot,
 } from './explore-common';
-import { ExplorePool, STAT_STRIDE, type StatsAnswer } from './explore-pool';
+import { ExplorePool, type StatsAnswer } from './explore-pool';
 
 /** One directory waiting in the breadth-first queue. */
 interface PendingDir {

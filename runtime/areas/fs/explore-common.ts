@@ -53,10 +53,9 @@ export const LOCAL_FS_TYPES: ReadonlySet<number> = new Set([
   0x794c7630, // overlayfs
 ]);
 
-/** One entry in the compact form of handlers/fs/explore.ts (the route rebuilds the spec's object). */
-export function toEntry(s: Stats, name: string): CompactEntry {
-  // the order of STAT_FIELDS
-  const stats = [
+/** An lstat's numbers in the order of STAT_FIELDS. */
+export function statNumbers(s: Stats): number[] {
+  return [
     s.dev,
     s.mode,
     s.nlink,
@@ -72,7 +71,11 @@ export function toEntry(s: Stats, name: string): CompactEntry {
     s.ctimeMs,
     s.birthtimeMs,
   ];
-  return [name, flagsOfMode(s.mode), stats, []];
+}
+
+/** One entry in the compact form of handlers/fs/explore.ts (the route rebuilds the spec's object). */
+export function toEntry(s: Stats, name: string): CompactEntry {
+  return [name, flagsOfMode(s.mode), statNumbers(s), []];
 }
 
 /** One entry in the compact form, from a worker's numbers (STAT_FIELDS' order, at `o`). */

@@ -32,7 +32,7 @@ import {
   READ_AHEAD,
   readNames,
   stillTheDirectory,
-  toEntry,
+  statNumbers,
   type LocalDevices,
   type ExploreLimits,
   type WalkRoot,
@@ -134,23 +134,21 @@ export async function exploreStream(
       if (cut) names.length = limit;
       if (!stillTheDirectory(await lstat(real), was)) return { error: 'ECHANGED' };
       names.sort(byName);
-      const stats = new Array<number>(names.length * STAT_STRIDE).fill(0);
-      const failed = new Array<boolean>(names.length).fill(false);
+      const found = new Array<number[] | null>(names.length).fill(null);
       let next = 0;
       const lane = async () => {
         for (let i = next++; i < names.length; i = next++) {
           const st = await lstatAsync(join(real, names[i].name));
-          if (typeof st === 'string') {
-            lstatFailed(shown, names[i].name, st);
-            failed[i] = true;
-          } else toEntry(st, names[i].name)[2].forEach((v, f) => (stats[i * STAT_STRIDE + f] = v));
+          if (typeof st === 'string') lstatFailed(shown, names[i].name, st);
+          else found[i] = statNumbers(st);
         }
       };
       await Promise.all(Array.from({ length: Math.min(LSTAT_CONCURRENCY, names.length) }, lane));
+      const kept = names.filter((_, i) => found[i] !== null).map((n) => n.name);
       const kids = kidsOf(
-        names.map((n) => n.name),
-        stats,
-        failed.includes(true) ? (i) => failed[i] : null,
+        kept,
+        found.flatMap((s) => s ?? []),
+        null,
       );
       return { kids, read: names.length, cut };
     } catch (e) {

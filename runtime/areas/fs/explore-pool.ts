@@ -20,9 +20,10 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { exploreWorkerMain, STAT_STRIDE, type WorkerAnswer, type WorkerTask } from './explore-worker';
+import { STAT_STRIDE } from '../../../handlers/fs/contract';
+import { exploreWorkerMain, type WorkerAnswer, type WorkerTask } from './explore-worker';
 
-export { STAT_STRIDE, type StatsAnswer, type WorkerAnswer, type WorkerTask } from './explore-worker';
+export { type StatsAnswer, type WorkerAnswer, type WorkerTask } from './explore-worker';
 
 const WORKER_SOURCE = `(${exploreWorkerMain.toString()})(${STAT_STRIDE});`;
 

@@ -9,9 +9,6 @@
  * runs the bundle's copy (test/host/explore-bundle.test.ts).
  */
 
-/** numbers per entry in an answer's `stats`: STAT_FIELDS, in that order */
-export { STAT_STRIDE } from '../../../handlers/fs/contract';
-
 export type WorkerTask =
   /** lstat each path */
   | { kind: 'lstat'; paths: string[] }
@@ -32,7 +29,7 @@ export type WorkerTask =
    */
   | { kind: 'scan'; dir: string; limit: number; dirs: boolean };
 
-/** `stats[i * STAT_STRIDE ...]` for entry i, or `codes[i]` (errno) when its lstat failed */
+/** `stats[i * STAT_STRIDE ...]` (handlers/fs/explore.ts) for entry i, or `codes[i]` (errno) if its lstat failed */
 export interface StatsAnswer {
   stats: Float64Array;
   codes: (string | null)[] | null;
