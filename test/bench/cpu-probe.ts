@@ -7,15 +7,15 @@
  */
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 import {
-  cli,
   createTokenVia,
   DB_ROUTE,
   freePort,
   load,
+  nodeArgsFrom,
   routeBenchConfig,
   startBareServer,
+  startHostProcess,
   stop,
   SYSTEM_ROUTE,
   waitFor,
@@ -57,10 +57,7 @@ for (const runtime of runtimes.length ? runtimes : ['host', 'workerd', 'deno']) 
   const headers = { token: createTokenVia(config.file) };
   const url = `http://127.0.0.1:${port}`;
   // PROBE_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the host under the load
-  const nodeArgs = (process.env.PROBE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const host = spawn(process.execPath, [...nodeArgs, cli, 'serve', '--config', config.file], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const host = startHostProcess(config.file, nodeArgsFrom('PROBE_NODE_ARGS'));
   try {
     await waitFor(`${url}${DB_ROUTE}`, headers, 60_000);
     const measure = async (who: string, base: string, pids: number[]) => {

@@ -57,9 +57,13 @@ export function createTokenVia(configFile: string): string {
   return tok;
 }
 
-/** HOST_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the host under a figure's load */
-export function startHostProcess(configFile: string): ChildProcess {
-  const nodeArgs = (process.env.HOST_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/** Extra node flags from an environment variable, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile under load. */
+export function nodeArgsFrom(name: 'HOST_NODE_ARGS' | 'BARE_NODE_ARGS' | 'PROBE_NODE_ARGS'): string[] {
+  return (process.env[name] ?? '').split(' ').filter(Boolean);
+}
+
+/** A host process (`ballast serve`) from a config file, with HOST_NODE_ARGS unless given other flags. */
+export function startHostProcess(configFile: string, nodeArgs = nodeArgsFrom('HOST_NODE_ARGS')): ChildProcess {
   return spawn(process.execPath, [...nodeArgs, cli, 'serve', '--config', configFile], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -206,13 +210,7 @@ export function routeBenchConfig(
 export async function startBareServer(port: number, dbFile: string, bodiesFile: string): Promise<ChildProcess> {
   const bare = spawn(
     process.execPath,
-    [
-      ...(process.env.BARE_NODE_ARGS ?? '').split(' ').filter(Boolean),
-      join(repo, 'test/bench/bare-server.mjs'),
-      String(port),
-      dbFile,
-      bodiesFile,
-    ],
+    [...nodeArgsFrom('BARE_NODE_ARGS'), join(repo, 'test/bench/bare-server.mjs'), String(port), dbFile, bodiesFile],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
