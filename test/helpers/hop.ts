@@ -33,7 +33,9 @@ export async function replyText(reply: Reply): Promise<string> {
  * An isolate's event stream far larger than the sockets' buffers hold (2,048 pieces of 4 KiB),
  * written with backpressure: `write` returns false when the socket is full and `drained` calls
  * back once it takes more. `stall` resolves when no drain came for 300 ms: the reader holds it
- * back. `written()` counts the pieces handed to the socket so far.
+ * back. `written()` counts the pieces handed to the socket so far. `readAfterStall` waits for the
+ * stall, then reads the reply's pieces to the end: the pieces written by the stall and by the
+ * end, and the characters read.
  */
 export function heldBackStream(): {
   piece: string;
@@ -41,6 +43,7 @@ export function heldBackStream(): {
   stall: Promise<void>;
   written(): number;
   run(write: (piece: string) => boolean, drained: (more: () => void) => void, end: () => void): void;
+  readAfterStall(reply: Reply): Promise<{ atStall: number; atEnd: number; read: number }>;
 } {
   const piece = `data: ${'x'.repeat(4089)}\n\n`;
   const total = 2048;
@@ -65,6 +68,13 @@ export function heldBackStream(): {
         end();
       };
       more();
+    },
+    async readAfterStall(reply) {
+      await stall;
+      const atStall = written;
+      let read = 0;
+      for await (const p of reply.chunks ?? []) read += p.length;
+      return { atStall, atEnd: written, read };
     },
   };
 }
