@@ -16,6 +16,7 @@ import {
 } from '../../handlers/core/pipeline';
 import type { Env, ExecutionContext } from '../../handlers/core/bindings';
 import type { HostConfig } from '../config';
+import { ReplyBatch } from './reply-batch';
 
 export interface FetchHandler {
   fetch(request: Request, env: Env, ctx?: ExecutionContext): Promise<Response>;
@@ -247,9 +248,8 @@ async function writeChunks(
   }
 }
 
-/** The JSON text goes to the socket as it is (no Buffer copy), with its byte length; pieces as above. */
-function writeReply(res: http.ServerResponse, reply: Reply, stallMs: number): Promise<void> | void {
-  if (reply.chunks && reply.body === null) return writeChunks(res, reply, reply.chunks, stallMs);
+/** A one-piece answer: the JSON text goes to the socket as it is (no Buffer copy), with its byte length. */
+function writeReply(res: http.ServerResponse, reply: Reply): void {
   const headers: Record<string, string> = { ...reply.headers };
   const body = reply.body;
   if (body !== null) headers['content-length'] = String(byteLength(body));
@@ -280,19 +280,40 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
     },
   };
 
+  const stallMs = config.limits.requestTimeoutMs;
+  const replies = new ReplyBatch<http.ServerResponse, Reply>(writeReply);
+
+  /** An answer that could not be written whole: a bare 500 if nothing went out, else a cut connection. */
+  const failed = (res: http.ServerResponse, requestId: string, e: unknown) => {
+    process.stderr.write(`[${requestId}] failed to answer: ${(e as Error)?.stack ?? String(e)}\n`);
+    if (!res.headersSent) {
+      res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+      res.end();
+    } else res.destroy(); // part of a 200 went out: never end it as if it were whole
+  };
+
+  /** After the answer went out (or failed to): the request log, metrics and audit trail see it. */
+  const settle = (res: http.ServerResponse, call: Call, status: number, started: number, error?: unknown) => {
+    try {
+      if (error !== undefined) failed(res, call.requestId, error);
+      else o.onAnswered?.({ call, status, ms: performance.now() - started });
+    } catch (e) {
+      process.stderr.write(`[${call.requestId}] failed to answer: ${(e as Error)?.stack ?? String(e)}\n`);
+    } finally {
+      inFlight--;
+    }
+  };
+
   const onRequest = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const started = performance.now();
     inFlight++;
-    let requestId = '-';
-    let status = 0;
-    const method = req.method ?? 'GET';
-    let path = req.url ?? '/';
-    let answered: Call | undefined;
+    replies.arrive();
+    let call: Call | undefined;
     try {
-      const url = new URL(path, ORIGIN);
-      path = url.pathname;
+      const method = req.method ?? 'GET';
+      const url = new URL(req.url ?? '/', ORIGIN);
       const given = req.headers['x-request-id'];
-      const call: Call = {
+      call = {
         method,
         url,
         header: (name) => {
@@ -304,46 +325,45 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
         requestId: requestIdFrom(typeof given === 'string' ? given : undefined),
         note: o.onAnswered ? {} : undefined,
       };
-      answered = call;
-      requestId = call.requestId;
-      let reply: Reply;
-      let tooLarge = false;
-      try {
-        const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-        if (hasBody) call.bodyText = (await readBody(req, config.limits.bodyBytes)).toString('utf8');
-        const answerOf = (c: Call): Promise<Reply> =>
-          handler.handle
-            ? handler.handle(c, env, ctx)
-            : handler.fetch(requestOf(c, req), env, ctx).then((r) => replyOf(r, method === 'HEAD'));
-        reply = await withTimeout(
-          gate?.run ? gate.run(call, answerOf) : answerOf(call),
-          config.limits.requestTimeoutMs,
-        );
-      } catch (e) {
-        const err =
-          e instanceof BodyTooLarge
-            ? new ApiError('payload_too_large', `request body exceeds ${config.limits.bodyBytes} bytes`)
-            : e instanceof TimeoutError
-              ? timeoutError(call, gate?.timedOut(call), config.limits.requestTimeoutMs)
-              : toApiError(e, requestId);
-        reply = errorReply(err, env.VARS, requestId, method === 'HEAD');
-        tooLarge = e instanceof BodyTooLarge;
-      }
-      status = reply.status;
-      if (tooLarge) await answerTooLarge(req, res, reply);
+      const reply = await answer(req, call);
+      if (reply.tooLarge) await answerTooLarge(req, res, reply);
+      else if (reply.chunks && reply.body === null) await writeChunks(res, reply, reply.chunks, stallMs);
       else {
-        const streaming = writeReply(res, reply, config.limits.requestTimeoutMs);
-        if (streaming) await streaming; // only pieces wait: a one-text reply adds no promise hop
+        // one text or bytes: written with the turn's other answers (reply-batch.ts); settled there
+        const answered = call;
+        replies.write(res, reply, (e) => settle(res, answered, reply.status, started, e));
+        return;
       }
-      if (o.onAnswered && answered) o.onAnswered({ call: answered, status, ms: performance.now() - started });
+      settle(res, call, reply.status, started);
     } catch (e) {
-      process.stderr.write(`[${requestId}] failed to answer: ${(e as Error)?.stack ?? String(e)}\n`);
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-        res.end();
-      } else res.destroy(); // part of a 200 went out: never end it as if it were whole
-    } finally {
-      inFlight--;
+      if (call) settle(res, call, 0, started, e);
+      else {
+        failed(res, '-', e);
+        inFlight--;
+      }
+    }
+  };
+
+  /** The handler's answer, or the JSON error of a body too large, a timeout or a throw. */
+  const answer = async (req: http.IncomingMessage, call: Call): Promise<Reply & { tooLarge?: true }> => {
+    const method = call.method;
+    try {
+      const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+      if (hasBody) call.bodyText = (await readBody(req, config.limits.bodyBytes)).toString('utf8');
+      const answerOf = (c: Call): Promise<Reply> =>
+        handler.handle
+          ? handler.handle(c, env, ctx)
+          : handler.fetch(requestOf(c, req), env, ctx).then((r) => replyOf(r, method === 'HEAD'));
+      return await withTimeout(gate?.run ? gate.run(call, answerOf) : answerOf(call), config.limits.requestTimeoutMs);
+    } catch (e) {
+      const err =
+        e instanceof BodyTooLarge
+          ? new ApiError('payload_too_large', `request body exceeds ${config.limits.bodyBytes} bytes`)
+          : e instanceof TimeoutError
+            ? timeoutError(call, gate?.timedOut(call), config.limits.requestTimeoutMs)
+            : toApiError(e, call.requestId);
+      const reply = errorReply(err, env.VARS, call.requestId, method === 'HEAD');
+      return e instanceof BodyTooLarge ? { ...reply, tooLarge: true } : reply;
     }
   };
 
