@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import net from 'node:net';
 import { ReplyBatch } from '../../runtime/http/reply-batch';
+import { startServer } from '../../runtime/http/server';
+import type { Call, Reply } from '../../handlers/core/pipeline';
+import type { Env } from '../../handlers/core/bindings';
+import { makeTestConfig } from '../helpers/host';
 
 /** A batch whose "socket writes" go to a log, with the turn's flush awaited by `turn()`. */
 function logged() {
@@ -70,5 +75,67 @@ describe('ReplyBatch: the answers of one event-loop turn are written together', 
     batch.write('h', '200', done('h'));
     await turn();
     expect(log).toEqual(['failed g: cannot write g', 'write h:200', 'done h']);
+  });
+});
+
+describe("the server writes a turn's answers together", () => {
+  const env = { VARS: { basePath: '/api/v2' } } as unknown as Env;
+  const handler = {
+    fetch: () => Promise.reject(new Error('in-process: handle is used')),
+    handle: async (call: Call): Promise<Reply> => ({
+      status: call.url.pathname === '/missing' ? 404 : 200,
+      headers: { 'content-type': 'text/plain' },
+      body: `answer to ${call.url.pathname}`,
+    }),
+  };
+
+  it('two requests pipelined on one connection get their answers whole and in order; the log sees each after its write', async () => {
+    const seen: string[] = [];
+    const { config } = makeTestConfig();
+    const srv = await startServer({
+      config,
+      env,
+      handler,
+      onAnswered: (a) => seen.push(`${a.call.url.pathname} ${a.status}`),
+    });
+    try {
+      const text = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(srv.port, '127.0.0.1');
+        let got = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (d: string) => {
+          got += d;
+          if (got.includes('answer to /missing')) socket.end();
+        });
+        socket.on('end', () => resolve(got));
+        socket.on('error', reject);
+        socket.write('GET /first HTTP/1.1\r\nhost: x\r\n\r\nGET /missing HTTP/1.1\r\nhost: x\r\n\r\n');
+      });
+      const first = text.indexOf('HTTP/1.1 200 OK');
+      const second = text.indexOf('HTTP/1.1 404 Not Found');
+      expect(first).toBe(0);
+      expect(second).toBeGreaterThan(text.indexOf('answer to /first'));
+      expect(text.match(/content-length: (\d+)/gi)).toEqual(['content-length: 16', 'content-length: 18']);
+      expect(seen).toEqual(['/first 200', '/missing 404']);
+    } finally {
+      await srv.shutdown(1000);
+    }
+  });
+
+  it('answers made in the same turn on 20 connections each reach their own client', async () => {
+    const { config } = makeTestConfig();
+    const srv = await startServer({ config, env, handler });
+    try {
+      const bodies = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          fetch(`${srv.url}/n${i}`, { headers: { connection: 'close' } }).then(
+            async (r) => `${r.status} ${await r.text()}`,
+          ),
+        ),
+      );
+      expect(bodies).toEqual(Array.from({ length: 20 }, (_, i) => `200 answer to /n${i}`));
+    } finally {
+      await srv.shutdown(1000);
+    }
   });
 });
