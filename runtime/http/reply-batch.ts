@@ -12,19 +12,22 @@
  * An answer made after the turn's flush (in the same check phase, e.g. one released by the
  * audit batch's commit, runtime/db/audit.ts) is written at once: it is already among the
  * turn's last writes, and waiting for the next turn would only add the next turn's reading to
- * its time. `arrive()` (a request was read: the poll phase) re-arms the batch and makes sure
- * this turn flushes.
+ * its time. `arrive()` (a request, or an isolate's answer to one, was read: the poll phase)
+ * re-arms the batch and makes sure this turn flushes.
  *
  * What a request sees is unchanged: the same bytes, and its log line, metrics and audit rows
  * follow its write (the `done` callback); a write that throws reaches `done` as its error.
  */
+import type http from 'node:http';
+import type { Reply } from '../../handlers/core/pipeline';
+
 export class ReplyBatch<Res, R> {
   private queue: Array<{ res: Res; reply: R; done: (error?: unknown) => void }> = [];
   private scheduled: NodeJS.Immediate | undefined;
   /** the turn's flush has run: what comes now is written at once */
   private flushed = false;
 
-  /** `writeOne` puts one answer on its socket (runtime/http/server.ts writeReply). */
+  /** `writeOne` puts one answer on its socket (writeReply below). */
   constructor(private readonly writeOne: (res: Res, reply: R) => void) {}
 
   /** A request was read: its answer waits for this turn's flush. */
@@ -69,3 +72,27 @@ export class ReplyBatch<Res, R> {
     done();
   }
 }
+
+/** A reply body's length on the wire: JSON text as UTF-8, bytes as they are. */
+export function byteLength(body: string | Uint8Array): number {
+  return typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength;
+}
+
+/** A one-piece answer: the JSON text goes to the socket as it is (no Buffer copy), with its byte length. */
+export function writeReply(res: http.ServerResponse, reply: Reply): void {
+  const headers: Record<string, string> = { ...reply.headers };
+  const body = reply.body;
+  if (body !== null) headers['content-length'] = String(byteLength(body));
+  res.writeHead(reply.status, headers);
+  if (body === null) res.end();
+  else if (typeof body === 'string') res.end(body, 'utf8');
+  else res.end(body); // bytes (a docs asset, gzip or not): as they are
+}
+
+/**
+ * The host process's answers to its clients (one event loop, one batch, whichever server wrote
+ * them). Whatever reads what an answer is made of calls arrive(): the server a client's request,
+ * the hop an isolate's answer (runtime/isolate/forward*.ts), so that those answers wait for the
+ * turn's flush too.
+ */
+export const answers = new ReplyBatch<http.ServerResponse, Reply>(writeReply);

@@ -16,7 +16,7 @@ import {
 } from '../../handlers/core/pipeline';
 import type { Env, ExecutionContext } from '../../handlers/core/bindings';
 import type { HostConfig } from '../config';
-import { ReplyBatch } from './reply-batch';
+import { answers, byteLength } from './reply-batch';
 
 export interface FetchHandler {
   fetch(request: Request, env: Env, ctx?: ExecutionContext): Promise<Response>;
@@ -94,11 +94,6 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
     req.on('error', reject);
   });
-}
-
-/** A reply body's length on the wire: JSON text as UTF-8, bytes as they are. */
-function byteLength(body: string | Uint8Array): number {
-  return typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength;
 }
 
 /** What a 413 reads and drops of the body the client is still sending, at most (bytes, time). */
@@ -248,17 +243,6 @@ async function writeChunks(
   }
 }
 
-/** A one-piece answer: the JSON text goes to the socket as it is (no Buffer copy), with its byte length. */
-function writeReply(res: http.ServerResponse, reply: Reply): void {
-  const headers: Record<string, string> = { ...reply.headers };
-  const body = reply.body;
-  if (body !== null) headers['content-length'] = String(byteLength(body));
-  res.writeHead(reply.status, headers);
-  if (body === null) res.end();
-  else if (typeof body === 'string') res.end(body, 'utf8');
-  else res.end(body); // bytes (a docs asset, gzip or not): as they are
-}
-
 /** The 504 of a synchronous answer out of time: a job goes on (named), anything else was stopped. */
 function timeoutError(call: Call, job: { job: string } | undefined, ms: number): ApiError {
   if (job)
@@ -281,7 +265,6 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
   };
 
   const stallMs = config.limits.requestTimeoutMs;
-  const replies = new ReplyBatch<http.ServerResponse, Reply>(writeReply);
 
   /** An answer that could not be written whole: a bare 500 if nothing went out, else a cut connection. */
   const failed = (res: http.ServerResponse, requestId: string, e: unknown) => {
@@ -307,7 +290,7 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
   const onRequest = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const started = performance.now();
     inFlight++;
-    replies.arrive();
+    answers.arrive();
     let call: Call | undefined;
     try {
       const method = req.method ?? 'GET';
@@ -331,7 +314,7 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
       else {
         // one text or bytes: written with the turn's other answers (reply-batch.ts); settled there
         const answered = call;
-        replies.write(res, reply, (e) => settle(res, answered, reply.status, started, e));
+        answers.write(res, reply, (e) => settle(res, answered, reply.status, started, e));
         return;
       }
       settle(res, call, reply.status, started);

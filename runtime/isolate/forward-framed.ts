@@ -10,6 +10,7 @@ import {
   type Forwarder,
   type HopOptions,
 } from './forward';
+import { answers } from '../http/reply-batch';
 import { hopRequestHeadOf, MAX_HOP_HEAD, parseHopAnswerHead, parseHopChunkHead } from './hop-frames';
 
 /** Connections to the isolate at most, as undici's Pool is given for the HTTP hop. */
@@ -51,6 +52,8 @@ class HopConnection {
   ) {
     this.socket = net.connect(path);
     this.socket.on('data', (chunk: Buffer) => {
+      // the answers read now go to their clients with the turn's other answers (reply-batch.ts)
+      answers.arrive();
       this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
       this.pump();
     });

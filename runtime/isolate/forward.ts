@@ -17,6 +17,7 @@ import {
 } from '../../handlers/core/pipeline';
 import type { Vars } from '../../handlers/core/vars';
 import { importModule } from '../launcher-bridge';
+import { answers } from '../http/reply-batch';
 
 /** Where an isolate listens: a Unix socket (Deno, workerd). */
 export type IsolateAddress = { socketPath: string } | { host: string; port: number };
@@ -261,6 +262,8 @@ export async function forwarder(address: IsolateAddress, hop: HopOptions): Promi
           },
           onResponseEnd() {
             if (streamed) return streamed.end();
+            // to its client with the turn's other answers (runtime/http/reply-batch.ts)
+            answers.arrive();
             resolve({ status, headers, body: replyBody(call.method, status, chunks) });
           },
           onResponseError(_controller, e) {

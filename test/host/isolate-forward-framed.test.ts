@@ -8,10 +8,11 @@
  */
 import net from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TokenLookup } from '../../handlers/core/bindings';
 import { HOP_SECRET_HEADER, TOKEN_ROW_HEADER, encodeTokenRow } from '../../handlers/core/hop';
 import { framedForwarder } from '../../runtime/isolate/forward-framed';
+import { answers } from '../../runtime/http/reply-batch';
 import {
   hopAnswerHeadOf,
   hopChunkHeadOf,
@@ -177,6 +178,16 @@ describe('the framed hop to the isolate', () => {
     expect(seen[0].target).toBe('/api/v2/fs/explore?a=1&path=%2Fsrv');
     expect(seen[0].body).toBe('');
     expect(seen[0].headers['content-length']).toBeUndefined();
+  });
+
+  it("an isolate's answer read from the hop goes to its client with the turn's other answers (arrive)", async () => {
+    const arrive = vi.spyOn(answers, 'arrive');
+    try {
+      await fwd.handle(await callOf('http://h/api/v2/x'));
+      expect(arrive).toHaveBeenCalled();
+    } finally {
+      arrive.mockRestore();
+    }
   });
 
   it("reads the answer: status, the isolate's headers less the hop's, the bytes as they are", async () => {
