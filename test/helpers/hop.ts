@@ -1,6 +1,8 @@
 /** What the hop's client tests share (test/host/isolate-forward*.test.ts): a token row, calls, reply text. */
+import { expect, vi } from 'vitest';
 import type { TokenRecord } from '../../handlers/core/bindings';
 import { callFromRequest, type Call, type Reply } from '../../handlers/core/pipeline';
+import { answers } from '../../runtime/http/reply-batch';
 
 export const hopTokenRow: TokenRecord = {
   id: 'a'.repeat(12),
@@ -77,4 +79,18 @@ export function heldBackStream(): {
       return { atStall, atEnd: written, read };
     },
   };
+}
+
+/**
+ * That an answer read from the hop re-arms the turn's answer batch (runtime/http/reply-batch.ts):
+ * `call` makes one call through the hop's client and waits for its answer.
+ */
+export async function expectAnswerArrives(call: () => Promise<unknown>): Promise<void> {
+  const arrive = vi.spyOn(answers, 'arrive');
+  try {
+    await call();
+    expect(arrive).toHaveBeenCalled();
+  } finally {
+    arrive.mockRestore();
+  }
 }

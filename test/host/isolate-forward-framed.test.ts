@@ -8,11 +8,10 @@
  */
 import net from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TokenLookup } from '../../handlers/core/bindings';
 import { HOP_SECRET_HEADER, TOKEN_ROW_HEADER, encodeTokenRow } from '../../handlers/core/hop';
 import { framedForwarder } from '../../runtime/isolate/forward-framed';
-import { answers } from '../../runtime/http/reply-batch';
 import {
   hopAnswerHeadOf,
   hopChunkHeadOf,
@@ -23,7 +22,7 @@ import {
   parseHopRequestHead,
 } from '../../runtime/isolate/hop-frames';
 import { privateDir } from '../helpers/tmp';
-import { callOf, heldBackStream, HOP_TOKEN, hopTokenRow, replyText } from '../helpers/hop';
+import { callOf, expectAnswerArrives, heldBackStream, HOP_TOKEN, hopTokenRow, replyText } from '../helpers/hop';
 
 describe('hop frame heads', () => {
   it('a request head: method, target, the headers JSON and the body byte lengths', () => {
@@ -180,15 +179,8 @@ describe('the framed hop to the isolate', () => {
     expect(seen[0].headers['content-length']).toBeUndefined();
   });
 
-  it("an isolate's answer read from the hop goes to its client with the turn's other answers (arrive)", async () => {
-    const arrive = vi.spyOn(answers, 'arrive');
-    try {
-      await fwd.handle(await callOf('http://h/api/v2/x'));
-      expect(arrive).toHaveBeenCalled();
-    } finally {
-      arrive.mockRestore();
-    }
-  });
+  it("an isolate's answer read from the hop goes to its client with the turn's other answers (arrive)", () =>
+    expectAnswerArrives(async () => fwd.handle(await callOf('http://h/api/v2/x'))));
 
   it("reads the answer: status, the isolate's headers less the hop's, the bytes as they are", async () => {
     answer = (_s, conn) =>

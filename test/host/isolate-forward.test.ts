@@ -6,14 +6,13 @@
  */
 import http from 'node:http';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TokenLookup, TokenRecord } from '../../handlers/core/bindings';
 import { HOP_SECRET_HEADER, TOKEN_ROW_HEADER, encodeTokenRow } from '../../handlers/core/hop';
 import { CONNECTION_HEADER } from '../../handlers/core/pipeline';
 import { forwarder, loadUndici, UNDICI_POOL_MODULE } from '../../runtime/isolate/forward';
-import { answers } from '../../runtime/http/reply-batch';
 import { privateDir } from '../helpers/tmp';
-import { callOf, heldBackStream, HOP_TOKEN, hopTokenRow, replyText } from '../helpers/hop';
+import { callOf, expectAnswerArrives, heldBackStream, HOP_TOKEN, hopTokenRow, replyText } from '../helpers/hop';
 
 type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; body: string };
 type Answer = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -135,15 +134,8 @@ describe('forwarding a call to the isolate', () => {
     expect([seen[1].method, seen[1].url, seen[1].body]).toEqual(['GET', '/api/v2/fs/list?fs_path=%2Fsrv', '']);
   });
 
-  it("an isolate's answer read from the hop goes to its client with the turn's other answers (arrive)", async () => {
-    const arrive = vi.spyOn(answers, 'arrive');
-    try {
-      await fwd.handle(await callOf('http://h/api/v2/x'));
-      expect(arrive).toHaveBeenCalled();
-    } finally {
-      arrive.mockRestore();
-    }
-  });
+  it("an isolate's answer read from the hop goes to its client with the turn's other answers (arrive)", () =>
+    expectAnswerArrives(async () => fwd.handle(await callOf('http://h/api/v2/x'))));
 
   it("answers the isolate's status, headers (repeats joined; its date and framing dropped) and bytes", async () => {
     answer = (_req, res) => {
