@@ -161,7 +161,7 @@ async function main(): Promise<void> {
       p.catch(() => undefined);
     },
   };
-  // the host's requests arrive framed (deno-hop.ts), not as HTTP: one connection per request in flight
+  // the host's requests arrive framed (deno-hop.ts), not as HTTP, all on one connection
   const listener = Deno.listen({ transport: 'unix', path: init.listen });
   Deno.stdout.writeSync(new TextEncoder().encode('ready\n'));
   void (async () => {

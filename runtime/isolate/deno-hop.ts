@@ -1,10 +1,9 @@
 /**
  * The Deno entry's side of the framed hop (hop-frames.ts; docs/bindings-protocol.md "The framed
- * hop"): each request on a connection from the host becomes the Call the app's fetch would have
- * made of the Request Deno.serve would have made, the app's handle answers it, and the Reply goes
- * back as one frame, or in chunks while its pieces come (an event stream, a long listing). One
- * request at a time per connection; the host opens as many connections as it has requests in
- * flight.
+ * hop"): each request on the host's connection becomes the Call the app's fetch would have made
+ * of the Request Deno.serve would have made, the app's handle answers it, and the Reply goes back
+ * as one frame, or in chunks while its pieces come (an event stream, a long listing). Every
+ * request in flight shares the connection; each frame names its exchange.
  */
 import { callFromParts, iteratorOf, type Call, type Reply } from '../../handlers/core/pipeline';
 import { ConnReader, joined, writeAll, type DenoConn } from './deno-conn';
@@ -12,7 +11,7 @@ import {
   hopAnswerHeadOf,
   hopChunkHeadOf,
   MAX_HOP_HEAD,
-  parseHopRequestHead,
+  parseHopHostFrame,
   STREAMED,
   type HopRequestHead,
 } from './hop-frames';
@@ -96,98 +95,185 @@ function responseHeaders(res: Response): Record<string, string> {
   return out;
 }
 
+/** An answer in pieces under way: what the host asked of it (control frames). */
+interface StreamState {
+  paused: boolean;
+  /** resolves the wait of a paused stream (a resume or a cancel came) */
+  wake?: () => void;
+  /** resolves when the host cancels the stream or the connection ends */
+  stopped: Promise<typeof GONE>;
+  stop(): void;
+}
+
+function streamState(): StreamState {
+  let stop = () => undefined as void;
+  const stopped = new Promise<typeof GONE>((resolve) => (stop = () => resolve(GONE)));
+  const s: StreamState = {
+    paused: false,
+    stopped,
+    stop: () => {
+      s.paused = false;
+      stop();
+      s.wake?.();
+    },
+  };
+  return s;
+}
+
 /**
- * A body that comes in pieces (an event stream, a long listing), as the app produces them, until
- * it ends (true) or the host goes away (false: the app's pieces are stopped, as Deno.serve
- * cancels a response body when its client leaves).
+ * What the entry writes on a connection, in order: whatever is asked while a write is under way
+ * goes out with the next one, so the answers of a burst cost a write or two, not one each.
  */
-async function streamBody(
-  reader: ConnReader,
-  pieces: AsyncIterator<Uint8Array | string> | Iterator<Uint8Array | string>,
-): Promise<boolean> {
-  let streaming = true;
-  // the host sends nothing while an answer streams: the end of its connection means it left
-  const gone = new Promise<typeof GONE>((resolve) => {
-    void (async () => {
-      while (streaming) if (!(await reader.fill().catch(() => false))) return resolve(GONE);
-    })();
-  });
-  try {
-    for (;;) {
-      const next = await Promise.race([pieces.next(), gone]);
-      if (next === GONE) {
-        await pieces.return?.();
-        return false;
+class Outbox {
+  private queue: Uint8Array[] = [];
+  private writing = false;
+  constructor(private readonly conn: DenoConn) {}
+
+  send(bytes: Uint8Array): void {
+    this.queue.push(bytes);
+    if (!this.writing) void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.queue.length) {
+        const parts = this.queue;
+        this.queue = [];
+        await writeAll(this.conn, parts.length === 1 ? parts[0] : joined(...parts));
       }
-      if (next.done) break;
-      const bytes = typeof next.value === 'string' ? enc.encode(next.value) : next.value;
-      if (bytes.length) await writeAll(reader.conn, joined(enc.encode(hopChunkHeadOf(bytes.length)), bytes));
+    } catch {
+      // the host went away: its reader sees the connection end
+      this.queue = [];
+    } finally {
+      this.writing = false;
     }
-    streaming = false;
-    await writeAll(reader.conn, enc.encode(hopChunkHeadOf(0)));
-    return true;
-  } catch {
-    // the app's pieces failed, or the host's connection: the host sees the answer cut short
-    await Promise.resolve(pieces.return?.()).catch(() => undefined);
-    return false;
   }
 }
 
-/** Serves one connection from the host until it ends (or breaks the framing: then it is closed). */
+/**
+ * A body that comes in pieces (an event stream, a long listing), as the app produces them, until
+ * it ends or the host stops it (a cancel, or the connection ended: the app's pieces are stopped,
+ * as Deno.serve cancels a response body when its client leaves). Always ends with the empty chunk,
+ * so the host knows the id is free.
+ */
+async function streamBody(
+  id: number,
+  out: Outbox,
+  state: StreamState,
+  pieces: AsyncIterator<Uint8Array | string> | Iterator<Uint8Array | string>,
+): Promise<void> {
+  try {
+    for (;;) {
+      while (state.paused) await new Promise<void>((resolve) => (state.wake = resolve));
+      const next = await Promise.race([pieces.next(), state.stopped]);
+      if (next === GONE) {
+        await pieces.return?.();
+        break;
+      }
+      if (next.done) break;
+      const bytes = typeof next.value === 'string' ? enc.encode(next.value) : next.value;
+      if (bytes.length) out.send(joined(enc.encode(hopChunkHeadOf(id, bytes.length)), bytes));
+    }
+  } catch (e) {
+    // the app's pieces failed: the host sees the answer end early, its client a cut body
+    console.error(`ballast deno entry: stream ${id}: ${e instanceof Error ? e.message : String(e)}`);
+    await Promise.resolve(pieces.return?.()).catch(() => undefined);
+  }
+  out.send(enc.encode(hopChunkHeadOf(id, 0)));
+}
+
+/** One request: the app's answer, written as one frame or as a head and chunks. */
+async function answerOne(
+  head: HopRequestHead,
+  given: Record<string, string | string[]>,
+  body: Uint8Array<ArrayBuffer>,
+  app: HopApp,
+  out: Outbox,
+  streams: Map<number, StreamState>,
+): Promise<void> {
+  let call: Call | undefined;
+  try {
+    call = callOf(head, given, body, app.maxBodyBytes);
+  } catch {
+    // refused before the app saw it (a body over the limit): the app's fetch answers that
+  }
+  let headers: Record<string, string>;
+  let bytes: Uint8Array | null = null;
+  let pieces: AsyncIterator<Uint8Array | string> | Iterator<Uint8Array | string> | null = null;
+  let status: number;
+  try {
+    if (call) {
+      const reply = await app.handle(call);
+      status = reply.status;
+      headers = headersOf(reply);
+      if (reply.chunks) pieces = iteratorOf(reply.chunks);
+      else bytes = typeof reply.body === 'string' ? enc.encode(reply.body) : reply.body;
+    } else {
+      const res = await app.fetch(requestOf(head, given, body));
+      status = res.status;
+      headers = responseHeaders(res);
+      bytes = new Uint8Array(await res.arrayBuffer());
+    }
+  } catch (e) {
+    // what Deno.serve answers when its handler throws (the app's own errors are answers)
+    console.error(`ballast deno entry: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    status = 500;
+    headers = { 'content-type': 'text/plain;charset=UTF-8' };
+    bytes = enc.encode('Internal Server Error');
+    pieces = null;
+  }
+  const h = enc.encode(JSON.stringify(headers));
+  if (head.method === 'HEAD') bytes = null;
+  if (!pieces || head.method === 'HEAD') {
+    const b = bytes ?? new Uint8Array(0);
+    out.send(joined(enc.encode(hopAnswerHeadOf(head.id, status, h.length, b.length)), h, b));
+    return;
+  }
+  const state = streamState();
+  streams.set(head.id, state);
+  out.send(joined(enc.encode(hopAnswerHeadOf(head.id, status, h.length, STREAMED)), h));
+  try {
+    await streamBody(head.id, out, state, pieces);
+  } finally {
+    streams.delete(head.id);
+  }
+}
+
+/**
+ * Serves the host's connection until it ends (or breaks the framing: then it is closed). Each
+ * request is answered as soon as the app has its answer, whatever came before it; a control frame
+ * pauses, resumes or stops an answer in pieces.
+ */
 export async function serveHopConnection(conn: DenoConn, app: HopApp): Promise<void> {
   const reader = new ConnReader(conn);
+  const out = new Outbox(conn);
+  const streams = new Map<number, StreamState>();
   try {
     for (;;) {
       const line = await reader.line(MAX_HOP_HEAD);
       if (line === null) return;
-      const head = parseHopRequestHead(line);
-      if (!head) throw new Error(`not a hop request: ${JSON.stringify(line.slice(0, 80))}`);
-      const given = JSON.parse(dec.decode(await reader.take(head.headersLength))) as Record<string, string | string[]>;
-      const body = await reader.take(head.bodyLength);
-      let call: Call | undefined;
-      try {
-        call = callOf(head, given, body, app.maxBodyBytes);
-      } catch {
-        // refused before the app saw it (a body over the limit): the app's fetch answers that
-      }
-      let headers: Record<string, string>;
-      let bytes: Uint8Array | null = null;
-      let pieces: AsyncIterator<Uint8Array | string> | Iterator<Uint8Array | string> | null = null;
-      let status: number;
-      try {
-        if (call) {
-          const reply = await app.handle(call);
-          status = reply.status;
-          headers = headersOf(reply);
-          if (reply.chunks) pieces = iteratorOf(reply.chunks);
-          else bytes = typeof reply.body === 'string' ? enc.encode(reply.body) : reply.body;
-        } else {
-          const res = await app.fetch(requestOf(head, given, body));
-          status = res.status;
-          headers = responseHeaders(res);
-          bytes = new Uint8Array(await res.arrayBuffer());
+      const f = parseHopHostFrame(line);
+      if (!f) throw new Error(`not a hop frame: ${JSON.stringify(line.slice(0, 80))}`);
+      if (f.kind === 'control') {
+        const s = streams.get(f.id);
+        if (!s) continue; // its answer has ended meanwhile
+        if (f.verb === 'cancel') s.stop();
+        else {
+          s.paused = f.verb === 'pause';
+          if (!s.paused) s.wake?.();
         }
-      } catch (e) {
-        // what Deno.serve answers when its handler throws (the app's own errors are answers)
-        console.error(`ballast deno entry: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-        status = 500;
-        headers = { 'content-type': 'text/plain;charset=UTF-8' };
-        bytes = enc.encode('Internal Server Error');
-        pieces = null;
-      }
-      const h = enc.encode(JSON.stringify(headers));
-      if (head.method === 'HEAD') bytes = null;
-      if (!pieces || head.method === 'HEAD') {
-        const b = bytes ?? new Uint8Array(0);
-        await writeAll(conn, joined(enc.encode(hopAnswerHeadOf(status, h.length, b.length)), h, b));
         continue;
       }
-      await writeAll(conn, joined(enc.encode(hopAnswerHeadOf(status, h.length, STREAMED)), h));
-      if (!(await streamBody(reader, pieces))) return;
+      const given = JSON.parse(dec.decode(await reader.take(f.headersLength))) as Record<string, string | string[]>;
+      const body = await reader.take(f.bodyLength);
+      void answerOne(f, given, body, app, out, streams);
     }
   } catch (e) {
     console.error(`ballast deno entry: hop connection: ${e instanceof Error ? e.message : String(e)}`);
   } finally {
+    // the host is gone: the answers in pieces stop
+    for (const s of streams.values()) s.stop();
     try {
       conn.close();
     } catch {

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import type { Call, Reply } from '../../handlers/core/pipeline';
+import { answers } from '../http/reply-batch';
 import {
   fetchOver,
   headersIn,
@@ -10,46 +11,55 @@ import {
   type Forwarder,
   type HopOptions,
 } from './forward';
-import { answers } from '../http/reply-batch';
-import { hopRequestHeadOf, MAX_HOP_HEAD, parseHopAnswerHead, parseHopChunkHead } from './hop-frames';
+import {
+  hopControlOf,
+  hopRequestHeadOf,
+  MAX_HOP_HEAD,
+  MAX_HOP_ID,
+  parseHopIsolateFrame,
+  type HopAnswerHead,
+  type HopChunkHead,
+  type HopControlVerb,
+} from './hop-frames';
 
-/** Connections to the isolate at most, as undici's Pool is given for the HTTP hop. */
-const MAX_CONNECTIONS = 64;
 const NEWLINE = 10;
 const EMPTY: Buffer = Buffer.alloc(0);
 
-/** The answer a connection is reading, and where its parts go. */
+/** An exchange in flight, and where its answer's parts go. */
 interface Exchange {
   call: Call;
   resolve(reply: Reply): void;
   reject(e: Error): void;
+  status?: number;
+  headers?: Record<string, string>;
   /** set once an event stream's head arrived: its pieces go here */
   streamed?: StreamedPieces;
+  /** the isolate holds the stream's pieces back (a `pause` went out) */
+  paused?: boolean;
   /** an answer in chunks that is not an event stream: collected, and the reply made at its end */
   collected?: Buffer[];
 }
 
 /**
- * One connection to the Deno entry's framed hop (hop-frames.ts): a request is written as one
- * frame; the answer is read as it arrives: head, headers, body or chunks. One exchange at a time.
+ * The one connection to the Deno entry's framed hop (hop-frames.ts): every exchange in flight
+ * shares it, each frame naming its exchange. The requests (and control frames) of an event-loop
+ * turn go out in one write at its end, so a turn's requests cost the host one write and the
+ * entry one read, where a connection per exchange cost a write and a read each.
  */
 class HopConnection {
   readonly socket: net.Socket;
   private buf: Buffer = EMPTY;
-  private exchange: Exchange | undefined;
-  /** what the reader waits for: a head line, or `need` bytes of the answer's headers, body or chunk */
-  private stage: 'head' | 'headers' | 'body' | 'chunk-head' | 'chunk' = 'head';
-  private need = 0;
-  private status = 0;
-  private headers: Record<string, string> = {};
-  private bodyLength: number | null = null;
-  /** the connection cannot carry another exchange (closed, or left in the middle of an answer) */
+  private readonly exchanges = new Map<number, Exchange>();
+  /** streams the host stopped (their client went away): what still comes for them is dropped */
+  private readonly cancelled = new Set<number>();
+  /** the frame being read after its head: an answer's headers and body, or a chunk's bytes */
+  private reading: HopAnswerHead | HopChunkHead | undefined;
+  private out: string[] = [];
+  private scheduled = false;
+  /** the connection cannot carry another exchange (closed, or the isolate broke the framing) */
   broken = false;
 
-  constructor(
-    path: string,
-    private readonly done: (c: HopConnection) => void,
-  ) {
+  constructor(path: string) {
     this.socket = net.connect(path);
     this.socket.on('data', (chunk: Buffer) => {
       // the answers read now go to their clients with the turn's other answers (reply-batch.ts)
@@ -58,191 +68,179 @@ class HopConnection {
       this.pump();
     });
     this.socket.on('error', () => undefined);
-    this.socket.on('close', () => {
-      this.broken = true;
-      const e = new Error('the isolate closed the connection before its answer was complete');
-      const x = this.exchange;
-      this.exchange = undefined;
-      if (x?.streamed) x.streamed.fail(e);
-      else x?.reject(e);
-    });
+    this.socket.on('close', () => this.failAll('the isolate closed the connection before its answer was complete'));
   }
 
-  send(x: Exchange, frame: string): void {
-    this.exchange = x;
-    this.stage = 'head';
-    this.socket.write(frame);
+  /** An id no exchange in flight has, counting on from `after`. */
+  freeId(after: number): number {
+    let id = after;
+    do id = id >= MAX_HOP_ID ? 1 : id + 1;
+    while (this.exchanges.has(id) || this.cancelled.has(id));
+    return id;
   }
 
-  /** A fault in the answer's framing: the connection is dropped, the exchange fails. */
-  private fault(why: string): void {
-    const x = this.exchange;
-    this.exchange = undefined;
+  send(id: number, x: Exchange, frame: string): void {
+    this.exchanges.set(id, x);
+    this.queue(frame);
+  }
+
+  private control(id: number, verb: HopControlVerb): void {
+    if (!this.broken) this.queue(hopControlOf(id, verb));
+  }
+
+  private queue(text: string): void {
+    this.out.push(text);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.flush);
+  }
+
+  private readonly flush = (): void => {
+    this.scheduled = false;
+    const text = this.out.length === 1 ? this.out[0] : this.out.join('');
+    this.out = [];
+    if (!this.broken) this.socket.write(text);
+  };
+
+  /** Every exchange in flight fails (the connection is gone or no longer trusted). */
+  private failAll(why: string): void {
     this.broken = true;
-    this.socket.destroy();
-    const e = new Error(`the isolate's answer: ${why}`);
-    if (x?.streamed) x.streamed.fail(e);
-    else x?.reject(e);
-  }
-
-  private take(): Buffer | null {
-    if (this.buf.length < this.need) return null;
-    const out = this.buf.subarray(0, this.need);
-    this.buf = this.buf.subarray(this.need);
-    return out;
-  }
-
-  private line(): string | null {
-    const nl = this.buf.indexOf(NEWLINE);
-    if (nl < 0) {
-      if (this.buf.length > MAX_HOP_HEAD) this.fault('a head line too long');
-      return null;
+    const e = new Error(why);
+    for (const x of this.exchanges.values()) {
+      if (x.streamed) x.streamed.fail(e);
+      else x.reject(e);
     }
-    const text = this.buf.toString('latin1', 0, nl);
-    this.buf = this.buf.subarray(nl + 1);
-    return text;
+    this.exchanges.clear();
   }
 
-  private finish(): void {
-    this.exchange = undefined;
-    this.done(this);
+  /** A fault in the answers' framing: the connection is dropped, its exchanges fail. */
+  private fault(why: string): void {
+    this.failAll(`the isolate's answer: ${why}`);
+    this.socket.destroy();
   }
 
   private pump(): void {
-    for (;;) {
-      const x = this.exchange;
-      if (!x) {
-        // nothing asked: bytes now are a fault of the isolate's
-        if (this.buf.length) this.fault('bytes outside an answer');
-        return;
-      }
-      if (this.stage === 'head' || this.stage === 'chunk-head') {
-        const text = this.line();
-        if (text === null) return;
-        if (this.stage === 'chunk-head') {
-          const n = parseHopChunkHead(text);
-          if (n === null) return this.fault(`not a chunk head: ${JSON.stringify(text.slice(0, 80))}`);
-          if (n === 0) {
-            if (x.collected)
-              x.resolve({
-                status: this.status,
-                headers: this.headers,
-                body: replyBody(x.call.method, this.status, x.collected),
-              });
-            else x.streamed?.end();
-            this.finish();
-            continue;
-          }
-          this.need = n;
-          this.stage = 'chunk';
-          continue;
+    while (!this.broken) {
+      const r = this.reading;
+      if (!r) {
+        const nl = this.buf.indexOf(NEWLINE);
+        if (nl < 0) {
+          if (this.buf.length > MAX_HOP_HEAD) this.fault('a head line too long');
+          return;
         }
-        const head = parseHopAnswerHead(text);
-        if (!head) return this.fault(`not an answer head: ${JSON.stringify(text.slice(0, 80))}`);
-        this.status = head.status;
-        this.bodyLength = head.bodyLength;
-        this.need = head.headersLength;
-        this.stage = 'headers';
+        const line = this.buf.toString('latin1', 0, nl);
+        this.buf = this.buf.subarray(nl + 1);
+        const f = parseHopIsolateFrame(line);
+        if (!f) return this.fault(`not a frame head: ${JSON.stringify(line.slice(0, 80))}`);
+        if (!this.exchanges.has(f.id) && !this.cancelled.has(f.id))
+          return this.fault(`a frame for no request (${f.id})`);
+        if (f.kind === 'chunk' && f.length === 0) this.end(f.id);
+        else this.reading = f;
         continue;
       }
-      const bytes = this.take();
-      if (bytes === null) return;
-      if (this.stage === 'headers') {
-        try {
-          this.headers = headersIn(JSON.parse(bytes.toString('utf8')) as Record<string, string>);
-        } catch {
-          return this.fault('headers that are not JSON');
-        }
-        if (this.bodyLength !== null) {
-          this.need = this.bodyLength;
-          this.stage = 'body';
-          continue;
-        }
-        this.stage = 'chunk-head';
-        // an event stream (a job's events) is passed on as it comes; any other answer in chunks
-        // (a long listing) is one body, as the HTTP hop's client collects it
-        if (!isEventStream(x.call.method, this.status, this.headers)) {
-          x.collected = [];
-          continue;
-        }
-        const socket = this.socket;
-        x.streamed = new StreamedPieces({
-          pause: () => socket.pause(),
-          resume: () => socket.resume(),
-          get paused() {
-            return socket.isPaused();
-          },
-          // the client went away: the isolate sees its stream's connection end
-          abort: () => {
-            this.broken = true;
-            this.socket.destroy();
-          },
-        });
-        x.resolve({ status: this.status, headers: this.headers, body: null, chunks: x.streamed.pieces() });
-        continue;
-      }
-      if (this.stage === 'chunk') {
-        if (x.collected) x.collected.push(bytes);
-        else x.streamed?.push(bytes);
-        this.stage = 'chunk-head';
-        continue;
-      }
-      // the whole body
-      x.resolve({ status: this.status, headers: this.headers, body: replyBody(x.call.method, this.status, [bytes]) });
-      this.finish();
+      const need = r.kind === 'answer' ? r.headersLength + (r.bodyLength ?? 0) : r.length;
+      if (this.buf.length < need) return;
+      const bytes = this.buf.subarray(0, need);
+      this.buf = this.buf.subarray(need);
+      this.reading = undefined;
+      if (r.kind === 'answer') this.answer(r, bytes);
+      else this.chunk(r.id, bytes);
     }
+  }
+
+  private answer(head: HopAnswerHead, bytes: Buffer): void {
+    const x = this.exchanges.get(head.id);
+    if (!x) return; // a stream the host stopped
+    if (x.status !== undefined) return this.fault(`a second answer to request ${head.id}`);
+    let headers: Record<string, string>;
+    try {
+      headers = headersIn(JSON.parse(bytes.toString('utf8', 0, head.headersLength)) as Record<string, string>);
+    } catch {
+      return this.fault('headers that are not JSON');
+    }
+    const { status } = head;
+    if (head.bodyLength !== null) {
+      this.exchanges.delete(head.id);
+      x.resolve({ status, headers, body: replyBody(x.call.method, status, [bytes.subarray(head.headersLength)]) });
+      return;
+    }
+    x.status = status;
+    x.headers = headers;
+    // an event stream (a job's events) is passed on as it comes; any other answer in chunks
+    // (a long listing) is one body, as the HTTP hop's client collects it
+    if (!isEventStream(x.call.method, status, headers)) {
+      x.collected = [];
+      return;
+    }
+    const id = head.id;
+    x.streamed = new StreamedPieces({
+      pause: () => {
+        x.paused = true;
+        this.control(id, 'pause');
+      },
+      resume: () => {
+        x.paused = false;
+        this.control(id, 'resume');
+      },
+      get paused() {
+        return x.paused === true;
+      },
+      // the client went away: the isolate stops the app's stream
+      abort: () => {
+        if (this.exchanges.delete(id)) this.cancelled.add(id);
+        this.control(id, 'cancel');
+      },
+    });
+    x.resolve({ status, headers, body: null, chunks: x.streamed.pieces() });
+  }
+
+  private chunk(id: number, bytes: Buffer): void {
+    const x = this.exchanges.get(id);
+    if (!x) return; // a stream the host stopped
+    if (x.collected) x.collected.push(bytes);
+    else if (x.streamed) x.streamed.push(bytes);
+    else this.fault(`a chunk before its answer's head (${id})`);
+  }
+
+  private end(id: number): void {
+    this.cancelled.delete(id);
+    const x = this.exchanges.get(id);
+    if (!x) return;
+    this.exchanges.delete(id);
+    if (x.collected)
+      x.resolve({ status: x.status!, headers: x.headers!, body: replyBody(x.call.method, x.status!, x.collected) });
+    else if (x.streamed) x.streamed.end();
+    else this.fault(`the end of an answer that has no head (${id})`);
   }
 }
 
 /**
- * The framed hop's client (Deno): a call is written as one frame on a connection of its own for
- * as long as it runs, and its answer read into a Reply. Up to MAX_CONNECTIONS connections, kept
- * between calls; a call beyond them waits for one. No timeouts of its own (forward.ts).
+ * The framed hop's client (Deno): each call is a frame on the one connection to the entry (a new
+ * one once it is gone), its answer read into a Reply. No timeouts of its own (forward.ts).
  */
 export function framedForwarder(socketPath: string, hop: HopOptions): Forwarder {
-  const idle: HopConnection[] = [];
-  const waiting: ((c: HopConnection) => void)[] = [];
-  const all = new Set<HopConnection>();
+  let conn: HopConnection | undefined;
+  let lastId = 0;
   let closed = false;
-
-  const open = (): HopConnection => {
-    const c = new HopConnection(socketPath, release);
-    all.add(c);
-    c.socket.once('close', () => {
-      all.delete(c);
-      const at = idle.indexOf(c);
-      if (at >= 0) idle.splice(at, 1);
-      // its place is free: a call that waited for one gets a new connection
-      const next = waiting.shift();
-      if (next && !closed) next(open());
-    });
-    return c;
-  };
-  /** A connection whose exchange ended: the next waiting call's, or idle. A broken one just closes. */
-  function release(c: HopConnection): void {
-    if (c.broken) return;
-    const next = waiting.shift();
-    if (next) next(c);
-    else idle.push(c);
-  }
-  const acquire = (): Promise<HopConnection> => {
-    const c = idle.pop();
-    if (c) return Promise.resolve(c);
-    if (all.size < MAX_CONNECTIONS) return Promise.resolve(open());
-    return new Promise((resolve) => waiting.push(resolve));
-  };
 
   const handle = async (call: Call): Promise<Reply> => {
     if (closed) throw new Error('the hop to the isolate is closed');
     const out = outgoing(call, hop);
     const headers = JSON.stringify(out.headers);
+    if (!conn || conn.broken) conn = new HopConnection(socketPath);
+    const c = conn;
+    const id = (lastId = c.freeId(lastId));
     const frame =
-      hopRequestHeadOf(call.method, call.url.pathname + call.url.search, Buffer.byteLength(headers), out.bodyLength) +
+      hopRequestHeadOf(
+        id,
+        call.method,
+        call.url.pathname + call.url.search,
+        Buffer.byteLength(headers),
+        out.bodyLength,
+      ) +
       headers +
       (out.body ?? '');
-    const c = await acquire();
-    // a failed exchange has already marked its connection broken: it is not released, it closes
-    return new Promise<Reply>((resolve, reject) => c.send({ call, resolve, reject }, frame));
+    return new Promise<Reply>((resolve, reject) => c.send(id, { call, resolve, reject }, frame));
   };
 
   return {
@@ -250,7 +248,7 @@ export function framedForwarder(socketPath: string, hop: HopOptions): Forwarder 
     fetch: fetchOver(handle, hop),
     close() {
       closed = true;
-      for (const c of all) c.socket.destroy();
+      conn?.socket.destroy();
     },
   };
 }

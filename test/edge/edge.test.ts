@@ -195,6 +195,32 @@ describe('edge tier: node, workerd and deno answer identically', () => {
     });
   }
 
+  it("a job's event stream (an answer in pieces) comes whole and alike from each runtime", async () => {
+    // the changes above left jobs; the newest one's events, each runtime its own ids
+    const streams: Record<string, { status: number; type: string | undefined; events: string[] }> = {};
+    for (const [name, r] of running) {
+      const headers = { token: r.admin };
+      const list = await request(r.url, 'GET', '/api/v2/jobs', headers);
+      const job = (JSON.parse(list.body) as { jobs: { id: string; state: string }[] }).jobs[0];
+      expect(job.state, name).toBe('succeeded');
+      const s = await request(r.url, 'GET', `/api/v2/jobs/${job.id}/events`, headers);
+      streams[name] = {
+        status: s.status,
+        type: s.headers.find((h) => h.startsWith('content-type:')),
+        // each event's kind and id, as `event id`
+        events: s.body
+          .split('\n\n')
+          .filter(Boolean)
+          .map((e) => `${/^event: (.*)$/m.exec(e)?.[1]} ${/^id: (.*)$/m.exec(e)?.[1]}`),
+      };
+    }
+    const node = streams.node;
+    expect([node.status, node.type]).toEqual([200, 'content-type: text/event-stream; charset=utf-8']);
+    expect(node.events.at(-1)).toMatch(/^state \d+$/);
+    expect(node.events.length).toBeGreaterThan(1);
+    for (const name of RUNTIMES) expect({ name, ...streams[name] }).toEqual({ name, ...node });
+  });
+
   it('the changes were recorded as the same events on each appliance', async () => {
     const node = expectSame(await onEach('GET', '/api/v2/notification/events?limit=100', 'admin'));
     expect(node.status).toBe(200);

@@ -1,10 +1,10 @@
 /**
  * The framed hop's client (runtime/isolate/forward-framed.ts) against a fake isolate on a Unix
- * socket that reads request frames with the same codec (hop-frames.ts) and answers as each test
- * says, byte by byte where it matters: what goes out, what a reply is made of, event streams,
- * a client that goes away, broken answers, and how connections are kept and limited. The Deno
- * entry's side (deno-hop.ts) is run by the edge tier (test/edge), where node, workerd and Deno
- * must answer every example identically.
+ * socket that reads the host's frames with the same codec (hop-frames.ts) and answers as each
+ * test says, byte by byte where it matters: what goes out, what a reply is made of, event streams
+ * and their control frames, a client that goes away, broken answers, and the one connection every
+ * exchange shares. The Deno entry's side (deno-hop.ts) is run by the edge tier (test/edge), where
+ * node, workerd and Deno must answer every example identically.
  */
 import net from 'node:net';
 import { join } from 'node:path';
@@ -15,25 +15,30 @@ import { framedForwarder } from '../../runtime/isolate/forward-framed';
 import {
   hopAnswerHeadOf,
   hopChunkHeadOf,
+  hopControlOf,
   hopRequestHeadOf,
   MAX_HOP_HEAD,
-  parseHopAnswerHead,
-  parseHopChunkHead,
-  parseHopRequestHead,
+  MAX_HOP_ID,
+  parseHopHostFrame,
+  parseHopIsolateFrame,
 } from '../../runtime/isolate/hop-frames';
 import { privateDir } from '../helpers/tmp';
 import { callOf, expectAnswerArrives, heldBackStream, HOP_TOKEN, hopTokenRow, replyText } from '../helpers/hop';
 
 describe('hop frame heads', () => {
-  it('a request head: method, target, the headers JSON and the body byte lengths', () => {
-    expect(hopRequestHeadOf('POST', '/api/v2/pod?x=%20', 12, 0)).toBe('POST /api/v2/pod?x=%20 12 0\n');
-    expect(parseHopRequestHead('POST /api/v2/pod?x=%20 12 0')).toEqual({
+  it('a request head: id, method, target, the headers JSON and the body byte lengths', () => {
+    expect(hopRequestHeadOf(7, 'POST', '/api/v2/pod?x=%20', 12, 0)).toBe('7 POST /api/v2/pod?x=%20 12 0\n');
+    expect(parseHopHostFrame('7 POST /api/v2/pod?x=%20 12 0')).toEqual({
+      kind: 'request',
+      id: 7,
       method: 'POST',
       target: '/api/v2/pod?x=%20',
       headersLength: 12,
       bodyLength: 0,
     });
-    expect(parseHopRequestHead('GET / 2 9999999999')).toEqual({
+    expect(parseHopHostFrame(`${MAX_HOP_ID} GET / 2 9999999999`)).toEqual({
+      kind: 'request',
+      id: MAX_HOP_ID,
       method: 'GET',
       target: '/',
       headersLength: 2,
@@ -41,73 +46,128 @@ describe('hop frame heads', () => {
     });
     for (const line of [
       '',
-      'get / 2 0',
-      'GET x 2 0',
-      'GET / 2',
-      'GET / 02 0',
-      'GET / 2 0 ',
-      'GET /a b 2 0',
-      'GET / -1 0',
-      'GET / 2 10000000000',
-      'GET / 2 0\r',
+      'GET / 2 0',
+      '0 GET / 2 0',
+      '07 GET / 2 0',
+      `${MAX_HOP_ID + 1} GET / 2 0`,
+      '1 get / 2 0',
+      '1 GET x 2 0',
+      '1 GET / 2',
+      '1 GET / 02 0',
+      '1 GET / 2 0 ',
+      '1 GET /a b 2 0',
+      '1 GET / -1 0',
+      '1 GET / 2 10000000000',
+      '1 GET / 2 0\r',
     ])
-      expect(parseHopRequestHead(line), line).toBeNull();
+      expect(parseHopHostFrame(line), line).toBeNull();
   });
 
-  it('an answer head: status, the headers JSON length, the body length or * for chunks', () => {
-    expect(hopAnswerHeadOf(200, 30, 5)).toBe('200 30 5\n');
-    expect(hopAnswerHeadOf(200, 30, '*')).toBe('200 30 *\n');
-    expect(parseHopAnswerHead('200 30 5')).toEqual({ status: 200, headersLength: 30, bodyLength: 5 });
-    expect(parseHopAnswerHead('200 30 *')).toEqual({ status: 200, headersLength: 30, bodyLength: null });
-    expect(parseHopAnswerHead('599 0 0')).toEqual({ status: 599, headersLength: 0, bodyLength: 0 });
-    for (const line of ['', '200 30', '600 1 1', '099 1 1', '200 1 **', '200 * 1', '200 01 1', 'HTTP/1.1 200 OK'])
-      expect(parseHopAnswerHead(line), line).toBeNull();
+  it('a control frame: id and pause, resume or cancel', () => {
+    expect(hopControlOf(3, 'pause')).toBe('3 pause\n');
+    for (const verb of ['pause', 'resume', 'cancel'] as const)
+      expect(parseHopHostFrame(`3 ${verb}`)).toEqual({ kind: 'control', id: 3, verb });
+    for (const line of ['3 PAUSE', '3 stop', '0 pause', 'pause', '3 pause ', `${MAX_HOP_ID + 1} cancel`])
+      expect(parseHopHostFrame(line), line).toBeNull();
   });
 
-  it('a chunk head is its length; 0 ends', () => {
-    expect(hopChunkHeadOf(17)).toBe('17\n');
-    expect(parseHopChunkHead('17')).toBe(17);
-    expect(parseHopChunkHead('0')).toBe(0);
-    for (const line of ['', '-1', '017', '1 ', 'a', '10000000000']) expect(parseHopChunkHead(line), line).toBeNull();
+  it('an answer head: id, status, the headers JSON length, the body length or * for chunks', () => {
+    expect(hopAnswerHeadOf(4, 200, 30, 5)).toBe('4 200 30 5\n');
+    expect(hopAnswerHeadOf(4, 200, 30, '*')).toBe('4 200 30 *\n');
+    expect(parseHopIsolateFrame('4 200 30 5')).toEqual({
+      kind: 'answer',
+      id: 4,
+      status: 200,
+      headersLength: 30,
+      bodyLength: 5,
+    });
+    expect(parseHopIsolateFrame('4 200 30 *')).toEqual({
+      kind: 'answer',
+      id: 4,
+      status: 200,
+      headersLength: 30,
+      bodyLength: null,
+    });
+    expect(parseHopIsolateFrame('1 599 0 0')).toMatchObject({ status: 599, headersLength: 0, bodyLength: 0 });
+    for (const line of [
+      '',
+      '200 30 5',
+      '4 200 30',
+      '4 600 1 1',
+      '4 099 1 1',
+      '4 200 1 **',
+      '4 200 * 1',
+      '4 200 01 1',
+      '0 200 1 1',
+      `${MAX_HOP_ID + 1} 200 1 1`,
+      'HTTP/1.1 200 OK',
+    ])
+      expect(parseHopIsolateFrame(line), line).toBeNull();
+  });
+
+  it('a chunk head is its id and length; 0 ends', () => {
+    expect(hopChunkHeadOf(2, 17)).toBe('2 17\n');
+    expect(parseHopIsolateFrame('2 17')).toEqual({ kind: 'chunk', id: 2, length: 17 });
+    expect(parseHopIsolateFrame('2 0')).toEqual({ kind: 'chunk', id: 2, length: 0 });
+    for (const line of ['17', '2 -1', '2 017', '2 1 ', '2 a', '2 10000000000', '0 1'])
+      expect(parseHopIsolateFrame(line), line).toBeNull();
   });
 });
 
-type Seen = { method: string; target: string; headers: Record<string, string | string[]>; body: string };
+type Seen = { id: number; method: string; target: string; headers: Record<string, string | string[]>; body: string };
 /** How the fake isolate answers a request on its connection (raw frames). */
 type Answer = (seen: Seen, conn: net.Socket) => void;
 
 const socketPath = join(privateDir('ballast-framed-hop'), 'isolate.sock');
 const seen: Seen[] = [];
+/** the control frames the host sent, as `<id> <verb>` */
+const controls: string[] = [];
+let onControl: (id: number, verb: string, conn: net.Socket) => void = () => undefined;
 const connections: net.Socket[] = [];
-/** resolved when the fake isolate sees a connection end (the host closed it) */
-let ended: Promise<void> = Promise.resolve();
-let endedNow = () => undefined as void;
+/** how many reads each connection took (its index in `connections`) */
+const reads: number[] = [];
 const json = (headers: Record<string, string>) => JSON.stringify(headers);
-/** a whole answer as one frame */
-const frame = (status: number, headers: Record<string, string>, body = '') =>
-  hopAnswerHeadOf(status, Buffer.byteLength(json(headers)), Buffer.byteLength(body)) + json(headers) + body;
-let answer: Answer = (_s, conn) => conn.write(frame(200, { 'content-type': 'application/json' }, '{}'));
+/** a whole answer to request `id` as one frame */
+const frame = (id: number, status: number, headers: Record<string, string>, body = '') =>
+  hopAnswerHeadOf(id, status, Buffer.byteLength(json(headers)), Buffer.byteLength(body)) + json(headers) + body;
+const defaultAnswer: Answer = (s, conn) => conn.write(frame(s.id, 200, { 'content-type': 'application/json' }, '{}'));
+let answer: Answer = defaultAnswer;
 let server: net.Server;
+/** an event stream's head for request `id` */
+const streamHead = (id: number) => {
+  const h = json({ 'content-type': 'text/event-stream' });
+  return hopAnswerHeadOf(id, 200, Buffer.byteLength(h), '*') + h;
+};
+const closedOf = (c: net.Socket) => new Promise<void>((r) => (c.closed ? r() : c.once('close', () => r())));
 
 beforeAll(async () => {
   server = net.createServer((conn) => {
-    connections.push(conn);
-    conn.on('close', () => endedNow());
+    const index = connections.push(conn) - 1;
+    reads[index] = 0;
     let buf = Buffer.alloc(0);
+    conn.on('error', () => undefined);
     conn.on('data', (c: Buffer) => {
+      reads[index]++;
       buf = Buffer.concat([buf, c]);
       for (;;) {
         const nl = buf.indexOf(10);
         if (nl < 0) return;
-        const head = parseHopRequestHead(buf.toString('latin1', 0, nl));
-        if (!head) throw new Error(`bad request frame: ${buf.toString('latin1', 0, nl)}`);
-        const end = nl + 1 + head.headersLength + head.bodyLength;
+        const f = parseHopHostFrame(buf.toString('latin1', 0, nl));
+        if (!f) throw new Error(`bad frame: ${buf.toString('latin1', 0, nl)}`);
+        if (f.kind === 'control') {
+          buf = buf.subarray(nl + 1);
+          controls.push(`${f.id} ${f.verb}`);
+          onControl(f.id, f.verb, conn);
+          continue;
+        }
+        const end = nl + 1 + f.headersLength + f.bodyLength;
         if (buf.length < end) return;
         const s: Seen = {
-          method: head.method,
-          target: head.target,
-          headers: JSON.parse(buf.toString('utf8', nl + 1, nl + 1 + head.headersLength)) as Seen['headers'],
-          body: buf.toString('utf8', nl + 1 + head.headersLength, end),
+          id: f.id,
+          method: f.method,
+          target: f.target,
+          headers: JSON.parse(buf.toString('utf8', nl + 1, nl + 1 + f.headersLength)) as Seen['headers'],
+          body: buf.toString('utf8', nl + 1 + f.headersLength, end),
         };
         buf = buf.subarray(end);
         seen.push(s);
@@ -136,7 +196,9 @@ describe('the framed hop to the isolate', () => {
   afterAll(() => fwd.close());
   afterEach(() => {
     seen.length = 0;
-    answer = (_s, conn) => conn.write(frame(200, { 'content-type': 'application/json' }, '{}'));
+    controls.length = 0;
+    onControl = () => undefined;
+    answer = defaultAnswer;
   });
 
   it("sends the method, the target, the client's headers without the hop's own, the host's, and the body", async () => {
@@ -183,9 +245,10 @@ describe('the framed hop to the isolate', () => {
     expectAnswerArrives(async () => fwd.handle(await callOf('http://h/api/v2/x'))));
 
   it("reads the answer: status, the isolate's headers less the hop's, the bytes as they are", async () => {
-    answer = (_s, conn) =>
+    answer = (s, conn) =>
       conn.write(
         frame(
+          s.id,
           201,
           {
             'content-type': 'application/json',
@@ -205,7 +268,7 @@ describe('the framed hop to the isolate', () => {
 
   it('HEAD, 204 and 304 have no body', async () => {
     answer = (s, conn) =>
-      conn.write(frame(s.target.endsWith('204') ? 204 : s.target.endsWith('304') ? 304 : 200, {}, ''));
+      conn.write(frame(s.id, s.target.endsWith('204') ? 204 : s.target.endsWith('304') ? 304 : 200, {}, ''));
     expect((await fwd.handle(await callOf('http://h/x', { method: 'HEAD' }))).body).toBeNull();
     expect((await fwd.handle(await callOf('http://h/204'))).body).toBeNull();
     expect((await fwd.handle(await callOf('http://h/304'))).body).toBeNull();
@@ -216,15 +279,15 @@ describe('the framed hop to the isolate', () => {
   it('an event stream comes piece by piece, a split UTF-8 character whole, and ends with its last chunk', async () => {
     let more!: () => void;
     const gotFirst = new Promise<void>((r) => (more = r));
-    answer = (_s, conn) => {
-      conn.write(hopAnswerHeadOf(200, 38, '*') + json({ 'content-type': 'text/event-stream' }).padEnd(38, ' '));
-      conn.write(hopChunkHeadOf(7) + 'data: 1');
+    answer = (s, conn) => {
+      conn.write(streamHead(s.id));
+      conn.write(hopChunkHeadOf(s.id, 7) + 'data: 1');
       void gotFirst.then(() => {
         const e = Buffer.from('\n\ndata: é\n\n');
         const cut = e.indexOf(0xc3) + 1;
-        conn.write(Buffer.concat([Buffer.from(hopChunkHeadOf(cut)), e.subarray(0, cut)]));
-        conn.write(Buffer.concat([Buffer.from(hopChunkHeadOf(e.length - cut)), e.subarray(cut)]));
-        conn.write(hopChunkHeadOf(0));
+        conn.write(Buffer.concat([Buffer.from(hopChunkHeadOf(s.id, cut)), e.subarray(0, cut)]));
+        conn.write(Buffer.concat([Buffer.from(hopChunkHeadOf(s.id, e.length - cut)), e.subarray(cut)]));
+        conn.write(hopChunkHeadOf(s.id, 0));
       });
     };
     const r = await fwd.handle(await callOf('http://h/api/v2/jobs/j1/events'));
@@ -236,51 +299,61 @@ describe('the framed hop to the isolate', () => {
     }
     expect(pieces.join('')).toBe('data: 1\n\ndata: é\n\n');
     expect(pieces.every((p) => !p.includes('\ufffd'))).toBe(true);
-    // the connection is kept for the next call
-    answer = (_s, conn) => conn.write(frame(200, { 'content-type': 'application/json' }, '{}'));
-    const before = connections.filter((c) => !c.destroyed).length;
-    expect(await text(await fwd.handle(await callOf('http://h/api/v2/x')))).toBe('{}');
-    expect(connections.filter((c) => !c.destroyed).length).toBe(before);
+    expect(controls).toEqual([]);
   });
 
-  it('the client going away ends the connection the stream came on', async () => {
-    ended = new Promise<void>((r) => (endedNow = r));
-    answer = (_s, conn) => {
-      const h = json({ 'content-type': 'text/event-stream' });
-      conn.write(hopAnswerHeadOf(200, Buffer.byteLength(h), '*') + h + hopChunkHeadOf(6) + 'data:1');
+  it('the client going away cancels its stream; what the isolate sent meanwhile is dropped, the connection kept', async () => {
+    let stream!: Seen;
+    answer = (s, conn) => {
+      stream = s;
+      conn.write(streamHead(s.id) + hopChunkHeadOf(s.id, 6) + 'data:1');
     };
+    const cancelled = new Promise<net.Socket>((r) => (onControl = (_id, verb, conn) => verb === 'cancel' && r(conn)));
     const r = await fwd.handle(await callOf('http://h/api/v2/jobs/j1/events'));
     for await (const p of r.chunks!) {
       expect(p).toBe('data:1');
       break;
     }
-    await ended;
-    endedNow = () => undefined;
+    const conn = await cancelled;
+    expect(controls).toEqual([`${stream.id} cancel`]);
+    // what was under way still comes, then the stream's end: dropped, and the next call is answered
+    conn.write(hopChunkHeadOf(stream.id, 6) + 'data:2' + hopChunkHeadOf(stream.id, 0));
+    answer = defaultAnswer;
+    expect(await text(await fwd.handle(await callOf('http://h/api/v2/x')))).toBe('{}');
+    expect(conn.destroyed).toBe(false);
   });
 
   it('an answer cut short, or not framed, is an error; the next call gets a new connection', async () => {
-    answer = (_s, conn) => {
-      conn.write(hopAnswerHeadOf(200, 2, 10) + '{}' + 'abc');
+    const first = connections.length;
+    answer = (s, conn) => {
+      conn.write(hopAnswerHeadOf(s.id, 200, 2, 10) + '{}' + 'abc');
       conn.destroy();
     };
     await expect(fwd.handle(await callOf('http://h/x'))).rejects.toThrow(/closed the connection/);
     answer = (_s, conn) => conn.write('HTTP/1.1 200 OK\r\n\r\n');
-    await expect(fwd.handle(await callOf('http://h/x'))).rejects.toThrow(/not an answer head/);
-    answer = (_s, conn) => conn.write(hopAnswerHeadOf(200, 5, 0) + 'nope!');
+    await expect(fwd.handle(await callOf('http://h/x'))).rejects.toThrow(/not a frame head/);
+    answer = (s, conn) => conn.write(hopAnswerHeadOf(s.id, 200, 5, 0) + 'nope!');
     await expect(fwd.handle(await callOf('http://h/x'))).rejects.toThrow(/headers that are not JSON/);
-    answer = (_s, conn) => conn.write(hopAnswerHeadOf(200, 2, '*') + '{}' + hopChunkHeadOf(2) + 'ab' + 'x\n');
-    await expect(fwd.handle(await callOf('http://h/x'))).rejects.toThrow(/not a chunk head/);
+    answer = (s, conn) =>
+      conn.write(hopAnswerHeadOf(s.id, 200, 2, '*') + '{}' + hopChunkHeadOf(s.id, 2) + 'ab' + 'x\n');
+    await expect(fwd.handle(await callOf('http://h/x'))).rejects.toThrow(/not a frame head: "x"/);
     answer = (_s, conn) => conn.write('2'.repeat(MAX_HOP_HEAD + 1));
     await expect(fwd.handle(await callOf('http://h/x'))).rejects.toThrow(/head line too long/);
-    answer = (_s, conn) => conn.write(frame(200, {}, '{}'));
+    answer = (s, conn) => conn.write(frame(s.id, 200, {}, '{}') + frame(s.id, 200, {}, '{}'));
     expect(await text(await fwd.handle(await callOf('http://h/x')))).toBe('{}');
+    answer = (s, conn) => conn.write(hopChunkHeadOf(s.id, 2) + 'ab');
+    await expect(fwd.handle(await callOf('http://h/x'))).rejects.toThrow(/a chunk before its answer's head/);
+    answer = defaultAnswer;
+    expect(await text(await fwd.handle(await callOf('http://h/x')))).toBe('{}');
+    // each broken connection was given up: seven connections for eight calls
+    expect(connections.length - first).toBe(7);
   });
 
   it('an answer in chunks that is not an event stream is one body, whole at its end', async () => {
-    answer = (_s, conn) => {
+    answer = (s, conn) => {
       const h = json({ 'content-type': 'application/json' });
-      conn.write(hopAnswerHeadOf(200, Buffer.byteLength(h), '*') + h + hopChunkHeadOf(3) + '[1,');
-      setTimeout(() => conn.write(hopChunkHeadOf(2) + '2]' + hopChunkHeadOf(0)), 20);
+      conn.write(hopAnswerHeadOf(s.id, 200, Buffer.byteLength(h), '*') + h + hopChunkHeadOf(s.id, 3) + '[1,');
+      setTimeout(() => conn.write(hopChunkHeadOf(s.id, 2) + '2]' + hopChunkHeadOf(s.id, 0)), 20);
     };
     const r = await fwd.handle(await callOf('http://h/api/v2/fs/explore'));
     expect(r.chunks).toBeUndefined();
@@ -288,9 +361,9 @@ describe('the framed hop to the isolate', () => {
     expect(r.headers).toEqual({ 'content-type': 'application/json' });
   });
 
-  it('an answer head: an empty line is none, the longest is waited for, and it may come in pieces', async () => {
+  it('a head: an empty line is none, the longest is waited for, and it may come in pieces', async () => {
     answer = (_s, conn) => conn.write('\n');
-    await expect(fwd.handle(await callOf('http://h/x'))).rejects.toThrow(/not an answer head/);
+    await expect(fwd.handle(await callOf('http://h/x'))).rejects.toThrow(/not a frame head/);
     answer = (_s, conn) => {
       conn.write('2'.repeat(MAX_HOP_HEAD));
       setTimeout(() => conn.write('\n'), 20);
@@ -300,9 +373,9 @@ describe('the framed hop to the isolate', () => {
       (x: Error) => x.message,
     );
     // not "too long", and the head is quoted only in part
-    expect(e).toMatch(/^the isolate's answer: not an answer head: "2{80}"$/);
-    answer = (_s, conn) => {
-      const whole = frame(200, { 'content-type': 'application/json' }, '"slow"');
+    expect(e).toMatch(/^the isolate's answer: not a frame head: "2{80}"$/);
+    answer = (s, conn) => {
+      const whole = frame(s.id, 200, { 'content-type': 'application/json' }, '"slow"');
       conn.write(whole.slice(0, 2));
       setTimeout(() => conn.write(whole.slice(2, 5)), 10);
       setTimeout(() => conn.write(whole.slice(5)), 20);
@@ -310,119 +383,136 @@ describe('the framed hop to the isolate', () => {
     expect(await text(await fwd.handle(await callOf('http://h/x')))).toBe('"slow"');
   });
 
-  it("while nobody reads an event stream, the isolate's writes are held back; then everything arrives", async () => {
+  it('while nobody reads an event stream, the isolate is told to pause; resumed, everything arrives', async () => {
     const big = heldBackStream();
-    answer = (_s, conn) => {
-      const h = json({ 'content-type': 'text/event-stream' });
-      conn.write(hopAnswerHeadOf(200, Buffer.byteLength(h), '*') + h);
+    let paused = false;
+    let resumed: (() => void) | undefined;
+    answer = (s, conn) => {
+      onControl = (id, verb) => {
+        if (id !== s.id) return;
+        paused = verb === 'pause';
+        if (verb === 'resume') {
+          const r = resumed;
+          resumed = undefined;
+          r?.();
+        }
+      };
+      conn.write(streamHead(s.id));
+      // as the entry does: no piece while paused, and the socket's own backpressure
       big.run(
-        (piece) => conn.write(hopChunkHeadOf(piece.length) + piece),
-        (more) => conn.once('drain', more),
-        () => conn.write(hopChunkHeadOf(0)),
+        (piece) => conn.write(hopChunkHeadOf(s.id, piece.length) + piece) && !paused,
+        (more) => {
+          if (paused) resumed = more;
+          else conn.once('drain', () => (paused ? (resumed = more) : more()));
+        },
+        () => conn.write(hopChunkHeadOf(s.id, 0)),
       );
     };
     const r = await big.readAfterStall(await fwd.handle(await callOf('http://h/api/v2/jobs/j/events')));
     expect(r.atStall).toBeLessThan(big.total);
     expect([r.atEnd, r.read]).toEqual([big.total, big.total * big.piece.length]);
+    expect(controls.filter((c) => c.endsWith('pause')).length).toBeGreaterThan(0);
+    expect(controls.filter((c) => c.endsWith('resume')).length).toBeGreaterThan(0);
   });
 
   it('a stream cut short fails its reader', async () => {
-    answer = (_s, conn) => {
-      const h = json({ 'content-type': 'text/event-stream' });
-      conn.write(hopAnswerHeadOf(200, Buffer.byteLength(h), '*') + h + hopChunkHeadOf(6) + 'data:1');
+    answer = (s, conn) => {
+      conn.write(streamHead(s.id) + hopChunkHeadOf(s.id, 6) + 'data:1');
       setTimeout(() => conn.destroy(), 20);
     };
     const r = await fwd.handle(await callOf('http://h/api/v2/jobs/j1/events'));
     await expect(text(r)).rejects.toThrow(/closed the connection/);
   });
 
-  it('bytes from the isolate while nothing was asked drop the connection', async () => {
+  it('a frame for no request drops the connection; the next call gets a new one', async () => {
     let used: net.Socket | undefined;
-    answer = (_s, conn) => {
+    answer = (s, conn) => {
       used = conn;
-      conn.write(frame(200, {}, '{}') + 'extra');
+      conn.write(frame(s.id, 200, {}, '{}') + frame(s.id + 1000, 200, {}, '{}'));
     };
     expect(await text(await fwd.handle(await callOf('http://h/x')))).toBe('{}');
     const first = used!;
-    await new Promise<void>((r) => (first.closed ? r() : first.once('close', () => r())));
-    answer = (_s, conn) => {
+    await closedOf(first);
+    answer = (s, conn) => {
       used = conn;
-      conn.write(frame(200, {}, '"again"'));
+      conn.write(frame(s.id, 200, {}, '"again"'));
     };
     expect(await text(await fwd.handle(await callOf('http://h/x')))).toBe('"again"');
     expect(used).not.toBe(first);
   });
 
-  it('one connection per call in flight, kept between calls, at most 64', async () => {
+  it("one connection for every call in flight: a turn's requests in one write, answers in any order", async () => {
     const own = framedForwarder(socketPath, { secret: 's' });
     try {
       const first = connections.length;
-      await own.handle(await callOf('http://h/a'));
-      await own.handle(await callOf('http://h/b'));
-      expect(connections.length - first).toBe(1);
-      // 70 at once: 64 connections; the other 6 wait for one and are answered on it
-      const held: (() => void)[] = [];
-      answer = (_s, conn) => held.push(() => conn.write(frame(200, {}, '1')));
+      const held: Seen[] = [];
+      answer = (s) => held.push(s);
       const calls = await Promise.all(Array.from({ length: 70 }, (_, i) => callOf(`http://h/c${i}`)));
       const replies = calls.map((c) => own.handle(c));
-      await new Promise((r) => setTimeout(r, 100));
-      expect(connections.length - first).toBe(64);
-      expect(held.length).toBe(64);
-      while (held.length || seen.length < 72) {
-        held.shift()?.();
-        await new Promise((r) => setTimeout(r, 1));
-      }
-      expect((await Promise.all(replies)).every((r) => r.status === 200)).toBe(true);
-      expect(connections.length - first).toBe(64);
+      while (held.length < 70) await new Promise((r) => setTimeout(r, 5));
+      expect(connections.length - first).toBe(1);
+      // asked in one turn: one write (a read or two on the isolate's side), distinct ids
+      expect(reads[first]).toBeLessThanOrEqual(2);
+      expect(new Set(held.map((s) => s.id)).size).toBe(70);
+      // answered last first, in one write
+      const conn = connections[first];
+      conn.write(
+        held
+          .slice()
+          .reverse()
+          .map((s) => frame(s.id, 200, {}, JSON.stringify(s.target)))
+          .join(''),
+      );
+      const bodies = await Promise.all(replies.map(async (r) => text(await r)));
+      expect(bodies).toEqual(calls.map((c) => JSON.stringify(c.url.pathname)));
+      answer = defaultAnswer;
+      await own.handle(await callOf('http://h/again'));
+      expect(connections.length - first).toBe(1);
     } finally {
       own.close();
     }
   });
 
-  it('a connection that ends leaves the idle ones idle; a call waiting for one gets a new one', async () => {
+  it('a connection that ends fails every exchange on it; the next call gets a new one', async () => {
     const own = framedForwarder(socketPath, { secret: 's' });
     try {
       const first = connections.length;
-      const held: (() => void)[] = [];
-      answer = (_s, conn) => held.push(() => conn.write(frame(200, {}, '1')));
-      // three at once: three connections, then idle
-      const three = await Promise.all(['a', 'b', 'c'].map((p) => callOf(`http://h/${p}`)));
-      const done = three.map((c) => own.handle(c));
-      await new Promise((r) => setTimeout(r, 30));
-      for (const h of held.splice(0)) h();
-      await Promise.all(done);
-      // one more, whose connection the isolate then drops: the two idle ones stay
-      let dropped!: net.Socket;
-      answer = (_s, conn) => {
-        dropped = conn;
-        conn.destroy();
-      };
-      await expect(own.handle(await callOf('http://h/d'))).rejects.toThrow(/closed the connection/);
-      await new Promise<void>((r) => (dropped.closed ? r() : dropped.once('close', () => r())));
-      answer = (_s, conn) => held.push(() => conn.write(frame(200, {}, '2')));
-      const two = await Promise.all(['e', 'f'].map((p) => callOf(`http://h/${p}`)));
-      const again = two.map((c) => own.handle(c));
-      await new Promise((r) => setTimeout(r, 30));
-      for (const h of held.splice(0)) h();
-      await Promise.all(again);
-      expect(connections.length - first).toBe(3);
+      const held: Seen[] = [];
+      answer = (s) => held.push(s);
+      const two = await Promise.all(['a', 'b'].map((p) => callOf(`http://h/${p}`)));
+      const replies = two.map((c) =>
+        own.handle(c).then(
+          () => 'answered',
+          (e: Error) => e.message,
+        ),
+      );
+      while (held.length < 2) await new Promise((r) => setTimeout(r, 5));
+      connections[first].destroy();
+      expect(await Promise.all(replies)).toEqual([
+        'the isolate closed the connection before its answer was complete',
+        'the isolate closed the connection before its answer was complete',
+      ]);
+      answer = defaultAnswer;
+      expect(await text(await own.handle(await callOf('http://h/c')))).toBe('{}');
+      expect(connections.length - first).toBe(2);
     } finally {
       own.close();
     }
   });
 
-  it('closed: its connections end, and a call is refused', async () => {
+  it('closed: its connection ends, and a call is refused', async () => {
     const own = framedForwarder(socketPath, { secret: 's' });
     const before = connections.length;
     await own.handle(await callOf('http://h/a'));
     const conn = connections[before];
     own.close();
-    await new Promise<void>((r) => (conn.closed ? r() : conn.once('close', () => r())));
+    await closedOf(conn);
     await expect(own.handle(await callOf('http://h/b'))).rejects.toThrow('the hop to the isolate is closed');
   });
 
   it('fetch: a WHATWG request through the same hop', async () => {
-    answer = (s, conn) => conn.write(frame(200, { 'content-type': 'application/json' }, JSON.stringify(s.target)));
+    answer = (s, conn) =>
+      conn.write(frame(s.id, 200, { 'content-type': 'application/json' }, JSON.stringify(s.target)));
     const res = await fwd.fetch(new Request('http://h/api/v2/x?q=1'));
     expect([res.status, await res.text()]).toEqual([200, '"/api/v2/x?q=1"']);
   });
