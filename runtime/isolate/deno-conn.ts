@@ -1,7 +1,8 @@
 /**
  * A Deno Unix-socket connection read as frames (the binding client and the framed hop in the Deno
  * entry; no node: imports): one buffer of what was read and not yet taken, and at most one read
- * under way, which whoever waits for bytes next shares.
+ * under way, which whoever waits for bytes next shares; and the hop's writes gathered while one
+ * is under way (Outbox).
  */
 
 export interface DenoConn {
@@ -88,8 +89,67 @@ export async function writeAll(conn: DenoConn, bytes: Uint8Array): Promise<void>
 
 /** The parts as one array (one write). */
 export function joined(...parts: Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (const p of parts) size += p.length;
+  return concat(parts);
+}
+
+/** Bytes waiting in an Outbox past which a stream's producer waits (the socket's own backpressure). */
+const OUTBOX_HIGH = 256 * 1024;
+
+/**
+ * What the entry writes on a connection, in order: whatever is asked while a write is under way
+ * goes out with the next one, so the answers of a burst cost a write or two, not one each.
+ */
+export class Outbox {
+  private queue: Uint8Array[] = [];
+  private queued = 0;
+  private writing = false;
+  private waiting: (() => void)[] = [];
+  constructor(private readonly conn: DenoConn) {}
+
+  send(bytes: Uint8Array): void {
+    this.queue.push(bytes);
+    this.queued += bytes.length;
+    if (!this.writing) void this.drain();
+  }
+
+  /** Resolves once what waits (not the write under way) is under OUTBOX_HIGH bytes (a stream's producer waits for it). */
+  room(): Promise<void> {
+    if (this.queued < OUTBOX_HIGH) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.queue.length) {
+        const parts = this.queue;
+        const size = this.queued;
+        this.queue = [];
+        this.queued = 0;
+        // taken into this write: a held-back producer may queue the next one meanwhile
+        this.wake();
+        await writeAll(this.conn, parts.length === 1 ? parts[0] : concat(parts, size));
+      }
+    } catch {
+      // the host went away: its reader sees the connection end
+      this.queue = [];
+      this.queued = 0;
+    } finally {
+      this.writing = false;
+      this.wake();
+    }
+  }
+
+  private wake(): void {
+    if (this.queued >= OUTBOX_HIGH) return;
+    const w = this.waiting;
+    this.waiting = [];
+    for (const f of w) f();
+  }
+}
+
+/** The parts as one array of `size` bytes (however many parts: no spread). */
+function concat(parts: Uint8Array[], size = parts.reduce((n, p) => n + p.length, 0)): Uint8Array {
   const out = new Uint8Array(size);
   let at = 0;
   for (const p of parts) {

@@ -6,7 +6,7 @@
  * request in flight shares the connection; each frame names its exchange.
  */
 import { callFromParts, iteratorOf, type Call, type Reply } from '../../handlers/core/pipeline';
-import { ConnReader, joined, writeAll, type DenoConn } from './deno-conn';
+import { ConnReader, joined, Outbox, type DenoConn } from './deno-conn';
 import {
   hopAnswerHeadOf,
   hopChunkHeadOf,
@@ -121,37 +121,6 @@ function streamState(): StreamState {
 }
 
 /**
- * What the entry writes on a connection, in order: whatever is asked while a write is under way
- * goes out with the next one, so the answers of a burst cost a write or two, not one each.
- */
-class Outbox {
-  private queue: Uint8Array[] = [];
-  private writing = false;
-  constructor(private readonly conn: DenoConn) {}
-
-  send(bytes: Uint8Array): void {
-    this.queue.push(bytes);
-    if (!this.writing) void this.drain();
-  }
-
-  private async drain(): Promise<void> {
-    this.writing = true;
-    try {
-      while (this.queue.length) {
-        const parts = this.queue;
-        this.queue = [];
-        await writeAll(this.conn, parts.length === 1 ? parts[0] : joined(...parts));
-      }
-    } catch {
-      // the host went away: its reader sees the connection end
-      this.queue = [];
-    } finally {
-      this.writing = false;
-    }
-  }
-}
-
-/**
  * A body that comes in pieces (an event stream, a long listing), as the app produces them, until
  * it ends or the host stops it (a cancel, or the connection ended: the app's pieces are stopped,
  * as Deno.serve cancels a response body when its client leaves). Always ends with the empty chunk,
@@ -173,7 +142,10 @@ async function streamBody(
       }
       if (next.done) break;
       const bytes = typeof next.value === 'string' ? enc.encode(next.value) : next.value;
-      if (bytes.length) out.send(joined(enc.encode(hopChunkHeadOf(id, bytes.length)), bytes));
+      if (bytes.length) {
+        out.send(joined(enc.encode(hopChunkHeadOf(id, bytes.length)), bytes));
+        await out.room();
+      }
     }
   } catch (e) {
     // the app's pieces failed: the host sees the answer end early, its client a cut body
