@@ -266,9 +266,12 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
 
   const stallMs = config.limits.requestTimeoutMs;
 
+  const logFailure = (requestId: string, e: unknown) =>
+    process.stderr.write(`[${requestId}] failed to answer: ${(e as Error)?.stack ?? String(e)}\n`);
+
   /** An answer that could not be written whole: a bare 500 if nothing went out, else a cut connection. */
   const failed = (res: http.ServerResponse, requestId: string, e: unknown) => {
-    process.stderr.write(`[${requestId}] failed to answer: ${(e as Error)?.stack ?? String(e)}\n`);
+    logFailure(requestId, e);
     if (!res.headersSent) {
       res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
       res.end();
@@ -281,7 +284,7 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
       if (error !== undefined) failed(res, call.requestId, error);
       else o.onAnswered?.({ call, status, ms: performance.now() - started });
     } catch (e) {
-      process.stderr.write(`[${call.requestId}] failed to answer: ${(e as Error)?.stack ?? String(e)}\n`);
+      logFailure(call.requestId, e);
     } finally {
       inFlight--;
     }

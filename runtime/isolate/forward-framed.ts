@@ -54,8 +54,8 @@ class HopConnection {
   private readonly cancelled = new Set<number>();
   /** the frame being read after its head: an answer's headers and body, or a chunk's bytes */
   private reading: HopAnswerHead | HopChunkHead | undefined;
+  /** frames waiting for the turn's end (a flush is scheduled exactly while there are some) */
   private out: string[] = [];
-  private scheduled = false;
   /** the connection cannot carry another exchange (closed, or the isolate broke the framing) */
   broken = false;
 
@@ -89,14 +89,10 @@ class HopConnection {
   }
 
   private queue(text: string): void {
-    this.out.push(text);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(this.flush);
+    if (this.out.push(text) === 1) setImmediate(this.flush);
   }
 
   private readonly flush = (): void => {
-    this.scheduled = false;
     const text = this.out.length === 1 ? this.out[0] : this.out.join('');
     this.out = [];
     if (!this.broken) this.socket.write(text);
