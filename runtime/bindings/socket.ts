@@ -3,8 +3,12 @@ import net from 'node:net';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import type { BindingServer } from '../binding-server';
-import { refusal, serveFramed, type Answer } from './framed';
-import { FRAMED_FIRST_BYTE } from './frames';
+
+/** An operation's answer: the status and the JSON text. */
+export type Answer = { status: number; body: string };
+
+/** A refusal's JSON text, in the binding protocol's error shape. */
+export const refusal = (code: string, message: string): string => JSON.stringify({ error: { code, message } });
 
 /** Header every request on the binding socket carries: the per-start secret (docs/bindings-protocol.md). */
 export const BINDING_SECRET_HEADER = 'x-ballast-binding-secret';
@@ -16,6 +20,11 @@ export interface BindingSocket {
   path: string;
   /** The per-start secret; handed only to the isolate the host spawns (never logged). */
   secret: string;
+  /**
+   * One operation, as the socket runs it (an unknown op is 404, a failure 500, logged; never
+   * rejects): the Deno entry's calls on the hop connection (runtime/isolate/forward-framed.ts).
+   */
+  answer(op: string, body: string, requestId: string | undefined): Promise<Answer>;
   close(): Promise<void>;
 }
 
@@ -70,11 +79,11 @@ const isOp = (path: string) =>
   path.startsWith('/system/') || path.startsWith('/db/') || path === '/events/send' || path === '/tokens/touch';
 
 /**
- * The SYSTEM, DB and EVENTS bindings on a Unix socket, for route code in another process (Deno,
- * workerd). The protocol is the in-process fetch protocol (binding-server.ts,
- * handlers/core/bindings.ts) plus the secret, in two framings on the same socket
- * (docs/bindings-protocol.md): HTTP/1.1 keep-alive (workerd's Fetchers, any HTTP client) and
- * framed connections (the Deno entry; framed.ts), told apart by a connection's first byte.
+ * The SYSTEM, DB and EVENTS bindings on a Unix socket, for route code in another process
+ * (workerd's Fetchers, any HTTP client). The protocol is the in-process fetch protocol
+ * (binding-server.ts, handlers/core/bindings.ts) plus the secret, over HTTP/1.1 keep-alive
+ * (docs/bindings-protocol.md). The Deno entry's calls do not come here: they ride the hop
+ * connection (runtime/isolate/forward-framed.ts), which runs them with `answer`.
  */
 export async function startBindingSocket(o: BindingSocketOptions): Promise<BindingSocket> {
   const secret = o.secret ?? randomBytes(32).toString('base64url');
@@ -86,7 +95,7 @@ export async function startBindingSocket(o: BindingSocketOptions): Promise<Bindi
   };
   const { bindings } = o;
   const idleTimeoutMs = o.idleTimeoutMs ?? 60_000;
-  /** One operation, whichever framing asked: an unknown op is 404, a failure 500 (logged). */
+  /** One operation, whoever asked: an unknown op is 404, a failure 500 (logged). */
   const answer = (path: string, body: string, requestId: string | undefined): Promise<Answer> => {
     if (!isOp(path))
       return Promise.resolve({ status: 404, body: refusal('not_found', `unknown binding operation ${path}`) });
@@ -147,28 +156,11 @@ export async function startBindingSocket(o: BindingSocketOptions): Promise<Bindi
     open.add(socket);
     socket.once('close', () => open.delete(socket));
     if (o.onConnectionEnd) socket.once('close', o.onConnectionEnd);
-    // a client that connects and says nothing is dropped like an idle one
-    const silent = () => socket.destroy();
-    socket.setTimeout(idleTimeoutMs, silent);
-    socket.once('data', (first: Buffer) => {
-      socket.setTimeout(0, silent);
-      if (first[0] === FRAMED_FIRST_BYTE) {
-        return serveFramed(socket, first, {
-          authorised,
-          answer,
-          limit: BINDING_BODY_LIMIT,
-          idleTimeoutMs,
-        });
-      }
-      // an HTTP client: node:http reads the request from the first bytes on
-      awaitHead(socket);
-      socket.once('close', () => clearTimeout(heads.get(socket)));
-      socket.pause();
-      socket.unshift(first);
-      httpServer.emit('connection', socket);
-      socket.resume();
-    });
+    // a client that connects and says nothing is dropped like one whose head stalls
+    awaitHead(socket);
+    socket.once('close', () => clearTimeout(heads.get(socket)));
     socket.on('error', () => socket.destroy());
+    httpServer.emit('connection', socket);
   });
   await clearStale(o.path);
   await new Promise<void>((resolve, reject) => {
@@ -182,6 +174,7 @@ export async function startBindingSocket(o: BindingSocketOptions): Promise<Bindi
   return {
     path: o.path,
     secret,
+    answer,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

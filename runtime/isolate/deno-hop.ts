@@ -6,11 +6,15 @@
  * request in flight shares the connection; each frame names its exchange.
  */
 import { callFromParts, iteratorOf, type Call, type Reply } from '../../handlers/core/pipeline';
+import type { BindingPost } from '../../handlers/core/bindings';
 import { ConnReader, joined, Outbox, type DenoConn } from './deno-conn';
 import {
   hopAnswerHeadOf,
+  hopCallHeadOf,
   hopChunkHeadOf,
+  hopPrefaceOf,
   MAX_HOP_HEAD,
+  MAX_HOP_ID,
   parseHopHostFrame,
   STREAMED,
   type HopRequestHead,
@@ -21,10 +25,51 @@ const dec = new TextDecoder();
 const GONE = Symbol('the host went away');
 
 /** The app's two doors (dist/app.mjs): a Call straight in, or a WHATWG Request. */
-export interface HopApp {
+export interface HopDoors {
   handle(call: Call): Promise<Reply>;
   fetch(request: Request): Promise<Response>;
+}
+
+/** The app as a connection serves it: its doors for that connection's binding calls. */
+export interface HopApp {
+  /** the doors whose binding calls go out by `post` (once per connection) */
+  open(post: BindingPost): HopDoors;
   maxBodyBytes: number;
+  /** the per-start binding secret, the connection's preface */
+  secret: string;
+}
+
+/** A binding call waiting for its result. */
+interface Pending {
+  resolve(a: { status: number; body: string }): void;
+  reject(e: Error): void;
+}
+
+/**
+ * The connection's binding calls (hop-frames.ts hopCallHeadOf): each goes out as a frame with an
+ * id of its own, and its result comes back on the connection by that id.
+ */
+function bindingCalls(out: Outbox): { post: BindingPost; pending: Map<number, Pending>; fail(e: Error): void } {
+  const pending = new Map<number, Pending>();
+  let last = 0;
+  let failed: Error | undefined;
+  const post: BindingPost = (path, body, requestId) => {
+    if (failed) return Promise.reject(failed);
+    const bytes = enc.encode(body);
+    let id = last;
+    do id = id >= MAX_HOP_ID ? 1 : id + 1;
+    while (pending.has(id));
+    last = id;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      out.send(joined(enc.encode(hopCallHeadOf(id, path, requestId, bytes.length)), bytes));
+    });
+  };
+  const fail = (e: Error) => {
+    failed = e;
+    for (const p of pending.values()) p.reject(e);
+  };
+  return { post, pending, fail };
 }
 
 /**
@@ -160,13 +205,14 @@ async function answerOne(
   head: HopRequestHead,
   given: Record<string, string | string[]>,
   body: Uint8Array<ArrayBuffer>,
-  app: HopApp,
+  app: HopDoors,
+  maxBodyBytes: number,
   out: Outbox,
   streams: Map<number, StreamState>,
 ): Promise<void> {
   let call: Call | undefined;
   try {
-    call = callOf(head, given, body, app.maxBodyBytes);
+    call = callOf(head, given, body, maxBodyBytes);
   } catch {
     // refused before the app saw it (a body over the limit): the app's fetch answers that
   }
@@ -221,12 +267,23 @@ export async function serveHopConnection(conn: DenoConn, app: HopApp): Promise<v
   const reader = new ConnReader(conn);
   const out = new Outbox(conn);
   const streams = new Map<number, StreamState>();
+  const calls = bindingCalls(out);
+  const doors = app.open(calls.post);
+  out.send(enc.encode(hopPrefaceOf(app.secret)));
   try {
     for (;;) {
       const line = await reader.line(MAX_HOP_HEAD);
       if (line === null) return;
       const f = parseHopHostFrame(line);
       if (!f) throw new Error(`not a hop frame: ${JSON.stringify(line.slice(0, 80))}`);
+      if (f.kind === 'result') {
+        const body = dec.decode(await reader.take(f.length));
+        const p = calls.pending.get(f.id);
+        if (!p) throw new Error(`a result for no call (${f.id})`);
+        calls.pending.delete(f.id);
+        p.resolve({ status: f.status, body });
+        continue;
+      }
       if (f.kind === 'control') {
         const s = streams.get(f.id);
         if (!s) continue; // its answer has ended meanwhile
@@ -239,11 +296,13 @@ export async function serveHopConnection(conn: DenoConn, app: HopApp): Promise<v
       }
       const given = JSON.parse(dec.decode(await reader.take(f.headersLength))) as Record<string, string | string[]>;
       const body = await reader.take(f.bodyLength);
-      void answerOne(f, given, body, app, out, streams);
+      void answerOne(f, given, body, doors, app.maxBodyBytes, out, streams);
     }
   } catch (e) {
     console.error(`ballast deno entry: hop connection: ${e instanceof Error ? e.message : String(e)}`);
   } finally {
+    // the calls under way cannot get their results: their requests' answers have nowhere to go
+    calls.fail(new Error('the host closed the hop connection'));
     // the host is gone: the answers in pieces stop
     for (const s of streams.values()) s.stop();
     try {

@@ -50,11 +50,12 @@ export function denoBinary(
 }
 
 /**
- * The permissions the Deno process gets, and nothing else: read the bundle directory (and the
- * two sockets, which Deno checks as paths), write (connect/listen) the two sockets, net only to
- * those two Unix sockets. No --allow-run, --allow-env, --allow-ffi, --allow-sys; no prompt.
+ * The permissions the Deno process gets, and nothing else: read the bundle directory (and its
+ * socket, which Deno checks as a path), write (listen on) its socket, net only to that Unix
+ * socket. Its binding calls go back on the host's hop connection, so it cannot reach the binding
+ * socket at all. No --allow-run, --allow-env, --allow-ffi, --allow-sys; no prompt.
  */
-export function denoArgs(distDir: string, bindingSocket: string, listen: string): string[] {
+export function denoArgs(distDir: string, listen: string): string[] {
   return [
     'run',
     '--no-prompt',
@@ -62,9 +63,9 @@ export function denoArgs(distDir: string, bindingSocket: string, listen: string)
     '--no-lock',
     '--no-remote',
     '--no-npm',
-    `--allow-read=${distDir},${bindingSocket},${listen}`,
-    `--allow-write=${bindingSocket},${listen}`,
-    `--allow-net=unix:${bindingSocket},unix:${listen}`,
+    `--allow-read=${distDir},${listen}`,
+    `--allow-write=${listen}`,
+    `--allow-net=unix:${listen}`,
     join(distDir, 'deno.mjs'),
   ];
 }
@@ -72,19 +73,18 @@ export function denoArgs(distDir: string, bindingSocket: string, listen: string)
 /**
  * Isolation mode on Deno: dist/app.mjs served by `deno run dist/deno.mjs` on a Unix socket in the
  * state directory; the host forwards every request to it over the framed hop
- * (runtime/isolate/forward-framed.ts, deno-hop.ts).
+ * (runtime/isolate/forward-framed.ts, deno-hop.ts), and its binding calls come back on it.
  */
 export function startDeno(o: IsolateOptions): Promise<Isolated> {
   const listen = join(o.stateDir, 'isolate-deno.sock');
   return startIsolateProcess(o, {
     runtime: 'deno',
     bin: denoBinary(o.distDir),
-    args: denoArgs(o.distDir, o.socket.path, listen),
+    args: denoArgs(o.distDir, listen),
     // no inherited environment (no secrets): Deno's own cache in the state directory
     env: { DENO_DIR: join(o.stateDir, 'deno-cache'), NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' },
     listen,
     stdinLine: JSON.stringify({
-      bindingSocket: o.socket.path,
       secret: o.socket.secret,
       hopSecret: o.hop.secret,
       listen,

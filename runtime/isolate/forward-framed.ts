@@ -1,6 +1,8 @@
 import net from 'node:net';
+import { timingSafeEqual } from 'node:crypto';
 import type { Call, Reply } from '../../handlers/core/pipeline';
 import { answers } from '../http/reply-batch';
+import { refusal } from '../bindings/socket';
 import {
   fetchOver,
   headersIn,
@@ -14,13 +16,32 @@ import {
 import {
   hopControlOf,
   hopRequestHeadOf,
+  hopResultHeadOf,
   MAX_HOP_HEAD,
   MAX_HOP_ID,
   parseHopIsolateFrame,
+  parseHopPreface,
   type HopAnswerHead,
+  type HopCallHead,
   type HopChunkHead,
   type HopControlVerb,
 } from './hop-frames';
+
+/** The binding calls the isolate makes on the hop connection, served as the binding socket serves them. */
+export interface HopCalls {
+  /** the per-start binding secret the isolate's preface must carry */
+  secret: string;
+  /** one operation (the binding socket's: an unknown op is 404, a failure 500); never rejects */
+  answer(op: string, body: string, requestId: string | undefined): Promise<{ status: number; body: string }>;
+  /** the largest JSON text a call may carry (larger: 413, and its bytes are skipped) */
+  limit: number;
+}
+
+/** Bytes of a call over the limit, read past without keeping them. */
+interface Skip {
+  kind: 'skip';
+  left: number;
+}
 
 const NEWLINE = 10;
 const EMPTY: Buffer = Buffer.alloc(0);
@@ -52,14 +73,19 @@ class HopConnection {
   private readonly exchanges = new Map<number, Exchange>();
   /** streams the host stopped (their client went away): what still comes for them is dropped */
   private readonly cancelled = new Set<number>();
-  /** the frame being read after its head: an answer's headers and body, or a chunk's bytes */
-  private reading: HopAnswerHead | HopChunkHead | undefined;
+  /** the frame being read after its head: an answer's headers and body, a chunk's or a call's bytes */
+  private reading: HopAnswerHead | HopChunkHead | HopCallHead | Skip | undefined;
+  /** the isolate's preface (the binding secret) came: the first line it sends */
+  private greeted = false;
   /** frames waiting for the turn's end (a flush is scheduled exactly while there are some) */
   private out: string[] = [];
   /** the connection cannot carry another exchange (closed, or the isolate broke the framing) */
   broken = false;
 
-  constructor(path: string) {
+  constructor(
+    path: string,
+    private readonly calls: HopCalls,
+  ) {
     this.socket = net.connect(path);
     this.socket.on('data', (chunk: Buffer) => {
       // the answers read now go to their clients with the turn's other answers (reply-batch.ts)
@@ -126,12 +152,32 @@ class HopConnection {
         }
         const line = this.buf.toString('latin1', 0, nl);
         this.buf = this.buf.subarray(nl + 1);
+        if (!this.greeted) {
+          if (!this.secretIn(line)) return this.fault('no preface with the binding secret');
+          this.greeted = true;
+          continue;
+        }
         const f = parseHopIsolateFrame(line);
         if (!f) return this.fault(`not a frame head: ${JSON.stringify(line.slice(0, 80))}`);
+        if (f.kind === 'call') {
+          if (f.length > this.calls.limit) {
+            this.result(f.id, 413, refusal('payload_too_large', `binding payload exceeds ${this.calls.limit} bytes`));
+            this.reading = { kind: 'skip', left: f.length };
+          } else this.reading = f;
+          continue;
+        }
         if (!this.exchanges.has(f.id) && !this.cancelled.has(f.id))
           return this.fault(`a frame for no request (${f.id})`);
         if (f.kind === 'chunk' && f.length === 0) this.end(f.id);
         else this.reading = f;
+        continue;
+      }
+      if (r.kind === 'skip') {
+        const n = Math.min(r.left, this.buf.length);
+        this.buf = this.buf.subarray(n);
+        r.left -= n;
+        if (r.left > 0) return;
+        this.reading = undefined;
         continue;
       }
       const need = r.kind === 'answer' ? r.headersLength + (r.bodyLength ?? 0) : r.length;
@@ -140,8 +186,28 @@ class HopConnection {
       this.buf = this.buf.subarray(need);
       this.reading = undefined;
       if (r.kind === 'answer') this.answer(r, bytes);
+      else if (r.kind === 'call') this.call(r, bytes);
       else this.chunk(r.id, bytes);
     }
+  }
+
+  private secretIn(line: string): boolean {
+    const given = parseHopPreface(line);
+    if (given === null) return false;
+    const g = Buffer.from(given);
+    const want = Buffer.from(this.calls.secret);
+    return g.length === want.length && timingSafeEqual(g, want);
+  }
+
+  /** A binding call: run as the binding socket runs it; its result goes out with the turn's frames. */
+  private call(head: HopCallHead, bytes: Buffer): void {
+    void this.calls
+      .answer(head.op, bytes.toString('utf8'), head.requestId)
+      .then((a) => this.result(head.id, a.status, a.body));
+  }
+
+  private result(id: number, status: number, body: string): void {
+    if (!this.broken) this.queue(hopResultHeadOf(id, status, Buffer.byteLength(body)) + body);
   }
 
   private answer(head: HopAnswerHead, bytes: Buffer): void {
@@ -214,7 +280,7 @@ class HopConnection {
  * The framed hop's client (Deno): each call is a frame on the one connection to the entry (a new
  * one once it is gone), its answer read into a Reply. No timeouts of its own (forward.ts).
  */
-export function framedForwarder(socketPath: string, hop: HopOptions): Forwarder {
+export function framedForwarder(socketPath: string, hop: HopOptions, calls: HopCalls): Forwarder {
   let conn: HopConnection | undefined;
   let lastId = 0;
   let closed = false;
@@ -223,7 +289,7 @@ export function framedForwarder(socketPath: string, hop: HopOptions): Forwarder 
     if (closed) throw new Error('the hop to the isolate is closed');
     const out = outgoing(call, hop);
     const headers = JSON.stringify(out.headers);
-    if (!conn || conn.broken) conn = new HopConnection(socketPath);
+    if (!conn || conn.broken) conn = new HopConnection(socketPath, calls);
     const c = conn;
     const id = (lastId = c.freeId(lastId));
     const frame =

@@ -58,16 +58,31 @@ export interface HopControl {
   verb: HopControlVerb;
 }
 
+/**
+ * A binding call's answer (host → isolate): `<id> result <status> <JSON text's byte length>\n`,
+ * the text; the id is the one the isolate gave the call (its own numbering, not the exchanges').
+ */
+export const hopResultHeadOf = (id: number, status: number, length: number): string =>
+  `${id} result ${status} ${length}\n`;
+
+export interface HopResultHead {
+  kind: 'result';
+  id: number;
+  status: number;
+  length: number;
+}
+
 const REQUEST_HEAD = new RegExp(`^${ID} ([A-Z]{1,16}) (/[\\x21-\\x7e]*) ${LENGTH} ${LENGTH}$`);
 const CONTROL = new RegExp(`^${ID} (pause|resume|cancel)$`);
+const RESULT_HEAD = new RegExp(`^${ID} result ([1-5][0-9]{2}) ${LENGTH}$`);
 
 const idOf = (text: string): number | null => {
   const n = Number(text);
   return n <= MAX_HOP_ID ? n : null;
 };
 
-/** A head line the host sent (without its newline): a request or a control frame; null when neither. */
-export function parseHopHostFrame(line: string): HopRequestHead | HopControl | null {
+/** A head line the host sent (without its newline): a request, a control frame or a call's result; null when none. */
+export function parseHopHostFrame(line: string): HopRequestHead | HopControl | HopResultHead | null {
   const r = REQUEST_HEAD.exec(line);
   if (r) {
     const id = idOf(r[1]);
@@ -75,9 +90,14 @@ export function parseHopHostFrame(line: string): HopRequestHead | HopControl | n
     return { kind: 'request', id, method: r[2], target: r[3], headersLength: Number(r[4]), bodyLength: Number(r[5]) };
   }
   const c = CONTROL.exec(line);
-  if (!c) return null;
-  const id = idOf(c[1]);
-  return id === null ? null : { kind: 'control', id, verb: c[2] as HopControlVerb };
+  if (c) {
+    const id = idOf(c[1]);
+    return id === null ? null : { kind: 'control', id, verb: c[2] as HopControlVerb };
+  }
+  const b = RESULT_HEAD.exec(line);
+  if (!b) return null;
+  const id = idOf(b[1]);
+  return id === null ? null : { kind: 'result', id, status: Number(b[2]), length: Number(b[3]) };
 }
 
 /** The body length of an answer that follows in chunks (an event stream, a long listing): `*`. */
@@ -113,11 +133,46 @@ export interface HopChunkHead {
   length: number;
 }
 
+/**
+ * What the isolate sends first on a connection, before any other frame: the per-start binding
+ * secret (docs/bindings-protocol.md), as a binding socket connection's preface carries it. The
+ * host takes binding calls on the connection only from a peer that knows it.
+ */
+export const hopPrefaceOf = (secret: string): string => `secret ${secret}\n`;
+
+/** The secret in a preface line (without its newline); null when the line is not one. */
+export function parseHopPreface(line: string): string | null {
+  const m = /^secret ([\x21-\x7e]{1,200})$/.exec(line);
+  return m ? m[1] : null;
+}
+
+/** What a request id may be in a call's head: printable ASCII without spaces (the host made or checked it). */
+const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
+/** `-` in a head is "no request id": no API request id is one character long (pipeline.ts requestIdFrom). */
+const NO_ID = '-';
+
+/**
+ * A binding call (isolate → host), what a request to the binding socket would carry (SYSTEM, DB,
+ * EVENTS, tokens/touch): `<id> call <op path> <request id or -> <JSON text's byte length>\n`,
+ * the text. The isolate numbers its calls; the host answers each with a result of the same id.
+ */
+export const hopCallHeadOf = (id: number, op: string, requestId: string | null | undefined, length: number): string =>
+  `${id} call ${op} ${requestId && REQUEST_ID.test(requestId) ? requestId : NO_ID} ${length}\n`;
+
+export interface HopCallHead {
+  kind: 'call';
+  id: number;
+  op: string;
+  requestId: string | undefined;
+  length: number;
+}
+
+const CALL_HEAD = new RegExp(`^${ID} call (/[\\x21-\\x7e]{1,200}) ([\\x21-\\x7e]{1,200}) ${LENGTH}$`);
 const ANSWER_HEAD = new RegExp(`^${ID} ([1-5][0-9]{2}) ${LENGTH} (${LENGTH}|\\*)$`);
 const CHUNK_HEAD = new RegExp(`^${ID} ${LENGTH}$`);
 
-/** A head line the isolate sent (without its newline): an answer or a chunk; null when neither. */
-export function parseHopIsolateFrame(line: string): HopAnswerHead | HopChunkHead | null {
+/** A head line the isolate sent (without its newline): an answer, a chunk or a binding call; null when none. */
+export function parseHopIsolateFrame(line: string): HopAnswerHead | HopChunkHead | HopCallHead | null {
   const a = ANSWER_HEAD.exec(line);
   if (a) {
     const id = idOf(a[1]);
@@ -131,7 +186,13 @@ export function parseHopIsolateFrame(line: string): HopAnswerHead | HopChunkHead
     };
   }
   const c = CHUNK_HEAD.exec(line);
-  if (!c) return null;
-  const id = idOf(c[1]);
-  return id === null ? null : { kind: 'chunk', id, length: Number(c[2]) };
+  if (c) {
+    const id = idOf(c[1]);
+    return id === null ? null : { kind: 'chunk', id, length: Number(c[2]) };
+  }
+  const k = CALL_HEAD.exec(line);
+  if (!k) return null;
+  const id = idOf(k[1]);
+  if (id === null) return null;
+  return { kind: 'call', id, op: k[2], requestId: k[3] === NO_ID ? undefined : k[3], length: Number(k[4]) };
 }

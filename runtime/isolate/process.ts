@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { forwarder, loadUndici } from './forward';
 import { framedForwarder } from './forward-framed';
+import { BINDING_BODY_LIMIT } from '../bindings/socket';
 import type { IsolateOptions, Isolated, IsolateRuntime } from './types';
 
 export function removeStaleSocket(path: string): void {
@@ -90,7 +91,14 @@ export async function startIsolateProcess(o: IsolateOptions, p: IsolateProcess):
     o.log(`isolate ${p.runtime} (pid ${child.pid}) died: ${signal ?? `exit ${code}`}`);
     o.onExit?.(`${p.runtime} ${signal ?? `exit ${code}`}`);
   });
-  const fwd = p.hop === 'framed' ? framedForwarder(p.listen, o.hop) : await forwarder({ socketPath: p.listen }, o.hop);
+  const fwd =
+    p.hop === 'framed'
+      ? framedForwarder(p.listen, o.hop, {
+          secret: o.socket.secret,
+          answer: o.socket.answer,
+          limit: BINDING_BODY_LIMIT,
+        })
+      : await forwarder({ socketPath: p.listen }, o.hop);
   return {
     runtime: p.runtime,
     pid: child.pid,

@@ -2,7 +2,8 @@
  * The binding protocol (docs/bindings-protocol.md) as a contract: the same cases run against the
  * in-process transport (the host's BindingServer fetch functions, what an embedder in the same
  * process uses), the socket transport (stateDir/bindings.sock with the per-start secret, what
- * workerd's Fetchers use) and the socket's framed connections (what the Deno entry uses),
+ * workerd's Fetchers use) and the socket's operations as the Deno entry's calls on the hop
+ * connection run them (`answer`; the hop's framing of them: isolate-forward-framed.test.ts),
  * through the routes' own clients (SystemClient, the D1 over fetch, the events producer) and
  * through raw binding requests. Then what only the socket has: the secret, the socket file's
  * mode, keep-alive, stale sockets.
@@ -28,7 +29,6 @@ import { BINDING_SECRET_HEADER, startBindingSocket, type BindingSocket } from '.
 import { bindingSocketPath } from '../../runtime/isolate/index';
 import { fixture, makeTestHost, type TestHost } from '../helpers/host';
 import { privateDir } from '../helpers/tmp';
-import { framedPost } from '../helpers/framed-client';
 
 let t: TestHost;
 let socket: BindingSocket;
@@ -105,11 +105,12 @@ function inProcessFetcher(): Fetcher {
 }
 
 /**
- * The socket as the Deno entry reaches it (env.BINDING_POST over framed connections: text in,
+ * The socket's operations as the Deno entry reaches them (env.BINDING_POST, its calls on the hop
+ * connection, which the host runs with the socket's `answer`: text in,
  * status and text out); its Fetchers throw, so every call in these cases must go through the post.
  */
-function socketPost(): { f: Fetcher; post: BindingPost } {
-  const post: BindingPost = framedPost(socket.path, socket.secret);
+function hopCallPost(): { f: Fetcher; post: BindingPost } {
+  const post: BindingPost = (path, body, requestId) => socket.answer(path, body, requestId);
   const f: Fetcher = {
     fetch: () => Promise.reject(new Error('the Fetcher was used although BINDING_POST was given')),
   };
@@ -119,7 +120,7 @@ function socketPost(): { f: Fetcher; post: BindingPost } {
 const transports: [string, () => { f: Fetcher; post?: BindingPost }][] = [
   ['in-process', () => ({ f: inProcessFetcher() })],
   ['socket', () => ({ f: socketFetcher(socket.path, socket.secret) })],
-  ['socket-post', socketPost],
+  ['hop-call', hopCallPost],
 ];
 
 function envOf(f: Fetcher, post?: BindingPost): Env {

@@ -11,8 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { denoArgs, denoBinary } from '../../runtime/isolate/deno';
 import { serve } from '../../runtime/serve';
 import { createToken } from '../../runtime/tokens';
-import { distDir, makeTestConfig, makeTestHost, repo } from '../helpers/host';
-import { startBindingSocket } from '../../runtime/bindings/socket';
+import { distDir, makeTestConfig, makeTestHost, repo, type TestHost } from '../helpers/host';
+import { startBindingSocket, type BindingSocket } from '../../runtime/bindings/socket';
 import { launchIsolate } from '../../runtime/isolate/index';
 import { privateDir } from '../helpers/tmp';
 
@@ -42,17 +42,17 @@ async function serveWatched(isolate: 'deno' | 'workerd') {
 }
 
 describe('the Deno process', () => {
-  it('runs with exactly these flags: no run, env, ffi, sys; read only the bundle and the sockets', () => {
-    expect(denoArgs('/opt/b/dist', '/s/bindings.sock', '/s/isolate-deno.sock')).toEqual([
+  it('runs with exactly these flags: no run, env, ffi, sys; read only the bundle and its socket', () => {
+    expect(denoArgs('/opt/b/dist', '/s/isolate-deno.sock')).toEqual([
       'run',
       '--no-prompt',
       '--no-config',
       '--no-lock',
       '--no-remote',
       '--no-npm',
-      '--allow-read=/opt/b/dist,/s/bindings.sock,/s/isolate-deno.sock',
-      '--allow-write=/s/bindings.sock,/s/isolate-deno.sock',
-      '--allow-net=unix:/s/bindings.sock,unix:/s/isolate-deno.sock',
+      '--allow-read=/opt/b/dist,/s/isolate-deno.sock',
+      '--allow-write=/s/isolate-deno.sock',
+      '--allow-net=unix:/s/isolate-deno.sock',
       '/opt/b/dist/deno.mjs',
     ]);
   });
@@ -80,10 +80,11 @@ await tryIt('net', () => fetch('http://127.0.0.1:8080/'));
 await tryIt('connect', () => Deno.connect({ hostname: '127.0.0.1', port: 22 }));
 await tryIt('dns', () => Deno.resolveDns('example.com', 'A'));
 await tryIt('ffi', () => Deno.dlopen('/lib/x86_64-linux-gnu/libc.so.6', {}));
+await tryIt('bindingSocket', () => Deno.connect({ transport: 'unix', path: ${JSON.stringify(join(dir, 'b.sock'))} }));
 console.log(JSON.stringify(out));
 `,
     );
-    const r = spawnSync(denoBinary(distDir), denoArgs(bundle, join(dir, 'b.sock'), join(dir, 'i.sock')), {
+    const r = spawnSync(denoBinary(distDir), denoArgs(bundle, join(dir, 'i.sock')), {
       env: { DENO_DIR: join(dir, 'deno-cache'), NO_COLOR: '1' },
       encoding: 'utf8',
     });
@@ -101,6 +102,8 @@ console.log(JSON.stringify(out));
       connect: 'NotCapable',
       dns: 'NotCapable',
       ffi: 'NotCapable',
+      // the host's binding socket: its calls go back on the hop connection instead
+      bindingSocket: 'NotCapable',
     });
   });
 
@@ -246,8 +249,44 @@ describe('ballast serve --isolate on the command line', () => {
   }, 60_000);
 });
 
-describe("the isolates' keep-alive connections to the binding socket", () => {
-  it.each(['deno', 'workerd'] as const)(
+/** An isolate of the test host's bundle, its bindings on `socket`. */
+const launchOn = (runtime: 'deno' | 'workerd', t: TestHost, socket: BindingSocket) =>
+  launchIsolate(runtime, {
+    distDir,
+    stateDir: t.config.stateDir,
+    socket,
+    vars: t.host.vars,
+    hop: { secret: 'lifecycle-test-hop-secret' },
+    log: () => undefined,
+  });
+
+describe("the isolates' connections to the binding socket", () => {
+  it('deno makes none: its binding calls ride the hop connection', async () => {
+    const t = await makeTestHost();
+    let ends = 0;
+    const socket = await startBindingSocket({
+      bindings: t.host.bindings,
+      path: join(t.config.stateDir, 'bindings.sock'),
+      onConnectionEnd: () => ends++,
+    });
+    const iso = await launchOn('deno', t, socket);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const r = await iso.fetch(
+          new Request('http://ballast.local/api/v2/notification/agent', { headers: { token: t.adminToken } }),
+        );
+        expect([r.status, await r.text()]).toEqual([200, '[]']);
+      }
+    } finally {
+      await iso.close();
+      // closing the socket ends any connection it still has
+      await socket.close();
+      await t.close();
+    }
+    expect(ends).toBe(0);
+  });
+
+  it.each(['workerd'] as const)(
     '%s resends a request on a fresh connection when the host closed the idle one',
     async (runtime) => {
       const t = await makeTestHost();
@@ -259,14 +298,7 @@ describe("the isolates' keep-alive connections to the binding socket", () => {
         idleTimeoutMs: 50,
         onConnectionEnd: () => ended(),
       });
-      const iso = await launchIsolate(runtime, {
-        distDir,
-        stateDir: t.config.stateDir,
-        socket,
-        vars: t.host.vars,
-        hop: { secret: 'lifecycle-test-hop-secret' },
-        log: () => undefined,
-      });
+      const iso = await launchOn(runtime, t, socket);
       try {
         const get = async () => {
           const r = await iso.fetch(

@@ -5,11 +5,12 @@
  * request by its id, in the order the answers are ready, and obeys pause, resume and cancel.
  * The edge tier runs the same code in Deno (test/edge).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Outbox, type DenoConn } from '../../runtime/isolate/deno-conn';
 import { serveHopConnection, type HopApp } from '../../runtime/isolate/deno-hop';
-import { hopControlOf, hopRequestHeadOf } from '../../runtime/isolate/hop-frames';
+import { hopControlOf, hopPrefaceOf, hopRequestHeadOf, hopResultHeadOf } from '../../runtime/isolate/hop-frames';
 import type { Call, Reply } from '../../handlers/core/pipeline';
+import type { BindingPost } from '../../handlers/core/bindings';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -111,15 +112,28 @@ describe('Outbox: what the entry writes on the hop', () => {
   });
 });
 
-/** An app whose answers the test makes: a reply per target, given when the test says. */
+const SECRET = 'k'.repeat(43);
+const PREFACE = hopPrefaceOf(SECRET);
+
+/**
+ * An app whose answers the test makes: a reply per target, given when the test says; `posts`
+ * holds the binding post each connection opened its doors with.
+ */
 function fakeApp() {
   const asked = new Map<string, (reply: Reply) => void>();
+  const posts: BindingPost[] = [];
   const app: HopApp = {
-    handle: (call: Call) => new Promise<Reply>((resolve) => asked.set(call.url.pathname, resolve)),
-    fetch: () => Promise.reject(new Error('not used')),
+    open: (post) => {
+      posts.push(post);
+      return {
+        handle: (call: Call) => new Promise<Reply>((resolve) => asked.set(call.url.pathname, resolve)),
+        fetch: () => Promise.reject(new Error('not used')),
+      };
+    },
     maxBodyBytes: 1 << 20,
+    secret: SECRET,
   };
-  return { app, asked };
+  return { app, asked, posts };
 }
 
 const request = (id: number, target: string) => {
@@ -163,7 +177,9 @@ describe('serveHopConnection: the entry answers each exchange by its id', () => 
     await tick();
     const json = JSON.stringify({ 'content-type': 'application/json' });
     const plain = JSON.stringify({ 'content-type': 'text/plain;charset=UTF-8' });
-    expect(f.writes.join('')).toBe(`2 201 ${json.length} 3\n${json}"b"` + `1 200 ${plain.length} 3\n${plain}"a"`);
+    expect(f.writes.join('')).toBe(
+      PREFACE + `2 201 ${json.length} 3\n${json}"b"` + `1 200 ${plain.length} 3\n${plain}"a"`,
+    );
     f.end();
     await served;
   });
@@ -188,7 +204,7 @@ describe('serveHopConnection: the entry answers each exchange by its id', () => 
     f.feed(hopControlOf(7, 'cancel'));
     while (!stopped()) await tick();
     await tick();
-    const text = f.writes.join('');
+    const text = f.writes.join('').slice(PREFACE.length);
     const sse = JSON.stringify({ 'content-type': 'text/event-stream' });
     const head = `7 200 ${sse.length} *\n${sse}7 9\ndata: 1\n\n7 9\ndata: 2\n\n`;
     expect(text.slice(0, head.length)).toBe(head);
@@ -205,5 +221,69 @@ describe('serveHopConnection: the entry answers each exchange by its id', () => 
     await served;
     while (!stopped()) await tick();
     expect(stopped()).toBe(true);
+  });
+
+  it("the app's binding calls go out on the connection, numbered; each result resolves its own", async () => {
+    const f = fakeConn();
+    const { app, posts } = fakeApp();
+    const served = serveHopConnection(f.conn, app);
+    expect(posts).toHaveLength(1);
+    const post = posts[0];
+    const a = post('/db/all', '{"sql":"é"}', 'rid-1');
+    const b = post('/events/send', '{}');
+    await tick();
+    expect(f.writes.join('')).toBe(
+      PREFACE + `1 call /db/all rid-1 ${Buffer.byteLength('{"sql":"é"}')}\n{"sql":"é"}` + '2 call /events/send - 2\n{}',
+    );
+    // answered last first, the text split over two reads
+    const second = hopResultHeadOf(2, 404, 4) + 'null';
+    const first = hopResultHeadOf(1, 200, Buffer.byteLength('["é"]')) + '["é"]';
+    f.feed(second + first.slice(0, 12));
+    f.feed(first.slice(12));
+    expect(await b).toEqual({ status: 404, body: 'null' });
+    expect(await a).toEqual({ status: 200, body: '["é"]' });
+    // the ids go on from the last one
+    const third = post('/db/first', '{}').catch((e: Error) => e.message);
+    await tick();
+    expect(f.writes.join('').endsWith('3 call /db/first - 2\n{}')).toBe(true);
+    f.end();
+    await served;
+    expect(await third).toBe('the host closed the hop connection');
+  });
+
+  it('a result for no call (or a second one) ends the connection; the calls waiting fail, and later ones at once', async () => {
+    const f = fakeConn();
+    const { app, posts } = fakeApp();
+    const served = serveHopConnection(f.conn, app);
+    const first = posts[0]('/db/all', '{}');
+    const waiting = posts[0]('/db/all', '[]').then(
+      () => 'answered',
+      (e: Error) => e.message,
+    );
+    await tick();
+    f.feed(hopResultHeadOf(1, 200, 4) + 'null');
+    expect(await first).toEqual({ status: 200, body: 'null' });
+    f.feed(hopResultHeadOf(1, 200, 4) + 'null');
+    await served;
+    expect(await waiting).toBe('the host closed the hop connection');
+    await expect(posts[0]('/db/all', '{}')).rejects.toThrow('the host closed the hop connection');
+    // nothing more went out after the two calls
+    expect(f.writes.join('')).toBe(PREFACE + '1 call /db/all - 2\n{}2 call /db/all - 2\n[]');
+  });
+
+  it('a result for a call never made ends the connection too, and says so', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const f = fakeConn();
+      const served = serveHopConnection(f.conn, fakeApp().app);
+      f.feed(hopResultHeadOf(5, 200, 4) + 'null');
+      await served;
+      expect(f.writes.join('')).toBe(PREFACE);
+      expect(errors.mock.calls.map((c) => String(c[0]))).toEqual([
+        'ballast deno entry: hop connection: a result for no call (5)',
+      ]);
+    } finally {
+      errors.mockRestore();
+    }
   });
 });

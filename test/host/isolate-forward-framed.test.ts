@@ -11,16 +11,20 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TokenLookup } from '../../handlers/core/bindings';
 import { HOP_SECRET_HEADER, TOKEN_ROW_HEADER, encodeTokenRow } from '../../handlers/core/hop';
-import { framedForwarder } from '../../runtime/isolate/forward-framed';
+import { framedForwarder, type HopCalls } from '../../runtime/isolate/forward-framed';
 import {
   hopAnswerHeadOf,
+  hopCallHeadOf,
   hopChunkHeadOf,
   hopControlOf,
+  hopPrefaceOf,
   hopRequestHeadOf,
+  hopResultHeadOf,
   MAX_HOP_HEAD,
   MAX_HOP_ID,
   parseHopHostFrame,
   parseHopIsolateFrame,
+  parseHopPreface,
 } from '../../runtime/isolate/hop-frames';
 import { privateDir } from '../helpers/tmp';
 import { callOf, expectAnswerArrives, heldBackStream, HOP_TOKEN, hopTokenRow, replyText } from '../helpers/hop';
@@ -105,6 +109,68 @@ describe('hop frame heads', () => {
       expect(parseHopIsolateFrame(line), line).toBeNull();
   });
 
+  it("a binding call: the isolate's id, the op, the request id or -, the JSON text's length", () => {
+    expect(hopCallHeadOf(9, '/db/all', 'req-0001', 12)).toBe('9 call /db/all req-0001 12\n');
+    expect(hopCallHeadOf(9, '/db/all', null, 0)).toBe('9 call /db/all - 0\n');
+    expect(hopCallHeadOf(9, '/db/all', undefined, 0)).toBe('9 call /db/all - 0\n');
+    // a request id the head cannot carry is left out
+    for (const id of ['', 'a b', 'é', 'x'.repeat(201), 'a\nb'])
+      expect(hopCallHeadOf(1, '/db/all', id, 1), id).toBe('1 call /db/all - 1\n');
+    expect(hopCallHeadOf(1, '/db/all', 'x'.repeat(200), 1)).toBe(`1 call /db/all ${'x'.repeat(200)} 1\n`);
+    expect(parseHopIsolateFrame('9 call /db/all req-0001 12')).toEqual({
+      kind: 'call',
+      id: 9,
+      op: '/db/all',
+      requestId: 'req-0001',
+      length: 12,
+    });
+    expect(parseHopIsolateFrame(`${MAX_HOP_ID} call /system/exec - 0`)).toEqual({
+      kind: 'call',
+      id: MAX_HOP_ID,
+      op: '/system/exec',
+      requestId: undefined,
+      length: 0,
+    });
+    for (const line of [
+      '9 call db/all - 1',
+      '9 call / - 1',
+      '9 call /db/all - 01',
+      '9 call /db/all -1',
+      '9 CALL /db/all - 1',
+      '0 call /db/all - 1',
+      `${MAX_HOP_ID + 1} call /db/all - 1`,
+      '9 call /db/all - 1 ',
+      `9 call /${'a'.repeat(201)} - 1`,
+      `9 call /db/all ${'x'.repeat(201)} 1`,
+      '9 call /db/all - 10000000000',
+    ])
+      expect(parseHopIsolateFrame(line), line).toBeNull();
+    // the host's side never reads one
+    expect(parseHopHostFrame('9 call /db/all - 1')).toBeNull();
+  });
+
+  it("a call's result: the call's id, the status, the JSON text's length", () => {
+    expect(hopResultHeadOf(9, 200, 5)).toBe('9 result 200 5\n');
+    expect(parseHopHostFrame('9 result 200 5')).toEqual({ kind: 'result', id: 9, status: 200, length: 5 });
+    expect(parseHopHostFrame(`${MAX_HOP_ID} result 599 0`)).toEqual({
+      kind: 'result',
+      id: MAX_HOP_ID,
+      status: 599,
+      length: 0,
+    });
+    for (const line of ['9 result 600 5', '9 result 200', '9 result 200 05', '0 result 200 5', '9 RESULT 200 5'])
+      expect(parseHopHostFrame(line), line).toBeNull();
+    expect(parseHopIsolateFrame('9 result 200 5')).toBeNull();
+  });
+
+  it("the isolate's preface carries the binding secret", () => {
+    expect(hopPrefaceOf('abc')).toBe('secret abc\n');
+    expect(parseHopPreface('secret abc')).toBe('abc');
+    expect(parseHopPreface(`secret ${'k'.repeat(200)}`)).toBe('k'.repeat(200));
+    for (const line of ['secret ', 'secret a b', 'secretabc', 'Secret abc', `secret ${'k'.repeat(201)}`, ' secret a'])
+      expect(parseHopPreface(line), line).toBeNull();
+  });
+
   it('a chunk head is its id and length; 0 ends', () => {
     expect(hopChunkHeadOf(2, 17)).toBe('2 17\n');
     expect(parseHopIsolateFrame('2 17')).toEqual({ kind: 'chunk', id: 2, length: 17 });
@@ -119,6 +185,12 @@ type Seen = { id: number; method: string; target: string; headers: Record<string
 type Answer = (seen: Seen, conn: net.Socket) => void;
 
 const socketPath = join(privateDir('ballast-framed-hop'), 'isolate.sock');
+const SECRET = 'k'.repeat(43);
+/** what the fake isolate sends first on a connection */
+let preface = hopPrefaceOf(SECRET);
+/** the results of binding calls the host sent back, as `<id> <status> <text>` */
+const results: string[] = [];
+let onResult: (id: number, status: number, body: string, conn: net.Socket) => void = () => undefined;
 const seen: Seen[] = [];
 /** the control frames the host sent, as `<id> <verb>` */
 const controls: string[] = [];
@@ -144,6 +216,7 @@ beforeAll(async () => {
   server = net.createServer((conn) => {
     const index = connections.push(conn) - 1;
     reads[index] = 0;
+    if (preface) conn.write(preface);
     let buf = Buffer.alloc(0);
     conn.on('error', () => undefined);
     conn.on('data', (c: Buffer) => {
@@ -158,6 +231,14 @@ beforeAll(async () => {
           buf = buf.subarray(nl + 1);
           controls.push(`${f.id} ${f.verb}`);
           onControl(f.id, f.verb, conn);
+          continue;
+        }
+        if (f.kind === 'result') {
+          if (buf.length < nl + 1 + f.length) return;
+          const text = buf.toString('utf8', nl + 1, nl + 1 + f.length);
+          buf = buf.subarray(nl + 1 + f.length);
+          results.push(`${f.id} ${f.status} ${text}`);
+          onResult(f.id, f.status, text, conn);
           continue;
         }
         const end = nl + 1 + f.headersLength + f.bodyLength;
@@ -188,10 +269,23 @@ const tokens: TokenLookup = { token: (id) => (id === row.id ? row : null), touch
 
 const text = replyText;
 
+/** The host's side of the calls: records each, answers as `behave` says (the socket's `answer`). */
+const asked: { op: string; body: string; requestId: string | undefined }[] = [];
+let behave: HopCalls['answer'] = async (op, body) => ({ status: 200, body: JSON.stringify({ op, body }) });
+const CALL_LIMIT = 64;
+const hopCalls: HopCalls = {
+  secret: SECRET,
+  answer: (op, body, requestId) => {
+    asked.push({ op, body, requestId });
+    return behave(op, body, requestId);
+  },
+  limit: CALL_LIMIT,
+};
+
 describe('the framed hop to the isolate', () => {
   let fwd: ReturnType<typeof framedForwarder>;
   beforeAll(() => {
-    fwd = framedForwarder(socketPath, { secret: 'hop-secret', tokens });
+    fwd = framedForwarder(socketPath, { secret: 'hop-secret', tokens }, hopCalls);
   });
   afterAll(() => fwd.close());
   afterEach(() => {
@@ -199,6 +293,11 @@ describe('the framed hop to the isolate', () => {
     controls.length = 0;
     onControl = () => undefined;
     answer = defaultAnswer;
+    preface = hopPrefaceOf(SECRET);
+    results.length = 0;
+    onResult = () => undefined;
+    asked.length = 0;
+    behave = async (op, body) => ({ status: 200, body: JSON.stringify({ op, body }) });
   });
 
   it("sends the method, the target, the client's headers without the hop's own, the host's, and the body", async () => {
@@ -442,7 +541,7 @@ describe('the framed hop to the isolate', () => {
   });
 
   it("one connection for every call in flight: a turn's requests in one write, answers in any order", async () => {
-    const own = framedForwarder(socketPath, { secret: 's' });
+    const own = framedForwarder(socketPath, { secret: 's' }, hopCalls);
     try {
       const first = connections.length;
       const held: Seen[] = [];
@@ -474,7 +573,7 @@ describe('the framed hop to the isolate', () => {
   });
 
   it('a connection that ends fails every exchange on it; the next call gets a new one', async () => {
-    const own = framedForwarder(socketPath, { secret: 's' });
+    const own = framedForwarder(socketPath, { secret: 's' }, hopCalls);
     try {
       const first = connections.length;
       const held: Seen[] = [];
@@ -501,13 +600,107 @@ describe('the framed hop to the isolate', () => {
   });
 
   it('closed: its connection ends, and a call is refused', async () => {
-    const own = framedForwarder(socketPath, { secret: 's' });
+    const own = framedForwarder(socketPath, { secret: 's' }, hopCalls);
     const before = connections.length;
     await own.handle(await callOf('http://h/a'));
     const conn = connections[before];
     own.close();
     await closedOf(conn);
     await expect(own.handle(await callOf('http://h/b'))).rejects.toThrow('the hop to the isolate is closed');
+  });
+
+  it("the isolate's binding calls run by `answer`; each result goes back by the call's id", async () => {
+    const text1 = '{"sql":"SELECT \'é\'"}';
+    answer = (s, conn) => {
+      onResult = () => {
+        // both results in: the request's answer carries them
+        if (results.length === 2) conn.write(frame(s.id, 200, {}, JSON.stringify(results)));
+      };
+      conn.write(
+        hopCallHeadOf(5, '/db/all', 'rid-1', Buffer.byteLength(text1)) +
+          text1 +
+          hopCallHeadOf(6, '/events/send', null, 2) +
+          '{}',
+      );
+    };
+    const got = JSON.parse(await text(await fwd.handle(await callOf('http://h/api/v2/x')))) as string[];
+    expect(asked).toEqual([
+      { op: '/db/all', body: text1, requestId: 'rid-1' },
+      { op: '/events/send', body: '{}', requestId: undefined },
+    ]);
+    expect(got).toEqual([
+      `5 200 ${JSON.stringify({ op: '/db/all', body: text1 })}`,
+      `6 200 ${JSON.stringify({ op: '/events/send', body: '{}' })}`,
+    ]);
+  });
+
+  it('a result goes out when its op is done, whatever the order the calls came in', async () => {
+    let release!: () => void;
+    const slow = new Promise<void>((r) => (release = r));
+    behave = async (op) => {
+      if (op === '/system/slow') await slow;
+      return { status: op === '/system/slow' ? 504 : 200, body: JSON.stringify(op) };
+    };
+    answer = (s, conn) => {
+      onResult = () => {
+        if (results.length === 1) release();
+        if (results.length === 2) conn.write(frame(s.id, 200, {}, JSON.stringify(results)));
+      };
+      conn.write(hopCallHeadOf(1, '/system/slow', null, 2) + '{}' + hopCallHeadOf(2, '/db/first', null, 2) + '{}');
+    };
+    expect(JSON.parse(await text(await fwd.handle(await callOf('http://h/api/v2/x'))))).toEqual([
+      '2 200 "/db/first"',
+      '1 504 "/system/slow"',
+    ]);
+  });
+
+  it('a call over the limit is 413 and does not run; its bytes are read past, the next call is read', async () => {
+    const over = 'x'.repeat(CALL_LIMIT + 1);
+    const at = `"${'y'.repeat(CALL_LIMIT - 2)}"`;
+    answer = (s, conn) => {
+      onResult = () => {
+        if (results.length === 2) conn.write(frame(s.id, 200, {}, JSON.stringify(results)));
+      };
+      // the oversized text in pieces, its last byte with the next call's head
+      conn.write(hopCallHeadOf(7, '/db/all', null, over.length) + over.slice(0, 10));
+      setTimeout(() => conn.write(over.slice(10, -1)), 10);
+      setTimeout(() => conn.write(over.slice(-1) + hopCallHeadOf(8, '/db/all', null, at.length) + at), 20);
+    };
+    const got = JSON.parse(await text(await fwd.handle(await callOf('http://h/api/v2/x')))) as string[];
+    expect(got).toEqual([
+      `7 413 ${JSON.stringify({ error: { code: 'payload_too_large', message: `binding payload exceeds ${CALL_LIMIT} bytes` } })}`,
+      `8 200 ${JSON.stringify({ op: '/db/all', body: at })}`,
+    ]);
+    expect(asked).toEqual([{ op: '/db/all', body: at, requestId: undefined }]);
+  });
+
+  it('without the preface, or with a wrong secret, the connection is dropped: nothing runs, its exchanges fail', async () => {
+    for (const wrong of [
+      hopPrefaceOf(`${SECRET.slice(0, -1)}j`),
+      hopPrefaceOf(SECRET.slice(0, -1)),
+      hopPrefaceOf(`${SECRET}k`),
+      `secret  ${SECRET}\n`,
+      '',
+    ]) {
+      preface = wrong;
+      answer = (s, conn) => conn.write(hopCallHeadOf(1, '/db/all', null, 2) + '{}' + frame(s.id, 200, {}, '{}'));
+      // a new connection: the preface is its first line
+      const own = framedForwarder(socketPath, { secret: 's' }, hopCalls);
+      try {
+        await expect(own.handle(await callOf('http://h/x')), wrong).rejects.toThrow(
+          "the isolate's answer: no preface with the binding secret",
+        );
+      } finally {
+        own.close();
+      }
+    }
+    expect(asked).toEqual([]);
+    expect(results).toEqual([]);
+    preface = hopPrefaceOf(SECRET);
+    answer = defaultAnswer;
+    const own = framedForwarder(socketPath, { secret: 's' }, hopCalls);
+    expect(await text(await own.handle(await callOf('http://h/x')))).toBe('{}');
+    own.close();
   });
 
   it('fetch: a WHATWG request through the same hop', async () => {

@@ -104,10 +104,10 @@ export const MODULES = {
       'test/host/notification-prune.test.ts',
     ],
   },
-  // the binding socket: its secret, its two framings and their limits
+  // the binding socket: its secret, its ops and their limits
   'binding-socket': {
-    mutate: ['runtime/bindings/socket.ts', 'runtime/bindings/framed.ts', 'runtime/bindings/frames.ts'],
-    tests: ['test/host/binding-framed.test.ts', 'test/edge/bindings-contract.test.ts'],
+    mutate: ['runtime/bindings/socket.ts'],
+    tests: ['test/host/binding-socket.test.ts', 'test/edge/bindings-contract.test.ts'],
   },
   tokens: {
     mutate: ['runtime/tokens.ts'],
