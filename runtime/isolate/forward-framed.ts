@@ -44,6 +44,13 @@ interface Skip {
 }
 
 const NEWLINE = 10;
+/**
+ * Frames that go out at once rather than at the end of the turn: Deno starts on a turn's first
+ * requests while the host reads the rest. A/B on the bench's load in Deno mode, 4 alternating
+ * rounds each (req/s summed): every 4 frames DB route +5%, SYSTEM-hop +7%; every 8: +14%, +3%;
+ * every 16: +7%, +7%; p99 no worse.
+ */
+export const HOP_FLUSH_FRAMES = 8;
 const EMPTY: Buffer = Buffer.alloc(0);
 
 /** An exchange in flight, and where its answer's parts go. */
@@ -63,9 +70,10 @@ interface Exchange {
 
 /**
  * The one connection to the Deno entry's framed hop (hop-frames.ts): every exchange in flight
- * shares it, each frame naming its exchange. The requests (and control frames) of an event-loop
- * turn go out in one write at its end, so a turn's requests cost the host one write and the
- * entry one read, where a connection per exchange cost a write and a read each.
+ * shares it, each frame naming its exchange. The requests, control frames and call results of
+ * an event-loop turn go out together, at its end or every HOP_FLUSH_FRAMES frames, so a turn's
+ * requests cost the host a write or a few and the entry as many reads, where a connection per
+ * exchange cost a write and a read each.
  */
 class HopConnection {
   readonly socket: net.Socket;
@@ -77,7 +85,7 @@ class HopConnection {
   private reading: HopAnswerHead | HopChunkHead | HopCallHead | Skip | undefined;
   /** the isolate's preface (the binding secret) came: the first line it sends */
   private greeted = false;
-  /** frames waiting for the turn's end (a flush is scheduled exactly while there are some) */
+  /** frames waiting for the turn's end, or for HOP_FLUSH_FRAMES of them (a flush is scheduled while there are some) */
   private out: string[] = [];
   /** the connection cannot carry another exchange (closed, or the isolate broke the framing) */
   broken = false;
@@ -115,10 +123,13 @@ class HopConnection {
   }
 
   private queue(text: string): void {
-    if (this.out.push(text) === 1) setImmediate(this.flush);
+    const n = this.out.push(text);
+    if (n === 1) setImmediate(this.flush);
+    else if (n >= HOP_FLUSH_FRAMES) this.flush();
   }
 
   private readonly flush = (): void => {
+    if (this.out.length === 0) return;
     const text = this.out.length === 1 ? this.out[0] : this.out.join('');
     this.out = [];
     if (!this.broken) this.socket.write(text);

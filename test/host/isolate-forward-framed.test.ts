@@ -8,10 +8,10 @@
  */
 import net from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TokenLookup } from '../../handlers/core/bindings';
 import { HOP_SECRET_HEADER, TOKEN_ROW_HEADER, encodeTokenRow } from '../../handlers/core/hop';
-import { framedForwarder, type HopCalls } from '../../runtime/isolate/forward-framed';
+import { framedForwarder, HOP_FLUSH_FRAMES, type HopCalls } from '../../runtime/isolate/forward-framed';
 import {
   hopAnswerHeadOf,
   hopCallHeadOf,
@@ -540,7 +540,36 @@ describe('the framed hop to the isolate', () => {
     expect(used).not.toBe(first);
   });
 
-  it("one connection for every call in flight: a turn's requests in one write, answers in any order", async () => {
+  it('a turn writes its frames every HOP_FLUSH_FRAMES, and the rest at its end', async () => {
+    const own = framedForwarder(socketPath, { secret: 's' }, hopCalls);
+    const writes = vi.spyOn(net.Socket.prototype, 'write');
+    try {
+      await own.handle(await callOf('http://h/warm'));
+      const calls = await Promise.all(
+        Array.from({ length: 2 * HOP_FLUSH_FRAMES + 3 }, (_, i) => callOf(`http://h/f${i}`)),
+      );
+      writes.mockClear();
+      const replies = calls.map((c) => own.handle(c));
+      // in this same turn: two writes of HOP_FLUSH_FRAMES requests each
+      const heads = (n: number) => String(writes.mock.calls[n][0]).match(/\d+ GET \/f\d+ \d+ 0\n/g);
+      expect(writes.mock.calls).toHaveLength(2);
+      expect(heads(0)).toHaveLength(HOP_FLUSH_FRAMES);
+      expect(heads(1)).toHaveLength(HOP_FLUSH_FRAMES);
+      await Promise.all(replies);
+      // the last three at the turn's end, before any answer came back
+      expect(heads(2)).toHaveLength(3);
+      // a turn of exactly HOP_FLUSH_FRAMES: one write, and nothing (not even an empty write) at its end
+      const more = await Promise.all(Array.from({ length: HOP_FLUSH_FRAMES }, (_, i) => callOf(`http://h/f${i}`)));
+      writes.mockClear();
+      await Promise.all(more.map((c) => own.handle(c)));
+      expect(writes.mock.calls.filter((c) => /GET|^$/.test(String(c[0])))).toHaveLength(1);
+    } finally {
+      writes.mockRestore();
+      own.close();
+    }
+  });
+
+  it("one connection for every call in flight: a turn's requests in a few writes, answers in any order", async () => {
     const own = framedForwarder(socketPath, { secret: 's' }, hopCalls);
     try {
       const first = connections.length;
@@ -550,8 +579,8 @@ describe('the framed hop to the isolate', () => {
       const replies = calls.map((c) => own.handle(c));
       while (held.length < 70) await new Promise((r) => setTimeout(r, 5));
       expect(connections.length - first).toBe(1);
-      // asked in one turn: one write (a read or two on the isolate's side), distinct ids
-      expect(reads[first]).toBeLessThanOrEqual(2);
+      // asked in one turn: a write every HOP_FLUSH_FRAMES requests and one for the rest, distinct ids
+      expect(reads[first]).toBeLessThanOrEqual(Math.ceil(70 / HOP_FLUSH_FRAMES));
       expect(new Set(held.map((s) => s.id)).size).toBe(70);
       // answered last first, in one write
       const conn = connections[first];
