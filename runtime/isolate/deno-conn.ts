@@ -25,24 +25,13 @@ export class ConnReader {
   private pending: Promise<boolean> | undefined;
   constructor(readonly conn: DenoConn) {}
 
-  /** Nothing read and not yet taken. */
-  get drained(): boolean {
-    return this.buf.length === 0;
-  }
-
   /** One more read into the buffer (shared with a read already under way); false at the end. */
   fill(): Promise<boolean> {
     return (this.pending ??= this.conn.read(this.chunk).then(
       (n) => {
         this.pending = undefined;
         if (n === null) return false;
-        if (this.buf.length === 0) this.buf = this.chunk.slice(0, n);
-        else {
-          const next = new Uint8Array(this.buf.length + n);
-          next.set(this.buf);
-          next.set(this.chunk.subarray(0, n), this.buf.length);
-          this.buf = next;
-        }
+        this.append(n);
         return true;
       },
       (e: unknown) => {
@@ -50,6 +39,31 @@ export class ConnReader {
         throw e;
       },
     ));
+  }
+
+  /**
+   * The `n` bytes just read, after what waits. A frame larger than a read (a file's text in a
+   * binding result, up to 64 MiB) grows the buffer by doubling, in place while its store has
+   * room after what waits: a copy of everything at each 64 KiB read would be quadratic.
+   */
+  private append(n: number): void {
+    const len = this.buf.length;
+    if (len === 0) {
+      this.buf = this.chunk.slice(0, n);
+      return;
+    }
+    const store = this.buf.buffer;
+    const at = this.buf.byteOffset;
+    if (at + len + n <= store.byteLength) {
+      // taken bytes are handed out as copies (take), so the room after the view is free
+      new Uint8Array(store, at + len, n).set(this.chunk.subarray(0, n));
+      this.buf = new Uint8Array(store, at, len + n);
+      return;
+    }
+    const next = new Uint8Array(Math.max(2 * (len + n), this.chunk.length));
+    next.set(this.buf);
+    next.set(this.chunk.subarray(0, n), len);
+    this.buf = next.subarray(0, len + n);
   }
 
   /**

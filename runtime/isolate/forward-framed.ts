@@ -83,6 +83,10 @@ class HopConnection {
   private readonly cancelled = new Set<number>();
   /** the frame being read after its head: an answer's headers and body, a chunk's or a call's bytes */
   private reading: HopAnswerHead | HopChunkHead | HopCallHead | Skip | undefined;
+  /** a frame's bytes read so far while more are missing (joined once, when it is whole) */
+  private parts: Buffer[] = [];
+  /** how many bytes the frame being read still lacks beyond `parts` (0: none is waited for) */
+  private missing = 0;
   /** the isolate's preface (the binding secret) came: the first line it sends */
   private greeted = false;
   /** frames waiting for the turn's end, or for HOP_FLUSH_FRAMES of them (a flush is scheduled while there are some) */
@@ -98,7 +102,15 @@ class HopConnection {
     this.socket.on('data', (chunk: Buffer) => {
       // the answers read now go to their clients with the turn's other answers (reply-batch.ts)
       answers.arrive();
-      this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+      if (this.missing > 0) {
+        // the rest of a large frame: its pieces are joined once it is whole, not at every read
+        this.parts.push(chunk);
+        this.missing -= chunk.length;
+        if (this.missing > 0) return;
+        this.buf = Buffer.concat(this.parts);
+        this.parts = [];
+        this.missing = 0;
+      } else this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
       this.pump();
     });
     this.socket.on('error', () => undefined);
@@ -192,7 +204,12 @@ class HopConnection {
         continue;
       }
       const need = r.kind === 'answer' ? r.headersLength + (r.bodyLength ?? 0) : r.length;
-      if (this.buf.length < need) return;
+      if (this.buf.length < need) {
+        this.parts = [this.buf];
+        this.missing = need - this.buf.length;
+        this.buf = EMPTY;
+        return;
+      }
       const bytes = this.buf.subarray(0, need);
       this.buf = this.buf.subarray(need);
       this.reading = undefined;

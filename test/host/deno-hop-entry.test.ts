@@ -6,7 +6,7 @@
  * The edge tier runs the same code in Deno (test/edge).
  */
 import { describe, expect, it, vi } from 'vitest';
-import { Outbox, type DenoConn } from '../../runtime/isolate/deno-conn';
+import { ConnReader, Outbox, type DenoConn } from '../../runtime/isolate/deno-conn';
 import { serveHopConnection, type HopApp } from '../../runtime/isolate/deno-hop';
 import { hopControlOf, hopPrefaceOf, hopRequestHeadOf, hopResultHeadOf } from '../../runtime/isolate/hop-frames';
 import type { Call, Reply } from '../../handlers/core/pipeline';
@@ -109,6 +109,59 @@ describe('Outbox: what the entry writes on the hop', () => {
     f.release(); // the 10 bytes written: the 256 KiB are taken into the next write
     await tick();
     expect(full).toBe(true);
+  });
+});
+
+describe('ConnReader: frames out of reads of any size', () => {
+  /** a connection whose reads return `pieces` in order, then the end */
+  const readsOf = (pieces: Uint8Array[]): DenoConn => ({
+    read(p) {
+      const next = pieces.shift();
+      if (!next) return Promise.resolve(null);
+      p.set(next);
+      return Promise.resolve(next.length);
+    },
+    write: (p) => Promise.resolve(p.length),
+    close: () => undefined,
+  });
+  const split = (bytes: Uint8Array, size: number) =>
+    Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
+
+  it('lines and bodies across reads of 100 bytes, then one of 1 MiB in reads of 1 KiB, come whole', async () => {
+    const body = Uint8Array.from({ length: 10_000 }, (_, i) => i % 251);
+    const large = Uint8Array.from({ length: 1 << 20 }, (_, i) => (i * 7) % 256);
+    const text = new Uint8Array([...enc.encode('abc\n'), ...body, ...enc.encode('é line\n')]);
+    const r = new ConnReader(readsOf([...split(text, 100), ...split(large, 1024), enc.encode('end\n')]));
+    expect(await r.line(64)).toBe('abc');
+    expect(await r.take(body.length)).toEqual(body);
+    expect(await r.line(64)).toBe('é line');
+    expect(await r.take(large.length)).toEqual(large);
+    expect(await r.line(64)).toBe('end');
+    expect(await r.line(64)).toBeNull();
+  });
+
+  it('a frame of many reads grows its buffer by doubling, filling it in place between', async () => {
+    const large = Uint8Array.from({ length: 1 << 20 }, (_, i) => (i * 13) % 256);
+    const pieces = split(large, 1024);
+    const conn = readsOf(pieces);
+    const r = new ConnReader(conn);
+    // the store the reader's buffer lives in, at each read
+    const stores = new Set<ArrayBufferLike>();
+    const read = conn.read.bind(conn);
+    conn.read = (p) => {
+      stores.add((r as unknown as { buf: Uint8Array }).buf.buffer);
+      return read(p);
+    };
+    expect(await r.take(large.length)).toEqual(large);
+    // 1,024 reads: a new store about each doubling (2 KiB … 2 MiB), not one per read
+    expect(stores.size).toBeLessThanOrEqual(14);
+  });
+
+  it('what is handed out is a copy: later reads do not change it', async () => {
+    const r = new ConnReader(readsOf([enc.encode('ab'), enc.encode('cd'), enc.encode('ef'), enc.encode('gh')]));
+    const first = await r.take(3);
+    const rest = await r.take(5);
+    expect([dec.decode(first), dec.decode(rest)]).toEqual(['abc', 'defgh']);
   });
 });
 

@@ -683,6 +683,40 @@ describe('the framed hop to the isolate', () => {
     ]);
   });
 
+  it('a frame larger than a read comes whole, its pieces joined once (not at every read)', async () => {
+    const big = 'é'.repeat(1024 * 1024); // 2 MiB of UTF-8
+    behave = async (op, body) => ({ status: 200, body: JSON.stringify([op, body.length, body === big]) });
+    const concat = vi.spyOn(Buffer, 'concat');
+    try {
+      answer = (s, conn) => {
+        onResult = () => conn.write(frame(s.id, 200, {}, JSON.stringify(results)));
+        const bytes = Buffer.from(hopCallHeadOf(3, '/system/file/write', null, Buffer.byteLength(big)) + big);
+        // 32 pieces a few ms apart: one read each
+        let at = 0;
+        const next = () => {
+          conn.write(bytes.subarray(at, at + 65536));
+          at += 65536;
+          if (at < bytes.length) setTimeout(next, 2);
+        };
+        next();
+      };
+      const own = framedForwarder(socketPath, { secret: 's' }, { ...hopCalls, limit: 64 * 1024 * 1024 });
+      try {
+        expect(JSON.parse(await text(await own.handle(await callOf('http://h/api/v2/x'))))).toEqual([
+          `3 200 ${JSON.stringify(['/system/file/write', big.length, true])}`,
+        ]);
+      } finally {
+        own.close();
+      }
+      const joins = concat.mock.calls.map((c) => c[0] as Buffer[]);
+      // one join of the frame's pieces, and never a large buffer joined again with the next read
+      expect(joins.filter((parts) => parts.length > 8)).toHaveLength(1);
+      expect(joins.filter((parts) => parts.length === 2 && parts[0].length >= 65536)).toEqual([]);
+    } finally {
+      concat.mockRestore();
+    }
+  });
+
   it('a call over the limit is 413 and does not run; its bytes are read past, the next call is read', async () => {
     const over = 'x'.repeat(CALL_LIMIT + 1);
     const at = `"${'y'.repeat(CALL_LIMIT - 2)}"`;
