@@ -7,6 +7,19 @@ import type { BindingServer } from '../binding-server';
 /** An operation's answer: the status and the JSON text. */
 export type Answer = { status: number; body: string };
 
+/**
+ * Is `given` the secret? Compared in constant time; anything but a string is not. The binding
+ * socket's requests and the Deno entry's hop preface (runtime/isolate/forward-framed.ts) both ask it.
+ */
+export function secretCheck(secret: string): (given: unknown) => boolean {
+  const expected = Buffer.from(secret);
+  return (given) => {
+    if (typeof given !== 'string') return false;
+    const g = Buffer.from(given);
+    return g.length === expected.length && timingSafeEqual(g, expected);
+  };
+}
+
 /** A refusal's JSON text, in the binding protocol's error shape. */
 export const refusal = (code: string, message: string): string => JSON.stringify({ error: { code, message } });
 
@@ -20,6 +33,8 @@ export interface BindingSocket {
   path: string;
   /** The per-start secret; handed only to the isolate the host spawns (never logged). */
   secret: string;
+  /** Is this the secret (constant time)? */
+  authorised(given: unknown): boolean;
   /**
    * One operation, as the socket runs it (an unknown op is 404, a failure 500, logged; never
    * rejects): the Deno entry's calls on the hop connection (runtime/isolate/forward-framed.ts).
@@ -87,12 +102,7 @@ const isOp = (path: string) =>
  */
 export async function startBindingSocket(o: BindingSocketOptions): Promise<BindingSocket> {
   const secret = o.secret ?? randomBytes(32).toString('base64url');
-  const expected = Buffer.from(secret);
-  const authorised = (given: string | string[] | undefined) => {
-    if (typeof given !== 'string') return false;
-    const g = Buffer.from(given);
-    return g.length === expected.length && timingSafeEqual(g, expected);
-  };
+  const authorised = secretCheck(secret);
   const { bindings } = o;
   const idleTimeoutMs = o.idleTimeoutMs ?? 60_000;
   /** One operation, whoever asked: an unknown op is 404, a failure 500 (logged). */
@@ -174,6 +184,7 @@ export async function startBindingSocket(o: BindingSocketOptions): Promise<Bindi
   return {
     path: o.path,
     secret,
+    authorised,
     answer,
     close: () =>
       new Promise<void>((resolve) => {

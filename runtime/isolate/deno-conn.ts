@@ -1,8 +1,7 @@
 /**
- * A Deno Unix-socket connection read as frames (the binding client and the framed hop in the Deno
- * entry; no node: imports): one buffer of what was read and not yet taken, and at most one read
- * under way, which whoever waits for bytes next shares; and the hop's writes gathered while one
- * is under way (Outbox).
+ * The Deno entry's hop connection (no node: imports): read as frames, one buffer of what was read
+ * and not yet taken (ConnReader; its one reader is the connection's loop, deno-hop.ts), and its
+ * writes gathered while one is under way (Outbox).
  */
 
 export interface DenoConn {
@@ -22,23 +21,14 @@ export class ConnReader {
    * read, as nearly every frame does, is then a single copy out of it.
    */
   private readonly chunk = new Uint8Array(64 * 1024);
-  private pending: Promise<boolean> | undefined;
-  constructor(readonly conn: DenoConn) {}
+  constructor(private readonly conn: DenoConn) {}
 
-  /** One more read into the buffer (shared with a read already under way); false at the end. */
-  fill(): Promise<boolean> {
-    return (this.pending ??= this.conn.read(this.chunk).then(
-      (n) => {
-        this.pending = undefined;
-        if (n === null) return false;
-        this.append(n);
-        return true;
-      },
-      (e: unknown) => {
-        this.pending = undefined;
-        throw e;
-      },
-    ));
+  /** One more read into the buffer; false at the end. */
+  private async fill(): Promise<boolean> {
+    const n = await this.conn.read(this.chunk);
+    if (n === null) return false;
+    this.append(n);
+    return true;
   }
 
   /**
@@ -97,7 +87,7 @@ export class ConnReader {
 }
 
 /** All of `bytes`, however many writes the socket takes. */
-export async function writeAll(conn: DenoConn, bytes: Uint8Array): Promise<void> {
+async function writeAll(conn: DenoConn, bytes: Uint8Array): Promise<void> {
   for (let off = 0; off < bytes.length;) off += await conn.write(bytes.subarray(off));
 }
 

@@ -14,7 +14,7 @@ import {
   hopChunkHeadOf,
   hopPrefaceOf,
   MAX_HOP_HEAD,
-  MAX_HOP_ID,
+  nextHopId,
   parseHopHostFrame,
   STREAMED,
   type HopRequestHead,
@@ -45,31 +45,45 @@ interface Pending {
   reject(e: Error): void;
 }
 
+/** A connection's binding calls: sent with `post`, settled by their results, failed together. */
+interface BindingCalls {
+  post: BindingPost;
+  /** The result of call `id`; false when no call waits for it. */
+  settle(id: number, answer: { status: number; body: string }): boolean;
+  /** Every call waiting, and every later one, fails with `e`. */
+  fail(e: Error): void;
+}
+
 /**
  * The connection's binding calls (hop-frames.ts hopCallHeadOf): each goes out as a frame with an
  * id of its own, and its result comes back on the connection by that id.
  */
-function bindingCalls(out: Outbox): { post: BindingPost; pending: Map<number, Pending>; fail(e: Error): void } {
+function bindingCalls(out: Outbox): BindingCalls {
   const pending = new Map<number, Pending>();
   let last = 0;
   let failed: Error | undefined;
-  const post: BindingPost = (path, body, requestId) => {
-    if (failed) return Promise.reject(failed);
-    const bytes = enc.encode(body);
-    let id = last;
-    do id = id >= MAX_HOP_ID ? 1 : id + 1;
-    while (pending.has(id));
-    last = id;
-    return new Promise((resolve, reject) => {
-      pending.set(id, { resolve, reject });
-      out.send(joined(enc.encode(hopCallHeadOf(id, path, requestId, bytes.length)), bytes));
-    });
+  return {
+    post: (path, body, requestId) => {
+      if (failed) return Promise.reject(failed);
+      const bytes = enc.encode(body);
+      const id = (last = nextHopId(last, (n) => pending.has(n)));
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        out.send(joined(enc.encode(hopCallHeadOf(id, path, requestId, bytes.length)), bytes));
+      });
+    },
+    settle: (id, answer) => {
+      const p = pending.get(id);
+      if (!p) return false;
+      pending.delete(id);
+      p.resolve(answer);
+      return true;
+    },
+    fail: (e) => {
+      failed = e;
+      for (const p of pending.values()) p.reject(e);
+    },
   };
-  const fail = (e: Error) => {
-    failed = e;
-    for (const p of pending.values()) p.reject(e);
-  };
-  return { post, pending, fail };
 }
 
 /**
@@ -278,10 +292,7 @@ export async function serveHopConnection(conn: DenoConn, app: HopApp): Promise<v
       if (!f) throw new Error(`not a hop frame: ${JSON.stringify(line.slice(0, 80))}`);
       if (f.kind === 'result') {
         const body = dec.decode(await reader.take(f.length));
-        const p = calls.pending.get(f.id);
-        if (!p) throw new Error(`a result for no call (${f.id})`);
-        calls.pending.delete(f.id);
-        p.resolve({ status: f.status, body });
+        if (!calls.settle(f.id, { status: f.status, body })) throw new Error(`a result for no call (${f.id})`);
         continue;
       }
       if (f.kind === 'control') {

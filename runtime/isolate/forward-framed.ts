@@ -1,8 +1,7 @@
 import net from 'node:net';
-import { timingSafeEqual } from 'node:crypto';
 import type { Call, Reply } from '../../handlers/core/pipeline';
 import { answers } from '../http/reply-batch';
-import { refusal } from '../bindings/socket';
+import { refusal, type Answer } from '../bindings/socket';
 import {
   fetchOver,
   headersIn,
@@ -18,7 +17,7 @@ import {
   hopRequestHeadOf,
   hopResultHeadOf,
   MAX_HOP_HEAD,
-  MAX_HOP_ID,
+  nextHopId,
   parseHopIsolateFrame,
   parseHopPreface,
   type HopAnswerHead,
@@ -29,10 +28,10 @@ import {
 
 /** The binding calls the isolate makes on the hop connection, served as the binding socket serves them. */
 export interface HopCalls {
-  /** the per-start binding secret the isolate's preface must carry */
-  secret: string;
+  /** is this the per-start binding secret, which the isolate's preface must carry (the binding socket's check) */
+  authorised(given: string): boolean;
   /** one operation (the binding socket's: an unknown op is 404, a failure 500); never rejects */
-  answer(op: string, body: string, requestId: string | undefined): Promise<{ status: number; body: string }>;
+  answer(op: string, body: string, requestId: string | undefined): Promise<Answer>;
   /** the largest JSON text a call may carry (larger: 413, and its bytes are skipped) */
   limit: number;
 }
@@ -119,10 +118,7 @@ class HopConnection {
 
   /** An id no exchange in flight has, counting on from `after`. */
   freeId(after: number): number {
-    let id = after;
-    do id = id >= MAX_HOP_ID ? 1 : id + 1;
-    while (this.exchanges.has(id) || this.cancelled.has(id));
-    return id;
+    return nextHopId(after, (id) => this.exchanges.has(id) || this.cancelled.has(id));
   }
 
   send(id: number, x: Exchange, frame: string): void {
@@ -221,10 +217,7 @@ class HopConnection {
 
   private secretIn(line: string): boolean {
     const given = parseHopPreface(line);
-    if (given === null) return false;
-    const g = Buffer.from(given);
-    const want = Buffer.from(this.calls.secret);
-    return g.length === want.length && timingSafeEqual(g, want);
+    return given !== null && this.calls.authorised(given);
   }
 
   /** A binding call: run as the binding socket runs it; its result goes out with the turn's frames. */

@@ -19,6 +19,17 @@ export const MAX_HOP_HEAD = 20 * 1024;
 /** The largest exchange id; the host counts up from 1 and starts over after it. */
 export const MAX_HOP_ID = 2 ** 31 - 1;
 
+/**
+ * The next id after `after` that is not `taken` (1 after MAX_HOP_ID): the host's exchange ids
+ * and the entry's call ids, each side counting its own.
+ */
+export function nextHopId(after: number, taken: (id: number) => boolean): number {
+  let id = after;
+  do id = id >= MAX_HOP_ID ? 1 : id + 1;
+  while (taken(id));
+  return id;
+}
+
 const ID = '([1-9][0-9]{0,9})';
 const LENGTH = '(0|[1-9][0-9]{0,9})';
 

@@ -94,7 +94,7 @@ export async function startIsolateProcess(o: IsolateOptions, p: IsolateProcess):
   const fwd =
     p.hop === 'framed'
       ? framedForwarder(p.listen, o.hop, {
-          secret: o.socket.secret,
+          authorised: o.socket.authorised,
           answer: o.socket.answer,
           limit: BINDING_BODY_LIMIT,
         })

@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { TokenLookup } from '../../handlers/core/bindings';
 import { HOP_SECRET_HEADER, TOKEN_ROW_HEADER, encodeTokenRow } from '../../handlers/core/hop';
 import { framedForwarder, HOP_FLUSH_FRAMES, type HopCalls } from '../../runtime/isolate/forward-framed';
+import { secretCheck } from '../../runtime/bindings/socket';
 import {
   hopAnswerHeadOf,
   hopCallHeadOf,
@@ -22,6 +23,7 @@ import {
   hopResultHeadOf,
   MAX_HOP_HEAD,
   MAX_HOP_ID,
+  nextHopId,
   parseHopHostFrame,
   parseHopIsolateFrame,
   parseHopPreface,
@@ -163,6 +165,15 @@ describe('hop frame heads', () => {
     expect(parseHopIsolateFrame('9 result 200 5')).toBeNull();
   });
 
+  it('the next id: counts up past the ids taken, and starts over at 1 after the largest', () => {
+    const none = () => false;
+    expect(nextHopId(0, none)).toBe(1);
+    expect(nextHopId(5, (id) => id === 6 || id === 7)).toBe(8);
+    expect(nextHopId(MAX_HOP_ID - 1, none)).toBe(MAX_HOP_ID);
+    expect(nextHopId(MAX_HOP_ID, none)).toBe(1);
+    expect(nextHopId(MAX_HOP_ID - 1, (id) => id === MAX_HOP_ID || id === 1)).toBe(2);
+  });
+
   it("the isolate's preface carries the binding secret", () => {
     expect(hopPrefaceOf('abc')).toBe('secret abc\n');
     expect(parseHopPreface('secret abc')).toBe('abc');
@@ -274,7 +285,7 @@ const asked: { op: string; body: string; requestId: string | undefined }[] = [];
 let behave: HopCalls['answer'] = async (op, body) => ({ status: 200, body: JSON.stringify({ op, body }) });
 const CALL_LIMIT = 64;
 const hopCalls: HopCalls = {
-  secret: SECRET,
+  authorised: secretCheck(SECRET),
   answer: (op, body, requestId) => {
     asked.push({ op, body, requestId });
     return behave(op, body, requestId);
