@@ -1,13 +1,7 @@
 import type { SqliteD1 } from './db/database';
 import type { EventsProducer } from './events';
 import type { SystemService } from './system/service';
-import type { EventKind, TokenLookup } from '../handlers/core/bindings';
-
-/** A binding answer as the socket writes it: status and JSON text (docs/bindings-protocol.md). */
-export interface BindingAnswer {
-  status: number;
-  body: string;
-}
+import type { BindingAnswer, EventKind, TokenLookup } from '../handlers/core/bindings';
 
 const ok = (value: unknown): BindingAnswer => ({ status: 200, body: JSON.stringify(value) ?? 'null' });
 const fail = (status: number, code: string, message: string): BindingAnswer => ({

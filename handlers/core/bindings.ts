@@ -11,7 +11,13 @@ export interface Fetcher {
  * (runtime/isolate/deno-entry.ts), for its three Fetchers would only wrap this call in them
  * (measured: ~20 µs of an isolate's ~175 µs per request). `path` is `/<op>`.
  */
-export type BindingPost = (path: string, body: string, requestId?: string) => Promise<{ status: number; body: string }>;
+export type BindingPost = (path: string, body: string, requestId?: string) => Promise<BindingAnswer>;
+
+/** A binding operation's answer as every transport carries it: the status and the JSON text. */
+export interface BindingAnswer {
+  status: number;
+  body: string;
+}
 
 /* ---- DB: the subset of Cloudflare D1's API that routes use ---- */
 export interface D1Meta {

@@ -2,10 +2,8 @@ import http from 'node:http';
 import net from 'node:net';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
+import type { BindingAnswer } from '../../handlers/core/bindings';
 import type { BindingServer } from '../binding-server';
-
-/** An operation's answer: the status and the JSON text. */
-export type Answer = { status: number; body: string };
 
 /**
  * Is `given` the secret? Compared in constant time; anything but a string is not. The binding
@@ -39,7 +37,7 @@ export interface BindingSocket {
    * One operation, as the socket runs it (an unknown op is 404, a failure 500, logged; never
    * rejects): the Deno entry's calls on the hop connection (runtime/isolate/forward-framed.ts).
    */
-  answer(op: string, body: string, requestId: string | undefined): Promise<Answer>;
+  answer(op: string, body: string, requestId: string | undefined): Promise<BindingAnswer>;
   close(): Promise<void>;
 }
 
@@ -106,7 +104,7 @@ export async function startBindingSocket(o: BindingSocketOptions): Promise<Bindi
   const { bindings } = o;
   const idleTimeoutMs = o.idleTimeoutMs ?? 60_000;
   /** One operation, whoever asked: an unknown op is 404, a failure 500 (logged). */
-  const answer = (path: string, body: string, requestId: string | undefined): Promise<Answer> => {
+  const answer = (path: string, body: string, requestId: string | undefined): Promise<BindingAnswer> => {
     if (!isOp(path))
       return Promise.resolve({ status: 404, body: refusal('not_found', `unknown binding operation ${path}`) });
     return bindings.call(path, body, requestId).catch((e: unknown) => {

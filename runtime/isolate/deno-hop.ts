@@ -6,7 +6,7 @@
  * request in flight shares the connection; each frame names its exchange.
  */
 import { callFromParts, iteratorOf, type Call, type Reply } from '../../handlers/core/pipeline';
-import type { BindingPost } from '../../handlers/core/bindings';
+import type { BindingAnswer, BindingPost } from '../../handlers/core/bindings';
 import { ConnReader, joined, Outbox, type DenoConn } from './deno-conn';
 import {
   hopAnswerHeadOf,
@@ -41,7 +41,7 @@ export interface HopApp {
 
 /** A binding call waiting for its result. */
 interface Pending {
-  resolve(a: { status: number; body: string }): void;
+  resolve(a: BindingAnswer): void;
   reject(e: Error): void;
 }
 
@@ -49,7 +49,7 @@ interface Pending {
 interface BindingCalls {
   post: BindingPost;
   /** The result of call `id`; false when no call waits for it. */
-  settle(id: number, answer: { status: number; body: string }): boolean;
+  settle(id: number, answer: BindingAnswer): boolean;
   /** Every call waiting, and every later one, fails with `e`. */
   fail(e: Error): void;
 }

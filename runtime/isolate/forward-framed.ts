@@ -1,7 +1,8 @@
 import net from 'node:net';
 import type { Call, Reply } from '../../handlers/core/pipeline';
 import { answers } from '../http/reply-batch';
-import { refusal, type Answer } from '../bindings/socket';
+import type { BindingAnswer } from '../../handlers/core/bindings';
+import { refusal } from '../bindings/socket';
 import {
   fetchOver,
   headersIn,
@@ -31,7 +32,7 @@ export interface HopCalls {
   /** is this the per-start binding secret, which the isolate's preface must carry (the binding socket's check) */
   authorised(given: string): boolean;
   /** one operation (the binding socket's: an unknown op is 404, a failure 500); never rejects */
-  answer(op: string, body: string, requestId: string | undefined): Promise<Answer>;
+  answer(op: string, body: string, requestId: string | undefined): Promise<BindingAnswer>;
   /** the largest JSON text a call may carry (larger: 413, and its bytes are skipped) */
   limit: number;
 }

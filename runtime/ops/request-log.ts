@@ -142,17 +142,15 @@ export function requestObserver(o: RequestObserverOptions): (a: AnsweredCall) =>
 }
 
 /** The SYSTEM service's observer: a log line and the metrics of each command (exec, pty). */
-export function commandObserver(o: { logger?: Logger; metrics?: HostMetrics }): (row: AuditRow) => void {
+export function commandObserver(o: {
+  logger?: Logger;
+  metrics?: HostMetrics;
+}): (row: AuditRow, argv: readonly unknown[]) => void {
   // the line's fields are the host's own (the tool's name, exit, time, the audit row's note)
   const logger = o.logger && requestLogger(o.logger);
-  return (row) => {
+  return (row, argv) => {
     if (row.kind !== 'exec' && row.kind !== 'pty') return;
-    let tool = '?';
-    try {
-      tool = toolOf(JSON.parse(row.argv) as unknown[]);
-    } catch {
-      // an argv that is not JSON is no command the service ran
-    }
+    const tool = toolOf(argv);
     o.metrics?.command({ tool, exitCode: row.exitCode, ms: row.durationMs });
     logger?.info(
       {

@@ -101,8 +101,11 @@ export interface SystemServiceOptions {
   onCommand?: (c: CommandRecord) => void;
   /** A route's `job/progress` report for its request (runtime/jobs/ checks and keeps it). */
   onProgress?: (requestId: string | undefined, progress: Record<string, unknown>) => void;
-  /** Told of each audited action as its row is written (the host's command log lines and metrics). */
-  observe?: (row: AuditRow) => void;
+  /**
+   * Told of each audited action as its row is written (the host's command log lines and
+   * metrics), with the operands the row holds as JSON text.
+   */
+  observe?: (row: AuditRow, argv: readonly unknown[]) => void;
 }
 
 /**
@@ -147,7 +150,7 @@ export class SystemService {
       note,
     };
     this.auditLog.write(row);
-    this.o.observe?.(row);
+    this.o.observe?.(row, argv);
   }
 
   /** Adds an area's ops; a name taken twice is a programming error that stops the host. */

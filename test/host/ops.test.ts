@@ -139,9 +139,10 @@ describe('known traffic, then the log and the metrics', () => {
     expect(commands.length).toBeGreaterThan(0);
     for (const c of commands) {
       expect(c).toMatchObject({ level: 'info', exitCode: 0 });
-      expect(typeof c.tool).toBe('string');
+      expect(c.tool).toMatch(/^[a-z][a-z0-9-]*$/); // the binary's name, never '?' or a path
       expect(typeof c.ms).toBe('number');
     }
+    expect(commands.map((c) => c.tool)).toContain('ip');
     expect(all.some((l) => String(l.msg).includes('API listening on'))).toBe(true);
   });
 

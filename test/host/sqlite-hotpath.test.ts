@@ -10,7 +10,7 @@ import { route } from '../../handlers/core/route';
 import { openDatabase, type SqliteDb } from '../../runtime/db/database';
 import { dbFile } from '../../runtime/config';
 import { revokeToken } from '../../runtime/tokens';
-import { AUDIT_BATCH_MAX, BatchedAudit, opAudit, type AuditRow } from '../../runtime/db/audit';
+import { AUDIT_BATCH_MAX, BatchedAudit, insertManyOf, opAudit, type AuditRow } from '../../runtime/db/audit';
 import { serve, type Serving } from '../../runtime/serve';
 import { makeTestConfig, makeTestHost, fixture, distDir, type TestHost } from '../helpers/host';
 import { createToken } from '../../runtime/tokens';
@@ -197,6 +197,61 @@ describe('audit batching and retention', () => {
     try {
       op(opRow); // the host is gone: written at once
       expect(count(db)).toBe(3);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('rows are written with every column, in order, by multi-row INSERTs of at most AUDIT_BATCH_MAX rows', () => {
+    const dir = privateDir('ballast-speed-audit');
+    const db = openDatabase(join(dir, 'db.sqlite'));
+    try {
+      const insertMany = insertManyOf(db);
+      const made = (n: number, from: number): AuditRow[] =>
+        Array.from({ length: n }, (_, k) => {
+          const i = from + k;
+          return {
+            at: 1_000 + i,
+            requestId: i % 3 === 0 ? null : `req-${i}`,
+            kind: i % 2 === 0 ? 'exec' : 'pty',
+            argv: JSON.stringify([`/usr/bin/tool-${i}`, '--', `x${i}`]),
+            exitCode: i % 4 === 0 ? null : i,
+            durationMs: i % 5 === 0 ? null : 10 * i,
+            note: i % 6 === 0 ? `note ${i}` : null,
+          };
+        });
+      const rows = [...made(1, 0), ...made(AUDIT_BATCH_MAX, 1), ...made(2 * AUDIT_BATCH_MAX + 3, 1 + AUDIT_BATCH_MAX)];
+      // one call per size: 1 row, exactly a batch, and more than two batches (chunked)
+      expect(insertMany(rows.slice(0, 1))).toBe(1);
+      expect(insertMany(rows.slice(1, 1 + AUDIT_BATCH_MAX))).toBe(1 + AUDIT_BATCH_MAX);
+      expect(insertMany(rows.slice(1 + AUDIT_BATCH_MAX))).toBe(rows.length);
+      const stored = db
+        .prepare('SELECT id, at, request_id, kind, argv, exit_code, duration_ms, note FROM audit_log ORDER BY id')
+        .all();
+      expect(stored).toEqual(
+        rows.map((r, i) => ({
+          id: i + 1,
+          at: r.at,
+          request_id: r.requestId,
+          kind: r.kind,
+          argv: r.argv,
+          exit_code: r.exitCode,
+          duration_ms: r.durationMs,
+          note: r.note,
+        })),
+      );
+      expect(stored.length).toBe(3 * AUDIT_BATCH_MAX + 4);
+      // a statement per row count, prepared once, none binding more than AUDIT_BATCH_MAX rows
+      const prepared: string[] = [];
+      const prepare = db.prepare.bind(db);
+      db.prepare = ((sql: string) => (prepared.push(sql), prepare(sql))) as typeof db.prepare;
+      const again = insertManyOf(db);
+      again(made(AUDIT_BATCH_MAX + 1, 100));
+      again(made(AUDIT_BATCH_MAX + 1, 200));
+      again(made(1, 300));
+      const rowsBound = prepared.map((sql) => sql.split('?').length - 1).map((params) => params / 7);
+      expect(rowsBound).toEqual([AUDIT_BATCH_MAX, 1]);
+      expect(count(db)).toBe(3 * AUDIT_BATCH_MAX + 4 + 2 * (AUDIT_BATCH_MAX + 1) + 1);
     } finally {
       db.close();
     }
