@@ -87,6 +87,11 @@ describe("explore's count", () => {
       expect(byPool).toBeGreaterThan(1);
       expect(byLoop + byPool).toBe(directories.length);
       expect(pool.scans).toBe(byPool); // the event loop's scans never went to the worker
+      // the first window (a0-a5): the worker takes the head and what its room holds (one worker,
+      // two tasks), the event loop the last; a task counts against the room as it is given
+      expect(exact.by.get(join(top, 'a0'))).toEqual(['pool']);
+      expect(exact.by.get(join(top, 'a1'))).toEqual(['pool']);
+      expect(exact.by.get(join(top, 'a5'))).toEqual(['loop']);
 
       expect((await count(entries - 1, pool)).cut).toBe(true);
       expect((await count(entries + 1, pool)).cut).toBe(false);

@@ -172,6 +172,11 @@ export class LocalDevices {
     }
     return local;
   }
+
+  /** isLocal's answer when the device was asked about before, else undefined (no statfs). */
+  knownLocal(dev: number): boolean | undefined {
+    return this.known.get(dev);
+  }
 }
 
 /** Breadth-first order of paths: shallower first, then component by component (the walk's order). */

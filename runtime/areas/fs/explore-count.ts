@@ -115,17 +115,24 @@ export async function capWouldCut(
     { real: root.real, level: 0, dev: root.dev },
   ];
   const entered = (i: number) => i === 0 || !limits.oneFileSystem || queue[i].dev === root.dev;
-  const scanOf = async (i: number, by: ScanBy): Promise<Scan> => {
+  /**
+   * A directory's scan. Where the device is known local, a worker's task is given before this
+   * returns, so the pool's room that fill() asks next already counts it.
+   */
+  const scanOf = (i: number, by: ScanBy): Promise<Scan> => {
     const d = queue[i];
+    const isLocal = local.knownLocal(d.dev);
+    if (isLocal === undefined) return local.isLocal(d.dev, d.real).then(() => scanOf(i, by));
     const wantDirs = d.level + 1 < limits.depth;
     const limit = limits.maxEntries - taken; // taken only grows: never less than what is left then
-    if (!(await local.isLocal(d.dev, d.real))) return scanHere(d.real, limit, wantDirs);
+    if (!isLocal) return scanHere(d.real, limit, wantDirs);
     scanned?.(d.real, by);
     if (by === 'loop') return scanOnLoop(d.real, limit, wantDirs);
-    const a = await pool.run({ kind: 'scan', dir: d.real, limit, dirs: wantDirs }).catch(() => null);
-    if (a?.kind === 'scan') return a;
-    if (a?.kind === 'error') return { error: a.code };
-    return scanHere(d.real, limit, wantDirs); // the worker died
+    return pool.run({ kind: 'scan', dir: d.real, limit, dirs: wantDirs }).then(
+      (a): Scan | Promise<Scan> =>
+        a.kind === 'scan' ? a : a.kind === 'error' ? { error: a.code } : scanHere(d.real, limit, wantDirs),
+      () => scanHere(d.real, limit, wantDirs), // the worker died
+    );
   };
   let head = 0;
   let done = false;
