@@ -259,6 +259,8 @@ describe('a trust store change a killed host left', () => {
 
     const second = await start(config);
     await until('the intent to be settled', () => !existsSync(trustIntentFile(config.stateDir)));
+    // the audit row of the repair is written with its turn's batch, maybe after the intent went
+    await until('the repair audit row', () => trustAudit(second.s).length > 0);
     expect(events(second.s, 'certificate.trusted.added')).toEqual([
       { data: { name: 'ca-a' }, requestId: expect.any(String) },
       { data: { name: 'ca-b' }, requestId: 'req-killed' },
@@ -304,6 +306,8 @@ describe('a trust store change a killed host left', () => {
 
     const second = await start(config);
     await until('the intent to be settled', () => !existsSync(trustIntentFile(config.stateDir)));
+    // the audit row of the repair is written with its turn's batch, maybe after the intent went
+    await until('the repair audit row', () => trustAudit(second.s).length > 0);
     expect(readdirSync(config.paths.caCertificates)).toEqual(['ca-a.crt']);
     expect(existsSync(partial(config))).toBe(false);
     expect(dangling(config.paths.sslCerts)).toEqual([]);
