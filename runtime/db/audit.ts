@@ -70,19 +70,34 @@ export interface OpAuditRow {
  */
 const writers = new WeakMap<SqliteDb, AuditWriter>();
 
+const opRow = (r: OpAuditRow): AuditRow => ({
+  at: Date.now(),
+  requestId: r.requestId ?? null,
+  kind: r.kind,
+  argv: JSON.stringify(r.argv),
+  exitCode: r.exitCode ?? null,
+  durationMs: r.durationMs ?? null,
+  note: r.note,
+});
+
 /** The audit row of an area's host op, stamped now, written by the database's audit writer. */
 export function opAudit(db: SqliteDb): (row: OpAuditRow) => void {
   let fallback: AuditWriter | undefined;
-  return (r) =>
-    (writers.get(db) ?? (fallback ??= immediateAudit(db))).write({
-      at: Date.now(),
-      requestId: r.requestId ?? null,
-      kind: r.kind,
-      argv: JSON.stringify(r.argv),
-      exitCode: r.exitCode ?? null,
-      durationMs: r.durationMs ?? null,
-      note: r.note,
-    });
+  return (r) => (writers.get(db) ?? (fallback ??= immediateAudit(db))).write(opRow(r));
+}
+
+/**
+ * The audit row of an op, committed before this returns (the rows waiting in the batch first,
+ * so ids keep their order); throws when it could not be. For a record whose only other trace is
+ * about to go (a repair's intent file): a batched row would be lost with a host killed in the
+ * same turn.
+ */
+export function committedOpAudit(db: SqliteDb): (row: OpAuditRow) => void {
+  const insertMany = insertManyOf(db);
+  return (r) => {
+    writers.get(db)?.flush();
+    insertMany([opRow(r)]);
+  };
 }
 
 /** One autocommit INSERT per row, at once (tests that build a SystemService by hand). */

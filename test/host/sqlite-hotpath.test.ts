@@ -10,7 +10,14 @@ import { route } from '../../handlers/core/route';
 import { openDatabase, type SqliteDb } from '../../runtime/db/database';
 import { dbFile } from '../../runtime/config';
 import { revokeToken } from '../../runtime/tokens';
-import { AUDIT_BATCH_MAX, BatchedAudit, insertManyOf, opAudit, type AuditRow } from '../../runtime/db/audit';
+import {
+  AUDIT_BATCH_MAX,
+  BatchedAudit,
+  committedOpAudit,
+  insertManyOf,
+  opAudit,
+  type AuditRow,
+} from '../../runtime/db/audit';
 import { serve, type Serving } from '../../runtime/serve';
 import { makeTestConfig, makeTestHost, fixture, distDir, type TestHost } from '../helpers/host';
 import { createToken } from '../../runtime/tokens';
@@ -198,6 +205,35 @@ describe('audit batching and retention', () => {
       op(opRow); // the host is gone: written at once
       expect(count(db)).toBe(3);
     } finally {
+      db.close();
+    }
+  });
+
+  it("a committed op row is on disk when the call returns, after the batch's waiting rows; a refused row throws", () => {
+    const dir = privateDir('ballast-speed-audit');
+    const db = openDatabase(join(dir, 'db.sqlite'));
+    const audit = new BatchedAudit(db, { maxAgeDays: 30, maxRows: 1000 });
+    const committed = committedOpAudit(db);
+    const repair = { kind: 'certificate/trust', requestId: 'req-9', argv: ['/x/ca.crt'], note: 'rolled back' };
+    try {
+      audit.write(row(Date.now()));
+      committed(repair);
+      // another connection sees both rows: committed, not waiting for the end of the turn
+      const other = openDatabase(join(dir, 'db.sqlite'));
+      try {
+        expect(other.prepare('SELECT kind, request_id, argv, note FROM audit_log ORDER BY id').all()).toEqual([
+          { kind: 'exec', request_id: null, argv: '[]', note: null },
+          { kind: 'certificate/trust', request_id: 'req-9', argv: '["/x/ca.crt"]', note: 'rolled back' },
+        ]);
+      } finally {
+        other.close();
+      }
+      expect(audit.whenWritten()).toBeUndefined();
+      db.exec("CREATE TRIGGER refuse BEFORE INSERT ON audit_log BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+      expect(() => committed(repair)).toThrow('disk full');
+      expect(count(db)).toBe(2);
+    } finally {
+      audit.close();
       db.close();
     }
   });

@@ -223,6 +223,16 @@ describe('the tool has its own time limit (settings.certificate.trustTimeoutMs)'
   });
 });
 
+/** The intent of an add of ca-b a killed host left while the tool ran. */
+const killedAddOfB = () =>
+  ({
+    action: 'add',
+    name: 'ca-b',
+    content: normalized(pki.b.root),
+    requestId: 'req-killed',
+    phase: 'applying',
+  }) as const;
+
 describe('a trust store change a killed host left', () => {
   /** The intent file as the host writes it before changing anything. */
   function leaveIntent(config: HostConfig, i: Omit<TrustIntent, 'startedAt'>, startedAt = Date.now() - 1000): void {
@@ -248,19 +258,12 @@ describe('a trust store change a killed host left', () => {
     writeFileSync(join(config.paths.caCertificates, 'ca-b.crt'), normalized(pki.b.root), { mode: 0o644 });
     runTool(config);
     const startedAt = Date.now() - 1000;
-    const intent = {
-      action: 'add',
-      name: 'ca-b',
-      content: normalized(pki.b.root),
-      requestId: 'req-killed',
-      phase: 'applying',
-    } as const;
+    const intent = killedAddOfB();
     leaveIntent(config, intent, startedAt);
 
     const second = await start(config);
     await until('the intent to be settled', () => !existsSync(trustIntentFile(config.stateDir)));
-    // the audit row of the repair is written with its turn's batch, maybe after the intent went
-    await until('the repair audit row', () => trustAudit(second.s).length > 0);
+    // committed before the intent went: there at once, not with a later batch
     expect(events(second.s, 'certificate.trusted.added')).toEqual([
       { data: { name: 'ca-a' }, requestId: expect.any(String) },
       { data: { name: 'ca-b' }, requestId: 'req-killed' },
@@ -296,18 +299,11 @@ describe('a trust store change a killed host left', () => {
       join(config.paths.sslCerts, 'ca-b.pem'),
     ]);
     writeFileSync(partial(config), normalized(pki.a.root) + normalized(pki.b.root));
-    leaveIntent(config, {
-      action: 'add',
-      name: 'ca-b',
-      content: normalized(pki.b.root),
-      requestId: 'req-killed',
-      phase: 'applying',
-    });
+    leaveIntent(config, killedAddOfB());
 
     const second = await start(config);
     await until('the intent to be settled', () => !existsSync(trustIntentFile(config.stateDir)));
-    // the audit row of the repair is written with its turn's batch, maybe after the intent went
-    await until('the repair audit row', () => trustAudit(second.s).length > 0);
+    // committed before the intent went: there at once, not with a later batch
     expect(readdirSync(config.paths.caCertificates)).toEqual(['ca-a.crt']);
     expect(existsSync(partial(config))).toBe(false);
     expect(dangling(config.paths.sslCerts)).toEqual([]);
@@ -326,6 +322,45 @@ describe('a trust store change a killed host left', () => {
         note: 'add of ca-b.crt interrupted by a host stop; rolled back (file as before, update-ca-certificates --fresh)',
       },
     ]);
+  });
+
+  it('a rollback whose audit row cannot be written keeps its intent; the next start records it, the event once', async () => {
+    const { config } = configure();
+    const first = await start(config);
+    expect((await first.call('POST', '/certificate/add', { name: 'ca-a', certificate: pki.a.root })).status).toBe(200);
+    // the database refuses the repair's row (as a full disk would)
+    first.s.host.db.exec(
+      "CREATE TRIGGER no_trust_row BEFORE INSERT ON audit_log WHEN NEW.kind = 'certificate/trust' BEGIN SELECT RAISE(ABORT, 'disk full'); END",
+    );
+    await first.s.stop();
+    running.splice(running.indexOf(first.s), 1);
+    writeFileSync(join(config.paths.caCertificates, 'ca-b.crt'), normalized(pki.b.root), { mode: 0o644 });
+    leaveIntent(config, killedAddOfB());
+
+    const second = await start(config);
+    await until('the rollback', () => events(second.s, 'certificate.trusted.rolled_back').length > 0);
+    expect(readdirSync(config.paths.caCertificates)).toEqual(['ca-a.crt']);
+    expect(trustAudit(second.s)).toEqual([]);
+    expect(existsSync(trustIntentFile(config.stateDir))).toBe(true);
+    second.s.host.db.exec('DROP TRIGGER no_trust_row');
+    await second.s.stop();
+    running.splice(running.indexOf(second.s), 1);
+
+    const third = await start(config);
+    await until('the intent to be settled', () => !existsSync(trustIntentFile(config.stateDir)));
+    expect(trustAudit(third.s)).toEqual([
+      {
+        requestId: 'req-killed',
+        note: 'add of ca-b.crt interrupted by a host stop; rolled back (file as before, update-ca-certificates --fresh)',
+      },
+    ]);
+    expect(events(third.s, 'certificate.trusted.rolled_back')).toEqual([
+      {
+        data: { name: 'ca-b', action: 'add', reason: 'the host stopped during the change' },
+        requestId: 'req-killed',
+      },
+    ]);
+    expect([trusted(config, pki.a.root), trusted(config, pki.b.root)]).toEqual([true, false]);
   });
 
   it('a partial bundle without a change in flight is removed at start', async () => {

@@ -36,7 +36,7 @@ import {
   type TrustResult,
   type TrustRun,
 } from '../../../handlers/certificate/contract';
-import { opAudit } from '../../db/audit';
+import { committedOpAudit, type OpAuditRow } from '../../db/audit';
 import type { SqliteDb } from '../../db/database';
 import type { EventsProducer } from '../../events';
 import type { HostOp, SystemService } from '../../system/service';
@@ -55,9 +55,11 @@ const trustIntent = z.object({
   startedAt: z.number(),
   /**
    * `applying`: the change may have taken effect and nobody was told (a host killed now lets the
-   * next start find out); `rolling_back`: the request failed and the store is being put back.
+   * next start find out); `rolling_back`: the request failed and the store is being put back;
+   * `rolling_back_untold`: a killed host's change being put back (its client never heard, so the
+   * rollback's event is still owed when this rollback is retried).
    */
-  phase: z.enum(['applying', 'rolling_back']),
+  phase: z.enum(['applying', 'rolling_back', 'rolling_back_untold']),
 });
 export type TrustIntent = z.output<typeof trustIntent>;
 
@@ -92,7 +94,7 @@ export class TrustStore {
   private readonly eventSince;
 
   constructor(private readonly o: TrustStoreOptions) {
-    this.audit = opAudit(o.db);
+    this.audit = committedOpAudit(o.db);
     this.eventSince = o.db.prepare('SELECT 1 FROM events WHERE kind = ? AND data = ? AND at >= ? LIMIT 1');
   }
 
@@ -233,6 +235,25 @@ export class TrustStore {
     rmSync(this.o.intentFile, { force: true });
   }
 
+  /**
+   * A repair's audit row, committed, and only then the intent gone: a host killed in between
+   * repairs (and records) again at start, where a batched row would have been lost with the
+   * intent already removed. Answers why the row could not be written (the intent then stays).
+   */
+  private recordThenForget(row: OpAuditRow): string | undefined {
+    try {
+      this.audit(row);
+    } catch (e) {
+      const why = `its audit row could not be written (${message(e)})`;
+      this.o.log(
+        `certificate: the repair of ${row.argv.join(' ')} is done but ${why}; recorded again before the next change and at start`,
+      );
+      return why;
+    }
+    this.clearIntent();
+    return undefined;
+  }
+
   private begin(action: TrustIntent['action'], name: string, content: string, requestId: string | undefined) {
     const i: TrustIntent = {
       action,
@@ -281,7 +302,7 @@ export class TrustStore {
         `certificate: putting the trust store back after the ${i.action} of ${i.name}.crt failed: ${why}; retried before the next change and at start`,
       );
     try {
-      if (i.phase !== 'rolling_back') this.writeIntent({ ...i, phase: 'rolling_back' });
+      if (i.phase === 'applying') this.writeIntent({ ...i, phase: told ? 'rolling_back' : 'rolling_back_untold' });
       await this.restoreFile(i, requestId);
       this.dropPartialBundle();
       const run = await this.run(true, requestId);
@@ -294,20 +315,28 @@ export class TrustStore {
       failed(message(e));
       return { restored: false, error: message(e) };
     }
-    this.clearIntent();
-    this.audit({
+    // event and row before the intent goes (a host killed in between repairs again: the event once)
+    if (!told)
+      this.recordOnce(TRUST_EVENT.rolledBack, i, { action: i.action, reason: 'the host stopped during the change' });
+    const unrecorded = this.recordThenForget({
       kind: TRUST_OP,
       requestId: i.requestId ?? undefined,
       argv: [this.file(i.name)],
       note: `${i.action} of ${i.name}.crt ${told ? 'failed' : 'interrupted by a host stop'}; rolled back (file as before, update-ca-certificates --fresh)`,
     });
-    if (!told)
-      this.o.events.record({
-        kind: TRUST_EVENT.rolledBack,
-        data: { name: i.name, action: i.action, reason: 'the host stopped during the change' },
-        requestId: i.requestId ?? undefined,
-      });
+    if (unrecorded !== undefined) return { restored: false, error: unrecorded };
     return { restored: true };
+  }
+
+  /** The event of a change a killed host left, unless an earlier settling already recorded it. */
+  private recordOnce(
+    kind: (typeof TRUST_EVENT)[keyof typeof TRUST_EVENT],
+    i: TrustIntent,
+    more: Record<string, string> = {},
+  ): void {
+    const data = { name: i.name, ...more };
+    if (!this.eventSince.get(kind, JSON.stringify(data), i.startedAt))
+      this.o.events.record({ kind, data, requestId: i.requestId ?? undefined });
   }
 
   private async restoreFile(i: TrustIntent, requestId: string | undefined): Promise<void> {
@@ -327,18 +356,15 @@ export class TrustStore {
   /** A change a killed host left (or whose repair failed): recorded when it took effect, else rolled back. */
   private async settle(i: TrustIntent): Promise<RollBack> {
     if (i.phase === 'applying' && this.tookEffect(i)) {
-      const kind = TRUST_EVENT[i.action];
-      const data = JSON.stringify({ name: i.name });
-      if (!this.eventSince.get(kind, data, i.startedAt))
-        this.o.events.record({ kind, data: { name: i.name }, requestId: i.requestId ?? undefined });
-      this.audit({
+      this.recordOnce(TRUST_EVENT[i.action], i);
+      const unrecorded = this.recordThenForget({
         kind: TRUST_OP,
         requestId: i.requestId ?? undefined,
         argv: [this.file(i.name)],
         note: `${i.action} of ${i.name}.crt had taken effect when the host stopped; recorded at start`,
       });
+      if (unrecorded !== undefined) return { restored: false, error: unrecorded };
       this.o.log(`certificate: the ${i.action} of ${i.name}.crt had taken effect when the host stopped; recorded`);
-      this.clearIntent();
       return { restored: true };
     }
     // an intent still `applying` is a killed host's: its client never heard of the outcome
