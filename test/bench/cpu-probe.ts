@@ -5,10 +5,21 @@
  * after. Unlike req/s this hardly moves with what else the machine runs, so it is how a change
  * to the edge path is measured step by step (docs/testing-and-performance.md).
  */
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createTokenVia,
+  repo,
   DB_ROUTE,
   freePort,
   load,
@@ -44,6 +55,27 @@ function descendants(pid: number): number[] {
   return out;
 }
 
+/**
+ * PROBE_APP=empty: the isolate runs an app that answers `[]` to every request without a binding
+ * call (a copy of dist whose app.mjs is only that), so what is measured is the hop alone: the
+ * host's request path and forwarding, the isolate runtime's HTTP and one JS call. What the real
+ * routes may cost in an isolate is what this leaves (docs/testing-and-performance.md, "What is
+ * left"). workerd only: the Deno entry bundles the app into deno.mjs.
+ */
+function emptyAppTree(): { cli: string; remove(): void } {
+  const root = mkdtempSync(join(tmpdir(), 'ballast-probe-empty-'));
+  cpSync(join(repo, 'dist'), join(root, 'dist'), { recursive: true });
+  writeFileSync(
+    join(root, 'dist/app.mjs'),
+    "export default { fetch: () => new Response('[]', { headers: { 'content-type': 'application/json; charset=utf-8' } }) };\n",
+  );
+  copyFileSync(join(repo, 'package.json'), join(root, 'package.json'));
+  symlinkSync(join(repo, 'node_modules'), join(root, 'node_modules'));
+  return { cli: join(root, 'dist/host/cli.mjs'), remove: () => rmSync(root, { recursive: true, force: true }) };
+}
+const emptyApp = process.env.PROBE_APP === 'empty';
+if (process.env.PROBE_APP !== undefined && !emptyApp) throw new Error('PROBE_APP: only `empty` is known');
+
 const runtimes = process.argv.slice(2).filter((a) => ['host', 'workerd', 'deno'].includes(a));
 const amount = Number(process.env.PROBE_REQUESTS ?? 20000);
 const connections = Number(process.env.PROBE_CONNECTIONS ?? 16);
@@ -57,7 +89,9 @@ for (const runtime of runtimes.length ? runtimes : ['host', 'workerd', 'deno']) 
   const headers = { token: createTokenVia(config.file) };
   const url = `http://127.0.0.1:${port}`;
   // PROBE_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the host under the load
-  const host = startHostProcess(config.file, nodeArgsFrom('PROBE_NODE_ARGS'));
+  if (emptyApp && runtime !== 'workerd') throw new Error('PROBE_APP=empty: workerd only');
+  const tree = emptyApp ? emptyAppTree() : undefined;
+  const host = startHostProcess(config.file, nodeArgsFrom('PROBE_NODE_ARGS'), tree?.cli);
   try {
     await waitFor(`${url}${DB_ROUTE}`, headers, 60_000);
     const measure = async (who: string, base: string, pids: number[]) => {
@@ -90,5 +124,6 @@ for (const runtime of runtimes.length ? runtimes : ['host', 'workerd', 'deno']) 
   } finally {
     await stop(host);
     config.cleanup();
+    tree?.remove();
   }
 }

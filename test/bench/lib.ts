@@ -63,8 +63,12 @@ export function nodeArgsFrom(name: 'HOST_NODE_ARGS' | 'BARE_NODE_ARGS' | 'PROBE_
 }
 
 /** A host process (`ballast serve`) from a config file, with HOST_NODE_ARGS unless given other flags. */
-export function startHostProcess(configFile: string, nodeArgs = nodeArgsFrom('HOST_NODE_ARGS')): ChildProcess {
-  return spawn(process.execPath, [...nodeArgs, cli, 'serve', '--config', configFile], {
+export function startHostProcess(
+  configFile: string,
+  nodeArgs = nodeArgsFrom('HOST_NODE_ARGS'),
+  cliFile = cli,
+): ChildProcess {
+  return spawn(process.execPath, [...nodeArgs, cliFile, 'serve', '--config', configFile], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
