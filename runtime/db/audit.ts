@@ -42,7 +42,7 @@ export function insertManyOf(db: SqliteDb): (rows: readonly AuditRow[]) => numbe
   return (rows) => {
     let last = 0;
     for (let from = 0; from < rows.length; from += AUDIT_BATCH_MAX) {
-      const chunk = rows.slice(from, from + AUDIT_BATCH_MAX);
+      const chunk = rows.length <= AUDIT_BATCH_MAX ? rows : rows.slice(from, from + AUDIT_BATCH_MAX);
       values.length = 0;
       for (const r of chunk) values.push(r.at, r.requestId, r.kind, r.argv, r.exitCode, r.durationMs, r.note);
       last = Number(statement(chunk.length).run(values).lastInsertRowid);
