@@ -5,6 +5,7 @@
  */
 import type { Dirent, Stats } from 'node:fs';
 import { lstat as lstatCb, lstatSync, opendirSync } from 'node:fs';
+import { setImmediate as aTurn } from 'node:timers/promises';
 import { lstat, opendir } from 'node:fs/promises';
 import {
   FLAG,
@@ -202,7 +203,7 @@ export async function walkBreadthFirst(
             if (++sinceYield === SYNC_READ_BATCH) {
               // let the host breathe (other requests, the pool's answers)
               sinceYield = 0;
-              await new Promise<void>((r) => setImmediate(r));
+              await aTurn();
             }
           }
         } finally {

@@ -3,6 +3,7 @@
  * (explore-dfs.ts): the streamed walk gives the breadth-first answer's bytes only when it does not.
  */
 import { lstatSync, opendirSync } from 'node:fs';
+import { setImmediate as aTurn } from 'node:timers/promises';
 import { SystemRefusal } from '../../system/types';
 import {
   byName,
@@ -44,8 +45,6 @@ async function scanHere(real: string, limit: number, wantDirs: boolean): Promise
 
 /** Who scans a directory of a local filesystem: the pool's worker, or the event loop (scanOnLoop). */
 export type ScanBy = 'pool' | 'loop';
-
-const aTurn = () => new Promise<void>((r) => setImmediate(r));
 
 /**
  * scan on the event loop itself, for a local filesystem: synchronous calls, SYNC_READ_BATCH
