@@ -36,7 +36,7 @@ import {
   type TrustResult,
   type TrustRun,
 } from '../../../handlers/certificate/contract';
-import { committedOpAudit, type OpAuditRow } from '../../db/audit';
+import { committedOpAudit } from '../../db/audit';
 import type { SqliteDb } from '../../db/database';
 import type { EventsProducer } from '../../events';
 import type { HostOp, SystemService } from '../../system/service';
@@ -236,22 +236,22 @@ export class TrustStore {
   }
 
   /**
-   * A repair's audit row, committed, and only then the intent gone: a host killed in between
-   * repairs (and records) again at start, where a batched row would have been lost with the
-   * intent already removed. Answers why the row could not be written (the intent then stays).
+   * A repair's audit row (`note` says what happened), committed, and only then the intent gone: a
+   * host killed in between repairs (and records) again at start, where a batched row would have
+   * been lost with the intent already removed. A row the database refuses keeps the intent.
    */
-  private recordThenForget(row: OpAuditRow): string | undefined {
+  private recordThenForget(i: TrustIntent, note: string): RollBack {
     try {
-      this.audit(row);
+      this.audit({ kind: TRUST_OP, requestId: i.requestId ?? undefined, argv: [this.file(i.name)], note });
     } catch (e) {
       const why = `its audit row could not be written (${message(e)})`;
       this.o.log(
-        `certificate: the repair of ${row.argv.join(' ')} is done but ${why}; recorded again before the next change and at start`,
+        `certificate: the repair of the ${i.action} of ${i.name}.crt is done but ${why}; recorded again before the next change and at start`,
       );
-      return why;
+      return { restored: false, error: why };
     }
     this.clearIntent();
-    return undefined;
+    return { restored: true };
   }
 
   private begin(action: TrustIntent['action'], name: string, content: string, requestId: string | undefined) {
@@ -318,14 +318,10 @@ export class TrustStore {
     // event and row before the intent goes (a host killed in between repairs again: the event once)
     if (!told)
       this.recordOnce(TRUST_EVENT.rolledBack, i, { action: i.action, reason: 'the host stopped during the change' });
-    const unrecorded = this.recordThenForget({
-      kind: TRUST_OP,
-      requestId: i.requestId ?? undefined,
-      argv: [this.file(i.name)],
-      note: `${i.action} of ${i.name}.crt ${told ? 'failed' : 'interrupted by a host stop'}; rolled back (file as before, update-ca-certificates --fresh)`,
-    });
-    if (unrecorded !== undefined) return { restored: false, error: unrecorded };
-    return { restored: true };
+    return this.recordThenForget(
+      i,
+      `${i.action} of ${i.name}.crt ${told ? 'failed' : 'interrupted by a host stop'}; rolled back (file as before, update-ca-certificates --fresh)`,
+    );
   }
 
   /** The event of a change a killed host left, unless an earlier settling already recorded it. */
@@ -357,15 +353,13 @@ export class TrustStore {
   private async settle(i: TrustIntent): Promise<RollBack> {
     if (i.phase === 'applying' && this.tookEffect(i)) {
       this.recordOnce(TRUST_EVENT[i.action], i);
-      const unrecorded = this.recordThenForget({
-        kind: TRUST_OP,
-        requestId: i.requestId ?? undefined,
-        argv: [this.file(i.name)],
-        note: `${i.action} of ${i.name}.crt had taken effect when the host stopped; recorded at start`,
-      });
-      if (unrecorded !== undefined) return { restored: false, error: unrecorded };
-      this.o.log(`certificate: the ${i.action} of ${i.name}.crt had taken effect when the host stopped; recorded`);
-      return { restored: true };
+      const recorded = this.recordThenForget(
+        i,
+        `${i.action} of ${i.name}.crt had taken effect when the host stopped; recorded at start`,
+      );
+      if (recorded.restored)
+        this.o.log(`certificate: the ${i.action} of ${i.name}.crt had taken effect when the host stopped; recorded`);
+      return recorded;
     }
     // an intent still `applying` is a killed host's: its client never heard of the outcome
     const back = await this.rollBack(i, i.requestId ?? undefined, i.phase === 'rolling_back');
